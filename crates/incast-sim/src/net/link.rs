@@ -1,0 +1,61 @@
+//! One direction of a point-to-point link.
+//!
+//! **Models:** a serializer at a fixed line rate (one frame at a time, back to
+//! back, with preamble and inter-frame gap counted in the frame's wire bytes)
+//! followed by a fixed propagation delay.
+//! **Not modelled:** bit errors, rate changes, PAUSE (see docs/MODEL.md).
+
+use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
+
+/// A serializer followed by a propagation delay.
+#[derive(Clone, Debug)]
+pub struct Link {
+    byte_time: ByteTime,
+    delay: SimDuration,
+    busy_until: SimTime,
+}
+
+impl Link {
+    /// An idle link.
+    pub fn new(rate: BitRate, delay: SimDuration) -> Self {
+        Link { byte_time: ByteTime::new(rate), delay, busy_until: SimTime::ZERO }
+    }
+
+    /// Queue `wire_bytes` for transmission at `now`: the frame starts when the
+    /// link is free and its last bit leaves at the returned instant.
+    #[inline]
+    pub fn transmit(&mut self, now: SimTime, wire_bytes: u64) -> SimTime {
+        let start = now.max(self.busy_until);
+        self.busy_until = start + self.byte_time.tx_time(wire_bytes);
+        self.busy_until
+    }
+
+    /// When a frame whose last bit leaves at `tx_done` reaches the far end.
+    #[inline]
+    pub fn arrival(&self, tx_done: SimTime) -> SimTime {
+        tx_done + self.delay
+    }
+
+    /// Line rate.
+    pub fn rate(&self) -> BitRate {
+        self.byte_time.rate()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Back-to-back frames serialize one after the other, then propagate.
+    #[test]
+    fn frames_queue_behind_each_other() {
+        let mut l = Link::new(BitRate::gbps(1), SimDuration::from_micros(25));
+        let d1 = l.transmit(SimTime::ZERO, 1538);
+        let d2 = l.transmit(SimTime::ZERO, 1538);
+        assert_eq!(d1, SimTime(12_304_000));
+        assert_eq!(d2, SimTime(24_608_000));
+        assert_eq!(l.arrival(d1), SimTime(12_304_000 + 25_000_000));
+        // An idle link starts at once.
+        assert_eq!(l.transmit(SimTime(100_000_000), 84), SimTime(100_000_000 + 672_000));
+    }
+}

@@ -1,0 +1,23 @@
+//! The network: links, output queues, the switch and hosts' NICs.
+//!
+//! **Models:** store-and-forward switching; every output port is a FIFO
+//! queue in front of a link that serializes one frame at a time at its line
+//! rate and then propagates it for a fixed delay. A packet arrives at the next
+//! node when its last bit does.
+//! **Deliberately different:** a FIFO port with a fixed rate knows each
+//! frame's departure time the moment it is queued, so a port schedules one
+//! event per packet (its arrival at the next node) rather than one per
+//! dequeue; queue occupancy is recovered exactly from those departure times.
+//! **Not modelled (yet):** switch processing latency, cut-through switching,
+//! Ethernet PAUSE, shared-memory buffers, multi-switch topologies.
+
+pub mod frame;
+mod link;
+mod packet;
+mod queue;
+mod topology;
+
+pub use link::Link;
+pub use packet::{Direction, Packet, PacketPool, PktId};
+pub use queue::{DropTailQueue, QueueLimit, QueueStats};
+pub use topology::{Network, Node, NodeId, Port, PortId};

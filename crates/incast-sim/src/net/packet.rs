@@ -1,0 +1,72 @@
+//! Packets in flight and the pool that stores them.
+//!
+//! Events refer to packets by index, so the hot path moves 4-byte ids, not
+//! packets, and allocates nothing once the pool has grown to the peak number
+//! of packets in flight.
+
+use crate::tcp::Segment;
+
+/// Which way a packet travels on its connection.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Direction {
+    /// From the client to a server (requests and the client's ACKs).
+    ToServer,
+    /// From a server to the client (responses and the server's ACKs).
+    ToClient,
+}
+
+/// A TCP segment on its way through the network.
+#[derive(Clone, Copy, Debug)]
+pub struct Packet {
+    /// The segment.
+    pub seg: Segment,
+    /// Connection index (the server's index).
+    pub flow: u32,
+    /// Direction on the connection.
+    pub dir: Direction,
+    /// Destination host index.
+    pub dst: u32,
+}
+
+/// Index of a packet in the [`PacketPool`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PktId(u32);
+
+/// Slab of packets with a free list.
+#[derive(Default)]
+pub struct PacketPool {
+    slots: Vec<Packet>,
+    free: Vec<u32>,
+}
+
+impl PacketPool {
+    /// Store `p`, reusing a free slot when there is one.
+    #[inline]
+    pub fn alloc(&mut self, p: Packet) -> PktId {
+        match self.free.pop() {
+            Some(i) => {
+                self.slots[i as usize] = p;
+                PktId(i)
+            }
+            None => {
+                self.slots.push(p);
+                PktId((self.slots.len() - 1) as u32)
+            }
+        }
+    }
+    /// The packet stored at `id`.
+    #[inline]
+    pub fn get(&self, id: PktId) -> &Packet {
+        &self.slots[id.0 as usize]
+    }
+    /// Release `id` and return its packet.
+    #[inline]
+    pub fn release(&mut self, id: PktId) -> Packet {
+        self.free.push(id.0);
+        self.slots[id.0 as usize]
+    }
+    /// Packets currently stored.
+    pub fn live(&self) -> usize {
+        self.slots.len() - self.free.len()
+    }
+}

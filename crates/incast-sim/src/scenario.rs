@@ -1,0 +1,328 @@
+//! The complete, validated description of one run.
+//!
+//! A run is a pure function of a [`Scenario`] (its `seed` included): the same
+//! scenario always gives the same bytes of output.
+//!
+//! **Models:** FAST08 §3 / CMU09 §4 synchronized reads — one client, `servers`
+//! servers, all on one switch; every host link has the same rate and
+//! propagation delay.
+//! **Not modelled (yet):** other topologies, background traffic, several
+//! clients (see docs/MODEL.md).
+
+use crate::error::SimError;
+use crate::net::frame;
+use crate::tcp::TcpConfig;
+use crate::time::{BitRate, Bytes, SimDuration};
+use serde::{Deserialize, Serialize};
+
+/// Every host link (server↔switch and client↔switch).
+///
+/// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkConfig {
+    /// Line rate of every link, both directions.
+    pub rate: BitRate,
+    /// Round-trip *propagation* delay between a server and the client: the sum
+    /// of the four one-way link delays, without serialization or queueing.
+    /// Each link gets `rtt / 4`.
+    pub rtt: SimDuration,
+}
+
+impl Default for LinkConfig {
+    fn default() -> Self {
+        LinkConfig { rate: BitRate::gbps(1), rtt: SimDuration::from_micros(100) }
+    }
+}
+
+/// Limit of one switch output queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BufferLimit {
+    /// At most this many bytes of Ethernet frames (header + payload + FCS).
+    Bytes(Bytes),
+    /// At most this many frames, whatever their size (as ns-2 counts).
+    Packets(u32),
+}
+
+/// The switch.
+///
+/// Default values: `buffer` 32 KiB per output port — the estimate for the
+/// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SwitchConfig {
+    /// Drop-tail limit of each output port.
+    pub buffer: BufferLimit,
+}
+
+impl Default for SwitchConfig {
+    fn default() -> Self {
+        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)) }
+    }
+}
+
+/// How much each server returns per block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ResponseSize {
+    /// Fixed server request unit: every server returns this many bytes, so the
+    /// block grows with the number of servers (FAST08 §3, default 256 KiB).
+    Sru(Bytes),
+    /// Fixed block: the servers share this many bytes, `block / servers` each;
+    /// the first `block % servers` servers send one byte more (CMU09 §4, 1 MiB).
+    Block(Bytes),
+}
+
+/// In which order the client sends its per-block requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RequestOrder {
+    /// Server 0 first, every block.
+    Fixed,
+    /// A fresh seeded permutation each block, so that no server is always the
+    /// last to be asked (and the first to lose at a full buffer).
+    Shuffled,
+}
+
+/// Barrier-synchronized reads (FAST08 §3, CMU09 §4).
+///
+/// Default values: `response` 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
+/// `order` shuffled, `server_jitter` 10 µs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SyncReadConfig {
+    /// Bytes each server returns per block.
+    pub response: ResponseSize,
+    /// Size of the request the client sends each server per block.
+    pub request: Bytes,
+    /// Order of the requests within a block.
+    pub order: RequestOrder,
+    /// Each server starts its response a delay drawn uniformly from
+    /// `[0, server_jitter]` after the whole request has arrived (its
+    /// turnaround: OS scheduling, copying into the socket). Without it,
+    /// identical servers on identical links stay phase-locked at a drop-tail
+    /// queue and the same flow loses every burst, block after block — the
+    /// phase effect of Floyd and Jacobson (1992) that ns-2 users break with
+    /// random per-packet overhead and CMU09 §3 with a random timer delay.
+    pub server_jitter: SimDuration,
+}
+
+impl Default for SyncReadConfig {
+    fn default() -> Self {
+        SyncReadConfig {
+            response: ResponseSize::Sru(Bytes::kib(256)),
+            request: Bytes::new(100),
+            order: RequestOrder::Shuffled,
+            server_jitter: SimDuration::from_micros(10),
+        }
+    }
+}
+
+/// When the run ends: after `blocks` completed blocks or at `duration` of
+/// simulated time, whichever comes first. At least one must be set.
+///
+/// Default values: `duration` 1 s, no block limit.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct StopConfig {
+    /// Stop once this many blocks have completed.
+    pub blocks: Option<u64>,
+    /// Stop at this simulated time.
+    pub duration: Option<SimDuration>,
+}
+
+impl Default for StopConfig {
+    fn default() -> Self {
+        StopConfig { blocks: None, duration: Some(SimDuration::from_secs(1)) }
+    }
+}
+
+/// One complete run description.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Scenario {
+    /// Number of servers answering each block.
+    pub servers: u32,
+    /// Every host link.
+    pub link: LinkConfig,
+    /// The switch.
+    pub switch: SwitchConfig,
+    /// TCP at every host.
+    pub tcp: TcpConfig,
+    /// The synchronized-read workload.
+    pub workload: SyncReadConfig,
+    /// When to stop.
+    pub stop: StopConfig,
+    /// Master seed; every random choice derives from it.
+    pub seed: u64,
+}
+
+/// Most servers one run may have (the client's switch needs a port each).
+pub const MAX_SERVERS: u32 = 100_000;
+
+fn invalid(field: &'static str, message: impl Into<String>) -> SimError {
+    SimError::InvalidScenario { field, message: message.into() }
+}
+
+impl Scenario {
+    /// The FAST08 Table 1 defaults with `servers` servers.
+    pub fn fast08(servers: u32) -> Self {
+        Scenario { servers, ..Default::default() }
+    }
+
+    /// Check every field; the error names the first offending one.
+    pub fn validate(&self) -> Result<(), SimError> {
+        if self.servers == 0 || self.servers > MAX_SERVERS {
+            return Err(invalid("servers", format!("must be between 1 and {MAX_SERVERS}")));
+        }
+        if self.link.rate.0 == 0 {
+            return Err(invalid("link.rate", "must be a positive rate"));
+        }
+        let tcp = &self.tcp;
+        if !(1..=frame::MAX_MSS).contains(&tcp.mss) {
+            return Err(invalid("tcp.mss", format!("must be between 1 and {} bytes", frame::MAX_MSS)));
+        }
+        if tcp.init_cwnd == 0 {
+            return Err(invalid("tcp.init_cwnd", "must be at least 1 segment"));
+        }
+        if tcp.rcv_wnd.0 < tcp.mss as u64 || tcp.rcv_wnd.0 > u32::MAX as u64 {
+            return Err(invalid("tcp.rcv_wnd", format!("must be between one MSS ({} bytes) and 4 GiB", tcp.mss)));
+        }
+        if tcp.dupack_threshold == 0 {
+            return Err(invalid("tcp.dupack_threshold", "must be at least 1"));
+        }
+        if tcp.rto.max.is_zero() {
+            return Err(invalid("tcp.rto.max", "must be positive"));
+        }
+        if tcp.rto.min > tcp.rto.max {
+            return Err(invalid("tcp.rto.min", format!("must not exceed tcp.rto.max ({})", tcp.rto.max)));
+        }
+        if tcp.rto.initial.is_zero() {
+            return Err(invalid("tcp.rto.initial", "must be positive"));
+        }
+        if tcp.delayed_ack.timeout == Some(SimDuration::ZERO) {
+            return Err(invalid("tcp.delayed_ack.timeout", "must be positive, or off"));
+        }
+        let full_frame = frame::frame_bytes(tcp.mss);
+        match self.switch.buffer {
+            BufferLimit::Bytes(b) if b.0 < full_frame => {
+                return Err(invalid(
+                    "switch.buffer",
+                    format!("{} bytes cannot hold one full frame ({full_frame} bytes for MSS {})", b.0, tcp.mss),
+                ));
+            }
+            BufferLimit::Packets(0) => return Err(invalid("switch.buffer", "must hold at least 1 packet")),
+            _ => {}
+        }
+        match self.workload.response {
+            ResponseSize::Sru(b) if b.0 == 0 => return Err(invalid("workload.sru", "must be at least 1 byte")),
+            ResponseSize::Block(b) if b.0 < self.servers as u64 => {
+                return Err(invalid("workload.block", "must give every server at least 1 byte"));
+            }
+            _ => {}
+        }
+        if self.workload.request.0 == 0 {
+            return Err(invalid("workload.request", "must be at least 1 byte"));
+        }
+        match (self.stop.blocks, self.stop.duration) {
+            (None, None) => return Err(invalid("stop", "set blocks, duration, or both")),
+            (Some(0), _) => return Err(invalid("stop.blocks", "must be at least 1")),
+            (_, Some(d)) if d.is_zero() => return Err(invalid("stop.duration", "must be positive")),
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// Response bytes that `server` returns per block.
+    pub fn response_bytes(&self, server: u32) -> u64 {
+        match self.workload.response {
+            ResponseSize::Sru(b) => b.0,
+            ResponseSize::Block(b) => {
+                let n = self.servers as u64;
+                b.0 / n + u64::from((server as u64) < b.0 % n)
+            }
+        }
+    }
+
+    /// Application bytes in one block.
+    pub fn block_bytes(&self) -> u64 {
+        match self.workload.response {
+            ResponseSize::Sru(b) => b.0 * self.servers as u64,
+            ResponseSize::Block(b) => b.0,
+        }
+    }
+
+    /// The best goodput one client link can carry with full-sized segments:
+    /// `rate · mss / (mss + per-frame overhead)` — 949.28 Mbps at 1 Gbps, MSS 1460.
+    pub fn best_goodput_bps(&self) -> f64 {
+        let mss = self.tcp.mss as f64;
+        self.link.rate.0 as f64 * mss / frame::wire_bytes(self.tcp.mss) as f64
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_are_valid_and_follow_fast08_table1() {
+        let s = Scenario::fast08(8);
+        s.validate().unwrap();
+        assert_eq!(s.link.rate, BitRate::gbps(1));
+        assert_eq!(s.link.rtt, SimDuration::from_micros(100));
+        assert_eq!(s.response_bytes(3), 256 * 1024);
+        assert_eq!(s.tcp.rto.min, SimDuration::from_millis(200));
+    }
+
+    #[test]
+    fn best_goodput_at_one_gigabit_is_949_mbps() {
+        let g = Scenario::fast08(1).best_goodput_bps() / 1e6;
+        assert!((g - 949.28).abs() < 0.01, "{g}");
+    }
+
+    #[test]
+    fn fixed_block_spreads_the_remainder_over_the_first_servers() {
+        let mut s = Scenario::fast08(3);
+        s.workload.response = ResponseSize::Block(Bytes::new(10));
+        assert_eq!((0..3).map(|i| s.response_bytes(i)).collect::<Vec<_>>(), vec![4, 3, 3]);
+        assert_eq!(s.block_bytes(), 10);
+    }
+
+    fn field_of(s: &Scenario) -> &'static str {
+        match s.validate() {
+            Err(SimError::InvalidScenario { field, .. }) => field,
+            other => panic!("expected a scenario error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn validation_names_the_offending_field() {
+        let ok = Scenario::fast08(4);
+        let mut s = ok.clone();
+        s.servers = 0;
+        assert_eq!(field_of(&s), "servers");
+        let mut s = ok.clone();
+        s.switch.buffer = BufferLimit::Bytes(Bytes::new(1000));
+        assert_eq!(field_of(&s), "switch.buffer");
+        let mut s = ok.clone();
+        s.link.rate = BitRate(0);
+        assert_eq!(field_of(&s), "link.rate");
+        let mut s = ok.clone();
+        s.tcp.rto.min = SimDuration::from_secs(500);
+        assert_eq!(field_of(&s), "tcp.rto.min");
+        let mut s = ok.clone();
+        s.stop = StopConfig { blocks: None, duration: None };
+        assert_eq!(field_of(&s), "stop");
+        let mut s = ok;
+        s.workload.response = ResponseSize::Block(Bytes::new(2));
+        assert_eq!(field_of(&s), "workload.block");
+    }
+
+    #[test]
+    fn unknown_json_keys_are_rejected() {
+        let mut v = serde_json::to_value(Scenario::fast08(2)).unwrap();
+        v["link"]["speed"] = serde_json::json!(5);
+        assert!(serde_json::from_value::<Scenario>(v).is_err());
+    }
+}

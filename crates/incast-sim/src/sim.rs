@@ -1,0 +1,285 @@
+//! The engine: wires the network, the TCP endpoints and the workload, and
+//! runs events until the stop condition.
+//!
+//! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on a
+//! star; connection `i` joins the client and server `i`, each end a sans-IO
+//! [`Endpoint`]. Connections are established at time zero with one RTT sample
+//! already taken, as the SYN/SYN-ACK exchange would have given it; block 0
+//! starts at time zero.
+//! **Deliberately different:** TCP timers are lazy: each endpoint has at most
+//! one tracked wake-up in the event queue, and a wake-up that finds nothing
+//! due simply re-arms at the endpoint's current deadline.
+//! **Not modelled:** connection setup and teardown, host processing delays.
+
+use crate::error::SimError;
+use crate::event::EventQueue;
+use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId};
+use crate::scenario::Scenario;
+use crate::stats::{BlockRecord, FlowStats, Percentiles, RunResult, Summary};
+use crate::tcp::Endpoint;
+use crate::time::SimTime;
+use crate::workload::{BlockDone, SyncRead};
+
+/// Host index of the client.
+const CLIENT: u32 = 0;
+/// No wake-up pending.
+const NEVER: SimTime = SimTime(u64::MAX);
+
+/// Run `scenario` to its stop condition.
+pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
+    scenario.validate()?;
+    let mut sim = Sim::new(scenario);
+    sim.run();
+    Ok(sim.finish())
+}
+
+enum Event {
+    /// The last bit of a packet reaches a node.
+    Arrive { pkt: PktId, node: NodeId },
+    /// A TCP endpoint asked to be woken.
+    Wake { ep: u32 },
+    /// A server application writes its response.
+    Respond { flow: u32, bytes: u64 },
+}
+
+/// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
+#[inline]
+fn endpoint_of(flow: u32, dir: Direction) -> usize {
+    2 * flow as usize + usize::from(dir == Direction::ToServer)
+}
+
+struct Sim<'a> {
+    s: &'a Scenario,
+    now: SimTime,
+    events: EventQueue<Event>,
+    net: Network,
+    pool: PacketPool,
+    eps: Vec<Endpoint>,
+    wake_at: Vec<SimTime>,
+    app: SyncRead,
+    /// Response bytes the client application had seen on each flow.
+    client_seen: Vec<u64>,
+    order: Vec<u32>,
+    blocks: Vec<BlockRecord>,
+    flow_drops: Vec<u64>,
+    processed: u64,
+    sent: u64,
+    delivered: u64,
+    dropped: u64,
+    stopped_at: Option<SimTime>,
+}
+
+impl<'a> Sim<'a> {
+    fn new(s: &'a Scenario) -> Self {
+        let n = s.servers;
+        let net = Network::star(n + 1, &s.link, s.switch.buffer);
+        // The handshake's sample: a minimum-size frame each way over two hops.
+        let syn = s.link.rate.tx_time(frame::wire_bytes(0));
+        let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
+        let eps = (0..2 * n).map(|_| Endpoint::new(&s.tcp, SimTime::ZERO, Some(handshake_rtt))).collect();
+        Sim {
+            s,
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            net,
+            pool: PacketPool::default(),
+            eps,
+            wake_at: vec![NEVER; 2 * n as usize],
+            app: SyncRead::new(s),
+            client_seen: vec![0; n as usize],
+            order: Vec::with_capacity(n as usize),
+            blocks: Vec::new(),
+            flow_drops: vec![0; n as usize],
+            processed: 0,
+            sent: 0,
+            delivered: 0,
+            dropped: 0,
+            stopped_at: None,
+        }
+    }
+
+    fn run(&mut self) {
+        let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
+        self.start_block();
+        while let Some(t) = self.events.peek_time() {
+            if t > end {
+                break;
+            }
+            let (t, ev) = self.events.pop().expect("peeked");
+            self.now = t;
+            self.processed += 1;
+            match ev {
+                Event::Arrive { pkt, node } => self.on_arrive(pkt, node),
+                Event::Wake { ep } => self.on_wake(ep as usize),
+                Event::Respond { flow, bytes } => {
+                    let ep = endpoint_of(flow, Direction::ToServer);
+                    self.eps[ep].send(bytes);
+                    self.service(ep);
+                }
+            }
+            if self.stopped_at.is_some() {
+                return;
+            }
+        }
+        self.stopped_at = Some(if end == NEVER { self.now } else { end });
+    }
+
+    fn on_arrive(&mut self, pkt: PktId, node: NodeId) {
+        match self.net.node(node) {
+            Node::Switch { route } => {
+                let p = *self.pool.get(pkt);
+                let port = route[p.dst as usize];
+                self.forward(pkt, port, p.seg.len, p.flow);
+            }
+            Node::Host { .. } => {
+                let p = self.pool.release(pkt);
+                self.delivered += 1;
+                let ep = endpoint_of(p.flow, p.dir);
+                self.eps[ep].on_segment(self.now, &p.seg);
+                self.on_progress(ep);
+                self.service(ep);
+            }
+        }
+    }
+
+    fn on_wake(&mut self, ep: usize) {
+        if self.wake_at[ep] == self.now {
+            self.wake_at[ep] = NEVER;
+        }
+        self.eps[ep].on_timer(self.now);
+        self.service(ep);
+    }
+
+    /// Put `pkt` on `port`, or drop it there.
+    #[inline]
+    fn forward(&mut self, pkt: PktId, port: crate::net::PortId, payload: u32, flow: u32) {
+        match self.net.send(port, self.now, payload) {
+            Some((node, at)) => self.events.push(at, Event::Arrive { pkt, node }),
+            None => {
+                self.pool.release(pkt);
+                self.dropped += 1;
+                self.flow_drops[flow as usize] += 1;
+            }
+        }
+    }
+
+    /// Let the applications react to what endpoint `ep` has received.
+    fn on_progress(&mut self, ep: usize) {
+        let flow = (ep / 2) as u32;
+        let delivered = self.eps[ep].delivered();
+        if ep % 2 == 1 {
+            match self.app.on_server_delivered(flow, delivered) {
+                Some(r) if r.after.is_zero() => self.eps[ep].send(r.bytes),
+                Some(r) => self.events.push(self.now + r.after, Event::Respond { flow, bytes: r.bytes }),
+                None => {}
+            }
+            return;
+        }
+        let before = std::mem::replace(&mut self.client_seen[flow as usize], delivered);
+        if delivered == before {
+            return;
+        }
+        if let Some(done) = self.app.on_client_delivered(self.now, flow, delivered, before) {
+            self.on_block_done(done);
+        }
+    }
+
+    fn on_block_done(&mut self, done: BlockDone) {
+        self.blocks.push(BlockRecord {
+            block: done.block,
+            start_s: done.started.as_secs_f64(),
+            time_ms: done.duration.as_millis_f64(),
+        });
+        if self.s.stop.blocks.is_some_and(|b| self.app.blocks_completed() >= b) {
+            self.stopped_at = Some(self.now);
+        } else {
+            self.start_block();
+        }
+    }
+
+    /// The client writes one request per server, in the workload's order.
+    fn start_block(&mut self) {
+        let mut order = std::mem::take(&mut self.order);
+        let (o, request) = self.app.start_block(self.now);
+        order.clear();
+        order.extend_from_slice(o);
+        for &flow in &order {
+            let ep = endpoint_of(flow, Direction::ToClient);
+            self.eps[ep].send(request);
+            self.service(ep);
+        }
+        self.order = order;
+    }
+
+    /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
+    fn service(&mut self, ep: usize) {
+        let flow = (ep / 2) as u32;
+        let (src, dst, dir) =
+            if ep % 2 == 0 { (CLIENT, flow + 1, Direction::ToServer) } else { (flow + 1, CLIENT, Direction::ToClient) };
+        let nic = self.net.nic(src);
+        while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
+            self.sent += 1;
+            let pkt = self.pool.alloc(Packet { seg, flow, dir, dst });
+            self.forward(pkt, nic, seg.len, flow);
+        }
+        if let Some(deadline) = self.eps[ep].poll_timeout() {
+            let deadline = deadline.max(self.now);
+            if deadline < self.wake_at[ep] {
+                self.wake_at[ep] = deadline;
+                self.events.push(deadline, Event::Wake { ep: ep as u32 });
+            }
+        }
+    }
+
+    fn finish(self) -> RunResult {
+        let elapsed = self.stopped_at.unwrap_or(self.now).since(SimTime::ZERO);
+        let mbps = |bytes: u64| if elapsed.is_zero() { 0.0 } else { bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e6 };
+        // Endpoints come in (client, server) pairs, one pair per connection.
+        let pairs = || self.eps.chunks_exact(2).map(|p| (&p[0], &p[1]));
+        let sum = |f: &dyn Fn(&Endpoint) -> u64| self.eps.iter().map(f).sum::<u64>();
+        let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
+        let bytes_sent: u64 = pairs().map(|(_, s)| s.stats().bytes_sent).sum();
+        let best = self.s.best_goodput_bps() / 1e6;
+        let goodput = mbps(bytes_delivered);
+        let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
+        let Node::Switch { route } = self.net.node(NodeId(0)) else { unreachable!("node 0 is the switch") };
+        let bottleneck = self.net.port(route[CLIENT as usize]).queue.stats();
+        let flows = pairs()
+            .enumerate()
+            .map(|(i, (c, s))| {
+                FlowStats {
+                    flow: i as u32,
+                    bytes_delivered: c.delivered(),
+                    bytes_sent: s.stats().bytes_sent,
+                    data_packets_sent: s.stats().data_segments_sent,
+                    retransmitted_packets: s.stats().retransmitted_segments + c.stats().retransmitted_segments,
+                    timeouts: s.stats().timeouts + c.stats().timeouts,
+                    fast_retransmits: s.stats().fast_retransmits + c.stats().fast_retransmits,
+                    max_cwnd_bytes: s.stats().max_cwnd,
+                    drops: self.flow_drops[i],
+                }
+            })
+            .collect();
+        let summary = Summary {
+            goodput_mbps: goodput,
+            throughput_mbps: mbps(bytes_sent),
+            best_goodput_mbps: best,
+            utilization: goodput / best,
+            blocks: self.blocks.len() as u64,
+            sim_time_s: elapsed.as_secs_f64(),
+            bytes_delivered,
+            timeouts: sum(&|e| e.stats().timeouts),
+            fast_retransmits: sum(&|e| e.stats().fast_retransmits),
+            retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
+            drops: self.dropped,
+            block_time_ms: Percentiles::of(&times),
+            data_packets: sum(&|e| e.stats().data_segments_sent),
+            packets_sent: self.sent,
+            packets_delivered: self.delivered,
+            packets_in_flight: self.pool.live() as u64,
+            queue_peak_bytes: bottleneck.peak_bytes,
+            events: self.processed,
+        };
+        RunResult { summary, flows, blocks: self.blocks }
+    }
+}

@@ -1,0 +1,99 @@
+//! What a run reports: a summary, one row per flow, one row per block.
+//!
+//! Column names carry their unit (`goodput_mbps`, `time_ms`) and are the same
+//! in the simulator's and the real-socket benchmark's output.
+
+mod percentile;
+
+pub use percentile::Percentiles;
+
+use serde::Serialize;
+
+/// Whole-run figures.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct Summary {
+    /// Application bytes delivered to the client, over `sim_time_s`, in Mbit/s.
+    pub goodput_mbps: f64,
+    /// Payload bytes the servers sent, retransmissions included, over `sim_time_s`.
+    pub throughput_mbps: f64,
+    /// Best goodput the client link can carry with full-sized segments.
+    pub best_goodput_mbps: f64,
+    /// `goodput_mbps / best_goodput_mbps`.
+    pub utilization: f64,
+    /// Blocks completed.
+    pub blocks: u64,
+    /// Elapsed simulated time the rates are computed over: the completion of
+    /// the last block in block-limited runs, else the run's duration.
+    pub sim_time_s: f64,
+    /// Application bytes delivered to the client.
+    pub bytes_delivered: u64,
+    /// Retransmission timeouts, all endpoints.
+    pub timeouts: u64,
+    /// Fast retransmits, all endpoints.
+    pub fast_retransmits: u64,
+    /// Data segments sent again, all endpoints.
+    pub retransmitted_packets: u64,
+    /// Packets dropped at switch ports.
+    pub drops: u64,
+    /// Block completion time percentiles, in milliseconds.
+    pub block_time_ms: Percentiles,
+    /// Data segments sent, all endpoints, retransmissions included.
+    pub data_packets: u64,
+    /// Packets (data and ACKs) handed to host NICs.
+    pub packets_sent: u64,
+    /// Packets that reached their destination host.
+    pub packets_delivered: u64,
+    /// Packets still queued or on a link when the run ended.
+    pub packets_in_flight: u64,
+    /// Peak occupancy of the switch port toward the client, in frame bytes.
+    pub queue_peak_bytes: u64,
+    /// Events the engine processed.
+    pub events: u64,
+}
+
+/// One connection (server `flow` ↔ client). Byte and packet columns describe
+/// the response direction; `timeouts`, `fast_retransmits` and
+/// `retransmitted_packets` count both directions.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize)]
+pub struct FlowStats {
+    /// Server index, 0-based.
+    pub flow: u32,
+    /// Response bytes delivered in order to the client application.
+    pub bytes_delivered: u64,
+    /// Response payload bytes sent by the server, retransmissions included.
+    pub bytes_sent: u64,
+    /// Response data segments sent, retransmissions included.
+    pub data_packets_sent: u64,
+    /// Data segments sent again.
+    pub retransmitted_packets: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits.
+    pub fast_retransmits: u64,
+    /// Largest congestion window of the server, in bytes.
+    pub max_cwnd_bytes: u64,
+    /// Packets of this connection dropped at the switch (both directions).
+    pub drops: u64,
+}
+
+/// One completed block.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct BlockRecord {
+    /// Block number, 0-based.
+    pub block: u64,
+    /// When the client sent the block's first request, in seconds.
+    pub start_s: f64,
+    /// From the first request to the last response byte, in milliseconds.
+    pub time_ms: f64,
+}
+
+/// Everything a run produces.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct RunResult {
+    /// Whole-run figures.
+    pub summary: Summary,
+    /// One row per connection.
+    pub flows: Vec<FlowStats>,
+    /// One row per completed block.
+    pub blocks: Vec<BlockRecord>,
+}

@@ -1,0 +1,227 @@
+//! Sans-IO TCP endpoints.
+//!
+//! An [`Endpoint`] is one end of an established, full-duplex connection. Its
+//! caller feeds it arriving segments ([`Endpoint::on_segment`]) and due timers
+//! ([`Endpoint::on_timer`]), drains what it wants to send
+//! ([`Endpoint::poll_transmit`]) and asks when to wake it next
+//! ([`Endpoint::poll_timeout`]). It never reads a clock or schedules anything.
+//!
+//! **Models:** one feature per module — the RTO estimator ([`rto`], RFC 6298),
+//! the send half with its retransmission timer and Karn's rule ([`sender`]),
+//! NewReno congestion control and loss recovery ([`newreno`], RFC 5681 and
+//! RFC 6582), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
+//! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), and the exact or jiffy
+//! TCP clock ([`clock`]). Every segment carries a cumulative ACK of RCV.NXT
+//! and the constant receive window; sending data piggybacks a pending ACK.
+//! **Deliberately different:** connections start ESTABLISHED, with the
+//! handshake's RTT as the first RTT sample (as Linux takes it from the
+//! SYN/SYN-ACK exchange); the application consumes received data instantly;
+//! Nagle is off; recovery is go-back-N after a timeout, not SACK.
+//! **Not modelled:** connection setup and teardown, SACK, timestamps, window
+//! scaling negotiation, ECN, limited transmit, quick-ACK mode, keep-alives.
+
+mod config;
+pub mod clock;
+pub mod delayed_ack;
+pub mod newreno;
+pub mod receiver;
+pub mod rto;
+mod segment;
+pub mod sender;
+#[cfg(test)]
+mod tests;
+
+pub use config::{DelayedAckConfig, RtoConfig, TcpConfig};
+pub use rto::RtoEstimator;
+pub use segment::{flags, Segment};
+
+use crate::time::{SimDuration, SimTime};
+use clock::TcpClock;
+use delayed_ack::DelayedAck;
+use receiver::Receiver;
+use sender::Sender;
+
+/// Counters one endpoint keeps about its own sending and receiving.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct EndpointStats {
+    /// Segments handed to the network (data and pure ACKs).
+    pub segments_sent: u64,
+    /// Segments carrying payload, retransmissions included.
+    pub data_segments_sent: u64,
+    /// Payload bytes sent, retransmissions included.
+    pub bytes_sent: u64,
+    /// Data segments sent that had been sent before.
+    pub retransmitted_segments: u64,
+    /// Retransmission timeouts.
+    pub timeouts: u64,
+    /// Fast retransmits (entries into fast recovery).
+    pub fast_retransmits: u64,
+    /// Largest congestion window reached, in bytes.
+    pub max_cwnd: u64,
+    /// Pure ACKs sent.
+    pub acks_sent: u64,
+    /// Delayed ACKs sent because the delayed-ACK timer fired.
+    pub delayed_ack_timeouts: u64,
+}
+
+/// One end of an established TCP connection, driven by its caller.
+#[derive(Clone, Debug)]
+pub struct Endpoint {
+    clock: TcpClock,
+    /// Advertised window carried by every segment.
+    rcv_wnd: u32,
+    sender: Sender,
+    receiver: Receiver,
+    delack: DelayedAck,
+    stats: EndpointStats,
+}
+
+impl Endpoint {
+    /// An endpoint of an already established connection.
+    ///
+    /// If `handshake_rtt` is `Some(r)`, `r` is the RTO estimator's first RTT
+    /// sample (measured on the TCP clock as if the SYN left `r` before `now`).
+    pub fn new(cfg: &TcpConfig, now: SimTime, handshake_rtt: Option<SimDuration>) -> Self {
+        let clock = TcpClock::new(cfg.rto.granularity);
+        let mut sender = Sender::new(cfg);
+        if let Some(r) = handshake_rtt {
+            sender.rto_mut().on_rtt_sample(clock.sample_span(r, now));
+        }
+        let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };
+        Endpoint {
+            clock,
+            rcv_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64) as u32,
+            sender,
+            receiver: Receiver::new(),
+            delack: DelayedAck::new(cfg.delayed_ack.timeout, cfg.mss.max(1)),
+            stats,
+        }
+    }
+
+    /// The application writes `bytes` more bytes.
+    #[inline]
+    pub fn send(&mut self, bytes: u64) {
+        self.sender.write(bytes);
+    }
+
+    /// Cumulative in-order bytes received from the peer (RCV.NXT).
+    #[inline]
+    pub fn delivered(&self) -> u64 {
+        self.receiver.rcv_nxt()
+    }
+
+    /// Process one arriving segment: its ACK fields drive the send half, its
+    /// payload the receive half.
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
+        if seg.has(flags::ACK) {
+            self.sender.on_ack(now, &self.clock, seg, &mut self.stats);
+            self.note_cwnd();
+        }
+        if seg.has_data() {
+            let arrival = self.receiver.on_data(seg.seq, seg.len);
+            self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt());
+        }
+    }
+
+    /// Process every timer due at `now`; a no-op when none is due.
+    pub fn on_timer(&mut self, now: SimTime) {
+        self.sender.on_timer(now, &self.clock, &mut self.stats);
+        if self.delack.on_timer(now) {
+            self.stats.delayed_ack_timeouts += 1;
+        }
+    }
+
+    /// Next segment to send now, if any; call until `None`.
+    ///
+    /// Order: a due retransmission (fast retransmit, partial ACK, go-back-N),
+    /// then new data as the window allows, then a pure ACK if one is owed.
+    pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let rcv_nxt = self.receiver.rcv_nxt();
+        if let Some(tx) = self.sender.poll_data(now, &self.clock) {
+            self.stats.segments_sent += 1;
+            self.stats.data_segments_sent += 1;
+            self.stats.bytes_sent += tx.len as u64;
+            self.stats.retransmitted_segments += tx.retransmission as u64;
+            let end = tx.seq + tx.len as u64;
+            let push = if end == self.sender.written() { flags::PSH } else { 0 };
+            // Data piggybacks the ACK: no separate ACK stays owed.
+            self.delack.on_ack_sent(rcv_nxt);
+            return Some(Segment { seq: tx.seq, ack: rcv_nxt, len: tx.len, wnd: self.rcv_wnd, flags: flags::ACK | push });
+        }
+        if self.delack.should_ack() {
+            self.stats.segments_sent += 1;
+            self.stats.acks_sent += 1;
+            self.delack.on_ack_sent(rcv_nxt);
+            return Some(Segment { seq: self.sender.snd_nxt(), ack: rcv_nxt, len: 0, wnd: self.rcv_wnd, flags: flags::ACK });
+        }
+        None
+    }
+
+    /// Earliest armed deadline: retransmission or delayed-ACK timer.
+    #[inline]
+    pub fn poll_timeout(&self) -> Option<SimTime> {
+        match (self.sender.rtx_deadline(), self.delack.poll_timeout()) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// Counters.
+    #[inline]
+    pub fn stats(&self) -> &EndpointStats {
+        &self.stats
+    }
+
+    /// Current congestion window in bytes.
+    #[inline]
+    pub fn cwnd(&self) -> u64 {
+        self.sender.cc().cwnd()
+    }
+
+    /// Current slow-start threshold in bytes (`u64::MAX` until the first loss).
+    #[inline]
+    pub fn ssthresh(&self) -> u64 {
+        self.sender.cc().ssthresh()
+    }
+
+    /// Current retransmission timeout, back-off included.
+    #[inline]
+    pub fn rto(&self) -> SimDuration {
+        self.sender.rto().rto()
+    }
+
+    /// Bytes sent and not yet acknowledged (SND.NXT − SND.UNA).
+    #[inline]
+    pub fn flight_size(&self) -> u64 {
+        self.sender.flight_size()
+    }
+
+    /// Smoothed RTT, once a sample has been taken.
+    #[inline]
+    pub fn srtt(&self) -> Option<SimDuration> {
+        self.sender.rto().srtt()
+    }
+
+    /// Bytes of this endpoint's stream the peer has acknowledged (SND.UNA).
+    #[inline]
+    pub fn acked(&self) -> u64 {
+        self.sender.snd_una()
+    }
+
+    /// Bytes the application has written so far.
+    #[inline]
+    pub fn written(&self) -> u64 {
+        self.sender.written()
+    }
+
+    /// True while in NewReno fast recovery.
+    #[inline]
+    pub fn in_recovery(&self) -> bool {
+        self.sender.cc().in_recovery()
+    }
+
+    #[inline]
+    fn note_cwnd(&mut self) {
+        self.stats.max_cwnd = self.stats.max_cwnd.max(self.sender.cc().cwnd());
+    }
+}

@@ -1,0 +1,344 @@
+//! Congestion control and loss recovery: NewReno (RFC 5681 + RFC 6582).
+//!
+//! **Models:** slow start and congestion avoidance (RFC 5681 §3.1), fast
+//! retransmit / fast recovery on the `dupack_threshold`-th duplicate ACK with
+//! window inflation (RFC 5681 §3.2), NewReno partial and full ACKs and the
+//! `recover` guard against spurious fast retransmits after a timeout
+//! (RFC 6582 §3.2), the loss window after a retransmission timeout.
+//! **Deliberately different:** `recover` starts unset rather than at the
+//! ISS, so a loss of the very first segment can still fast-retransmit. The
+//! retransmission timer is reset by the first partial ACK only — the
+//! "Impatient" variant of RFC 6582 §4, as its §3.2 step 3 specifies — so later
+//! partial ACKs do not restart it as RFC 6298 (5.3) alone would (Linux rearms
+//! on every ACK of new data).
+//! **Not modelled:** limited transmit (RFC 3042; off in the incast papers),
+//! appropriate byte counting (RFC 3465), SACK-based recovery (RFC 6675),
+//! undo of spurious retransmissions (Eifel, F-RTO), ECN, cwnd validation
+//! after idle (RFC 7661).
+//!
+//! Sequence offsets: `recover` holds one past the highest byte sent
+//! (SND.MAX), so the RFC's "covers more than recover" is `ack > recover` and
+//! "acknowledges all of the data up to and including recover" is `ack >= recover`.
+
+/// What the sender must do after an ACK of new data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NewAck {
+    /// Ordinary progress (or the full ACK ending recovery): restart the timer.
+    Advance,
+    /// Partial ACK in fast recovery: retransmit the first unacknowledged
+    /// segment; restart the timer only when `reset_timer`.
+    Partial {
+        /// True for the first partial ACK of this recovery episode.
+        reset_timer: bool,
+    },
+}
+
+/// NewReno congestion state of one sender.
+#[derive(Clone, Debug)]
+pub struct NewReno {
+    smss: u64,
+    threshold: u32,
+    cwnd: u64,
+    ssthresh: u64,
+    /// SND.MAX when the last fast retransmit or timeout happened.
+    recover: Option<u64>,
+    in_recovery: bool,
+    /// No partial ACK seen yet in this recovery episode.
+    first_partial: bool,
+    dupacks: u32,
+}
+
+impl NewReno {
+    /// Initial state: cwnd = `init_cwnd`·SMSS, ssthresh arbitrarily high.
+    pub fn new(smss: u32, init_cwnd: u32, dupack_threshold: u32) -> Self {
+        let smss = smss as u64;
+        NewReno {
+            smss,
+            threshold: dupack_threshold.max(1),
+            cwnd: smss * init_cwnd.max(1) as u64,
+            // RFC 5681 (3.1): "The initial value of ssthresh SHOULD be set
+            // arbitrarily high (e.g., to the size of the largest possible advertised window)"
+            ssthresh: u64::MAX,
+            // DEVIATION (Linux): RFC 6582 (3.2 step 1) sets recover to the ISS,
+            // which would block a fast retransmit of segment 0; Linux has no guard
+            // before its first recovery, so neither do we.
+            recover: None,
+            in_recovery: false,
+            first_partial: true,
+            dupacks: 0,
+        }
+    }
+
+    /// Congestion window in bytes.
+    #[inline]
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    /// Slow-start threshold in bytes.
+    #[inline]
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    /// True while in fast recovery.
+    #[inline]
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+    /// Consecutive duplicate ACKs counted.
+    #[inline]
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+    /// `recover` (one past the highest byte sent at the last loss event).
+    #[inline]
+    pub fn recover(&self) -> Option<u64> {
+        self.recover
+    }
+
+    /// An ACK advanced SND.UNA by `acked` bytes to `ack`; `flight` is the data
+    /// still outstanding after it.
+    pub fn on_new_ack(&mut self, acked: u64, ack: u64, flight: u64) -> NewAck {
+        self.dupacks = 0;
+        if self.in_recovery {
+            let recover = self.recover.unwrap_or(0);
+            if ack >= recover {
+                // RFC 6582 (3.2 step 3): full acknowledgment — "Set cwnd to either
+                // (1) min (ssthresh, max(FlightSize, SMSS) + SMSS) or (2) ssthresh"; (1).
+                self.cwnd = self.ssthresh.min(flight.max(self.smss) + self.smss);
+                // RFC 6582 (3.2 step 3): "Exit the fast recovery procedure."
+                self.in_recovery = false;
+                return NewAck::Advance;
+            }
+            // RFC 6582 (3.2 step 3): partial acknowledgment — "Deflate the
+            // congestion window by the amount of new data acknowledged ...
+            // If the partial ACK acknowledges at least one SMSS of new data,
+            // then add back SMSS bytes to the congestion window."
+            self.cwnd = self.cwnd.saturating_sub(acked);
+            if acked >= self.smss {
+                self.cwnd += self.smss;
+            }
+            // RFC 6582 (3.2 step 3): "For the first partial ACK that arrives
+            // during fast recovery, also reset the retransmit timer."
+            let reset_timer = self.first_partial;
+            self.first_partial = false;
+            return NewAck::Partial { reset_timer };
+        }
+        if self.cwnd < self.ssthresh {
+            // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
+            self.cwnd += acked.min(self.smss);
+        } else {
+            // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3) "... if the above
+            // formula yields 0, the result SHOULD be rounded up to 1 byte."
+            self.cwnd += (self.smss * self.smss / self.cwnd).max(1);
+        }
+        NewAck::Advance
+    }
+
+    /// A duplicate ACK (RFC 5681 §2) of `ack`; `flight` is the outstanding data
+    /// and `snd_max` one past the highest byte sent. Returns true when the
+    /// first unacknowledged segment must be fast-retransmitted now.
+    pub fn on_dup_ack(&mut self, ack: u64, flight: u64, snd_max: u64) -> bool {
+        self.dupacks = self.dupacks.saturating_add(1);
+        if self.in_recovery {
+            // RFC 5681 (3.2 step 4): "For each additional duplicate ACK received
+            // (after the third), cwnd MUST be incremented by SMSS."
+            self.cwnd += self.smss;
+            return false;
+        }
+        if self.dupacks != self.threshold {
+            return false;
+        }
+        // RFC 6582 (3.2 step 2): "the TCP sender first checks the value of recover
+        // to see if the Cumulative Acknowledgment field covers more than recover.
+        // ... If not, the TCP does not enter fast retransmit and does not reset ssthresh."
+        if self.recover.is_some_and(|r| ack <= r) {
+            return false;
+        }
+        // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
+        // value given in equation (4)": "ssthresh = max (FlightSize / 2, 2*SMSS)"
+        self.ssthresh = (flight / 2).max(2 * self.smss);
+        // RFC 6582 (3.2 step 2): "the value of recover is incremented to the value
+        // of the highest sequence number transmitted by the TCP so far."
+        self.recover = Some(snd_max);
+        // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be
+        // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS.
+        self.cwnd = self.ssthresh + self.threshold as u64 * self.smss;
+        self.in_recovery = true;
+        self.first_partial = true;
+        true
+    }
+
+    /// The retransmission timer expired with `flight` bytes outstanding.
+    /// `repeated` is true when the segment at SND.UNA was already
+    /// retransmitted by the timer (no progress since the previous timeout).
+    pub fn on_rto(&mut self, flight: u64, snd_max: u64, repeated: bool) {
+        // RFC 5681 (3.1): "when a TCP sender detects segment loss using the
+        // retransmission timer and the given segment has already been
+        // retransmitted by way of the retransmission timer at least once, the
+        // value of ssthresh is held constant."
+        if !repeated {
+            // RFC 5681 (3.1): "ssthresh = max (FlightSize / 2, 2*SMSS)" (4)
+            self.ssthresh = (flight / 2).max(2 * self.smss);
+        }
+        // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
+        // loss window, LW, which equals 1 full-sized segment"
+        self.cwnd = self.smss;
+        // RFC 6582 (3.2 step 4): "After a retransmit timeout, record the highest
+        // sequence number transmitted in the variable recover, and exit the fast
+        // recovery procedure if applicable."
+        self.recover = Some(snd_max);
+        self.in_recovery = false;
+        self.dupacks = 0;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn cc() -> NewReno {
+        NewReno::new(MSS as u32, 10, 3)
+    }
+
+    /// Enter recovery with 10 segments outstanding and SND.MAX = 10·MSS.
+    fn recovering() -> NewReno {
+        let mut c = cc();
+        assert!(!c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert!(!c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert!(c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        c
+    }
+
+    /// RFC 5681 (3.1): slow start adds min(N, SMSS) per ACK.
+    #[test]
+    fn rfc5681_3_1_slow_start_adds_min_n_smss() {
+        let mut c = cc();
+        assert_eq!(c.cwnd(), 10 * MSS);
+        c.on_new_ack(MSS, MSS, 0);
+        assert_eq!(c.cwnd(), 11 * MSS);
+        c.on_new_ack(3 * MSS, 4 * MSS, 0);
+        assert_eq!(c.cwnd(), 12 * MSS, "a stretch ACK still adds one SMSS");
+        c.on_new_ack(100, 4 * MSS + 100, 0);
+        assert_eq!(c.cwnd(), 12 * MSS + 100);
+    }
+
+    /// RFC 5681 (3.1): congestion avoidance adds SMSS·SMSS/cwnd per ACK, at least 1 byte.
+    #[test]
+    fn rfc5681_3_1_congestion_avoidance_adds_smss_squared_over_cwnd() {
+        let mut c = cc();
+        c.on_rto(8 * MSS, 8 * MSS, false);
+        assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 4 * MSS));
+        for _ in 0..3 {
+            c.on_new_ack(MSS, 0, 0);
+        }
+        assert_eq!(c.cwnd(), 4 * MSS);
+        c.on_new_ack(MSS, 0, 0);
+        assert_eq!(c.cwnd(), 4 * MSS + 250);
+        c.on_new_ack(MSS, 0, 0);
+        assert_eq!(c.cwnd(), 4 * MSS + 250 + 1_000_000 / 4250);
+        let mut big = NewReno::new(1, 1, 3);
+        big.on_rto(100, 100, false);
+        big.cwnd = 1000;
+        big.on_new_ack(1, 0, 0);
+        assert_eq!(big.cwnd(), 1001, "1·1/1000 rounds up to 1 byte");
+    }
+
+    /// RFC 5681 (3.2 step 2): the third duplicate ACK sets ssthresh by eq. (4),
+    /// cwnd = ssthresh + 3·SMSS, and asks for the retransmission.
+    #[test]
+    fn rfc5681_3_2_step2_third_dup_ack_enters_fast_recovery() {
+        let c = recovering();
+        assert!(c.in_recovery());
+        assert_eq!(c.ssthresh(), 5 * MSS);
+        assert_eq!(c.cwnd(), 8 * MSS);
+        assert_eq!(c.recover(), Some(10 * MSS));
+        let mut small = cc();
+        for _ in 0..3 {
+            small.on_dup_ack(0, 2 * MSS, 2 * MSS);
+        }
+        assert_eq!(small.ssthresh(), 2 * MSS, "floor of 2·SMSS");
+    }
+
+    /// RFC 5681 (3.2 step 3): a threshold other than 3 inflates by threshold·SMSS.
+    #[test]
+    fn rfc5681_3_2_step3_other_threshold_inflates_by_threshold() {
+        let mut c = NewReno::new(MSS as u32, 10, 2);
+        assert!(!c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert!(c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert_eq!(c.cwnd(), 7 * MSS);
+    }
+
+    /// RFC 5681 (3.2 step 4): each further duplicate ACK inflates cwnd by SMSS.
+    #[test]
+    fn rfc5681_3_2_step4_further_dup_acks_inflate() {
+        let mut c = recovering();
+        assert!(!c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert!(!c.on_dup_ack(0, 10 * MSS, 10 * MSS));
+        assert_eq!(c.cwnd(), 10 * MSS);
+    }
+
+    /// RFC 6582 (3.2 step 3): a partial ACK deflates by the amount acked, adds
+    /// back one SMSS, and resets the timer on the first partial ACK only.
+    #[test]
+    fn rfc6582_3_2_step3_partial_ack_deflates() {
+        let mut c = recovering();
+        c.on_dup_ack(0, 10 * MSS, 10 * MSS);
+        assert_eq!(c.cwnd(), 9 * MSS);
+        assert_eq!(c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS), NewAck::Partial { reset_timer: true });
+        assert_eq!(c.cwnd(), 9 * MSS - 3 * MSS + MSS);
+        assert_eq!(c.on_new_ack(MSS, 4 * MSS, 6 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(c.cwnd(), 7 * MSS);
+        assert_eq!(c.on_new_ack(500, 4 * MSS + 500, 6 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(c.cwnd(), 7 * MSS - 500, "less than one SMSS acked: no add-back");
+        assert!(c.in_recovery());
+    }
+
+    /// RFC 6582 (3.2 step 3): a full ACK exits with min(ssthresh, max(FlightSize, SMSS) + SMSS).
+    #[test]
+    fn rfc6582_3_2_step3_full_ack_exits() {
+        let mut c = recovering();
+        assert_eq!(c.on_new_ack(10 * MSS, 10 * MSS, 0), NewAck::Advance);
+        assert!(!c.in_recovery());
+        assert_eq!(c.cwnd(), 2 * MSS, "nothing outstanding: SMSS + SMSS");
+        let mut c = recovering();
+        c.on_new_ack(10 * MSS, 10 * MSS, 6 * MSS);
+        assert_eq!(c.cwnd(), 5 * MSS, "capped at ssthresh");
+    }
+
+    /// RFC 6582 (3.2 step 2): after a timeout, duplicate ACKs that do not cover
+    /// more than `recover` neither retransmit nor touch ssthresh.
+    #[test]
+    fn rfc6582_3_2_step2_recover_guards_after_timeout() {
+        let mut c = cc();
+        c.on_rto(10 * MSS, 10 * MSS, false);
+        let ssthresh = c.ssthresh();
+        for _ in 0..5 {
+            assert!(!c.on_dup_ack(2 * MSS, MSS, 10 * MSS));
+        }
+        // Exactly at recover still does not cover more than it.
+        c.on_new_ack(8 * MSS, 10 * MSS, MSS);
+        for _ in 0..3 {
+            assert!(!c.on_dup_ack(10 * MSS, MSS, 11 * MSS));
+        }
+        assert_eq!(c.ssthresh(), ssthresh);
+        c.on_new_ack(MSS, 11 * MSS, 4 * MSS);
+        for _ in 0..2 {
+            assert!(!c.on_dup_ack(11 * MSS, 4 * MSS, 15 * MSS));
+        }
+        assert!(c.on_dup_ack(11 * MSS, 4 * MSS, 15 * MSS), "beyond recover: a new loss");
+    }
+
+    /// RFC 5681 (3.1): a timeout sets cwnd to the loss window, ssthresh by eq. (4),
+    /// and holds ssthresh when the same segment times out again.
+    #[test]
+    fn rfc5681_3_1_timeout_sets_loss_window() {
+        let mut c = recovering();
+        c.on_rto(10 * MSS, 10 * MSS, false);
+        assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 5 * MSS));
+        assert!(!c.in_recovery());
+        c.on_rto(MSS, 10 * MSS, true);
+        assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 5 * MSS));
+    }
+}

@@ -1,0 +1,167 @@
+//! Receive half: in-order delivery and out-of-order reassembly.
+//!
+//! **Models:** RCV.NXT (RFC 793 §3.2), buffering of out-of-order segments so
+//! that a retransmission filling a hole delivers everything buffered behind it
+//! at once (RFC 793 §3.9), and classification of each arrival for the ACK
+//! policy (`tcp::delayed_ack`).
+//! **Deliberately different:** payload bytes are never stored, only the
+//! `[start, end)` ranges received; the application consumes in-order data at
+//! once, so the advertised window is the constant `TcpConfig::rcv_wnd`.
+//! **Not modelled:** receive-window enforcement (senders always respect the
+//! constant window), SACK blocks, D-SACK, out-of-order queue pruning.
+
+/// How an arriving data segment relates to what was already received.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arrival {
+    /// Starts at RCV.NXT (or overlaps it) and no data was buffered beyond.
+    InOrder,
+    /// Starts beyond RCV.NXT: a hole precedes it.
+    OutOfOrder,
+    /// Ends at or before RCV.NXT: nothing new.
+    Duplicate,
+    /// Advanced RCV.NXT while out-of-order data was buffered (all or part of a gap).
+    FillsGap,
+}
+
+/// Reassembly state of one receiving endpoint.
+#[derive(Clone, Debug, Default)]
+pub struct Receiver {
+    rcv_nxt: u64,
+    /// Disjoint, non-adjacent `[start, end)` ranges above `rcv_nxt`, sorted.
+    ooo: Vec<(u64, u64)>,
+}
+
+impl Receiver {
+    /// A receiver expecting stream offset 0.
+    pub fn new() -> Self {
+        Receiver { rcv_nxt: 0, ooo: Vec::with_capacity(8) }
+    }
+
+    /// RCV.NXT: the next in-order offset expected, = bytes delivered so far.
+    #[inline]
+    pub fn rcv_nxt(&self) -> u64 {
+        self.rcv_nxt
+    }
+
+    /// True when out-of-order data is buffered.
+    #[inline]
+    pub fn has_gap(&self) -> bool {
+        !self.ooo.is_empty()
+    }
+
+    /// Out-of-order ranges currently buffered, lowest first.
+    pub fn ooo_ranges(&self) -> &[(u64, u64)] {
+        &self.ooo
+    }
+
+    /// Accept the payload `[seq, seq + len)`; `len > 0`.
+    pub fn on_data(&mut self, seq: u64, len: u32) -> Arrival {
+        debug_assert!(len > 0);
+        let end = seq + len as u64;
+        if end <= self.rcv_nxt {
+            // Bytes before RCV.NXT were delivered already: never twice.
+            return Arrival::Duplicate;
+        }
+        if seq > self.rcv_nxt {
+            // RFC 793 (3.9): "Segments with higher beginning sequence numbers
+            // may be held for later processing."
+            self.insert(seq, end);
+            return Arrival::OutOfOrder;
+        }
+        self.rcv_nxt = end;
+        if self.ooo.is_empty() {
+            return Arrival::InOrder;
+        }
+        // Drain every buffered range that RCV.NXT now reaches.
+        let reached = self.ooo.partition_point(|&(s, _)| s <= self.rcv_nxt);
+        if reached > 0 {
+            self.rcv_nxt = self.rcv_nxt.max(self.ooo[reached - 1].1);
+            self.ooo.drain(..reached);
+        }
+        Arrival::FillsGap
+    }
+
+    /// Insert `[start, end)` (entirely above RCV.NXT), merging overlaps and neighbours.
+    fn insert(&mut self, start: u64, end: u64) {
+        // First range that ends at or after `start` (may touch or overlap).
+        let i = self.ooo.partition_point(|&(_, e)| e < start);
+        // Ranges i..j touch or overlap [start, end).
+        let j = i + self.ooo[i..].partition_point(|&(s, _)| s <= end);
+        if i == j {
+            self.ooo.insert(i, (start, end));
+            return;
+        }
+        let merged = (start.min(self.ooo[i].0), end.max(self.ooo[j - 1].1));
+        self.ooo[i] = merged;
+        self.ooo.drain(i + 1..j);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_order_data_advances_rcv_nxt() {
+        let mut r = Receiver::new();
+        assert_eq!(r.on_data(0, 100), Arrival::InOrder);
+        assert_eq!(r.on_data(100, 1460), Arrival::InOrder);
+        assert_eq!(r.rcv_nxt(), 1560);
+    }
+
+    /// RFC 793 (3.9): out-of-order segments are held, and adjacent or
+    /// overlapping ranges merge into one.
+    #[test]
+    fn rfc793_3_9_out_of_order_ranges_merge() {
+        let mut r = Receiver::new();
+        assert_eq!(r.on_data(3000, 1000), Arrival::OutOfOrder);
+        assert_eq!(r.on_data(6000, 1000), Arrival::OutOfOrder);
+        assert_eq!(r.on_data(1000, 1000), Arrival::OutOfOrder);
+        assert_eq!(r.ooo_ranges(), &[(1000, 2000), (3000, 4000), (6000, 7000)]);
+        // Adjacent on both sides: bridges two ranges.
+        assert_eq!(r.on_data(2000, 1000), Arrival::OutOfOrder);
+        assert_eq!(r.ooo_ranges(), &[(1000, 4000), (6000, 7000)]);
+        // Overlapping the tail of one and the head of the next.
+        assert_eq!(r.on_data(3500, 3000), Arrival::OutOfOrder);
+        assert_eq!(r.ooo_ranges(), &[(1000, 7000)]);
+        // Entirely inside: no change.
+        assert_eq!(r.on_data(2000, 500), Arrival::OutOfOrder);
+        assert_eq!(r.ooo_ranges(), &[(1000, 7000)]);
+        assert_eq!(r.rcv_nxt(), 0);
+    }
+
+    /// RFC 793 (3.9): filling the hole delivers everything buffered behind it.
+    #[test]
+    fn rfc793_3_9_delivered_jumps_when_hole_fills() {
+        let mut r = Receiver::new();
+        r.on_data(1000, 1000);
+        r.on_data(2000, 1000);
+        r.on_data(5000, 1000);
+        // Fills part of the gap: delivers up to the next hole.
+        assert_eq!(r.on_data(0, 1000), Arrival::FillsGap);
+        assert_eq!(r.rcv_nxt(), 3000);
+        assert_eq!(r.ooo_ranges(), &[(5000, 6000)]);
+        assert_eq!(r.on_data(3000, 1000), Arrival::FillsGap);
+        assert_eq!(r.rcv_nxt(), 4000);
+        assert_eq!(r.on_data(4000, 1000), Arrival::FillsGap);
+        assert_eq!(r.rcv_nxt(), 6000);
+        assert!(!r.has_gap());
+        assert_eq!(r.on_data(6000, 10), Arrival::InOrder);
+    }
+
+    /// Bytes before RCV.NXT are never delivered twice.
+    #[test]
+    fn duplicates_never_delivered_twice() {
+        let mut r = Receiver::new();
+        r.on_data(0, 1000);
+        assert_eq!(r.on_data(0, 1000), Arrival::Duplicate);
+        assert_eq!(r.on_data(500, 500), Arrival::Duplicate);
+        // Partly old, partly new: only the new part counts.
+        assert_eq!(r.on_data(500, 1000), Arrival::InOrder);
+        assert_eq!(r.rcv_nxt(), 1500);
+        // A segment overlapping RCV.NXT whose end lies inside a buffered range.
+        r.on_data(2000, 1000);
+        assert_eq!(r.on_data(1000, 1500), Arrival::FillsGap);
+        assert_eq!(r.rcv_nxt(), 3000);
+    }
+}

@@ -1,0 +1,338 @@
+//! Send half: send-buffer accounting, the retransmission timer, RTT sampling.
+//!
+//! **Models:** SND.UNA / SND.NXT / SND.MAX over a send buffer the application
+//! appends to; the usable window min(cwnd, peer window) − (SND.NXT − SND.UNA);
+//! sender silly-window avoidance (RFC 1122 4.2.3.4: only full-sized segments,
+//! except the tail of the buffer); the retransmission timer of RFC 6298 §5;
+//! go-back-N after a timeout; duplicate-ACK detection (RFC 5681 §2) feeding
+//! `tcp::newreno`. RTT sampling follows Linux `tcp_clean_rtx_queue`: the
+//! sample is the age of the OLDEST segment a cumulative ACK newly covers, and
+//! no sample is taken when any newly covered segment was retransmitted
+//! (Karn's rule, RFC 6298 §3).
+//! **Deliberately different:** Nagle is off (storage servers set
+//! TCP_NODELAY); the peer window is taken from every acceptable ACK without
+//! the SND.WL1/SND.WL2 ordering checks (the window is constant here);
+//! a timeout resends everything from SND.UNA (go-back-N), not only what SACK
+//! would mark lost.
+//! **Not modelled:** SACK, timestamps, zero-window probing, TSO/GSO, pacing,
+//! the RFC 6298 (5.7) SYN rule (connections start established).
+
+use super::clock::TcpClock;
+use super::newreno::{NewAck, NewReno};
+use super::rto::RtoEstimator;
+use super::{EndpointStats, Segment, TcpConfig};
+use crate::time::SimTime;
+use std::collections::VecDeque;
+
+/// One transmitted, not yet acknowledged segment.
+#[derive(Clone, Copy, Debug)]
+struct SentRecord {
+    /// Stream offset one past its last byte (its start is the previous end).
+    end: u64,
+    /// When it was (last) sent.
+    sent_at: SimTime,
+    /// It has been sent more than once.
+    retransmitted: bool,
+}
+
+/// A data segment the sender wants on the wire now.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct DataTx {
+    /// First stream offset.
+    pub seq: u64,
+    /// Payload bytes.
+    pub len: u32,
+    /// Some of these bytes were sent before.
+    pub retransmission: bool,
+}
+
+/// The sending half of an endpoint.
+#[derive(Clone, Debug)]
+pub struct Sender {
+    mss: u64,
+    /// Stream offset one past the last byte the application wrote.
+    app_end: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    /// One past the highest byte ever sent.
+    snd_max: u64,
+    peer_wnd: u64,
+    sent: VecDeque<SentRecord>,
+    rto: RtoEstimator,
+    cc: NewReno,
+    rtx_deadline: Option<SimTime>,
+    /// Fast retransmit or partial-ACK retransmission of SND.UNA is due.
+    retransmit_now: bool,
+    /// The segment at SND.UNA was already retransmitted by the timer.
+    rto_repeated: bool,
+}
+
+impl Sender {
+    /// An idle sender of an established connection.
+    pub fn new(cfg: &TcpConfig) -> Self {
+        Sender {
+            mss: cfg.mss.max(1) as u64,
+            app_end: 0,
+            snd_una: 0,
+            snd_nxt: 0,
+            snd_max: 0,
+            peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
+            sent: VecDeque::with_capacity(64),
+            rto: RtoEstimator::new(cfg.rto),
+            cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold),
+            rtx_deadline: None,
+            retransmit_now: false,
+            rto_repeated: false,
+        }
+    }
+
+    /// The application appends `bytes` to the send buffer.
+    #[inline]
+    pub fn write(&mut self, bytes: u64) {
+        self.app_end += bytes;
+    }
+
+    /// Process the acknowledgment fields of an arriving segment.
+    pub fn on_ack(&mut self, now: SimTime, clock: &TcpClock, seg: &Segment, stats: &mut EndpointStats) {
+        let ack = seg.ack;
+        let wnd = seg.wnd as u64;
+        if ack > self.snd_max || ack < self.snd_una {
+            // RFC 793 (3.9): "If the ACK is a duplicate (SEG.ACK < SND.UNA), it
+            // can be ignored. If the ACK acks something not yet sent ... drop"
+            return;
+        }
+        if ack == self.snd_una {
+            // RFC 5681 (2): a duplicate ACK when "(a) the receiver of the ACK has
+            // outstanding data, (b) the incoming acknowledgment carries no data,
+            // ... (d) the acknowledgment number is equal to the greatest
+            // acknowledgment received ... and (e) the advertised window in the
+            // incoming acknowledgment equals the advertised window in the last"
+            let dup = self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
+            self.peer_wnd = wnd;
+            if dup && self.cc.on_dup_ack(ack, self.flight_size(), self.snd_max) {
+                stats.fast_retransmits += 1;
+                self.retransmit_now = true;
+            }
+            return;
+        }
+        self.peer_wnd = wnd;
+        let acked = ack - self.snd_una;
+        self.take_rtt_sample(now, clock, ack);
+        self.snd_una = ack;
+        // The receiver had buffered data beyond what go-back-N has resent.
+        self.snd_nxt = self.snd_nxt.max(ack);
+        self.rto_repeated = false;
+        let restart = match self.cc.on_new_ack(acked, ack, self.flight_size()) {
+            NewAck::Advance => true,
+            NewAck::Partial { reset_timer } => {
+                // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."
+                self.retransmit_now = true;
+                reset_timer
+            }
+        };
+        if self.snd_una == self.snd_max {
+            // RFC 6298 (5.2): "When all outstanding data has been acknowledged,
+            // turn off the retransmission timer."
+            self.rtx_deadline = None;
+        } else if restart {
+            // RFC 6298 (5.3): "When an ACK is received that acknowledges new
+            // data, restart the retransmission timer"
+            self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+        }
+    }
+
+    /// Drop the records `ack` covers and take at most one RTT sample from them.
+    fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64) {
+        let mut oldest = None;
+        let mut retransmitted = false;
+        while let Some(r) = self.sent.front() {
+            if r.end > ack {
+                break;
+            }
+            oldest = oldest.or(Some(r.sent_at));
+            retransmitted |= r.retransmitted;
+            self.sent.pop_front();
+        }
+        // RFC 6298 (3): "RTT samples MUST NOT be made using segments that were
+        // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
+        // any newly acknowledged segment was, and otherwise uses the oldest.
+        if let (Some(sent_at), false) = (oldest, retransmitted) {
+            self.rto.on_rtt_sample(clock.sample(sent_at, now));
+        }
+    }
+
+    /// Fire the retransmission timer if due.
+    pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
+        match self.rtx_deadline {
+            Some(d) if d <= now => self.rtx_deadline = None,
+            _ => return,
+        }
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        stats.timeouts += 1;
+        self.cc.on_rto(self.flight_size(), self.snd_max, self.rto_repeated);
+        self.rto_repeated = true;
+        self.retransmit_now = false;
+        // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
+        // acknowledged" — go-back-N: everything from SND.UNA is sent again.
+        self.snd_nxt = self.snd_una;
+        // RFC 6298 (5.5): "The host MUST set RTO <- RTO * 2"
+        self.rto.on_timeout();
+        // RFC 6298 (5.6): "Start the retransmission timer, such that it expires
+        // after RTO seconds (for the value of RTO after the doubling"
+        self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+    }
+
+    /// The next data segment to send now, if any: a due retransmission of
+    /// SND.UNA first, then data from SND.NXT as the window allows.
+    pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
+        if self.retransmit_now {
+            self.retransmit_now = false;
+            if self.snd_una < self.snd_max {
+                // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be retransmitted"
+                let len = self.mss.min(self.snd_max - self.snd_una);
+                return Some(self.transmit(now, clock, self.snd_una, len));
+            }
+        }
+        let unsent = self.app_end - self.snd_nxt;
+        if unsent == 0 {
+            return None;
+        }
+        let wnd = self.cc.cwnd().min(self.peer_wnd);
+        let usable = wnd.saturating_sub(self.snd_nxt - self.snd_una);
+        // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
+        // "if the data is pushed and all queued data can be sent now" (Nagle off).
+        let len = unsent.min(self.mss);
+        if len > usable {
+            return None;
+        }
+        Some(self.transmit(now, clock, self.snd_nxt, len))
+    }
+
+    /// Book-keeping for sending `[seq, seq + len)` at `now`.
+    fn transmit(&mut self, now: SimTime, clock: &TcpClock, seq: u64, len: u64) -> DataTx {
+        let end = seq + len;
+        let retransmission = seq < self.snd_max;
+        if retransmission {
+            self.mark_retransmitted(seq, end.min(self.snd_max), now);
+        }
+        if end > self.snd_max {
+            self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission });
+            self.snd_max = end;
+        }
+        self.snd_nxt = self.snd_nxt.max(end);
+        if self.rtx_deadline.is_none() {
+            // RFC 6298 (5.1): "Every time a packet containing data is sent
+            // (including a retransmission), if the timer is not running, start it"
+            self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+        }
+        DataTx { seq, len: len as u32, retransmission }
+    }
+
+    /// Flag every record overlapping `[start, end)` as retransmitted.
+    fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime) {
+        let first = self.sent.partition_point(|r| r.end <= start);
+        for r in self.sent.range_mut(first..) {
+            r.retransmitted = true;
+            r.sent_at = now;
+            if r.end >= end {
+                break;
+            }
+        }
+    }
+
+    /// Bytes sent and not yet acknowledged (SND.NXT − SND.UNA).
+    #[inline]
+    pub fn flight_size(&self) -> u64 {
+        self.snd_nxt - self.snd_una
+    }
+    /// SND.UNA: bytes the peer has acknowledged.
+    #[inline]
+    pub fn snd_una(&self) -> u64 {
+        self.snd_una
+    }
+    /// SND.NXT: the next offset to send.
+    #[inline]
+    pub fn snd_nxt(&self) -> u64 {
+        self.snd_nxt
+    }
+    /// One past the highest offset ever sent.
+    #[inline]
+    pub fn snd_max(&self) -> u64 {
+        self.snd_max
+    }
+    /// Bytes the application has written so far.
+    #[inline]
+    pub fn written(&self) -> u64 {
+        self.app_end
+    }
+    /// Retransmission-timer deadline, when armed.
+    #[inline]
+    pub fn rtx_deadline(&self) -> Option<SimTime> {
+        self.rtx_deadline
+    }
+    /// The RTO estimator.
+    #[inline]
+    pub fn rto(&self) -> &RtoEstimator {
+        &self.rto
+    }
+    /// The RTO estimator, mutably (for the handshake sample).
+    #[inline]
+    pub fn rto_mut(&mut self) -> &mut RtoEstimator {
+        &mut self.rto
+    }
+    /// Congestion control state.
+    #[inline]
+    pub fn cc(&self) -> &NewReno {
+        &self.cc
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::SimDuration;
+
+    fn sender(mss: u32, init_cwnd: u32) -> (Sender, TcpClock) {
+        let cfg = TcpConfig { mss, init_cwnd, ..TcpConfig::default() };
+        (Sender::new(&cfg), TcpClock::new(SimDuration::ZERO))
+    }
+
+    fn drain(s: &mut Sender, c: &TcpClock, now: SimTime) -> Vec<(u64, u32)> {
+        std::iter::from_fn(|| s.poll_data(now, c)).map(|t| (t.seq, t.len)).collect()
+    }
+
+    /// RFC 1122 (4.2.3.4): full-sized segments, then the tail of the buffer.
+    #[test]
+    fn rfc1122_4_2_3_4_full_segments_then_tail() {
+        let (mut s, c) = sender(1000, 10);
+        s.write(2500);
+        assert_eq!(drain(&mut s, &c, SimTime(0)), vec![(0, 1000), (1000, 1000), (2000, 500)]);
+        assert_eq!(s.flight_size(), 2500);
+    }
+
+    /// RFC 1122 (4.2.3.4): no runt segment when the window cannot take a full one.
+    #[test]
+    fn rfc1122_4_2_3_4_no_runt_when_window_short() {
+        let (mut s, c) = sender(1000, 2);
+        s.write(1500);
+        assert_eq!(drain(&mut s, &c, SimTime(0)), vec![(0, 1000), (1000, 500)]);
+        s.write(3000);
+        // cwnd 2000, 1500 in flight: 500 usable, but 3000 more queued → wait.
+        assert_eq!(drain(&mut s, &c, SimTime(0)), vec![]);
+    }
+
+    /// RFC 6298 (5.1): the first data segment starts the timer; later ones do not move it.
+    #[test]
+    fn rfc6298_5_1_timer_started_by_first_data_segment() {
+        let (mut s, c) = sender(1000, 10);
+        assert_eq!(s.rtx_deadline(), None);
+        s.write(1000);
+        s.poll_data(SimTime(5), &c);
+        assert_eq!(s.rtx_deadline(), Some(SimTime(5) + s.rto().rto()));
+        s.write(1000);
+        s.poll_data(SimTime(9), &c);
+        assert_eq!(s.rtx_deadline(), Some(SimTime(5) + s.rto().rto()));
+    }
+}

@@ -1,0 +1,191 @@
+//! Loss recovery traces: fast retransmit, NewReno partial/full ACKs, timeouts.
+
+use super::*;
+
+/// 20 segments written, 10 sent at t = 0, segment 1 lost. The ACK of segment
+/// 0 at 100 µs opens the window to 11 and sends segments 10 and 11.
+fn seg1_lost() -> Endpoint {
+    let mut ep = with_flight(&cfg(), seg(20), 10);
+    recv(&mut ep, us(100), ack(seg(1)));
+    assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);
+    assert_eq!(ep.flight_size(), seg(11));
+    ep
+}
+
+/// Three duplicate ACKs of segment 1 at 110, 120, 130 µs.
+fn fast_retransmitted() -> Endpoint {
+    let mut ep = seg1_lost();
+    for t in [110, 120] {
+        recv(&mut ep, us(t), ack(seg(1)));
+        expect_nothing(&mut ep, us(t));
+    }
+    recv(&mut ep, us(130), ack(seg(1)));
+    expect_data(&mut ep, us(130), seg(1), MSS);
+    expect_nothing(&mut ep, us(130));
+    ep
+}
+
+/// RFC 5681 (3.2 step 2): the third duplicate ACK retransmits SND.UNA,
+/// ssthresh = max(FlightSize/2, 2·SMSS), cwnd = ssthresh + 3·SMSS.
+#[test]
+fn rfc5681_3_2_step2_three_dup_acks_fast_retransmit() {
+    let ep = fast_retransmitted();
+    assert!(ep.in_recovery());
+    assert_eq!(ep.ssthresh(), 5500);
+    assert_eq!(ep.cwnd(), 8500);
+    let st = ep.stats();
+    assert_eq!((st.fast_retransmits, st.retransmitted_segments, st.timeouts), (1, 1, 0));
+    assert_eq!(st.data_segments_sent, 13);
+}
+
+/// RFC 5681 (3.2 step 4): each further duplicate ACK inflates cwnd by SMSS;
+/// new data goes out once cwnd exceeds the flight by a full segment.
+#[test]
+fn rfc5681_3_2_step4_inflation_releases_new_data() {
+    let mut ep = fast_retransmitted();
+    for (i, t) in [140, 150, 160].into_iter().enumerate() {
+        recv(&mut ep, us(t), ack(seg(1)));
+        assert_eq!(ep.cwnd(), 9500 + 1000 * i as u64);
+        expect_nothing(&mut ep, us(t));
+    }
+    recv(&mut ep, us(170), ack(seg(1)));
+    assert_eq!(ep.cwnd(), 12_500);
+    expect_data(&mut ep, us(170), seg(12), MSS);
+    expect_nothing(&mut ep, us(170));
+    assert_eq!(ep.stats().fast_retransmits, 1, "no second fast retransmit in recovery");
+}
+
+/// RFC 6582 (3.2 step 3): a partial ACK retransmits the next hole, deflates
+/// cwnd by the amount acked plus one SMSS back, and resets the retransmission
+/// timer on the first partial ACK only.
+#[test]
+fn rfc6582_3_2_step3_partial_ack_retransmits_next_hole() {
+    let mut ep = fast_retransmitted();
+    // Segments 4 and 7 were lost too: the retransmission of 1 fills only up to 4.
+    recv(&mut ep, us(250), ack(seg(4)));
+    assert!(ep.in_recovery());
+    assert_eq!(ep.cwnd(), 8500 - 3000 + 1000);
+    expect_data(&mut ep, us(250), seg(4), MSS);
+    expect_nothing(&mut ep, us(250));
+    let rearmed = us(250) + ep.rto();
+    assert_eq!(ep.poll_timeout(), Some(rearmed));
+
+    recv(&mut ep, us(350), ack(seg(7)));
+    assert_eq!(ep.cwnd(), 4500);
+    expect_data(&mut ep, us(350), seg(7), MSS);
+    assert_eq!(ep.poll_timeout(), Some(rearmed), "second partial ACK leaves the timer alone");
+    assert_eq!(ep.stats().retransmitted_segments, 3);
+    assert_eq!(ep.stats().fast_retransmits, 1);
+}
+
+/// RFC 6582 (3.2 step 3): the full ACK (covering `recover`) exits recovery
+/// with cwnd = min(ssthresh, max(FlightSize, SMSS) + SMSS).
+#[test]
+fn rfc6582_3_2_step3_full_ack_exits_recovery() {
+    let mut ep = fast_retransmitted();
+    recv(&mut ep, us(250), ack(seg(12)));
+    assert!(!ep.in_recovery());
+    assert_eq!(ep.cwnd(), 2000, "nothing outstanding: SMSS + SMSS");
+    assert_eq!(ep.ssthresh(), 5500);
+    assert_eq!(drain(&mut ep, us(250)), vec![(seg(12), MSS), (seg(13), MSS)]);
+    // Below ssthresh: slow start.
+    recv(&mut ep, us(350), ack(seg(13)));
+    assert_eq!(ep.cwnd(), 3000);
+}
+
+/// RFC 5681 (3.1), RFC 6298 (5.4): a timeout sets cwnd to one SMSS,
+/// ssthresh = max(FlightSize/2, 2·SMSS), and resends from SND.UNA (go-back-N,
+/// every resent segment counted as a retransmission).
+#[test]
+fn rfc5681_3_1_timeout_resends_from_snd_una_with_loss_window() {
+    let mut ep = with_flight(&cfg(), seg(10), 10);
+    recv(&mut ep, us(100), ack(seg(1)));
+    let deadline = ep.poll_timeout().unwrap();
+    assert_eq!(deadline, us(100) + SimDuration::from_millis(10));
+    ep.on_timer(deadline);
+    assert_eq!(ep.stats().timeouts, 1);
+    assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, 4500));
+    expect_data(&mut ep, deadline, seg(1), MSS);
+    expect_nothing(&mut ep, deadline);
+    // Only the retransmission arrived: slow start from one segment, resending.
+    let t = deadline + SimDuration::from_micros(100);
+    recv(&mut ep, t, ack(seg(2)));
+    assert_eq!(ep.cwnd(), 2000);
+    assert_eq!(drain(&mut ep, t), vec![(seg(2), MSS), (seg(3), MSS)]);
+    assert_eq!(ep.stats().retransmitted_segments, 3);
+}
+
+/// An ACK beyond SND.NXT after a timeout (the receiver had buffered the rest)
+/// moves SND.NXT up to SND.UNA: nothing is resent needlessly.
+#[test]
+fn ack_beyond_snd_nxt_after_timeout_skips_resend() {
+    let mut ep = with_flight(&cfg(), seg(12), 10);
+    let deadline = ep.poll_timeout().unwrap();
+    ep.on_timer(deadline);
+    expect_data(&mut ep, deadline, seg(0), MSS);
+    recv(&mut ep, deadline + SimDuration::from_micros(100), ack(seg(10)));
+    assert_eq!(ep.flight_size(), 0);
+    let t = deadline + SimDuration::from_micros(100);
+    assert_eq!(drain(&mut ep, t), vec![(seg(10), MSS), (seg(11), MSS)]);
+    assert_eq!(ep.stats().retransmitted_segments, 1);
+}
+
+/// RFC 6582 (3.2 step 2): after a timeout, duplicate ACKs for data sent before
+/// it do not cover more than `recover`: no fast retransmit, ssthresh kept.
+#[test]
+fn rfc6582_3_2_step2_recover_blocks_dup_acks_after_timeout() {
+    let mut ep = with_flight(&cfg(), seg(10), 10);
+    recv(&mut ep, us(100), ack(seg(1)));
+    let deadline = ep.poll_timeout().unwrap();
+    ep.on_timer(deadline);
+    expect_data(&mut ep, deadline, seg(1), MSS);
+    // Originals of segments 2..4, stuck in a deep queue, finally arrive.
+    for i in 1..=5 {
+        let t = deadline + SimDuration::from_micros(i);
+        recv(&mut ep, t, ack(seg(1)));
+        expect_nothing(&mut ep, t);
+    }
+    assert_eq!(ep.stats().fast_retransmits, 0);
+    assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, 4500));
+    assert!(!ep.in_recovery());
+}
+
+/// RFC 5681 (3.1): a repeated timeout of the same segment holds ssthresh.
+#[test]
+fn rfc5681_3_1_repeated_timeout_holds_ssthresh() {
+    let mut ep = with_flight(&cfg(), seg(10), 10);
+    let first = ep.poll_timeout().unwrap();
+    ep.on_timer(first);
+    expect_data(&mut ep, first, seg(0), MSS);
+    assert_eq!(ep.ssthresh(), 5000);
+    let second = ep.poll_timeout().unwrap();
+    ep.on_timer(second);
+    expect_data(&mut ep, second, seg(0), MSS);
+    assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, 5000));
+    assert_eq!(ep.stats().timeouts, 2);
+}
+
+/// RFC 5681 (2): a segment carrying data is never a duplicate ACK.
+#[test]
+fn rfc5681_2_data_segments_are_not_dup_acks() {
+    let mut ep = with_flight(&cfg(), seg(10), 10);
+    for i in 0..5 {
+        recv(&mut ep, us(100 + i), Segment { seq: 100 * i, ack: 0, len: 100, wnd: WND, flags: flags::ACK });
+    }
+    assert_eq!(ep.stats().fast_retransmits, 0);
+    assert_eq!(ep.delivered(), 500);
+}
+
+/// RFC 5681 (3.1): slow start grows cwnd by one SMSS per ACK of a full segment,
+/// releasing two segments per ACK; `max_cwnd` follows.
+#[test]
+fn rfc5681_3_1_slow_start_two_segments_per_ack() {
+    let mut ep = with_flight(&cfg(), seg(100), 10);
+    for i in 1..=10 {
+        recv(&mut ep, us(100 + i), ack(seg(i)));
+        let next = 10 + 2 * (i - 1);
+        assert_eq!(drain(&mut ep, us(100 + i)), vec![(seg(next), MSS), (seg(next + 1), MSS)]);
+    }
+    assert_eq!(ep.cwnd(), 20_000);
+    assert_eq!(ep.stats().max_cwnd, 20_000);
+}

@@ -1,0 +1,117 @@
+//! Endpoint trace tests: scripted segment sequences, no network.
+//!
+//! Helpers: segment templates ([`ack`], [`data`]), one
+//! factory per connection state ([`with_flight`]), and `#[track_caller]`
+//! assertions ([`recv`], [`expect_data`], [`expect_ack`], [`expect_nothing`]).
+//! Stream offsets are in units of the test MSS (1000 bytes) wherever possible.
+
+mod ack_policy;
+mod exchange;
+mod loss_recovery;
+mod timers;
+
+use super::*;
+use crate::time::Bytes;
+
+/// Test MSS: round numbers make traces readable.
+pub(super) const MSS: u32 = 1000;
+/// Window every test segment advertises.
+pub(super) const WND: u32 = 1 << 20;
+
+/// Microseconds since the start.
+pub(super) fn us(v: u64) -> SimTime {
+    SimTime(v * 1_000_000)
+}
+/// Milliseconds since the start.
+pub(super) fn ms(v: u64) -> SimTime {
+    SimTime(v * 1_000_000_000)
+}
+
+/// MSS 1000, IW 10, RTO_min 10 ms, exact clock, delayed ACK off.
+pub(super) fn cfg() -> TcpConfig {
+    TcpConfig {
+        mss: MSS,
+        init_cwnd: 10,
+        rcv_wnd: Bytes::new(WND as u64),
+        dupack_threshold: 3,
+        rto: RtoConfig { min: SimDuration::from_millis(10), ..RtoConfig::default() },
+        delayed_ack: DelayedAckConfig { timeout: None },
+    }
+}
+
+/// `cfg()` with the Linux 40 ms delayed ACK.
+pub(super) fn cfg_delack() -> TcpConfig {
+    TcpConfig { delayed_ack: DelayedAckConfig::default(), ..cfg() }
+}
+
+/// A pure ACK from the peer acknowledging `n` bytes.
+pub(super) fn ack(n: u64) -> Segment {
+    Segment { seq: 0, ack: n, len: 0, wnd: WND, flags: flags::ACK }
+}
+
+/// A data segment from the peer (which has received nothing from us).
+pub(super) fn data(seq: u64, len: u32) -> Segment {
+    Segment { seq, ack: 0, len, wnd: WND, flags: flags::ACK }
+}
+
+/// An endpoint (handshake RTT 100 µs) whose application wrote `written`
+/// bytes and which sent `segments` full segments at t = 0.
+pub(super) fn with_flight(cfg: &TcpConfig, written: u64, segments: u64) -> Endpoint {
+    let mut ep = Endpoint::new(cfg, SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send(written);
+    for i in 0..segments {
+        expect_data(&mut ep, SimTime::ZERO, i * MSS as u64, MSS);
+    }
+    ep
+}
+
+/// Deliver `seg` to `ep` at `now`.
+#[track_caller]
+pub(super) fn recv(ep: &mut Endpoint, now: SimTime, seg: Segment) {
+    ep.on_segment(now, &seg);
+}
+
+/// The next segment `ep` sends at `now`; panics if none.
+#[track_caller]
+pub(super) fn expect_tx(ep: &mut Endpoint, now: SimTime) -> Segment {
+    match ep.poll_transmit(now) {
+        Some(s) => s,
+        None => panic!("expected a segment at {now}, got nothing"),
+    }
+}
+
+/// The next segment must carry `[seq, seq + len)`.
+#[track_caller]
+pub(super) fn expect_data(ep: &mut Endpoint, now: SimTime, seq: u64, len: u32) -> Segment {
+    let s = expect_tx(ep, now);
+    assert_eq!((s.seq, s.len), (seq, len), "expected data [{seq}, +{len}), got {s:?}");
+    assert_eq!(s.ack, ep.delivered(), "every segment carries ack = RCV.NXT");
+    assert!(s.has(flags::ACK));
+    s
+}
+
+/// The next segment must be a pure ACK of `n`.
+#[track_caller]
+pub(super) fn expect_ack(ep: &mut Endpoint, now: SimTime, n: u64) {
+    let s = expect_tx(ep, now);
+    assert_eq!((s.len, s.ack), (0, n), "expected a pure ACK of {n}, got {s:?}");
+    assert_eq!(s.wnd, WND);
+}
+
+/// `ep` must have nothing to send at `now`.
+#[track_caller]
+pub(super) fn expect_nothing(ep: &mut Endpoint, now: SimTime) {
+    if let Some(s) = ep.poll_transmit(now) {
+        panic!("expected nothing at {now}, got {s:?}");
+    }
+}
+
+/// Everything `ep` sends at `now`, as `(seq, len)` pairs.
+pub(super) fn drain(ep: &mut Endpoint, now: SimTime) -> Vec<(u64, u32)> {
+    std::iter::from_fn(|| ep.poll_transmit(now)).map(|s| (s.seq, s.len)).collect()
+}
+
+/// Offset of segment `i` (in test MSS units).
+pub(super) const fn seg(i: u64) -> u64 {
+    i * MSS as u64
+}

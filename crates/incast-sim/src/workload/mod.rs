@@ -1,0 +1,5 @@
+//! Applications that drive the TCP connections.
+
+mod sync_read;
+
+pub use sync_read::{BlockDone, Response, SyncRead};

@@ -1,0 +1,182 @@
+//! Barrier-synchronized reads (FAST08 §3, CMU09 §4).
+//!
+//! **Models:** a client reads a block striped over N servers. For each block
+//! it writes a request of `request` bytes on every connection (in a fixed or
+//! per-block shuffled order); a server that has received a whole request
+//! writes its response (an SRU, or its share of a fixed block) after a
+//! seeded random turnaround in `[0, server_jitter]`; the block completes when the last response byte reaches the client
+//! application, and the client immediately starts the next block.
+//! **Deliberately different:** apart from the turnaround jitter, servers
+//! answer instantly: "simulated source nodes serve data as rapidly as the
+//! network can handle" (FAST08 §4.1). Set `server_jitter = 0` for exactly that.
+//! **Not modelled:** disk or CPU time at the servers, request pipelining
+//! across blocks, several clients.
+
+use crate::rng::Rng;
+use crate::scenario::{RequestOrder, Scenario};
+use crate::time::{SimDuration, SimTime};
+
+/// A response the server of `flow` writes `after` the request completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Response {
+    /// Bytes to write.
+    pub bytes: u64,
+    /// Turnaround delay before writing them.
+    pub after: SimDuration,
+}
+
+/// A block that just completed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockDone {
+    /// Block number, 0-based.
+    pub block: u64,
+    /// When its first request was written.
+    pub started: SimTime,
+    /// From the first request to the last response byte.
+    pub duration: SimDuration,
+}
+
+/// State of the synchronized-read application on both sides.
+pub struct SyncRead {
+    request: u64,
+    /// Response bytes per block, per server.
+    response: Vec<u64>,
+    /// Requests each server has answered so far.
+    served: Vec<u64>,
+    /// Cumulative response bytes each flow must have delivered to finish the current block.
+    target: Vec<u64>,
+    /// Flows whose response for the current block is incomplete.
+    pending: u32,
+    order: Vec<u32>,
+    shuffle: Option<Rng>,
+    jitter: SimDuration,
+    jitter_rng: Rng,
+    block: u64,
+    started: SimTime,
+}
+
+impl SyncRead {
+    /// The application for `s`; no block has started.
+    pub fn new(s: &Scenario) -> Self {
+        let n = s.servers;
+        SyncRead {
+            request: s.workload.request.0,
+            response: (0..n).map(|i| s.response_bytes(i)).collect(),
+            served: vec![0; n as usize],
+            target: vec![0; n as usize],
+            pending: 0,
+            order: (0..n).collect(),
+            shuffle: (s.workload.order == RequestOrder::Shuffled).then(|| Rng::substream(s.seed, "request_order")),
+            jitter: s.workload.server_jitter,
+            jitter_rng: Rng::substream(s.seed, "server_jitter"),
+            block: 0,
+            started: SimTime::ZERO,
+        }
+    }
+
+    /// Start the next block at `now`: returns the flows to write a request on,
+    /// in order, and the request size.
+    pub fn start_block(&mut self, now: SimTime) -> (&[u32], u64) {
+        debug_assert_eq!(self.pending, 0, "a block starts only after the previous one completed");
+        self.started = now;
+        self.pending = self.response.len() as u32;
+        for (t, r) in self.target.iter_mut().zip(&self.response) {
+            *t += r;
+        }
+        if let Some(rng) = &mut self.shuffle {
+            rng.shuffle(&mut self.order);
+        }
+        (&self.order, self.request)
+    }
+
+    /// The server of `flow` has now received `delivered` request bytes in
+    /// total: returns the response to write, if a request just completed.
+    pub fn on_server_delivered(&mut self, flow: u32, delivered: u64) -> Option<Response> {
+        let f = flow as usize;
+        let complete = delivered / self.request;
+        let new = complete.saturating_sub(self.served[f]);
+        if new == 0 {
+            return None;
+        }
+        self.served[f] += new;
+        let after = match self.jitter.as_ps() {
+            0 => SimDuration::ZERO,
+            j => SimDuration::from_ps(self.jitter_rng.below(j + 1)),
+        };
+        Some(Response { bytes: new * self.response[f], after })
+    }
+
+    /// The client has now received `delivered` response bytes on `flow` in
+    /// total; returns the completed block if this was its last byte.
+    pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Option<BlockDone> {
+        let target = self.target[flow as usize];
+        debug_assert!(delivered <= target, "flow {flow} delivered beyond what was requested");
+        if before >= target || delivered < target {
+            return None;
+        }
+        self.pending -= 1;
+        if self.pending > 0 {
+            return None;
+        }
+        let done = BlockDone { block: self.block, started: self.started, duration: now.since(self.started) };
+        self.block += 1;
+        Some(done)
+    }
+
+    /// Blocks completed so far.
+    pub fn blocks_completed(&self) -> u64 {
+        self.block
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::scenario::ResponseSize;
+    use crate::time::Bytes;
+
+    fn app(servers: u32) -> SyncRead {
+        let mut s = Scenario::fast08(servers);
+        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
+        s.workload.request = Bytes::new(10);
+        s.workload.order = RequestOrder::Fixed;
+        s.workload.server_jitter = SimDuration::ZERO;
+        SyncRead::new(&s)
+    }
+
+    /// A server answers once per whole request, never for a partial one.
+    #[test]
+    fn server_answers_each_complete_request_once() {
+        let mut a = app(2);
+        a.start_block(SimTime::ZERO);
+        assert_eq!(a.on_server_delivered(1, 5), None);
+        assert_eq!(a.on_server_delivered(1, 10), Some(Response { bytes: 1000, after: SimDuration::ZERO }));
+        assert_eq!(a.on_server_delivered(1, 10), None);
+    }
+
+    /// Turnaround delays are drawn from [0, server_jitter] and differ between requests.
+    #[test]
+    fn turnaround_is_drawn_within_the_jitter() {
+        let mut s = Scenario::fast08(1);
+        s.workload.request = Bytes::new(1);
+        s.workload.server_jitter = SimDuration::from_micros(10);
+        let mut a = SyncRead::new(&s);
+        let delays: Vec<u64> = (1..=50).map(|d| a.on_server_delivered(0, d).unwrap().after.as_ps()).collect();
+        assert!(delays.iter().all(|&d| d <= 10_000_000));
+        assert!(delays.windows(2).any(|w| w[0] != w[1]));
+    }
+
+    /// The block completes on the last byte of the slowest flow, not before.
+    #[test]
+    fn block_completes_when_every_response_has_arrived() {
+        let mut a = app(2);
+        a.start_block(SimTime(5));
+        assert_eq!(a.on_client_delivered(SimTime(10), 0, 1000, 0), None);
+        assert_eq!(a.on_client_delivered(SimTime(20), 1, 600, 0), None);
+        let done = a.on_client_delivered(SimTime(30), 1, 1000, 600).unwrap();
+        assert_eq!(done, BlockDone { block: 0, started: SimTime(5), duration: SimDuration(25) });
+        let (order, req) = a.start_block(SimTime(30));
+        assert_eq!((order.to_vec(), req), (vec![0, 1], 10));
+        assert_eq!(a.on_client_delivered(SimTime(40), 0, 2000, 1000), None, "second block needs both flows again");
+    }
+}
