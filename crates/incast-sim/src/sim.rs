@@ -33,13 +33,14 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
     Ok(sim.finish())
 }
 
+#[derive(Clone, Copy)]
 enum Event {
     /// The last bit of a packet reaches a node.
     Arrive { pkt: PktId, node: NodeId },
     /// A TCP endpoint asked to be woken.
     Wake { ep: u32 },
-    /// A server application writes its response.
-    Respond { flow: u32, bytes: u64 },
+    /// The server of `flow` writes the response it has prepared.
+    Respond { flow: u32 },
 }
 
 /// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
@@ -59,6 +60,8 @@ struct Sim<'a> {
     app: SyncRead,
     /// Response bytes the client application had seen on each flow.
     client_seen: Vec<u64>,
+    /// Response bytes each server is preparing (written at its `Respond` event).
+    preparing: Vec<u64>,
     order: Vec<u32>,
     blocks: Vec<BlockRecord>,
     flow_drops: Vec<u64>,
@@ -80,13 +83,14 @@ impl<'a> Sim<'a> {
         Sim {
             s,
             now: SimTime::ZERO,
-            events: EventQueue::new(),
+            events: EventQueue::new(net.ports()),
             net,
             pool: PacketPool::default(),
             eps,
             wake_at: vec![NEVER; 2 * n as usize],
             app: SyncRead::new(s),
             client_seen: vec![0; n as usize],
+            preparing: vec![0; n as usize],
             order: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
             flow_drops: vec![0; n as usize],
@@ -111,8 +115,9 @@ impl<'a> Sim<'a> {
             match ev {
                 Event::Arrive { pkt, node } => self.on_arrive(pkt, node),
                 Event::Wake { ep } => self.on_wake(ep as usize),
-                Event::Respond { flow, bytes } => {
+                Event::Respond { flow } => {
                     let ep = endpoint_of(flow, Direction::ToServer);
+                    let bytes = std::mem::take(&mut self.preparing[flow as usize]);
                     self.eps[ep].send(bytes);
                     self.service(ep);
                 }
@@ -154,7 +159,7 @@ impl<'a> Sim<'a> {
     #[inline]
     fn forward(&mut self, pkt: PktId, port: crate::net::PortId, payload: u32, flow: u32) {
         match self.net.send(port, self.now, payload) {
-            Some((node, at)) => self.events.push(at, Event::Arrive { pkt, node }),
+            Some((node, at)) => self.events.push_fifo(port.0, at, Event::Arrive { pkt, node }),
             None => {
                 self.pool.release(pkt);
                 self.dropped += 1;
@@ -170,7 +175,10 @@ impl<'a> Sim<'a> {
         if ep % 2 == 1 {
             match self.app.on_server_delivered(flow, delivered) {
                 Some(r) if r.after.is_zero() => self.eps[ep].send(r.bytes),
-                Some(r) => self.events.push(self.now + r.after, Event::Respond { flow, bytes: r.bytes }),
+                Some(r) => {
+                    self.preparing[flow as usize] += r.bytes;
+                    self.events.push(self.now + r.after, Event::Respond { flow });
+                }
                 None => {}
             }
             return;

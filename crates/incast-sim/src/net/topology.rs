@@ -89,6 +89,11 @@ impl Network {
         self.host_nodes[h as usize]
     }
 
+    /// Number of output ports; port ids are `0..ports()`.
+    pub fn ports(&self) -> usize {
+        self.ports.len()
+    }
+
     /// The port at `id`.
     pub fn port(&self, id: PortId) -> &Port {
         &self.ports[id.0 as usize]
