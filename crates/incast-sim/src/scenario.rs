@@ -19,7 +19,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
     /// Line rate of every link, both directions.
     pub rate: BitRate,
@@ -50,7 +50,7 @@ pub enum BufferLimit {
 /// Default values: `buffer` 32 KiB per output port — the estimate for the
 /// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
     /// Drop-tail limit of each output port.
     pub buffer: BufferLimit,
@@ -90,7 +90,7 @@ pub enum RequestOrder {
 /// Default values: `response` 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
 /// `order` shuffled, `server_jitter` 10 µs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct SyncReadConfig {
     /// Bytes each server returns per block.
     pub response: ResponseSize,
@@ -124,7 +124,7 @@ impl Default for SyncReadConfig {
 ///
 /// Default values: `duration` 1 s, no block limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct StopConfig {
     /// Stop once this many blocks have completed.
     pub blocks: Option<u64>,
@@ -140,7 +140,7 @@ impl Default for StopConfig {
 
 /// One complete run description.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct Scenario {
     /// Number of servers answering each block.
     pub servers: u32,
@@ -317,6 +317,15 @@ mod tests {
         let mut s = ok;
         s.workload.response = ResponseSize::Block(Bytes::new(2));
         assert_eq!(field_of(&s), "workload.block");
+    }
+
+    /// A scenario file names only what it changes; the rest takes the defaults.
+    #[test]
+    fn missing_json_keys_take_the_defaults() {
+        let s: Scenario = serde_json::from_str(r#"{"servers": 4, "tcp": {"rto": {"min": 1000000}}}"#).unwrap();
+        let mut expected = Scenario::fast08(4);
+        expected.tcp.rto.min = SimDuration::from_micros(1);
+        assert_eq!(s, expected);
     }
 
     #[test]

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// - `granularity`: 0 — high-resolution timers. A non-zero value is a jiffy
 ///   clock (Linux HZ=1000 → 1 ms, HZ=250 → 4 ms); see `tcp::rto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct RtoConfig {
     /// Lower bound on the retransmission timeout (RTO_min).
     pub min: SimDuration,
@@ -54,7 +54,7 @@ impl Default for RtoConfig {
 ///   `None` turns delayed ACK off: every data segment is acknowledged at once
 ///   (the CMU09 §5 recommendation).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct DelayedAckConfig {
     /// How long a lone segment may wait for its ACK; `None` = delayed ACK off.
     pub timeout: Option<SimDuration>,
@@ -77,7 +77,7 @@ impl Default for DelayedAckConfig {
 ///   flow control stays out of the way unless an experiment caps it.
 /// - `dupack_threshold`: 3 — RFC 5681 3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
     /// Maximum segment size (payload bytes per segment).
     pub mss: u32,

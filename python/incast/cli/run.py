@@ -1,0 +1,233 @@
+"""``incast run``: run one scenario, or one per value of ``--servers 1,4,16``.
+
+Where each setting comes from, later winning: the engine defaults, the
+scenario file, the named options, then ``--set KEY=VALUE`` in the order given.
+Named options take unit strings (``--rtt 100us``, ``--buffer 64pkt``); a
+``--set`` value is read as a TOML value, so ``--set tcp.rto_min=0.001`` is a
+number of seconds and ``--set tcp.rto_min=1ms`` a unit string.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from incast.config import Scenario, apply_overrides, read_toml
+from incast.errors import ScenarioError
+from incast.result import Result
+from incast.result import run as run_scenario
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = ["register", "run"]
+
+#: Named option -> dotted scenario setting (``--servers`` is handled apart: it may be a list).
+OPTION_FIELDS = {
+    "sru": "workload.sru",
+    "block": "workload.block",
+    "blocks": "blocks",
+    "duration": "duration",
+    "link": "link.rate",
+    "rtt": "link.rtt",
+    "buffer": "switch.buffer",
+    "mss": "tcp.mss",
+    "rto_min": "tcp.rto_min",
+    "rto_max": "tcp.rto_max",
+    "clock_granularity": "tcp.clock_granularity",
+    "delayed_ack": "tcp.delayed_ack",
+    "init_cwnd": "tcp.init_cwnd",
+    "seed": "seed",
+    "request_order": "workload.order",
+}
+
+
+def _opt(flag: str, metavar: str, help: str) -> Any:
+    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
+
+
+def run(
+    scenario_file: Annotated[
+        str | None,
+        typer.Argument(metavar="SCENARIO.toml", help="Scenario file; options below override it.", show_default=False),
+    ] = None,
+    servers: Annotated[
+        str | None, _opt("--servers", "N[,N...]", "Servers; a list like 1,4,16,64 runs once per value.")
+    ] = None,
+    sru: Annotated[str | None, _opt("--sru", "SIZE", "Fixed bytes per server per block, e.g. 256KiB.")] = None,
+    block: Annotated[
+        str | None, _opt("--block", "SIZE", "Fixed bytes per block split over the servers, e.g. 1MiB.")
+    ] = None,
+    blocks: Annotated[str | None, _opt("--blocks", "N", "Stop after N blocks.")] = None,
+    duration: Annotated[str | None, _opt("--duration", "DURATION", "Stop at this simulated time, e.g. 1s.")] = None,
+    link: Annotated[str | None, _opt("--link", "RATE", "Rate of every link, e.g. 1Gbps.")] = None,
+    rtt: Annotated[str | None, _opt("--rtt", "DURATION", "Round-trip propagation delay, e.g. 100us.")] = None,
+    buffer: Annotated[str | None, _opt("--buffer", "SIZE|Npkt", "Switch output buffer, e.g. 32KiB or 64pkt.")] = None,
+    mss: Annotated[str | None, _opt("--mss", "BYTES", "TCP maximum segment size.")] = None,
+    rto_min: Annotated[str | None, _opt("--rto-min", "DURATION", "Minimum retransmission timeout, e.g. 200ms.")] = None,
+    rto_max: Annotated[str | None, _opt("--rto-max", "DURATION", "Maximum retransmission timeout, e.g. 120s.")] = None,
+    clock_granularity: Annotated[
+        str | None, _opt("--clock-granularity", "DURATION", "Timer granularity: 0 (exact), 1ms or 4ms (jiffies).")
+    ] = None,
+    delayed_ack: Annotated[
+        str | None, _opt("--delayed-ack", "DURATION|off", "Delayed-ACK timeout, e.g. 40ms, or off.")
+    ] = None,
+    init_cwnd: Annotated[str | None, _opt("--init-cwnd", "SEGMENTS", "Initial congestion window.")] = None,
+    seed: Annotated[str | None, _opt("--seed", "N", "Master seed.")] = None,
+    request_order: Annotated[
+        str | None, _opt("--request-order", "shuffled|fixed", "Order of the requests in a block.")
+    ] = None,
+    set_: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            metavar="KEY=VALUE",
+            help="Any setting by dotted name, e.g. --set tcp.rto_min=1ms; repeatable, applied last.",
+            show_default=False,
+        ),
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")] = False,
+) -> None:
+    """Simulate synchronized reads and print goodput, block times, timeouts and drops."""
+    named = {
+        "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
+        "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
+        "clock_granularity": clock_granularity, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
+        "seed": seed, "request_order": request_order,
+    }  # fmt: skip
+    if sru is not None and block is not None:
+        raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
+    overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
+    extra = [_parse_set(item) for item in set_ or []]
+    base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
+    counts = _parse_servers(servers) if servers is not None else [None]
+    scenarios = [_resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+
+    # Wide enough for the per-server table when the output is a pipe or a file.
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    results: list[Result] = []
+    for scenario in scenarios:
+        result = run_scenario(scenario)
+        if as_json:
+            print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
+        results.append(result)
+    if as_json:
+        return
+    if servers is not None and "," in servers:
+        _print_table(console, results)
+    else:
+        _print_summary(console, results[0])
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``run`` verb to ``app``."""
+    app.command("run", no_args_is_help=False)(run)
+
+
+# ---------------------------------------------------------------------------
+# Inputs.
+
+
+def _resolve(base: dict[str, Any], overrides: list[tuple[str, Any]]) -> Scenario:
+    data = base
+    for path, value in overrides:  # one at a time: the last of two writes to a field wins
+        data = apply_overrides(data, {path: value})
+    return Scenario.parse(data)
+
+
+def _parse_servers(text: str) -> list[int]:
+    values = [part.strip() for part in text.split(",")]
+    for part in values:
+        if not part.isdigit():
+            raise ScenarioError(f"servers: {part!r} is not a whole number; give a count like 16 or a list like 1,4,16")
+    return [int(part) for part in values]
+
+
+def _parse_set(item: str) -> tuple[str, Any]:
+    key, sep, text = item.partition("=")
+    key = key.strip()
+    if not sep or not key:
+        raise ScenarioError(f"--set: {item!r} is not KEY=VALUE (e.g. --set tcp.rto_min=1ms)")
+    return key, _toml_value(text.strip())
+
+
+def _toml_value(text: str) -> Any:
+    """``"0.001"`` -> 0.001, ``"64"`` -> 64, anything else (``"1ms"``, ``"off"``) stays a string."""
+    try:
+        value = tomllib.loads(f"v = {text}")["v"]
+    except tomllib.TOMLDecodeError:
+        return text
+    return value if isinstance(value, (int, float, str)) and not isinstance(value, bool) else text
+
+
+# ---------------------------------------------------------------------------
+# Human output.
+
+
+def _ms(x: float) -> str:
+    return "—" if math.isnan(x) else f"{x:.3g}" if x < 10 else f"{x:.1f}"
+
+
+def _rate(events_per_s: float) -> str:
+    if math.isnan(events_per_s):
+        return "—"
+    for div, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if events_per_s >= div:
+            return f"{events_per_s / div:.2f} {unit}"
+    return f"{events_per_s:.0f} "
+
+
+def _print_summary(console: Console, r: Result) -> None:
+    t = r.block_time_ms
+    console.print(r.scenario.describe(), style="bold")
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    table.add_row(
+        "goodput",
+        f"{r.goodput_mbps:.1f} Mbps = {r.utilization:.1%} of the best achievable {r.best_goodput_mbps:.1f} Mbps",
+    )
+    table.add_row("throughput", f"{r.throughput_mbps:.1f} Mbps (retransmissions included)")
+    table.add_row("blocks", f"{r.blocks} in {r.sim_time_s:.6g} s simulated")
+    table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    table.add_row(
+        "timeouts",
+        f"{r.timeouts} (fast retransmits {r.fast_retransmits}, retransmitted packets {r.retransmitted_packets})",
+    )
+    table.add_row("drops", f"{r.drops} (switch queue peak {r.queue_peak_bytes} bytes)")
+    table.add_row("engine", f"{r.events:,} events in {r.wall_s:.3f} s = {_rate(r.events_per_s)}events/s")
+    console.print(table)
+
+
+def _print_table(console: Console, results: list[Result]) -> None:
+    common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count
+    console.print(common, style="bold")
+    table = Table()
+    for name in (
+        "servers",
+        "goodput Mbps",
+        "util",
+        "blocks",
+        "block p50 ms",
+        "p99 ms",
+        "max ms",
+        "timeouts",
+        "drops",
+        "events/s",
+    ):
+        table.add_column(name, justify="right", no_wrap=True)
+    for r in results:
+        t = r.block_time_ms
+        table.add_row(
+            str(r.scenario.servers), f"{r.goodput_mbps:.1f}", f"{r.utilization:.0%}", str(r.blocks),
+            _ms(t.p50), _ms(t.p99), _ms(t.max), str(r.timeouts), str(r.drops), _rate(r.events_per_s).strip(),
+        )  # fmt: skip
+    console.print(table)

@@ -1,0 +1,669 @@
+"""Scenario: the Python mirror of the engine's ``Scenario`` (``crates/incast-sim/src/scenario.rs``).
+
+A scenario is written in TOML or passed as keyword fields; every quantity
+accepts a unit string (``"100us"``, ``"1Gbps"``, ``"32KiB"``) or a plain number
+in SI base units (seconds, bit/s, bytes)::
+
+    servers = 16
+    seed = 1
+    blocks = 100            # optional
+    duration = "1s"         # optional; if neither blocks nor duration is given, duration = 1s
+    [link]
+    rate = "1Gbps"
+    rtt = "100us"           # round-trip propagation delay
+    [switch]
+    buffer = "32KiB"        # or "64pkt"
+    [tcp]
+    mss = 1460
+    init_cwnd = 10
+    rcv_wnd = "1MiB"
+    dupack_threshold = 3
+    rto_min = "200ms"
+    rto_max = "120s"
+    rto_initial = "1s"
+    clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
+    delayed_ack = "40ms"        # or "off"
+    [workload]
+    kind = "sync_read"
+    sru = "256KiB"              # fixed SRU per server (default), or
+    # block = "1MiB"            # a fixed block split over the servers (exactly one of sru/block)
+    request = "100B"
+    order = "shuffled"          # or "fixed"
+    server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
+
+The models store plain SI numbers (seconds as ``float``, bit/s and bytes as
+``int``; a packet-count buffer as the string ``"64pkt"``; delayed ACK off as
+``None``). :meth:`Scenario.to_engine_json` converts to the engine's integer
+units (picoseconds, bit/s, bytes). Every field is checked here first, with
+messages that name the dotted field, and again by the engine.
+
+Defaults follow the engine's, which cite their sources (FAST08 Table 1, Linux);
+the only exception is ``seed``, which defaults to 1. ``servers`` has no default.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Annotated, Any, ClassVar
+
+import tomli_w
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    ValidatorFunctionWrapHandler,
+    field_serializer,
+    model_validator,
+)
+from pydantic_core import PydanticCustomError
+
+from incast.errors import ScenarioError, describe_validation_error
+from incast.units import (
+    UnitError,
+    format_buffer,
+    format_duration,
+    format_rate,
+    format_size,
+    parse_buffer,
+    parse_duration,
+    parse_rate,
+    parse_size,
+    seconds_to_ps,
+)
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = [
+    "MAX_SERVERS",
+    "Link",
+    "Scenario",
+    "Switch",
+    "Tcp",
+    "Workload",
+    "apply_overrides",
+    "frame_bytes",
+    "read_toml",
+    "settings",
+]
+
+#: Most servers one run may have (the engine's ``MAX_SERVERS``).
+MAX_SERVERS = 100_000
+_U32_MAX = 2**32 - 1
+_U64_MAX = 2**64 - 1
+#: IPv4 + TCP headers (40) and Ethernet header + FCS (18): a frame is ``mss + 58`` bytes.
+_FRAME_OVERHEAD = 58
+_MIN_FRAME = 64
+#: Largest MSS the engine accepts: an IPv4 datagram holds at most 65535 bytes.
+_MAX_MSS = 65_535 - 40
+_DEFAULT_DURATION_S = 1.0
+_DEFAULT_SRU = 256 * 1024
+
+
+def frame_bytes(mss: int) -> int:
+    """Bytes of the Ethernet frame carrying one full segment: what a switch buffer holds."""
+    return max(mss + _FRAME_OVERHEAD, _MIN_FRAME)
+
+
+# ---------------------------------------------------------------------------
+# Field validators. Each raises a PydanticCustomError whose message says what
+# is allowed; errors.describe_validation_error prefixes the dotted field.
+
+
+def _invalid(message: str) -> PydanticCustomError:
+    return PydanticCustomError("incast", message)
+
+
+def _count(lo: int, hi: int, what: str = "") -> Callable[[Any], int]:
+    """A whole number in ``[lo, hi]``; also accepts integral floats and digit strings."""
+    top = {_U64_MAX: "2^64-1", _U32_MAX: "2^32-1"}.get(hi, str(hi))
+    of = f" of {what}" if what else ""
+    allowed = f"a whole number{of} between {lo} and {top}"
+
+    def check(value: Any) -> int:
+        n: int | None = None
+        if isinstance(value, bool):
+            n = None
+        elif isinstance(value, int):
+            n = value
+        elif isinstance(value, float) and value.is_integer():
+            n = int(value)
+        elif isinstance(value, str) and value.strip().isdigit():
+            n = int(value.strip())
+        if n is None:
+            raise _invalid(f"{value!r} is not {allowed}")
+        if not lo <= n <= hi:
+            raise _invalid(f"must be {allowed}, got {n}")
+        return n
+
+    return check
+
+
+def _unit(parse: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    def check(value: Any) -> Any:
+        try:
+            return parse(value)
+        except UnitError as e:
+            raise _invalid(str(e)) from None
+
+    return check
+
+
+def _duration(*, positive: bool) -> Callable[[Any], float]:
+    parse = _unit(parse_duration)
+
+    def check(value: Any) -> float:
+        seconds: float = parse(value)
+        ps = seconds_to_ps(seconds)
+        if ps > _U64_MAX:
+            raise _invalid(f"{value!r} is too long: the engine counts at most 2^64 ps (about 213 days)")
+        if positive and ps == 0:
+            raise _invalid(f"must be positive (at least 1ps), got {value!r}")
+        return seconds
+
+    return check
+
+
+def _rate(value: Any) -> int:
+    bps: int = _unit(parse_rate)(value)
+    if bps == 0:
+        raise _invalid(f'must be a positive rate (e.g. "1Gbps"), got {value!r}')
+    if bps > _U64_MAX:
+        raise _invalid(f"{value!r} is too fast: at most 2^64-1 bit/s")
+    return bps
+
+
+def _size(*, min_bytes: int) -> Callable[[Any], int]:
+    parse = _unit(parse_size)
+
+    def check(value: Any) -> int:
+        n: int = parse(value)
+        if n < min_bytes:
+            raise _invalid(f"must be at least {min_bytes} byte{'s' if min_bytes != 1 else ''}, got {value!r}")
+        if n > _U64_MAX:
+            raise _invalid(f"{value!r} is too large: at most 2^64-1 bytes")
+        return n
+
+    return check
+
+
+def _optional(check: Callable[[Any], Any]) -> Callable[[Any], Any]:
+    return lambda value: None if value is None else check(value)
+
+
+def _buffer(value: Any) -> int | str:
+    limit = _unit(parse_buffer)(value)
+    if isinstance(limit, tuple):
+        packets = limit[1]
+        if not 1 <= packets <= _U32_MAX:
+            raise _invalid(f"must hold at least 1 and at most 2^32-1 packets, got {value!r}")
+        return f"{packets}pkt"
+    if limit > _U64_MAX:
+        raise _invalid(f"{value!r} is too large: at most 2^64-1 bytes")
+    return int(limit)
+
+
+def _delayed_ack(value: Any) -> float | None:
+    if value is None or value is False or (isinstance(value, str) and value.strip().lower() == "off"):
+        return None
+    try:
+        seconds: float = _duration(positive=False)(value)
+    except PydanticCustomError as e:
+        raise _invalid(f'{e.message()}; or "off"') from None
+    if seconds_to_ps(seconds) == 0:
+        raise _invalid(
+            f'must be a positive duration (e.g. "40ms"), or "off" to acknowledge every segment at once; got {value!r}'
+        )
+    return seconds
+
+
+def _choice(*allowed: str) -> Callable[[Any], str]:
+    listed = " or ".join(f'"{a}"' for a in allowed)
+
+    def check(value: Any) -> str:
+        if not isinstance(value, str) or value not in allowed:
+            raise _invalid(f"must be {listed}, got {value!r}")
+        return value
+
+    return check
+
+
+Seconds = Annotated[float, PlainValidator(_duration(positive=False))]
+PositiveSeconds = Annotated[float, PlainValidator(_duration(positive=True))]
+BitsPerSecond = Annotated[int, PlainValidator(_rate)]
+
+
+# ---------------------------------------------------------------------------
+# Models.
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, validate_default=True)
+
+
+class Link(_Model):
+    """Every host link (server-switch and client-switch), both directions.
+
+    Default values: ``rate`` 1 Gbps and ``rtt`` 100 µs (FAST08 Table 1).
+    """
+
+    rate: BitsPerSecond = Field(default=10**9, description="Line rate of every link, in bit/s.")
+    rtt: Seconds = Field(
+        default=100e-6,
+        description="Round-trip propagation delay server-client, in seconds, without serialization or "
+        "queueing; each of the four link hops gets rtt/4.",
+    )
+
+
+class Switch(_Model):
+    """The switch.
+
+    Default values: ``buffer`` 32 KiB per output port, the estimate for the HP
+    Procurve 2848 of FAST08 §3.2 and CMU09 §3.
+    """
+
+    buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
+        default=32 * 1024,
+        description='Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.',
+    )
+
+    @property
+    def buffer_bytes(self) -> int | None:
+        """The limit in bytes, or ``None`` for a packet limit."""
+        return self.buffer if isinstance(self.buffer, int) else None
+
+    @property
+    def buffer_packets(self) -> int | None:
+        """The limit in packets, or ``None`` for a byte limit."""
+        return int(self.buffer[: -len("pkt")]) if isinstance(self.buffer, str) else None
+
+
+class Tcp(_Model):
+    """TCP at every host.
+
+    Default values: ``mss`` 1460 bytes (Ethernet MTU minus IPv4 and TCP headers);
+    ``init_cwnd`` 10 segments (RFC 6928, Linux); ``rcv_wnd`` 1 MiB (autotuned
+    Linux buffer, far above the BDP); ``dupack_threshold`` 3 (RFC 5681 3.2);
+    ``rto_min`` 200 ms (Linux ``TCP_RTO_MIN``, FAST08 Table 1); ``rto_max`` 120 s
+    (Linux ``TCP_RTO_MAX``); ``rto_initial`` 1 s (RFC 6298 (2.1));
+    ``clock_granularity`` 0 (high-resolution timers; 1 ms / 4 ms are Linux jiffies
+    at HZ=1000 / HZ=250); ``delayed_ack`` 40 ms (Linux ``TCP_DELACK_MIN``).
+    """
+
+    mss: Annotated[int, PlainValidator(_count(1, _MAX_MSS, "bytes"))] = Field(
+        default=1460, description="Maximum segment size: payload bytes per segment."
+    )
+    init_cwnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=10, description="Initial congestion window, in segments."
+    )
+    rcv_wnd: Annotated[int, PlainValidator(_size(min_bytes=1))] = Field(
+        default=1024 * 1024, description="Receive window advertised by every receiver, in bytes."
+    )
+    dupack_threshold: Annotated[int, PlainValidator(_count(1, _U32_MAX, "duplicate ACKs"))] = Field(
+        default=3, description="Duplicate ACKs that trigger fast retransmit."
+    )
+    rto_min: Seconds = Field(
+        default=0.2, description="Lower bound on the retransmission timeout (RTO_min), in seconds."
+    )
+    rto_max: PositiveSeconds = Field(
+        default=120.0, description="Upper bound on the retransmission timeout, in seconds."
+    )
+    rto_initial: PositiveSeconds = Field(default=1.0, description="RTO before any RTT sample, in seconds.")
+    clock_granularity: Seconds = Field(
+        default=0.0, description="Timer granularity G in seconds: 0 for exact timers, else the jiffy length."
+    )
+    delayed_ack: Annotated[float | None, PlainValidator(_delayed_ack)] = Field(
+        default=0.04,
+        description='How long a lone segment may wait for its ACK, in seconds; None (TOML: "off") '
+        "acknowledges every segment at once.",
+    )
+
+    @field_serializer("delayed_ack")
+    def _dump_delayed_ack(self, value: float | None) -> float | str:
+        return "off" if value is None else value
+
+
+class Workload(_Model):
+    """Barrier-synchronized reads (FAST08 §3, CMU09 §4).
+
+    Exactly one of ``sru`` and ``block``. Default values: ``sru`` 256 KiB
+    (FAST08 Table 1), ``request`` 100 bytes, ``order`` shuffled,
+    ``server_jitter`` 10 µs (breaks the phase lock of identical servers at a
+    drop-tail queue; 0 makes every server answer at once).
+    """
+
+    kind: Annotated[str, PlainValidator(_choice("sync_read"))] = Field(
+        default="sync_read", description="The workload; synchronized reads are the only one so far."
+    )
+    sru: Annotated[int | None, PlainValidator(_optional(_size(min_bytes=1)))] = Field(
+        default=None, description="Fixed server request unit: bytes every server returns per block."
+    )
+    block: Annotated[int | None, PlainValidator(_optional(_size(min_bytes=1)))] = Field(
+        default=None, description="Fixed block: bytes the servers share per block, block/servers each."
+    )
+    request: Annotated[int, PlainValidator(_size(min_bytes=1))] = Field(
+        default=100, description="Bytes of the request the client sends each server per block."
+    )
+    order: Annotated[str, PlainValidator(_choice("shuffled", "fixed"))] = Field(
+        default="shuffled",
+        description='Order of the requests within a block: "shuffled" (a seeded permutation per block) or "fixed".',
+    )
+    server_jitter: Seconds = Field(
+        default=10e-6,
+        description="Each server starts its response a delay drawn uniformly from [0, server_jitter] after the "
+        "request arrives, in seconds.",
+    )
+
+    @model_validator(mode="before")
+    @classmethod
+    def _one_response_size(cls, data: Any) -> Any:
+        if isinstance(data, Mapping):
+            sru, block = data.get("sru"), data.get("block")
+            if sru is not None and block is not None:
+                raise _invalid("set either sru (bytes per server) or block (bytes per block), not both")
+            if sru is None and block is None:
+                return {**data, "sru": _DEFAULT_SRU}
+        return data
+
+
+class Scenario(_Model):
+    """One complete run description; a run is a pure function of it (``seed`` included).
+
+    Construct it with keyword fields (``Scenario(servers=16, link={"rate": "10Gbps"})``),
+    from a mapping (:meth:`parse`) or from a TOML file (:meth:`from_toml`).
+    Models are immutable; :meth:`with_overrides` returns a changed copy.
+    """
+
+    servers: Annotated[int, PlainValidator(_count(1, MAX_SERVERS, "servers"))] = Field(
+        description="Number of servers answering each block."
+    )
+    seed: Annotated[int, PlainValidator(_count(0, _U64_MAX))] = Field(
+        default=1, description="Master seed; every random choice derives from it."
+    )
+    blocks: Annotated[int | None, PlainValidator(_optional(_count(1, _U64_MAX, "blocks")))] = Field(
+        default=None, description="Stop once this many blocks have completed."
+    )
+    duration: Annotated[float | None, PlainValidator(_optional(_duration(positive=True)))] = Field(
+        default=None, description="Stop at this simulated time, in seconds (1 s if neither blocks nor duration is set)."
+    )
+    link: Link = Field(default_factory=Link)
+    switch: Switch = Field(default_factory=Switch)
+    tcp: Tcp = Field(default_factory=Tcp)
+    workload: Workload = Field(default_factory=Workload)
+
+    #: Tables of the scenario and the model of each.
+    TABLES: ClassVar[dict[str, type[BaseModel]]] = {}
+
+    @model_validator(mode="wrap")
+    @classmethod
+    def _default_stop(cls, data: Any, handler: ValidatorFunctionWrapHandler) -> Scenario:
+        defaulted = isinstance(data, Mapping) and data.get("blocks") is None and data.get("duration") is None
+        if defaulted:
+            data = {**data, "duration": _DEFAULT_DURATION_S}
+        scenario: Scenario = handler(data)
+        if defaulted:  # the default is not the user's: keep it out of model_fields_set
+            scenario.__pydantic_fields_set__.discard("duration")
+        return scenario
+
+    @model_validator(mode="after")
+    def _cross_checks(self) -> Scenario:
+        tcp = self.tcp
+        if not tcp.mss <= tcp.rcv_wnd <= _U32_MAX:
+            raise _field_error(
+                "tcp.rcv_wnd", f"must be between one MSS ({tcp.mss} bytes) and 4 GiB, got {tcp.rcv_wnd} bytes"
+            )
+        if seconds_to_ps(tcp.rto_min) > seconds_to_ps(tcp.rto_max):
+            raise _field_error(
+                "tcp.rto_min",
+                f"must not exceed tcp.rto_max ({format_duration(tcp.rto_max)}), got {format_duration(tcp.rto_min)}",
+            )
+        full = frame_bytes(tcp.mss)
+        if self.switch.buffer_bytes is not None and self.switch.buffer_bytes < full:
+            raise _field_error(
+                "switch.buffer",
+                f"{self.switch.buffer_bytes} bytes cannot hold one full frame ({full} bytes for MSS {tcp.mss})",
+            )
+        if self.workload.block is not None and self.workload.block < self.servers:
+            raise _field_error(
+                "workload.block",
+                f"must give every server at least 1 byte: at least {self.servers} bytes for {self.servers} servers",
+            )
+        return self
+
+    # -- construction ------------------------------------------------------
+
+    @classmethod
+    def parse(cls, data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> Scenario:
+        """Validate a mapping in the TOML shape, after applying dotted ``overrides``.
+
+        Raises :class:`~incast.errors.ScenarioError` with a one-line message
+        naming the dotted field.
+        """
+        if not isinstance(data, Mapping):
+            raise ScenarioError(f"scenario: must be a table of settings, got {type(data).__name__}")
+        merged = apply_overrides(data, overrides or {})
+        try:
+            return cls.model_validate(merged)
+        except ValidationError as e:
+            raise ScenarioError(describe_validation_error(e)) from e
+
+    @classmethod
+    def from_toml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
+        """Read a scenario file. Raises ``OSError`` if it cannot be read, ScenarioError if it is invalid."""
+        return cls.parse(read_toml(path), overrides)
+
+    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
+        """A copy with dotted-path ``overrides`` applied, e.g. ``{"tcp.rto_min": "1ms", "servers": 64}``.
+
+        Setting ``workload.sru`` clears ``workload.block`` and vice versa; setting
+        ``blocks`` on a scenario whose 1 s duration was only the default drops it.
+        An unknown path raises ScenarioError naming it.
+        """
+        flat = _flatten(overrides)
+        data = self.to_dict()
+        if "duration" not in self.model_fields_set and "blocks" in flat and "duration" not in flat:
+            data.pop("duration", None)
+        return type(self).parse(data, flat)
+
+    # -- output ------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain SI numbers in the TOML shape (JSON-safe); ``Scenario.parse`` reads it back."""
+        data = self.model_dump()
+        for key in ("blocks", "duration"):
+            if data[key] is None:
+                del data[key]
+        for key in ("sru", "block"):
+            if data["workload"][key] is None:
+                del data["workload"][key]
+        return data
+
+    def to_toml(self) -> str:
+        """The scenario as TOML with human units; :meth:`from_toml` reads it back exactly."""
+        d = self.to_dict()
+        top: dict[str, Any] = {"servers": d["servers"], "seed": d["seed"]}
+        if "blocks" in d:
+            top["blocks"] = d["blocks"]
+        if "duration" in d:
+            top["duration"] = format_duration(d["duration"])
+        tcp = self.tcp
+        workload: dict[str, Any] = {"kind": self.workload.kind}
+        if self.workload.sru is not None:
+            workload["sru"] = format_size(self.workload.sru)
+        if self.workload.block is not None:
+            workload["block"] = format_size(self.workload.block)
+        workload["request"] = format_size(self.workload.request)
+        workload["order"] = self.workload.order
+        workload["server_jitter"] = format_duration(self.workload.server_jitter)
+        doc = {
+            **top,
+            "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt)},
+            "switch": {"buffer": format_buffer(self.switch.buffer)},
+            "tcp": {
+                "mss": tcp.mss,
+                "init_cwnd": tcp.init_cwnd,
+                "rcv_wnd": format_size(tcp.rcv_wnd),
+                "dupack_threshold": tcp.dupack_threshold,
+                "rto_min": format_duration(tcp.rto_min),
+                "rto_max": format_duration(tcp.rto_max),
+                "rto_initial": format_duration(tcp.rto_initial),
+                "clock_granularity": format_duration(tcp.clock_granularity),
+                "delayed_ack": "off" if tcp.delayed_ack is None else format_duration(tcp.delayed_ack),
+            },
+            "workload": workload,
+        }
+        return tomli_w.dumps(doc)
+
+    def to_engine_dict(self) -> dict[str, Any]:
+        """The engine's JSON shape: integer picoseconds, bit/s and bytes."""
+        tcp, wl = self.tcp, self.workload
+        packets = self.switch.buffer_packets
+        return {
+            "servers": self.servers,
+            "link": {"rate": self.link.rate, "rtt": seconds_to_ps(self.link.rtt)},
+            "switch": {"buffer": {"packets": packets} if packets is not None else {"bytes": self.switch.buffer}},
+            "tcp": {
+                "mss": tcp.mss,
+                "init_cwnd": tcp.init_cwnd,
+                "rcv_wnd": tcp.rcv_wnd,
+                "dupack_threshold": tcp.dupack_threshold,
+                "rto": {
+                    "min": seconds_to_ps(tcp.rto_min),
+                    "max": seconds_to_ps(tcp.rto_max),
+                    "initial": seconds_to_ps(tcp.rto_initial),
+                    "granularity": seconds_to_ps(tcp.clock_granularity),
+                },
+                "delayed_ack": {"timeout": None if tcp.delayed_ack is None else seconds_to_ps(tcp.delayed_ack)},
+            },
+            "workload": {
+                "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},
+                "request": wl.request,
+                "order": wl.order,
+                "server_jitter": seconds_to_ps(wl.server_jitter),
+            },
+            "stop": {
+                "blocks": self.blocks,
+                "duration": None if self.duration is None else seconds_to_ps(self.duration),
+            },
+            "seed": self.seed,
+        }
+
+    def to_engine_json(self) -> str:
+        """:meth:`to_engine_dict` as compact JSON, the input of ``incast._core.run_json``."""
+        return json.dumps(self.to_engine_dict(), separators=(",", ":"))
+
+    # -- derived figures -----------------------------------------------------
+
+    def best_goodput_bps(self) -> float:
+        """Best goodput one client link carries with full-sized segments (949.28 Mbps at 1 Gbps, MSS 1460)."""
+        wire = frame_bytes(self.tcp.mss) + 20  # preamble, start delimiter and inter-frame gap
+        return self.link.rate * self.tcp.mss / wire
+
+    def describe(self) -> str:
+        """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``."""
+        wl = self.workload
+        response = f"{format_size(wl.sru)} SRU" if wl.sru is not None else f"{format_size(wl.block or 0)} block"
+        return ", ".join(
+            [
+                f"{self.servers} server{'s' if self.servers != 1 else ''}",
+                response,
+                format_rate(self.link.rate),
+                f"RTT {format_duration(self.link.rtt)}",
+                f"buffer {format_buffer(self.switch.buffer)}",
+                f"RTO_min {format_duration(self.tcp.rto_min)}",
+            ]
+        )
+
+
+Scenario.TABLES.update({"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload})
+
+
+def _field_error(field: str, message: str) -> PydanticCustomError:
+    """A cross-field error that names its own dotted field (see errors.describe_validation_error)."""
+    return PydanticCustomError("incast_field", "{field}: {detail}", {"field": field, "detail": message})
+
+
+# ---------------------------------------------------------------------------
+# Files and dotted overrides.
+
+
+def read_toml(path: str | Path) -> dict[str, Any]:
+    """The raw table of a TOML file. ``OSError`` if unreadable; ScenarioError if not TOML."""
+    p = Path(path)
+    with p.open("rb") as f:
+        raw = f.read()
+    try:
+        return tomllib.loads(raw.decode("utf-8"))
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"{p}: not valid TOML: not UTF-8 text ({e.reason} at byte {e.start})") from None
+    except tomllib.TOMLDecodeError as e:
+        raise ScenarioError(f"{p}: not valid TOML: {e}") from None
+
+
+def _flatten(overrides: Mapping[str, Any], prefix: str = "") -> dict[str, Any]:
+    """``{"tcp": {"rto_min": "1ms"}}`` -> ``{"tcp.rto_min": "1ms"}``; dotted keys pass through."""
+    flat: dict[str, Any] = {}
+    for key, value in overrides.items():
+        path = f"{prefix}{key}"
+        if isinstance(value, Mapping) and path.split(".", 1)[0] in Scenario.TABLES and "." not in path:
+            flat.update(_flatten(value, f"{path}."))
+        else:
+            flat[path] = value
+    return flat
+
+
+def settings() -> list[str]:
+    """Every dotted setting a scenario has, e.g. ``["servers", ..., "tcp.rto_min", ...]``."""
+    out: list[str] = []
+    for name in Scenario.model_fields:
+        table = Scenario.TABLES.get(name)
+        out.extend([f"{name}.{f}" for f in table.model_fields] if table else [name])
+    return out
+
+
+def _check_path(path: str) -> tuple[str, ...]:
+    parts = tuple(path.split("."))
+    if len(parts) == 1 and parts[0] in Scenario.model_fields:
+        return parts
+    if len(parts) == 2 and parts[0] in Scenario.TABLES and parts[1] in Scenario.TABLES[parts[0]].model_fields:
+        return parts
+    if parts[0] in Scenario.TABLES and len(parts) >= 2:
+        allowed = ", ".join(Scenario.TABLES[parts[0]].model_fields)
+        raise ScenarioError(f"{path}: unknown setting; [{parts[0]}] has {allowed}")
+    if len(parts) > 1 and parts[0] in Scenario.model_fields:
+        raise ScenarioError(f"{path}: unknown setting; {parts[0]} is a single value, not a table")
+    raise ScenarioError(
+        f"{path}: unknown setting; the settings are {', '.join(Scenario.model_fields)} "
+        f"and the tables {', '.join(f'[{t}]' for t in Scenario.TABLES)}"
+    )
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
+    """A copy of the raw ``data`` with dotted ``overrides`` applied in order.
+
+    Setting ``workload.sru`` removes ``workload.block`` and vice versa, so an
+    override never produces a both-set conflict with the file underneath.
+    """
+    out: dict[str, Any] = {k: (dict(v) if isinstance(v, Mapping) else v) for k, v in data.items()}
+    for path, value in _flatten(overrides).items():
+        parts = _check_path(path)
+        if len(parts) == 1:
+            out[parts[0]] = value
+            continue
+        table, key = parts
+        current = out.get(table)
+        if current is None:
+            current = out[table] = {}
+        elif not isinstance(current, dict):
+            raise ScenarioError(f"{table}: must be a table, got {current!r}")
+        current[key] = value
+        if table == "workload" and key in ("sru", "block"):
+            current.pop("block" if key == "sru" else "sru", None)
+    return out

@@ -1,0 +1,181 @@
+"""The incast command: JSON output, human output, and one-line errors with exit status 2."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from incast import Scenario
+from incast.cli import main
+
+JSON_KEYS = {
+    "goodput_mbps", "throughput_mbps", "best_goodput_mbps", "utilization", "blocks", "sim_time_s",
+    "timeouts", "fast_retransmits", "retransmitted_packets", "drops", "block_time_ms", "events",
+    "wall_s", "events_per_s", "scenario",
+}  # fmt: skip
+SMALL = ["--servers", "2", "--blocks", "2", "--sru", "64KiB"]
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def run_json(capsys: pytest.CaptureFixture[str], *args: str) -> list[dict[str, Any]]:
+    code, out, err = cli(capsys, "run", *args, "--json")
+    assert (code, err) == (0, "")
+    return [json.loads(line) for line in out.splitlines()]
+
+
+# -- output -----------------------------------------------------------------------
+
+
+def test_json_has_the_summary_and_the_resolved_scenario(capsys: pytest.CaptureFixture[str]) -> None:
+    [d] = run_json(capsys, *SMALL)
+    assert set(d) >= JSON_KEYS
+    assert set(d["block_time_ms"]) == {"p50", "p99", "max"}
+    assert d["blocks"] == 2
+    s = Scenario.parse(d["scenario"])
+    assert (s.servers, s.blocks, s.workload.sru) == (2, 2, 65536)
+
+
+def test_human_output_is_a_readable_summary(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "run", *SMALL)
+    assert (code, err) == (0, "")
+    for word in ("goodput", "Mbps", "best achievable", "blocks", "p50", "p99", "max", "timeouts", "drops", "events/s"):
+        assert word in out, word
+
+
+def test_server_list_runs_once_per_value(capsys: pytest.CaptureFixture[str]) -> None:
+    lines = run_json(capsys, "--servers", "1,2,3", "--blocks", "1", "--sru", "16KiB")
+    assert [d["scenario"]["servers"] for d in lines] == [1, 2, 3]
+    code, out, _ = cli(capsys, "run", "--servers", "1,3", "--blocks", "1", "--sru", "16KiB")
+    assert code == 0
+    rows = [line for line in out.splitlines() if line.startswith("│")]
+    assert [row.split("│")[1].strip() for row in rows] == ["1", "3"]
+
+
+def test_scenario_file_with_options_and_set_on_top(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('servers = 3\nblocks = 1\n[workload]\nsru = "16KiB"\n[tcp]\nrto_min = "10ms"\n')
+    [d] = run_json(capsys, str(path))
+    assert (d["scenario"]["servers"], d["scenario"]["tcp"]["rto_min"]) == (3, 0.01)
+    [d] = run_json(capsys, str(path), "--servers", "2", "--rto-min", "5ms", "--set", "tcp.rto_min=1ms")
+    assert (d["scenario"]["servers"], d["scenario"]["tcp"]["rto_min"]) == (2, 0.001)
+
+
+def test_set_reads_toml_values(capsys: pytest.CaptureFixture[str]) -> None:
+    [d] = run_json(
+        capsys, *SMALL, "--set", "tcp.rto_min=0.002", "--set", "workload.order=fixed",
+        "--set", "switch.buffer=64pkt", "--set", "tcp.delayed_ack=off", "--set", "seed=7",
+    )  # fmt: skip
+    s = d["scenario"]
+    assert (s["tcp"]["rto_min"], s["workload"]["order"], s["switch"]["buffer"]) == (0.002, "fixed", "64pkt")
+    assert (s["tcp"]["delayed_ack"], s["seed"]) == ("off", 7)
+
+
+def test_named_options_reach_their_fields(capsys: pytest.CaptureFixture[str]) -> None:
+    [d] = run_json(
+        capsys, "--servers", "2", "--block", "64KiB", "--blocks", "1", "--duration", "2s", "--link", "10Gbps",
+        "--rtt", "20us", "--buffer", "128KiB", "--mss", "1000", "--rto-min", "1ms", "--rto-max", "1s",
+        "--clock-granularity", "1ms", "--delayed-ack", "off", "--init-cwnd", "2", "--seed", "5",
+        "--request-order", "fixed",
+    )  # fmt: skip
+    assert Scenario.parse(d["scenario"]) == Scenario.parse(
+        {
+            "servers": 2, "blocks": 1, "duration": 2, "seed": 5,
+            "link": {"rate": "10Gbps", "rtt": "20us"}, "switch": {"buffer": "128KiB"},
+            "tcp": {"mss": 1000, "rto_min": "1ms", "rto_max": "1s", "clock_granularity": "1ms",
+                    "delayed_ack": "off", "init_cwnd": 2},
+            "workload": {"block": "64KiB", "order": "fixed"},
+        }
+    )  # fmt: skip
+
+
+def test_help_and_version_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = cli(capsys, "run", "--help")
+    assert code == 0 and "--servers" in out and "--set" in out
+    code, out, _ = cli(capsys, "--version")
+    assert code == 0 and out.startswith("incast ")
+
+
+# -- errors -----------------------------------------------------------------------
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, str]:
+    unknown = tmp_path / "unknown.toml"
+    unknown.write_text('servers = 2\n[link]\nspeed = "1Gbps"\n')
+    malformed = tmp_path / "malformed.toml"
+    malformed.write_text("servers = = 2\n")
+    return {"unknown": str(unknown), "malformed": str(malformed), "missing": str(tmp_path / "missing.toml")}
+
+
+BAD_INPUTS = [
+    (
+        ["--servers", "2", "--rtt", "100xs"],
+        "error: link.rtt: '100xs' is not a duration: use a number with one of ps, ns, us",
+    ),
+    (["--servers", "2", "--rtt", "100"], "error: link.rtt: '100' needs a unit"),
+    (["--servers", "2", "--link", "-1Gbps"], "error: link.rate: '-1Gbps' is not a rate: it must not be negative"),
+    (["--servers", "2", "--link=0bps"], "error: link.rate: must be a positive rate"),
+    (
+        ["--servers", "2", "--buffer", "1000B"],
+        "error: switch.buffer: 1000 bytes cannot hold one full frame (1518 bytes for MSS 1460)",
+    ),
+    (["--servers", "0"], "error: servers: must be a whole number of servers between 1 and 100000, got 0"),
+    (["--servers", "abc"], "error: servers: 'abc' is not a whole number; give a count like 16 or a list like 1,4,16"),
+    (["--servers", "1,,4"], "error: servers: '' is not a whole number"),
+    (["--servers", "2", "--blocks", "abc"], "error: blocks: 'abc' is not a whole number of blocks"),
+    (["--servers", "2", "--mss", "1.5"], "error: tcp.mss: '1.5' is not a whole number of bytes between 1 and 65495"),
+    (["--servers", "2", "--request-order", "random"], 'error: workload.order: must be "shuffled" or "fixed"'),
+    (["--servers", "2", "--sru", "1KiB", "--block", "1MiB"], "error: workload: give --sru"),
+    (["--servers", "2", "--set", "tcp.rto_mn=1ms"], "error: tcp.rto_mn: unknown setting; [tcp] has mss, init_cwnd"),
+    (["--servers", "2", "--set", "nonsense"], "error: --set: 'nonsense' is not KEY=VALUE"),
+    (["--servers", "2", "--set", "link.rate=inf"], "error: link.rate: inf is not a rate: it must be finite"),
+    (["--servers", "2", "--foo"], "error: --foo: no such option; see 'incast run --help'"),
+    (["--servers"], "error: --servers: requires an argument"),
+    (["--blocks", "2"], "error: servers: required; a whole number of servers between 1 and 100000"),
+    (["{unknown}"], "error: link.speed: unknown setting; [link] has rate, rtt"),
+    (["{malformed}"], "error: {malformed}: not valid TOML: "),
+    (["{missing}"], "error: {missing}: no such file or directory"),
+]
+
+
+@pytest.mark.parametrize(("args", "expected"), BAD_INPUTS, ids=[" ".join(a) for a, _ in BAD_INPUTS])
+def test_bad_input_prints_one_line_and_exits_2(
+    args: list[str], expected: str, files: dict[str, str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    code, out, err = cli(capsys, "run", *[a.format(**files) for a in args])
+    assert code == 2
+    assert out == ""
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert err.startswith(expected.format(**files)), err
+
+
+def test_unknown_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "rnu")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: rnu: no such command") and err.endswith("; see 'incast --help'\n")
+    assert err.count("\n") == 1
+    code, out, err = cli(capsys, "xyzzy")
+    assert (code, out, err) == (2, "", "error: xyzzy: no such command; see 'incast --help'\n")
+
+
+def test_console_script_prints_no_traceback(tmp_path: Path) -> None:
+    env = {**os.environ, "PYTHONWARNINGS": "error"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "incast", "run", "--servers", "abc"], capture_output=True, text=True, env=env, timeout=60
+    )
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert proc.stderr.splitlines() == [
+        "error: servers: 'abc' is not a whole number; give a count like 16 or a list like 1,4,16"
+    ]

@@ -1,0 +1,325 @@
+"""Scenario: defaults, units, the engine's JSON shape, TOML round trips, friendly errors, overrides."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from incast import Scenario, ScenarioError, _core
+from incast.config import settings
+
+#: The engine JSON of the FAST08 defaults with 16 servers (integer ps, bit/s, bytes).
+FAST08_16_ENGINE_JSON = {
+    "servers": 16,
+    "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
+    "switch": {"buffer": {"bytes": 32768}},
+    "tcp": {
+        "mss": 1460,
+        "init_cwnd": 10,
+        "rcv_wnd": 1048576,
+        "dupack_threshold": 3,
+        "rto": {"min": 200_000_000_000, "max": 120_000_000_000_000, "initial": 1_000_000_000_000, "granularity": 0},
+        "delayed_ack": {"timeout": 40_000_000_000},
+    },
+    "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
+    "stop": {"blocks": None, "duration": 1_000_000_000_000},
+    "seed": 1,
+}
+
+
+def scenario_error(data: dict[str, Any]) -> str:
+    with pytest.raises(ScenarioError) as info:
+        Scenario.parse(data)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+# -- defaults and units -------------------------------------------------------
+
+
+def test_defaults_follow_fast08_table1() -> None:
+    s = Scenario(servers=16)
+    assert (s.link.rate, s.link.rtt) == (10**9, 100e-6)
+    assert s.switch.buffer == 32 * 1024
+    assert (s.tcp.mss, s.tcp.init_cwnd, s.tcp.rcv_wnd, s.tcp.dupack_threshold) == (1460, 10, 2**20, 3)
+    assert (s.tcp.rto_min, s.tcp.rto_max, s.tcp.rto_initial, s.tcp.clock_granularity) == (0.2, 120.0, 1.0, 0.0)
+    assert s.tcp.delayed_ack == 0.04
+    assert (s.workload.kind, s.workload.sru, s.workload.block) == ("sync_read", 256 * 1024, None)
+    assert (s.workload.request, s.workload.order) == (100, "shuffled")
+    assert (s.seed, s.blocks, s.duration) == (1, None, 1.0)
+
+
+def test_servers_is_required() -> None:
+    assert scenario_error({}) == "servers: required; a whole number of servers between 1 and 100000"
+
+
+def test_python_defaults_match_the_engine_defaults() -> None:
+    engine = json.loads(_core.default_scenario_json())
+    ours = Scenario(servers=1, seed=0).to_engine_dict()
+    engine["servers"] = 1
+    assert ours == engine
+
+
+def test_blocks_alone_means_no_time_limit() -> None:
+    s = Scenario(servers=2, blocks=5)
+    assert (s.blocks, s.duration) == (5, None)
+    assert s.to_engine_dict()["stop"] == {"blocks": 5, "duration": None}
+
+
+def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
+    a = Scenario.parse(
+        {
+            "servers": "8",
+            "duration": "250ms",
+            "link": {"rate": "10Gbps", "rtt": "20us"},
+            "switch": {"buffer": "64KiB"},
+            "tcp": {"rcv_wnd": "64KiB", "rto_min": "1ms", "clock_granularity": "4ms", "delayed_ack": "off"},
+            "workload": {"block": "1MiB", "request": "1KB", "order": "fixed"},
+        }
+    )
+    b = Scenario.parse(
+        {
+            "servers": 8,
+            "duration": 0.25,
+            "link": {"rate": 10**10, "rtt": 20e-6},
+            "switch": {"buffer": 65536},
+            "tcp": {"rcv_wnd": 65536, "rto_min": 0.001, "clock_granularity": 0.004, "delayed_ack": None},
+            "workload": {"block": 2**20, "request": 1000, "order": "fixed"},
+        }
+    )
+    assert a == b
+    assert a.link.rate == 10**10 and a.tcp.delayed_ack is None and a.workload.sru is None
+
+
+def test_models_are_frozen() -> None:
+    s = Scenario(servers=4)
+    with pytest.raises(ValidationError):
+        s.servers = 5  # type: ignore[misc]
+
+
+# -- engine JSON ----------------------------------------------------------------
+
+
+def test_engine_json_uses_integer_picoseconds_bits_and_bytes() -> None:
+    s = Scenario(servers=16)
+    assert s.to_engine_dict() == FAST08_16_ENGINE_JSON
+    assert json.loads(s.to_engine_json()) == FAST08_16_ENGINE_JSON
+
+
+def test_engine_json_variants() -> None:
+    s = Scenario.parse(
+        {
+            "servers": 4,
+            "blocks": 3,
+            "switch": {"buffer": "64pkt"},
+            "tcp": {"delayed_ack": "off", "rto_min": "1.5ms"},
+            "workload": {"block": "1MiB"},
+        }
+    )
+    e = s.to_engine_dict()
+    assert e["switch"]["buffer"] == {"packets": 64}
+    assert e["tcp"]["delayed_ack"] == {"timeout": None}
+    assert e["tcp"]["rto"]["min"] == 1_500_000_000
+    assert e["workload"]["response"] == {"block": 1048576}
+    assert e["stop"] == {"blocks": 3, "duration": None}
+
+
+def test_durations_round_to_the_nearest_picosecond() -> None:
+    s = Scenario(servers=1, link={"rtt": 1.4e-12})
+    assert s.to_engine_dict()["link"]["rtt"] == 1
+
+
+# -- TOML -------------------------------------------------------------------------
+
+EXAMPLE_TOML = """\
+servers = 16
+seed = 7
+blocks = 100
+duration = "2s"
+
+[link]
+rate = "10Gbps"
+rtt = "20us"
+
+[switch]
+buffer = "64pkt"
+
+[tcp]
+rto_min = "1ms"
+clock_granularity = "1ms"
+delayed_ack = "off"
+
+[workload]
+kind = "sync_read"
+block = "1MiB"
+order = "fixed"
+"""
+
+
+def test_reads_the_documented_toml_shape(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(EXAMPLE_TOML)
+    s = Scenario.from_toml(path)
+    assert (s.servers, s.seed, s.blocks, s.duration) == (16, 7, 100, 2.0)
+    assert (s.link.rate, s.link.rtt, s.switch.buffer_packets) == (10**10, 20e-6, 64)
+    assert (s.tcp.rto_min, s.tcp.clock_granularity, s.tcp.delayed_ack) == (0.001, 0.001, None)
+    assert (s.workload.block, s.workload.order) == (2**20, "fixed")
+
+
+@pytest.mark.parametrize(
+    "scenario",
+    [
+        Scenario(servers=16),
+        Scenario.parse({"servers": 3, "blocks": 4, "switch": {"buffer": "7pkt"}, "tcp": {"delayed_ack": "off"}}),
+        Scenario.parse(
+            {
+                "servers": 5,
+                "duration": 0.123456789,
+                "link": {"rate": 1_234_567_891, "rtt": 1 / 3 * 1e-4},
+                "switch": {"buffer": 100_001},
+                "tcp": {"rto_min": 1.234567e-3, "rcv_wnd": 65_537, "delayed_ack": 0.0125},
+                "workload": {"block": 999_999, "request": 1, "server_jitter": 0},
+            }
+        ),
+    ],
+)
+def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text(scenario.to_toml())
+    assert Scenario.from_toml(path) == scenario
+    assert Scenario.parse(json.loads(json.dumps(scenario.to_dict()))) == scenario
+
+
+def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
+    path = tmp_path / "s.toml"
+    path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
+    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt$"):
+        Scenario.from_toml(path)
+    assert scenario_error({"servers": 4, "srevers": 5}).startswith(
+        "srevers: unknown setting; a scenario has servers, seed"
+    )
+
+
+def test_malformed_toml_names_the_file(tmp_path: Path) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text("servers = = 4\n")
+    with pytest.raises(ScenarioError, match=r"bad\.toml: not valid TOML: .*line 1"):
+        Scenario.from_toml(path)
+
+
+def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
+    with pytest.raises(FileNotFoundError):
+        Scenario.from_toml(tmp_path / "missing.toml")
+
+
+# -- validation messages ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("data", "message"),
+    [
+        ({"servers": 0}, "servers: must be a whole number of servers between 1 and 100000, got 0"),
+        ({"servers": "abc"}, "servers: 'abc' is not a whole number of servers between 1 and 100000"),
+        ({"servers": 2.5}, "servers: 2.5 is not a whole number of servers between 1 and 100000"),
+        ({"servers": True}, "servers: True is not a whole number of servers between 1 and 100000"),
+        (
+            {"servers": 4, "switch": {"buffer": 1000}},
+            "switch.buffer: 1000 bytes cannot hold one full frame (1518 bytes for MSS 1460)",
+        ),
+        (
+            {"servers": 4, "switch": {"buffer": "0pkt"}},
+            "switch.buffer: must hold at least 1 and at most 2^32-1 packets, got '0pkt'",
+        ),
+        ({"servers": 4, "link": {"rate": "0Gbps"}}, "link.rate: must be a positive rate (e.g. \"1Gbps\"), got '0Gbps'"),
+        ({"servers": 4, "link": {"rate": "-1Gbps"}}, "link.rate: '-1Gbps' is not a rate: it must not be negative"),
+        ({"servers": 4, "link": {"rtt": "100"}}, "link.rtt: '100' needs a unit"),
+        (
+            {"servers": 4, "tcp": {"rto_min": "1s", "rto_max": "500ms"}},
+            "tcp.rto_min: must not exceed tcp.rto_max (500ms), got 1s",
+        ),
+        ({"servers": 4, "tcp": {"rto_max": 0}}, "tcp.rto_max: must be positive"),
+        ({"servers": 4, "tcp": {"mss": 0}}, "tcp.mss: must be a whole number of bytes between 1 and 65495, got 0"),
+        ({"servers": 4, "tcp": {"rcv_wnd": "1KB"}}, "tcp.rcv_wnd: must be between one MSS (1460 bytes) and 4 GiB"),
+        (
+            {"servers": 4, "tcp": {"delayed_ack": 0}},
+            'tcp.delayed_ack: must be a positive duration (e.g. "40ms"), or "off"',
+        ),
+        ({"servers": 4, "workload": {"sru": "1KiB", "block": "1MiB"}}, "workload: set either sru"),
+        ({"servers": 8, "workload": {"block": "4B"}}, "workload.block: must give every server at least 1 byte"),
+        ({"servers": 4, "workload": {"kind": "web"}}, 'workload.kind: must be "sync_read"'),
+        ({"servers": 4, "workload": {"order": "random"}}, 'workload.order: must be "shuffled" or "fixed"'),
+        ({"servers": 4, "blocks": 0}, "blocks: must be a whole number of blocks between 1 and 2^64-1, got 0"),
+        ({"servers": 4, "duration": 0}, "duration: must be positive"),
+        ({"servers": 4, "seed": -1}, "seed: must be a whole number between 0 and 2^64-1, got -1"),
+        ({"servers": 4, "tcp": 5}, "tcp: must be a table of settings, got 5"),
+    ],
+)
+def test_invalid_fields_give_one_line_naming_the_field(data: dict[str, Any], message: str) -> None:
+    got = scenario_error(data)
+    assert got.startswith(message), got
+
+
+def test_packets_buffer_is_not_checked_against_the_frame_size() -> None:
+    assert Scenario.parse({"servers": 1, "switch": {"buffer": "1pkt"}}).switch.buffer == "1pkt"
+
+
+# -- overrides ------------------------------------------------------------------
+
+
+def test_overrides_take_dotted_paths_and_any_unit_form() -> None:
+    s = Scenario(servers=16).with_overrides({"tcp.rto_min": "1ms", "servers": 64, "link.rate": 1e10})
+    assert (s.tcp.rto_min, s.servers, s.link.rate) == (0.001, 64, 10**10)
+
+
+def test_overrides_accept_nested_tables() -> None:
+    s = Scenario(servers=4).with_overrides({"tcp": {"rto_min": "1ms", "delayed_ack": "off"}})
+    assert (s.tcp.rto_min, s.tcp.delayed_ack, s.tcp.mss) == (0.001, None, 1460)
+
+
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; \[tcp\] has mss, init_cwnd, "),
+        ("speed", r"^speed: unknown setting; the settings are servers, seed, blocks, duration, "),
+        ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
+        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt$"),
+    ],
+)
+def test_unknown_override_path_is_named(path: str, message: str) -> None:
+    with pytest.raises(ScenarioError, match=message):
+        Scenario(servers=4).with_overrides({path: 1})
+
+
+def test_sru_and_block_overrides_replace_each_other() -> None:
+    s = Scenario(servers=4).with_overrides({"workload.block": "1MiB"})
+    assert (s.workload.sru, s.workload.block) == (None, 2**20)
+    s = s.with_overrides({"workload.sru": "64KiB"})
+    assert (s.workload.sru, s.workload.block) == (65536, None)
+
+
+def test_blocks_override_drops_only_a_defaulted_duration() -> None:
+    assert Scenario(servers=4).with_overrides({"blocks": 5}).duration is None
+    assert Scenario(servers=4, duration="2s").with_overrides({"blocks": 5}).duration == 2.0
+
+
+def test_invalid_override_value_names_the_field() -> None:
+    with pytest.raises(ScenarioError, match=r"^switch\.buffer: 1000 bytes cannot hold one full frame"):
+        Scenario(servers=4).with_overrides({"switch.buffer": "1000B"})
+
+
+def test_settings_lists_every_dotted_field() -> None:
+    names = settings()
+    assert "servers" in names and "tcp.rto_min" in names and "workload.server_jitter" in names
+    for name in names:
+        Scenario(servers=4).with_overrides({name: getattr_dotted(Scenario(servers=4), name)})
+
+
+def getattr_dotted(obj: Any, path: str) -> Any:
+    for part in path.split("."):
+        obj = getattr(obj, part)
+    return obj
