@@ -4,134 +4,248 @@
 //! Every event gets a sequence number when it is scheduled, and events at the
 //! same instant run in that order (FIFO), which makes every run a pure
 //! function of its inputs.
-//! **Deliberately different:** most events are packet arrivals at the far end
-//! of a link, and a link delivers in the order it transmits. Such events are
-//! scheduled on a *channel* (one per link), a FIFO whose times never
-//! decrease; only the head of each channel sits in the heap. The order of
-//! events is exactly that of one big heap — every event still carries its
-//! own `(time, seq)` — but the heap holds one entry per busy link instead of
-//! one per packet in flight. There is no cancellation: owners of a moved
+//! **Deliberately different:** there is no cancellation: owners of a moved
 //! deadline (TCP timers) ignore stale wake-ups instead.
 
 use crate::time::SimTime;
 use std::cmp::Ordering;
-use std::collections::{BinaryHeap, VecDeque};
+use std::collections::BinaryHeap;
 
-#[derive(Clone, Copy)]
-enum Slot<E> {
-    /// The event itself.
-    Event(E),
-    /// The head of this channel.
-    Channel(u32),
-}
+/// Bucket width in picoseconds, a power of two so that finding an event's
+/// bucket is a shift: 8.4 µs, two thirds of a full-sized frame at 1 Gbps.
+/// Narrow enough that a bucket holds a handful of events, wide enough that
+/// the queue rarely steps through empty ones. On the incast benchmark,
+/// halving or doubling it changes the instructions per packet by about 1 %.
+const BUCKET_PS: u64 = 1 << 23;
+/// Buckets in the ring, which covers the next 2.1 ms: packets in flight and
+/// sub-millisecond retransmission timers fall in it, delayed-ACK timers and
+/// longer timeouts wait beyond it. A bucket's vector keeps the room its
+/// largest burst needed, so a small ring keeps memory flat over long runs.
+const BUCKETS: u64 = 256;
+/// Bits in one word of the occupancy map.
+const WORD: u64 = u64::BITS as u64;
+/// Words in the occupancy map.
+const WORDS: usize = (BUCKETS / WORD) as usize;
+/// Up to this many events, a bucket is sorted by insertion.
+const SMALL_BUCKET: usize = 16;
 
-struct Entry<E> {
-    time: SimTime,
-    seq: u64,
-    slot: Slot<E>,
-}
+/// `(time, seq)` packed into one integer, time in the high half, so that a
+/// single comparison orders by time and then by scheduling order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+struct Key(u128);
 
-impl<E> PartialEq for Entry<E> {
-    fn eq(&self, other: &Self) -> bool {
-        (self.time, self.seq) == (other.time, other.seq)
+impl Key {
+    #[inline]
+    fn new(time: SimTime, seq: u64) -> Self {
+        Key(u128::from(time.0) << 64 | u128::from(seq))
+    }
+
+    #[inline]
+    fn time(self) -> SimTime {
+        SimTime((self.0 >> 64) as u64)
+    }
+
+    /// The bucket this key falls in, counted from time zero.
+    #[inline]
+    fn bucket(self) -> u64 {
+        self.time().0 / BUCKET_PS
     }
 }
-impl<E> Eq for Entry<E> {}
-impl<E> PartialOrd for Entry<E> {
+
+/// An event beyond the ring. Ordered in reverse of its key, so that
+/// [`BinaryHeap`] (a max-heap) yields the earliest first.
+struct Far<E>(Key, E);
+
+impl<E> PartialEq for Far<E> {
+    fn eq(&self, other: &Self) -> bool {
+        self.0 == other.0
+    }
+}
+impl<E> Eq for Far<E> {}
+impl<E> PartialOrd for Far<E> {
     fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
         Some(self.cmp(other))
     }
 }
-impl<E> Ord for Entry<E> {
-    /// Reversed, so that `BinaryHeap` (a max-heap) pops the earliest entry.
-    #[inline]
+impl<E> Ord for Far<E> {
     fn cmp(&self, other: &Self) -> Ordering {
-        (other.time, other.seq).cmp(&(self.time, self.seq))
+        other.0.cmp(&self.0)
+    }
+}
+
+/// Sort a bucket by key. A bucket usually holds a handful of events, which
+/// insertion sort orders fastest; a crowded one (a burst on fast links) goes
+/// to the library sort. Keys are unique, so an unstable sort is exact.
+#[inline]
+fn sort_bucket<E: Copy>(bucket: &mut [(Key, E)]) {
+    if bucket.len() > SMALL_BUCKET {
+        bucket.sort_unstable_by_key(|e| e.0);
+        return;
+    }
+    for i in 1..bucket.len() {
+        let entry = bucket[i];
+        let mut hole = i;
+        while hole > 0 && bucket[hole - 1].0 > entry.0 {
+            bucket[hole] = bucket[hole - 1];
+            hole -= 1;
+        }
+        bucket[hole] = entry;
     }
 }
 
 /// Pending events, earliest first; ties in scheduling order.
+///
+/// A calendar queue (R. Brown, "Calendar queues: a fast O(1) priority queue
+/// implementation for the simulation event set problem", CACM 31(10), 1988).
+/// Time is cut into buckets of `BUCKET_PS`; a ring of `BUCKETS` buckets
+/// covers the near future, where scheduling an event only files it in its
+/// bucket, in no order. When the queue reaches a bucket, it sorts the
+/// bucket's few events by `(time, seq)` and runs them in that order; events
+/// scheduled into the bucket being run are inserted in place. Events beyond
+/// the ring wait in a heap and are filed into the ring as it comes within
+/// reach of them. The order is exactly that of one heap of all events — the
+/// buckets are visited in time order and every event carries its own
+/// `(time, seq)` — but scheduling costs the same however many packets are in
+/// flight, and no ordering work is spent on the many timers that lie ahead.
 pub struct EventQueue<E> {
-    heap: BinaryHeap<Entry<E>>,
-    channels: Vec<VecDeque<(SimTime, u64, E)>>,
+    /// The events of bucket `current` (and of any earlier instant), sorted;
+    /// those before `ran` have run.
+    present: Vec<(Key, E)>,
+    ran: usize,
+    /// The ring: bucket `b` (counted from time zero), for `current < b <
+    /// current + BUCKETS`, is `ring[b % BUCKETS]`, in no particular order.
+    ring: Box<[Vec<(Key, E)>; BUCKETS as usize]>,
+    /// Bit `i % WORD` of `occupied[i / WORD]` is set when `ring[i]` is not empty.
+    occupied: [u64; WORDS],
+    /// Events in bucket `current + BUCKETS` or later.
+    far: BinaryHeap<Far<E>>,
+    /// The bucket being run.
+    current: u64,
     next_seq: u64,
 }
 
-impl<E: Copy> EventQueue<E> {
-    /// An empty queue with `channels` FIFO channels.
-    pub fn new(channels: usize) -> Self {
-        EventQueue { heap: BinaryHeap::new(), channels: (0..channels).map(|_| VecDeque::new()).collect(), next_seq: 0 }
+impl<E: Copy> Default for EventQueue<E> {
+    fn default() -> Self {
+        Self::new()
     }
+}
 
-    fn seq(&mut self) -> u64 {
-        let s = self.next_seq;
-        self.next_seq += 1;
-        s
+impl<E: Copy> EventQueue<E> {
+    /// An empty queue.
+    pub fn new() -> Self {
+        EventQueue {
+            present: Vec::new(),
+            ran: 0,
+            ring: Box::new(std::array::from_fn(|_| Vec::new())),
+            occupied: [0; WORDS],
+            far: BinaryHeap::new(),
+            current: 0,
+            next_seq: 0,
+        }
     }
 
     /// Schedule `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        let seq = self.seq();
-        self.heap.push(Entry { time, seq, slot: Slot::Event(event) });
+        let key = Key::new(time, self.next_seq);
+        self.next_seq += 1;
+        self.file(key, event);
     }
 
-    /// Schedule `event` at `time` on FIFO `channel`; `time` must not be
-    /// earlier than that of the channel's last event.
-    #[inline]
-    pub fn push_fifo(&mut self, channel: u32, time: SimTime, event: E) {
-        let seq = self.seq();
-        let ch = &mut self.channels[channel as usize];
-        debug_assert!(ch.back().is_none_or(|&(t, _, _)| t <= time), "channel {channel} went back in time");
-        if ch.is_empty() {
-            self.heap.push(Entry { time, seq, slot: Slot::Channel(channel) });
+    /// Put an event where it belongs: the present, the ring or the far heap.
+    // Measured: left to LLVM's judgement, this call stays out of line on
+    // every hop (about 7 % more instructions per packet in the benchmark).
+    #[inline(always)]
+    fn file(&mut self, key: Key, event: E) {
+        let b = key.bucket();
+        if b <= self.current {
+            // Only events scheduled for (nearly) the present instant.
+            let at = self.ran + self.present[self.ran..].partition_point(|e| e.0 < key);
+            self.present.insert(at, (key, event));
+        } else if b < self.current + BUCKETS {
+            let i = b % BUCKETS;
+            self.ring[i as usize].push((key, event));
+            self.occupied[(i / WORD) as usize] |= 1 << (i % WORD);
+        } else {
+            self.far.push(Far(key, event));
         }
-        ch.push_back((time, seq, event));
     }
 
     /// Remove and return the earliest event.
     #[inline]
     pub fn pop(&mut self) -> Option<(SimTime, E)> {
-        let mut top = self.heap.peek_mut()?;
-        let time = top.time;
-        match top.slot {
-            Slot::Event(e) => {
-                std::collections::binary_heap::PeekMut::pop(top);
-                Some((time, e))
+        self.pop_until(SimTime(u64::MAX))
+    }
+
+    /// Remove and return the earliest event if it is due at or before `end`.
+    #[inline]
+    pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
+        if self.ran == self.present.len() {
+            self.advance();
+        }
+        let &(key, event) = self.present.get(self.ran)?;
+        if key.time() > end {
+            return None;
+        }
+        self.ran += 1;
+        Some((key.time(), event))
+    }
+
+    /// The present bucket has run: move on to the next bucket that holds
+    /// events, and file the far events the ring now reaches.
+    fn advance(&mut self) {
+        self.present.clear();
+        self.ran = 0;
+        match self.next_occupied() {
+            Some(b) => {
+                // Far events all lie beyond the ring as it was, so after `b`.
+                self.current = b;
+                let i = (b % BUCKETS) as usize;
+                self.occupied[i / WORD as usize] &= !(1 << (i as u64 % WORD));
+                // The bucket becomes the present, and the present's empty
+                // vector takes its place in the ring.
+                std::mem::swap(&mut self.present, &mut self.ring[i]);
+                sort_bucket(&mut self.present);
             }
-            Slot::Channel(c) => {
-                let ch = &mut self.channels[c as usize];
-                let (_, _, e) = ch.pop_front().expect("a channel in the heap is not empty");
-                match ch.front() {
-                    // Replace the head in place: one sift-down instead of a pop and a push.
-                    Some(&(t, s, _)) => {
-                        top.time = t;
-                        top.seq = s;
-                    }
-                    None => {
-                        std::collections::binary_heap::PeekMut::pop(top);
-                    }
-                }
-                Some((time, e))
-            }
+            None => match self.far.peek() {
+                Some(Far(key, _)) => self.current = key.bucket(),
+                None => return,
+            },
+        }
+        while self.far.peek().is_some_and(|Far(key, _)| key.bucket() < self.current + BUCKETS) {
+            let Far(key, event) = self.far.pop().expect("peeked");
+            self.file(key, event);
         }
     }
 
-    /// Time of the earliest event.
+    /// The first bucket after `current` that holds events, unless the ring is empty.
     #[inline]
-    pub fn peek_time(&self) -> Option<SimTime> {
-        self.heap.peek().map(|e| e.time)
+    fn next_occupied(&self) -> Option<u64> {
+        let start = self.current + 1;
+        let mut w = (start % BUCKETS / WORD) as usize;
+        let mut bits = self.occupied[w] & (u64::MAX << (start % WORD));
+        // One lap around the ring from `start`; the first word comes round
+        // again at the end for the slots before `start`, which belong to the
+        // next lap.
+        for _ in 0..=WORDS {
+            if bits != 0 {
+                let slot = w as u64 * WORD + u64::from(bits.trailing_zeros());
+                return Some(start + (slot + BUCKETS - start % BUCKETS) % BUCKETS);
+            }
+            w = (w + 1) % WORDS;
+            bits = self.occupied[w];
+        }
+        None
     }
 
     /// Number of pending events.
     pub fn len(&self) -> usize {
-        self.heap.iter().filter(|e| matches!(e.slot, Slot::Event(_))).count()
-            + self.channels.iter().map(VecDeque::len).sum::<usize>()
+        self.present.len() - self.ran + self.ring.iter().map(Vec::len).sum::<usize>() + self.far.len()
     }
 
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
-        self.heap.is_empty()
+        self.len() == 0
     }
 }
 
@@ -145,7 +259,7 @@ mod tests {
 
     #[test]
     fn pops_in_time_order() {
-        let mut q = EventQueue::new(0);
+        let mut q = EventQueue::new();
         for (t, e) in [(30, 'c'), (10, 'a'), (20, 'b')] {
             q.push(SimTime(t), e);
         }
@@ -155,7 +269,7 @@ mod tests {
     /// Engine invariant: events at equal times run in scheduling order.
     #[test]
     fn equal_times_run_in_scheduling_order() {
-        let mut q = EventQueue::new(0);
+        let mut q = EventQueue::new();
         for i in 0..1000u32 {
             q.push(SimTime(u64::from(i % 3)), i);
         }
@@ -165,23 +279,79 @@ mod tests {
         }
     }
 
-    /// Channels interleave with plain events exactly as one heap would order
-    /// them, ties included.
+    /// A simulated run against a reference that sorts all pending events:
+    /// events scheduled while the queue runs, at the present instant, in the
+    /// bucket being run, across the ring's wrap-around and beyond the ring,
+    /// come out in exactly the reference order, ties included.
     #[test]
-    fn channels_keep_the_global_order() {
-        let mut q = EventQueue::new(2);
-        let mut expected = Vec::new();
-        // (kind, time): kind 0/1 = channel, 2 = plain event; times nondecreasing per channel.
-        let script = [(0, 5), (2, 5), (1, 3), (0, 5), (2, 1), (1, 9), (0, 7), (2, 7), (1, 9)];
-        for (i, &(kind, t)) in script.iter().enumerate() {
-            match kind {
-                2 => q.push(SimTime(t), i),
-                c => q.push_fifo(c, SimTime(t), i),
+    fn matches_a_single_sorted_queue() {
+        let mut q = EventQueue::new();
+        // Pending (time, scheduling index) pairs; the minimum runs next.
+        let mut reference = Vec::new();
+        let mut scheduled = 0u64;
+        let mut rng = 0x2545_f491_4f6c_dd1d_u64;
+        let mut draw = |bound: u64| {
+            rng ^= rng << 13;
+            rng ^= rng >> 7;
+            rng ^= rng << 17;
+            rng % bound
+        };
+        let mut now = 0;
+        for step in 0..40_000 {
+            // Busy stretches alternate with quiet ones, in which the ring
+            // drains and far events come due.
+            let pushes = if step / 2_000 % 2 == 0 { draw(3) } else { u64::from(draw(8) == 0) };
+            for _ in 0..pushes {
+                let delay = match draw(5) {
+                    0 => 0,
+                    1 => draw(BUCKET_PS),
+                    2 => draw(40 * BUCKET_PS),
+                    3 => draw(2 * BUCKETS * BUCKET_PS),
+                    _ => BUCKETS * BUCKET_PS - BUCKET_PS + draw(2 * BUCKET_PS),
+                };
+                q.push(SimTime(now + delay), scheduled);
+                reference.push((now + delay, scheduled));
+                scheduled += 1;
             }
-            expected.push((t, i));
+            let Some(next) = reference.iter().copied().min() else { continue };
+            reference.retain(|&e| e != next);
+            assert_eq!(q.pop().map(|(t, e)| (t.0, e)), Some(next), "step {step}");
+            now = next.0;
         }
-        expected.sort(); // by time, then by scheduling order (= index)
-        assert_eq!(drain(&mut q), expected);
-        assert_eq!(q.len(), 0);
+        assert_eq!(q.len(), reference.len());
+        reference.sort_unstable();
+        assert_eq!(drain(&mut q), reference);
+        assert!(q.is_empty());
+    }
+
+    /// An event scheduled beyond the ring runs before an event scheduled
+    /// later but after it, once the ring has come round to both.
+    #[test]
+    fn far_event_runs_before_a_later_ring_event() {
+        let ring = BUCKETS * BUCKET_PS;
+        let mut q = EventQueue::new();
+        q.push(SimTime(0), 'a');
+        q.push(SimTime(ring + ring / 2), 'f');
+        assert_eq!(q.pop(), Some((SimTime(0), 'a')));
+        q.push(SimTime(ring - ring / 5), 'x');
+        assert_eq!(q.pop(), Some((SimTime(ring - ring / 5), 'x')));
+        q.push(SimTime(ring + 6 * ring / 10), 'r');
+        assert_eq!(drain(&mut q), vec![(ring + ring / 2, 'f'), (ring + 6 * ring / 10, 'r')]);
+    }
+
+    /// `pop_until` leaves later events in place, and events scheduled after
+    /// it stopped still run in order.
+    #[test]
+    fn pop_until_stops_at_end() {
+        let far = 3 * BUCKETS * BUCKET_PS;
+        let mut q = EventQueue::new();
+        for t in [10, 20 * BUCKET_PS, far] {
+            q.push(SimTime(t), t);
+        }
+        assert_eq!(q.pop_until(SimTime(10)), Some((SimTime(10), 10)));
+        assert_eq!(q.pop_until(SimTime(10)), None);
+        assert_eq!(q.len(), 2);
+        q.push(SimTime(11), 11);
+        assert_eq!(drain(&mut q), vec![(11, 11), (20 * BUCKET_PS, 20 * BUCKET_PS), (far, far)]);
     }
 }

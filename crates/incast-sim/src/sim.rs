@@ -13,7 +13,7 @@
 
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId};
+use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::scenario::Scenario;
 use crate::stats::{BlockRecord, FlowStats, Percentiles, RunResult, Summary};
 use crate::tcp::Endpoint;
@@ -43,6 +43,17 @@ enum Event {
     Respond { flow: u32 },
 }
 
+/// Where an endpoint's segments go.
+#[derive(Clone, Copy)]
+struct Route {
+    /// The NIC port of the endpoint's host.
+    nic: PortId,
+    /// The peer's host.
+    dst: u32,
+    /// The direction on the connection.
+    dir: Direction,
+}
+
 /// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
 #[inline]
 fn endpoint_of(flow: u32, dir: Direction) -> usize {
@@ -56,6 +67,8 @@ struct Sim<'a> {
     net: Network,
     pool: PacketPool,
     eps: Vec<Endpoint>,
+    /// `routes[ep]` is where endpoint `ep` sends.
+    routes: Vec<Route>,
     wake_at: Vec<SimTime>,
     app: SyncRead,
     /// Response bytes the client application had seen on each flow.
@@ -80,13 +93,23 @@ impl<'a> Sim<'a> {
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
         let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
         let eps = (0..2 * n).map(|_| Endpoint::new(&s.tcp, SimTime::ZERO, Some(handshake_rtt))).collect();
+        let routes = (0..n)
+            .flat_map(|flow| {
+                let server = flow + 1;
+                [
+                    Route { nic: net.nic(CLIENT), dst: server, dir: Direction::ToServer },
+                    Route { nic: net.nic(server), dst: CLIENT, dir: Direction::ToClient },
+                ]
+            })
+            .collect();
         Sim {
             s,
             now: SimTime::ZERO,
-            events: EventQueue::new(net.ports()),
+            events: EventQueue::new(),
             net,
             pool: PacketPool::default(),
             eps,
+            routes,
             wake_at: vec![NEVER; 2 * n as usize],
             app: SyncRead::new(s),
             client_seen: vec![0; n as usize],
@@ -105,11 +128,7 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
         self.start_block();
-        while let Some(t) = self.events.peek_time() {
-            if t > end {
-                break;
-            }
-            let (t, ev) = self.events.pop().expect("peeked");
+        while let Some((t, ev)) = self.events.pop_until(end) {
             self.now = t;
             self.processed += 1;
             match ev {
@@ -141,7 +160,10 @@ impl<'a> Sim<'a> {
                 self.delivered += 1;
                 let ep = endpoint_of(p.flow, p.dir);
                 self.eps[ep].on_segment(self.now, &p.seg);
-                self.on_progress(ep);
+                // A pure ACK delivers nothing to the application.
+                if p.seg.has_data() {
+                    self.on_progress(ep);
+                }
                 self.service(ep);
             }
         }
@@ -156,10 +178,12 @@ impl<'a> Sim<'a> {
     }
 
     /// Put `pkt` on `port`, or drop it there.
-    #[inline]
-    fn forward(&mut self, pkt: PktId, port: crate::net::PortId, payload: u32, flow: u32) {
+    // Measured: left to LLVM's judgement, this call stays out of line on
+    // every hop (about 5 % more instructions per packet in the benchmark).
+    #[inline(always)]
+    fn forward(&mut self, pkt: PktId, port: PortId, payload: u32, flow: u32) {
         match self.net.send(port, self.now, payload) {
-            Some((node, at)) => self.events.push_fifo(port.0, at, Event::Arrive { pkt, node }),
+            Some((node, at)) => self.events.push(at, Event::Arrive { pkt, node }),
             None => {
                 self.pool.release(pkt);
                 self.dropped += 1;
@@ -222,9 +246,7 @@ impl<'a> Sim<'a> {
     /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
     fn service(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
-        let (src, dst, dir) =
-            if ep % 2 == 0 { (CLIENT, flow + 1, Direction::ToServer) } else { (flow + 1, CLIENT, Direction::ToClient) };
-        let nic = self.net.nic(src);
+        let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
             self.sent += 1;
             let pkt = self.pool.alloc(Packet { seg, flow, dir, dst });

@@ -53,6 +53,8 @@ pub struct QueueStats {
 #[derive(Clone, Debug)]
 pub struct DropTailQueue {
     limit: QueueLimit,
+    /// `limit` is [`QueueLimit::UNLIMITED`]: nothing to track.
+    unlimited: bool,
     /// (departure of the last bit, frame bytes) of every frame still held.
     held: VecDeque<(SimTime, u32)>,
     bytes: u64,
@@ -62,7 +64,13 @@ pub struct DropTailQueue {
 impl DropTailQueue {
     /// An empty queue.
     pub fn new(limit: QueueLimit) -> Self {
-        DropTailQueue { limit, held: VecDeque::new(), bytes: 0, stats: QueueStats::default() }
+        DropTailQueue {
+            limit,
+            unlimited: limit == QueueLimit::UNLIMITED,
+            held: VecDeque::new(),
+            bytes: 0,
+            stats: QueueStats::default(),
+        }
     }
 
     fn retire(&mut self, now: SimTime) {
@@ -78,7 +86,7 @@ impl DropTailQueue {
     /// Would a frame of `frame_bytes` arriving at `now` fit? Counts a drop if not.
     #[inline]
     pub fn admit(&mut self, now: SimTime, frame_bytes: u64) -> bool {
-        if self.limit == QueueLimit::UNLIMITED {
+        if self.unlimited {
             return true;
         }
         self.retire(now);
@@ -93,7 +101,7 @@ impl DropTailQueue {
     #[inline]
     pub fn push(&mut self, done: SimTime, frame_bytes: u64) {
         self.stats.enqueued += 1;
-        if self.limit == QueueLimit::UNLIMITED {
+        if self.unlimited {
             return;
         }
         self.held.push_back((done, frame_bytes as u32));

@@ -187,12 +187,18 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
+        let (seq, len) = self.next_segment()?;
+        Some(self.transmit(now, clock, seq, len))
+    }
+
+    /// `(seq, len)` of the segment [`Sender::poll_data`] sends next, if any.
+    #[inline]
+    fn next_segment(&mut self) -> Option<(u64, u64)> {
         if self.retransmit_now {
             self.retransmit_now = false;
             if self.snd_una < self.snd_max {
                 // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be retransmitted"
-                let len = self.mss.min(self.snd_max - self.snd_una);
-                return Some(self.transmit(now, clock, self.snd_una, len));
+                return Some((self.snd_una, self.mss.min(self.snd_max - self.snd_una)));
             }
         }
         let unsent = self.app_end - self.snd_nxt;
@@ -207,7 +213,7 @@ impl Sender {
         if len > usable {
             return None;
         }
-        Some(self.transmit(now, clock, self.snd_nxt, len))
+        Some((self.snd_nxt, len))
     }
 
     /// Book-keeping for sending `[seq, seq + len)` at `now`.
