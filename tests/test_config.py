@@ -20,7 +20,7 @@ FAST08_16_ENGINE_JSON = {
     "tcp": {
         "mss": 1460,
         "init_cwnd": 10,
-        "rcv_wnd": 1048576,
+        "rcv_wnd": 65536,
         "dupack_threshold": 3,
         "rto": {"min": 200_000_000_000, "max": 120_000_000_000_000, "initial": 1_000_000_000_000, "granularity": 0},
         "delayed_ack": {"timeout": 40_000_000_000},
@@ -46,7 +46,7 @@ def test_defaults_follow_fast08_table1() -> None:
     s = Scenario(servers=16)
     assert (s.link.rate, s.link.rtt) == (10**9, 100e-6)
     assert s.switch.buffer == 32 * 1024
-    assert (s.tcp.mss, s.tcp.init_cwnd, s.tcp.rcv_wnd, s.tcp.dupack_threshold) == (1460, 10, 2**20, 3)
+    assert (s.tcp.mss, s.tcp.init_cwnd, s.tcp.rcv_wnd, s.tcp.dupack_threshold) == (1460, 10, 64 * 1024, 3)
     assert (s.tcp.rto_min, s.tcp.rto_max, s.tcp.rto_initial, s.tcp.clock_granularity) == (0.2, 120.0, 1.0, 0.0)
     assert s.tcp.delayed_ack == 0.04
     assert (s.workload.kind, s.workload.sru, s.workload.block) == ("sync_read", 256 * 1024, None)

@@ -16,7 +16,7 @@ in SI base units (seconds, bit/s, bytes)::
     [tcp]
     mss = 1460
     init_cwnd = 10
-    rcv_wnd = "1MiB"
+    rcv_wnd = "64KiB"
     dupack_threshold = 3
     rto_min = "200ms"
     rto_max = "120s"
@@ -289,8 +289,8 @@ class Tcp(_Model):
     """TCP at every host.
 
     Default values: ``mss`` 1460 bytes (Ethernet MTU minus IPv4 and TCP headers);
-    ``init_cwnd`` 10 segments (RFC 6928, Linux); ``rcv_wnd`` 1 MiB (autotuned
-    Linux buffer, far above the BDP); ``dupack_threshold`` 3 (RFC 5681 3.2);
+    ``init_cwnd`` 10 segments (RFC 6928, Linux); ``rcv_wnd`` 64 KiB (what
+    Linux advertises with its default receive buffer); ``dupack_threshold`` 3 (RFC 5681 3.2);
     ``rto_min`` 200 ms (Linux ``TCP_RTO_MIN``, FAST08 Table 1); ``rto_max`` 120 s
     (Linux ``TCP_RTO_MAX``); ``rto_initial`` 1 s (RFC 6298 (2.1));
     ``clock_granularity`` 0 (high-resolution timers; 1 ms / 4 ms are Linux jiffies
@@ -304,7 +304,7 @@ class Tcp(_Model):
         default=10, description="Initial congestion window, in segments."
     )
     rcv_wnd: Annotated[int, PlainValidator(_size(min_bytes=1))] = Field(
-        default=1024 * 1024, description="Receive window advertised by every receiver, in bytes."
+        default=64 * 1024, description="Receive window advertised by every receiver, in bytes."
     )
     dupack_threshold: Annotated[int, PlainValidator(_count(1, _U32_MAX, "duplicate ACKs"))] = Field(
         default=3, description="Duplicate ACKs that trigger fast retransmit."

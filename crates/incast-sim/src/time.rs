@@ -9,7 +9,7 @@
 
 use serde::{Deserialize, Serialize};
 use std::fmt;
-use std::ops::{Add, AddAssign, Sub};
+use std::ops::{Add, AddAssign, Div, Sub};
 
 const PS_PER_NS: u64 = 1_000;
 const PS_PER_US: u64 = 1_000_000;
@@ -92,10 +92,6 @@ impl SimDuration {
     pub fn saturating_mul(self, k: u64) -> Self {
         SimDuration(self.0.saturating_mul(k))
     }
-    /// `self / k` (integer division).
-    pub fn div(self, k: u64) -> Self {
-        SimDuration(self.0 / k)
-    }
 }
 
 impl Add<SimDuration> for SimTime {
@@ -113,6 +109,13 @@ impl Add for SimDuration {
     type Output = SimDuration;
     fn add(self, d: SimDuration) -> SimDuration {
         SimDuration(self.0.saturating_add(d.0))
+    }
+}
+impl Div<u64> for SimDuration {
+    type Output = SimDuration;
+    /// Integer division, rounding down.
+    fn div(self, k: u64) -> SimDuration {
+        SimDuration(self.0 / k)
     }
 }
 impl Sub for SimDuration {

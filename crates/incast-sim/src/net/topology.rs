@@ -58,7 +58,7 @@ impl Network {
     /// One switch, `hosts` hosts; every link has `link.rate` and a one-way delay
     /// of `link.rtt / 4`; switch ports hold `buffer`, host NICs are unlimited.
     pub fn star(hosts: u32, link: &LinkConfig, buffer: BufferLimit) -> Self {
-        let delay = link.rtt.div(4);
+        let delay = link.rtt / 4;
         let switch = NodeId(0);
         let mut nodes = vec![Node::Switch { route: Vec::with_capacity(hosts as usize) }];
         let mut ports = Vec::with_capacity(2 * hosts as usize);

@@ -72,9 +72,13 @@ impl Default for DelayedAckConfig {
 /// - `mss`: 1460 bytes — Ethernet MTU 1500 minus 40 bytes of IPv4 and TCP headers.
 /// - `init_cwnd`: 10 segments — RFC 6928 and Linux since 2.6.39. The kernel the
 ///   testbed compares against uses it; paper reproductions set their own.
-/// - `rcv_wnd`: 1 MiB — a Linux receive buffer autotuned on a datacenter path
-///   is far above the 12.5 KB bandwidth-delay product of 1 Gbps × 100 µs, so
-///   flow control stays out of the way unless an experiment caps it.
+/// - `rcv_wnd`: 64 KiB — what Linux advertises with its default receive
+///   buffer (`tcp_rmem` 128 KiB, half of it offered as window). Autotuning
+///   grows it only when more than that arrives per round trip, which a
+///   100 µs path at 1 Gbps (12.5 KB per RTT) never does. The window caps the
+///   burst each server sends at the head of a block, so it moves the onset of
+///   collapse: with an unbounded window, windows grown in loss-free slow start
+///   overflow even a 128 KiB port with two servers.
 /// - `dupack_threshold`: 3 — RFC 5681 3.2.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -98,7 +102,7 @@ impl Default for TcpConfig {
         TcpConfig {
             mss: 1460,
             init_cwnd: 10,
-            rcv_wnd: Bytes::mib(1),
+            rcv_wnd: Bytes::kib(64),
             dupack_threshold: 3,
             rto: RtoConfig::default(),
             delayed_ack: DelayedAckConfig::default(),
