@@ -118,6 +118,22 @@ def files(tmp_path: Path) -> dict[str, str]:
     return {"unknown": str(unknown), "malformed": str(malformed), "missing": str(tmp_path / "missing.toml")}
 
 
+def test_tcp_variant_and_flags_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    [d] = run_json(
+        capsys, *SMALL, "--tcp", "reno", "--set", "tcp.limited_transmit=true", "--set", "tcp.slow_start=false",
+        "--set", "tcp.restart_after_idle=false",
+    )  # fmt: skip
+    tcp = d["scenario"]["tcp"]
+    assert (tcp["variant"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
+        "reno",
+        True,
+        False,
+        False,
+    )
+    [d] = run_json(capsys, *SMALL)
+    assert d["scenario"]["tcp"]["variant"] == "newreno"
+
+
 BAD_INPUTS = [
     (
         ["--servers", "2", "--rtt", "100xs"],
@@ -136,6 +152,11 @@ BAD_INPUTS = [
     (["--servers", "2", "--blocks", "abc"], "error: blocks: 'abc' is not a whole number of blocks"),
     (["--servers", "2", "--mss", "1.5"], "error: tcp.mss: '1.5' is not a whole number of bytes between 1 and 65495"),
     (["--servers", "2", "--request-order", "random"], 'error: workload.order: must be "shuffled" or "fixed"'),
+    (["--servers", "2", "--tcp", "cubic"], 'error: tcp.variant: must be "reno" or "newreno", got \'cubic\''),
+    (
+        ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],
+        "error: tcp.limited_transmit: must be true or false, got 'maybe'",
+    ),
     (["--servers", "2", "--sru", "1KiB", "--block", "1MiB"], "error: workload: give --sru"),
     (["--servers", "2", "--set", "tcp.rto_mn=1ms"], "error: tcp.rto_mn: unknown setting; [tcp] has mss, init_cwnd"),
     (["--servers", "2", "--set", "nonsense"], "error: --set: 'nonsense' is not KEY=VALUE"),

@@ -24,6 +24,10 @@ FAST08_16_ENGINE_JSON = {
         "dupack_threshold": 3,
         "rto": {"min": 200_000_000_000, "max": 120_000_000_000_000, "initial": 1_000_000_000_000, "granularity": 0},
         "delayed_ack": {"timeout": 40_000_000_000},
+        "variant": "newreno",
+        "limited_transmit": False,
+        "slow_start": True,
+        "restart_after_idle": True,
     },
     "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
@@ -49,6 +53,12 @@ def test_defaults_follow_fast08_table1() -> None:
     assert (s.tcp.mss, s.tcp.init_cwnd, s.tcp.rcv_wnd, s.tcp.dupack_threshold) == (1460, 10, 64 * 1024, 3)
     assert (s.tcp.rto_min, s.tcp.rto_max, s.tcp.rto_initial, s.tcp.clock_granularity) == (0.2, 120.0, 1.0, 0.0)
     assert s.tcp.delayed_ack == 0.04
+    assert (s.tcp.variant, s.tcp.limited_transmit, s.tcp.slow_start, s.tcp.restart_after_idle) == (
+        "newreno",
+        False,
+        True,
+        True,
+    )
     assert (s.workload.kind, s.workload.sru, s.workload.block) == ("sync_read", 256 * 1024, None)
     assert (s.workload.request, s.workload.order) == (100, "shuffled")
     assert (s.seed, s.blocks, s.duration) == (1, None, 1.0)
@@ -323,3 +333,39 @@ def getattr_dotted(obj: Any, path: str) -> Any:
     for part in path.split("."):
         obj = getattr(obj, part)
     return obj
+
+
+# -- loss-recovery variants (FAST08 5.1) -------------------------------------------
+
+
+def test_loss_recovery_fields_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
+    s = Scenario.parse(
+        {
+            "servers": 2,
+            "tcp": {"variant": "reno", "limited_transmit": True, "slow_start": "false", "restart_after_idle": False},
+        }
+    )
+    tcp = s.to_engine_dict()["tcp"]
+    assert (tcp["variant"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
+        "reno",
+        True,
+        False,
+        False,
+    )
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s
+    assert Scenario.parse(json.loads(json.dumps(s.to_dict()))) == s
+    assert 'variant = "reno"' in s.to_toml() and "limited_transmit = true" in s.to_toml()
+
+
+def test_bad_variant_and_flag_are_one_line_errors() -> None:
+    assert scenario_error({"servers": 1, "tcp": {"variant": "cubic"}}) == (
+        "tcp.variant: must be \"reno\" or \"newreno\", got 'cubic'"
+    )
+    assert scenario_error({"servers": 1, "tcp": {"slow_start": "yes"}}) == (
+        "tcp.slow_start: must be true or false, got 'yes'"
+    )
+    assert scenario_error({"servers": 1, "tcp": {"limited_transmit": 1}}) == (
+        "tcp.limited_transmit: must be true or false, got 1"
+    )

@@ -23,6 +23,10 @@ in SI base units (seconds, bit/s, bytes)::
     rto_initial = "1s"
     clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
     delayed_ack = "40ms"        # or "off"
+    variant = "newreno"         # or "reno"
+    limited_transmit = false    # RFC 3042
+    slow_start = true           # false: additive increase only (FAST08 5.1.3)
+    restart_after_idle = true   # RFC 5681 4.1 restart window (Linux default)
     [workload]
     kind = "sync_read"
     sru = "256KiB"              # fixed SRU per server (default), or
@@ -235,6 +239,16 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return check
 
 
+def _flag(value: Any) -> bool:
+    """``true``/``false`` (TOML booleans, or those words from ``--set``)."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str) and value in ("true", "false"):
+        return value == "true"
+    raise _invalid(f"must be true or false, got {value!r}")
+
+
+Flag = Annotated[bool, PlainValidator(_flag)]
 Seconds = Annotated[float, PlainValidator(_duration(positive=False))]
 PositiveSeconds = Annotated[float, PlainValidator(_duration(positive=True))]
 BitsPerSecond = Annotated[int, PlainValidator(_rate)]
@@ -294,7 +308,10 @@ class Tcp(_Model):
     ``rto_min`` 200 ms (Linux ``TCP_RTO_MIN``, FAST08 Table 1); ``rto_max`` 120 s
     (Linux ``TCP_RTO_MAX``); ``rto_initial`` 1 s (RFC 6298 (2.1));
     ``clock_granularity`` 0 (high-resolution timers; 1 ms / 4 ms are Linux jiffies
-    at HZ=1000 / HZ=250); ``delayed_ack`` 40 ms (Linux ``TCP_DELACK_MIN``).
+    at HZ=1000 / HZ=250); ``delayed_ack`` 40 ms (Linux ``TCP_DELACK_MIN``);
+    ``variant`` newreno (RFC 6582, Linux, FAST08 Table 1); ``limited_transmit``
+    false (FAST08 Table 1); ``slow_start`` true (RFC 5681 3.1);
+    ``restart_after_idle`` true (Linux ``tcp_slow_start_after_idle``, RFC 5681 4.1).
     """
 
     mss: Annotated[int, PlainValidator(_count(1, _MAX_MSS, "bytes"))] = Field(
@@ -323,6 +340,24 @@ class Tcp(_Model):
         default=0.04,
         description='How long a lone segment may wait for its ACK, in seconds; None (TOML: "off") '
         "acknowledges every segment at once.",
+    )
+
+    variant: Annotated[str, PlainValidator(_choice("reno", "newreno"))] = Field(
+        default="newreno",
+        description='Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery) or "newreno" '
+        "(RFC 6582: partial ACKs retransmit the next hole).",
+    )
+    limited_transmit: Flag = Field(
+        default=False,
+        description="Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.",
+    )
+    slow_start: Flag = Field(
+        default=True, description="Slow start (RFC 5681 3.1); false grows cwnd by additive increase only."
+    )
+    restart_after_idle: Flag = Field(
+        default=True,
+        description="After sending nothing for longer than the RTO, restart from min(init_cwnd, cwnd) "
+        "(RFC 5681 4.1; Linux tcp_slow_start_after_idle).",
     )
 
     @field_serializer("delayed_ack")
@@ -516,6 +551,10 @@ class Scenario(_Model):
                 "rto_initial": format_duration(tcp.rto_initial),
                 "clock_granularity": format_duration(tcp.clock_granularity),
                 "delayed_ack": "off" if tcp.delayed_ack is None else format_duration(tcp.delayed_ack),
+                "variant": tcp.variant,
+                "limited_transmit": tcp.limited_transmit,
+                "slow_start": tcp.slow_start,
+                "restart_after_idle": tcp.restart_after_idle,
             },
             "workload": workload,
         }
@@ -541,6 +580,10 @@ class Scenario(_Model):
                     "granularity": seconds_to_ps(tcp.clock_granularity),
                 },
                 "delayed_ack": {"timeout": None if tcp.delayed_ack is None else seconds_to_ps(tcp.delayed_ack)},
+                "variant": tcp.variant,
+                "limited_transmit": tcp.limited_transmit,
+                "slow_start": tcp.slow_start,
+                "restart_after_idle": tcp.restart_after_idle,
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

@@ -47,6 +47,7 @@ OPTION_FIELDS = {
     "init_cwnd": "tcp.init_cwnd",
     "seed": "seed",
     "request_order": "workload.order",
+    "tcp": "tcp.variant",
 }
 
 
@@ -85,6 +86,9 @@ def run(
     request_order: Annotated[
         str | None, _opt("--request-order", "shuffled|fixed", "Order of the requests in a block.")
     ] = None,
+    tcp: Annotated[
+        str | None, _opt("--tcp", "reno|newreno", "Loss recovery: Reno (RFC 5681) or NewReno (RFC 6582).")
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -101,7 +105,7 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
-        "seed": seed, "request_order": request_order,
+        "seed": seed, "request_order": request_order, "tcp": tcp,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")

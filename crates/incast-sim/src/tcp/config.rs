@@ -2,7 +2,10 @@
 //!
 //! **Models:** every constant the incast papers sweep is a field here, never a
 //! `const` in the code: RTO_min down to microseconds, the timer granularity
-//! (high-resolution or jiffies), the delayed-ACK timeout, the initial window.
+//! (high-resolution or jiffies), the delayed-ACK timeout, the initial window,
+//! and the loss-recovery variants of FAST08 §5.1 (Reno or NewReno, limited
+//! transmit, the duplicate-ACK threshold, slow start on or off), plus the
+//! restart after idle.
 //! **Deliberately different:** defaults follow Linux where Linux and the RFCs
 //! disagree, because `incast validate` compares the simulator against the
 //! Linux kernel; each default below says where it comes from.
@@ -80,6 +83,14 @@ impl Default for DelayedAckConfig {
 ///   collapse: with an unbounded window, windows grown in loss-free slow start
 ///   overflow even a 128 KiB port with two servers.
 /// - `dupack_threshold`: 3 — RFC 5681 3.2.
+/// - `variant`: NewReno — RFC 6582, the Linux behaviour and FAST08 Table 1.
+/// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
+///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
+/// - `slow_start`: true — RFC 5681 3.1. False grows cwnd by congestion
+///   avoidance only (FAST08 §5.1.3).
+/// - `restart_after_idle`: true — Linux `tcp_slow_start_after_idle` defaults
+///   to 1, and `incast validate` compares against Linux (RFC 5681 4.1 says
+///   SHOULD as well).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
@@ -95,6 +106,29 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Delayed ACK at the receiver.
     pub delayed_ack: DelayedAckConfig,
+    /// Loss-recovery variant: Reno or NewReno.
+    pub variant: TcpVariant,
+    /// Limited transmit (RFC 3042): one new segment on each of the first two
+    /// duplicate ACKs.
+    pub limited_transmit: bool,
+    /// Slow start (RFC 5681 3.1); false = additive increase only.
+    pub slow_start: bool,
+    /// Restart from min(IW, cwnd) after an idle period longer than the RTO
+    /// (RFC 5681 4.1).
+    pub restart_after_idle: bool,
+}
+
+/// Which fast-recovery algorithm a sender runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum TcpVariant {
+    /// RFC 5681 §3.2 only: any ACK of new data ends fast recovery.
+    #[serde(rename = "reno")]
+    Reno,
+    /// RFC 6582: partial ACKs retransmit the next hole; `recover` guards
+    /// against spurious fast retransmits.
+    #[default]
+    #[serde(rename = "newreno")]
+    NewReno,
 }
 
 impl Default for TcpConfig {
@@ -106,6 +140,10 @@ impl Default for TcpConfig {
             dupack_threshold: 3,
             rto: RtoConfig::default(),
             delayed_ack: DelayedAckConfig::default(),
+            variant: TcpVariant::NewReno,
+            limited_transmit: false,
+            slow_start: true,
+            restart_after_idle: true,
         }
     }
 }

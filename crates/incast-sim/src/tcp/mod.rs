@@ -8,8 +8,9 @@
 //!
 //! **Models:** one feature per module — the RTO estimator ([`rto`], RFC 6298),
 //! the send half with its retransmission timer and Karn's rule ([`sender`]),
-//! NewReno congestion control and loss recovery ([`newreno`], RFC 5681 and
-//! RFC 6582), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
+//! Reno or NewReno congestion control and loss recovery ([`newreno`], RFC 5681
+//! and RFC 6582), limited transmit ([`limited_transmit`], RFC 3042), restart
+//! after idle ([`idle_restart`], RFC 5681 4.1), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
 //! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), and the exact or jiffy
 //! TCP clock ([`clock`]). Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window; sending data piggybacks a pending ACK.
@@ -18,11 +19,13 @@
 //! SYN/SYN-ACK exchange); the application consumes received data instantly;
 //! Nagle is off; recovery is go-back-N after a timeout, not SACK.
 //! **Not modelled:** connection setup and teardown, SACK, timestamps, window
-//! scaling negotiation, ECN, limited transmit, quick-ACK mode, keep-alives.
+//! scaling negotiation, ECN, quick-ACK mode, keep-alives.
 
 mod config;
 pub mod clock;
 pub mod delayed_ack;
+pub mod idle_restart;
+pub mod limited_transmit;
 pub mod newreno;
 pub mod receiver;
 pub mod rto;
@@ -31,7 +34,7 @@ pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use config::{DelayedAckConfig, RtoConfig, TcpConfig};
+pub use config::{DelayedAckConfig, RtoConfig, TcpConfig, TcpVariant};
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment};
 
@@ -178,7 +181,8 @@ impl Endpoint {
         self.sender.cc().cwnd()
     }
 
-    /// Current slow-start threshold in bytes (`u64::MAX` until the first loss).
+    /// Current slow-start threshold in bytes (`u64::MAX` until the first loss,
+    /// the initial window with slow start off).
     #[inline]
     pub fn ssthresh(&self) -> u64 {
         self.sender.cc().ssthresh()
@@ -214,7 +218,7 @@ impl Endpoint {
         self.sender.written()
     }
 
-    /// True while in NewReno fast recovery.
+    /// True while in (Reno or NewReno) fast recovery.
     #[inline]
     pub fn in_recovery(&self) -> bool {
         self.sender.cc().in_recovery()

@@ -1,24 +1,35 @@
-//! Congestion control and loss recovery: NewReno (RFC 5681 + RFC 6582).
+//! Congestion control and loss recovery: Reno and NewReno (RFC 5681 + RFC 6582).
 //!
 //! **Models:** slow start and congestion avoidance (RFC 5681 §3.1), fast
 //! retransmit / fast recovery on the `dupack_threshold`-th duplicate ACK with
-//! window inflation (RFC 5681 §3.2), NewReno partial and full ACKs and the
-//! `recover` guard against spurious fast retransmits after a timeout
-//! (RFC 6582 §3.2), the loss window after a retransmission timeout.
+//! window inflation (RFC 5681 §3.2), the loss window after a retransmission
+//! timeout, and the restart window after idle (RFC 5681 §4.1; the sender
+//! decides when, see `tcp::idle_restart`). One recovery procedure serves both
+//! variants: NewReno (RFC 6582 §3.2) adds partial-ACK retransmissions and the
+//! `recover` guard against spurious fast retransmits after a timeout; Reno
+//! (`TcpVariant::Reno`, RFC 5681 §3.2 alone) leaves recovery on any ACK of
+//! new data with cwnd = ssthresh, so a second loss in the window waits for
+//! more duplicate ACKs or the timer (FAST08 §5.1.1). With `slow_start` off,
+//! cwnd grows by congestion avoidance only, from the first ACK and after every
+//! timeout (FAST08 §5.1.3).
 //! **Deliberately different:** `recover` starts unset rather than at the
 //! ISS, so a loss of the very first segment can still fast-retransmit. The
 //! retransmission timer is reset by the first partial ACK only — the
 //! "Impatient" variant of RFC 6582 §4, as its §3.2 step 3 specifies — so later
 //! partial ACKs do not restart it as RFC 6298 (5.3) alone would (Linux rearms
-//! on every ACK of new data).
-//! **Not modelled:** limited transmit (RFC 3042; off in the incast papers),
-//! appropriate byte counting (RFC 3465), SACK-based recovery (RFC 6675),
-//! undo of spurious retransmissions (Eifel, F-RTO), ECN, cwnd validation
-//! after idle (RFC 7661).
+//! on every ACK of new data). Slow start off is a growth rule (cwnd < ssthresh
+//! never selects slow start), not an ssthresh value: ssthresh starts at the
+//! initial window and keeps its RFC 5681 values, so it still sizes recovery.
+//! **Not modelled:** appropriate byte counting (RFC 3465), SACK-based recovery
+//! (RFC 6675), undo of spurious retransmissions (Eifel, F-RTO), ECN, the
+//! gradual cwnd decay of RFC 2861 / RFC 7661 after idle or
+//! application-limited periods.
 //!
 //! Sequence offsets: `recover` holds one past the highest byte sent
 //! (SND.MAX), so the RFC's "covers more than recover" is `ack > recover` and
 //! "acknowledges all of the data up to and including recover" is `ack >= recover`.
+
+use super::TcpVariant;
 
 /// What the sender must do after an ACK of new data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -33,11 +44,15 @@ pub enum NewAck {
     },
 }
 
-/// NewReno congestion state of one sender.
+/// Reno/NewReno congestion state of one sender.
 #[derive(Clone, Debug)]
 pub struct NewReno {
     smss: u64,
     threshold: u32,
+    variant: TcpVariant,
+    slow_start: bool,
+    /// Initial window in bytes (IW).
+    iw: u64,
     cwnd: u64,
     ssthresh: u64,
     /// SND.MAX when the last fast retransmit or timeout happened.
@@ -49,13 +64,18 @@ pub struct NewReno {
 }
 
 impl NewReno {
-    /// Initial state: cwnd = `init_cwnd`·SMSS, ssthresh arbitrarily high.
+    /// Initial NewReno state with slow start: cwnd = `init_cwnd`·SMSS,
+    /// ssthresh arbitrarily high.
     pub fn new(smss: u32, init_cwnd: u32, dupack_threshold: u32) -> Self {
         let smss = smss as u64;
+        let iw = smss * init_cwnd.max(1) as u64;
         NewReno {
             smss,
             threshold: dupack_threshold.max(1),
-            cwnd: smss * init_cwnd.max(1) as u64,
+            variant: TcpVariant::NewReno,
+            slow_start: true,
+            iw,
+            cwnd: iw,
             // RFC 5681 (3.1): "The initial value of ssthresh SHOULD be set
             // arbitrarily high (e.g., to the size of the largest possible advertised window)"
             ssthresh: u64::MAX,
@@ -67,6 +87,18 @@ impl NewReno {
             first_partial: true,
             dupacks: 0,
         }
+    }
+
+    /// The same state running `variant`, with slow start on or off.
+    pub fn with_options(mut self, variant: TcpVariant, slow_start: bool) -> Self {
+        self.variant = variant;
+        self.slow_start = slow_start;
+        if !slow_start {
+            // Additive increase from the start (FAST08 §5.1.3): ssthresh = IW
+            // so the state reads as congestion avoidance.
+            self.ssthresh = self.iw;
+        }
+        self
     }
 
     /// Congestion window in bytes.
@@ -100,6 +132,13 @@ impl NewReno {
     pub fn on_new_ack(&mut self, acked: u64, ack: u64, flight: u64) -> NewAck {
         self.dupacks = 0;
         if self.in_recovery {
+            if self.variant == TcpVariant::Reno {
+                // RFC 5681 (3.2 step 6): "When the next ACK arrives that acknowledges
+                // previously unacknowledged data, a TCP MUST set cwnd to ssthresh"
+                self.cwnd = self.ssthresh;
+                self.in_recovery = false;
+                return NewAck::Advance;
+            }
             let recover = self.recover.unwrap_or(0);
             if ack >= recover {
                 // RFC 6582 (3.2 step 3): full acknowledgment — "Set cwnd to either
@@ -123,7 +162,7 @@ impl NewReno {
             self.first_partial = false;
             return NewAck::Partial { reset_timer };
         }
-        if self.cwnd < self.ssthresh {
+        if self.slow_start && self.cwnd < self.ssthresh {
             // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
             self.cwnd += acked.min(self.smss);
         } else {
@@ -151,7 +190,7 @@ impl NewReno {
         // RFC 6582 (3.2 step 2): "the TCP sender first checks the value of recover
         // to see if the Cumulative Acknowledgment field covers more than recover.
         // ... If not, the TCP does not enter fast retransmit and does not reset ssthresh."
-        if self.recover.is_some_and(|r| ack <= r) {
+        if self.variant == TcpVariant::NewReno && self.recover.is_some_and(|r| ack <= r) {
             return false;
         }
         // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
@@ -166,6 +205,14 @@ impl NewReno {
         self.in_recovery = true;
         self.first_partial = true;
         true
+    }
+
+    /// The sender resumes after an idle period longer than the RTO.
+    pub fn on_idle_restart(&mut self) {
+        // RFC 5681 (4.1): "TCP SHOULD set cwnd to no more than RW before beginning
+        // transmission if the TCP has not sent data in an interval exceeding the
+        // retransmission timeout." — "RW = min(IW,cwnd)"
+        self.cwnd = self.cwnd.min(self.iw);
     }
 
     /// The retransmission timer expired with `flight` bytes outstanding.
@@ -328,6 +375,52 @@ mod tests {
             assert!(!c.on_dup_ack(11 * MSS, 4 * MSS, 15 * MSS));
         }
         assert!(c.on_dup_ack(11 * MSS, 4 * MSS, 15 * MSS), "beyond recover: a new loss");
+    }
+
+    /// RFC 5681 (3.2 step 6): under Reno, a partial ACK is an ACK of new data
+    /// like any other: cwnd = ssthresh, recovery ends, nothing is retransmitted.
+    #[test]
+    fn rfc5681_3_2_step6_reno_exits_on_any_new_ack() {
+        let mut c = NewReno::new(MSS as u32, 10, 3).with_options(TcpVariant::Reno, true);
+        for _ in 0..3 {
+            c.on_dup_ack(0, 10 * MSS, 10 * MSS);
+        }
+        assert!(c.in_recovery());
+        assert_eq!(c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS), NewAck::Advance);
+        assert!(!c.in_recovery());
+        assert_eq!(c.cwnd(), 5 * MSS);
+    }
+
+    /// RFC 5681 (3.2): Reno has no `recover` guard — duplicate ACKs after a
+    /// timeout may fast-retransmit again.
+    #[test]
+    fn rfc5681_3_2_reno_has_no_recover_guard() {
+        let mut c = NewReno::new(MSS as u32, 10, 3).with_options(TcpVariant::Reno, true);
+        c.on_rto(10 * MSS, 10 * MSS, false);
+        assert!(!c.on_dup_ack(2 * MSS, MSS, 10 * MSS));
+        assert!(!c.on_dup_ack(2 * MSS, MSS, 10 * MSS));
+        assert!(c.on_dup_ack(2 * MSS, MSS, 10 * MSS));
+    }
+
+    /// RFC 5681 (4.1): the restart window is min(IW, cwnd).
+    #[test]
+    fn rfc5681_4_1_restart_window_is_min_iw_cwnd() {
+        let mut c = cc();
+        c.cwnd = 25 * MSS;
+        c.on_idle_restart();
+        assert_eq!(c.cwnd(), 10 * MSS);
+        c.cwnd = 4 * MSS;
+        c.on_idle_restart();
+        assert_eq!(c.cwnd(), 4 * MSS);
+    }
+
+    /// FAST08 §5.1.3: slow start off starts in congestion avoidance (ssthresh = IW).
+    #[test]
+    fn rfc5681_3_1_slow_start_off_starts_in_congestion_avoidance() {
+        let mut c = NewReno::new(MSS as u32, 10, 3).with_options(TcpVariant::NewReno, false);
+        assert_eq!(c.ssthresh(), 10 * MSS);
+        c.on_new_ack(MSS, MSS, 0);
+        assert_eq!(c.cwnd(), 10 * MSS + 100);
     }
 
     /// RFC 5681 (3.1): a timeout sets cwnd to the loss window, ssthresh by eq. (4),

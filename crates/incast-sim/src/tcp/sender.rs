@@ -5,10 +5,11 @@
 //! sender silly-window avoidance (RFC 1122 4.2.3.4: only full-sized segments,
 //! except the tail of the buffer); the retransmission timer of RFC 6298 §5;
 //! go-back-N after a timeout; duplicate-ACK detection (RFC 5681 §2) feeding
-//! `tcp::newreno`. RTT sampling follows Linux `tcp_clean_rtx_queue`: the
-//! sample is the age of the OLDEST segment a cumulative ACK newly covers, and
-//! no sample is taken when any newly covered segment was retransmitted
-//! (Karn's rule, RFC 6298 §3).
+//! `tcp::newreno`; the hooks of limited transmit (`tcp::limited_transmit`)
+//! and restart after idle (`tcp::idle_restart`). RTT sampling follows Linux
+//! `tcp_clean_rtx_queue`: the sample is the age of the OLDEST segment a
+//! cumulative ACK newly covers, and no sample is taken when any newly covered
+//! segment was retransmitted (Karn's rule, RFC 6298 §3).
 //! **Deliberately different:** Nagle is off (storage servers set
 //! TCP_NODELAY); the peer window is taken from every acceptable ACK without
 //! the SND.WL1/SND.WL2 ordering checks (the window is constant here);
@@ -18,6 +19,8 @@
 //! the RFC 6298 (5.7) SYN rule (connections start established).
 
 use super::clock::TcpClock;
+use super::idle_restart::IdleRestart;
+use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
 use super::{EndpointStats, Segment, TcpConfig};
@@ -60,6 +63,8 @@ pub struct Sender {
     sent: VecDeque<SentRecord>,
     rto: RtoEstimator,
     cc: NewReno,
+    limited: LimitedTransmit,
+    idle: IdleRestart,
     rtx_deadline: Option<SimTime>,
     /// Fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_now: bool,
@@ -79,7 +84,10 @@ impl Sender {
             peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
             sent: VecDeque::with_capacity(64),
             rto: RtoEstimator::new(cfg.rto),
-            cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold),
+            cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold)
+                .with_options(cfg.variant, cfg.slow_start),
+            limited: LimitedTransmit::new(cfg.limited_transmit),
+            idle: IdleRestart::new(cfg.restart_after_idle),
             rtx_deadline: None,
             retransmit_now: false,
             rto_repeated: false,
@@ -109,9 +117,13 @@ impl Sender {
             // incoming acknowledgment equals the advertised window in the last"
             let dup = self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
             self.peer_wnd = wnd;
-            if dup && self.cc.on_dup_ack(ack, self.flight_size(), self.snd_max) {
+            // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
+            // sent in limited transmit MUST NOT be included in this calculation."
+            let flight = self.flight_size().saturating_sub(self.limited.excluded());
+            if dup && self.cc.on_dup_ack(ack, flight, self.snd_max) {
                 stats.fast_retransmits += 1;
                 self.retransmit_now = true;
+                self.limited.reset();
             }
             return;
         }
@@ -122,6 +134,7 @@ impl Sender {
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
         self.rto_repeated = false;
+        self.limited.reset();
         let restart = match self.cc.on_new_ack(acked, ack, self.flight_size()) {
             NewAck::Advance => true,
             NewAck::Partial { reset_timer } => {
@@ -174,6 +187,7 @@ impl Sender {
         self.cc.on_rto(self.flight_size(), self.snd_max, self.rto_repeated);
         self.rto_repeated = true;
         self.retransmit_now = false;
+        self.limited.reset();
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
         // acknowledged" — go-back-N: everything from SND.UNA is sent again.
         self.snd_nxt = self.snd_una;
@@ -187,13 +201,13 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        let (seq, len) = self.next_segment()?;
+        let (seq, len) = self.next_segment(now)?;
         Some(self.transmit(now, clock, seq, len))
     }
 
     /// `(seq, len)` of the segment [`Sender::poll_data`] sends next, if any.
     #[inline]
-    fn next_segment(&mut self) -> Option<(u64, u64)> {
+    fn next_segment(&mut self, now: SimTime) -> Option<(u64, u64)> {
         if self.retransmit_now {
             self.retransmit_now = false;
             if self.snd_una < self.snd_max {
@@ -205,14 +219,43 @@ impl Sender {
         if unsent == 0 {
             return None;
         }
-        let wnd = self.cc.cwnd().min(self.peer_wnd);
-        let usable = wnd.saturating_sub(self.snd_nxt - self.snd_una);
+        if self.snd_una == self.snd_max {
+            self.restart_if_idle(now);
+        }
+        let flight = self.snd_nxt - self.snd_una;
+        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
         // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
         // "if the data is pushed and all queued data can be sent now" (Nagle off).
         let len = unsent.min(self.mss);
-        if len > usable {
+        if len <= usable {
+            return Some((self.snd_nxt, len));
+        }
+        self.limited_transmit(len, flight)
+    }
+
+    /// Data to send with nothing outstanding: shrink cwnd first if idle too long.
+    #[cold]
+    #[inline(never)]
+    fn restart_if_idle(&mut self, now: SimTime) {
+        if self.idle.due(now, self.rto.rto()) {
+            self.cc.on_idle_restart();
+        }
+    }
+
+    /// The window is full: send `len` new bytes anyway if limited transmit allows.
+    #[inline(never)]
+    fn limited_transmit(&mut self, len: u64, flight: u64) -> Option<(u64, u64)> {
+        // RFC 3042 (2): "The congestion window (cwnd) MUST NOT be changed when
+        // these new segments are transmitted." — only NEW data, within the peer window.
+        let extra = self.limited.allowance(self.cc.dupacks(), self.cc.in_recovery(), self.mss);
+        if extra == 0 || self.snd_nxt < self.snd_max {
             return None;
         }
+        let wnd = (self.cc.cwnd() + extra).min(self.peer_wnd);
+        if len > wnd.saturating_sub(flight) {
+            return None;
+        }
+        self.limited.on_sent(len);
         Some((self.snd_nxt, len))
     }
 
@@ -228,6 +271,7 @@ impl Sender {
             self.snd_max = end;
         }
         self.snd_nxt = self.snd_nxt.max(end);
+        self.idle.on_send(now);
         if self.rtx_deadline.is_none() {
             // RFC 6298 (5.1): "Every time a packet containing data is sent
             // (including a retransmission), if the timer is not running, start it"

@@ -7,7 +7,9 @@
 
 mod ack_policy;
 mod exchange;
+mod idle;
 mod loss_recovery;
+mod variants;
 mod timers;
 
 use super::*;
@@ -27,7 +29,8 @@ pub(super) fn ms(v: u64) -> SimTime {
     SimTime(v * 1_000_000_000)
 }
 
-/// MSS 1000, IW 10, RTO_min 10 ms, exact clock, delayed ACK off.
+/// MSS 1000, IW 10, RTO_min 10 ms, exact clock, delayed ACK off; NewReno,
+/// slow start, restart after idle, no limited transmit (the defaults).
 pub(super) fn cfg() -> TcpConfig {
     TcpConfig {
         mss: MSS,
@@ -36,6 +39,10 @@ pub(super) fn cfg() -> TcpConfig {
         dupack_threshold: 3,
         rto: RtoConfig { min: SimDuration::from_millis(10), ..RtoConfig::default() },
         delayed_ack: DelayedAckConfig { timeout: None },
+        variant: TcpVariant::NewReno,
+        limited_transmit: false,
+        slow_start: true,
+        restart_after_idle: true,
     }
 }
 
