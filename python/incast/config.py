@@ -34,6 +34,8 @@ in SI base units (seconds, bit/s, bytes)::
     request = "100B"
     order = "shuffled"          # or "fixed"
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
+    [stats]
+    timeouts = true             # one row per retransmission timeout (false: class counters only)
 
 The models store plain SI numbers (seconds as ``float``, bit/s and bytes as
 ``int``; a packet-count buffer as the string ``"64pkt"``; delayed ACK off as
@@ -89,6 +91,7 @@ __all__ = [
     "MAX_SERVERS",
     "Link",
     "Scenario",
+    "Stats",
     "Switch",
     "Tcp",
     "Workload",
@@ -408,6 +411,20 @@ class Workload(_Model):
         return data
 
 
+class Stats(_Model):
+    """What the run records beyond its counters.
+
+    Default values: ``timeouts`` true. Per-class timeout counters and each
+    block's ``max_flow_timeouts`` are always kept; the per-timeout table grows
+    with the number of timeouts, so long sweeps may turn it off.
+    """
+
+    timeouts: Flag = Field(
+        default=True,
+        description="Keep one row per retransmission timeout (Result.timeouts); false keeps only the class counters.",
+    )
+
+
 class Scenario(_Model):
     """One complete run description; a run is a pure function of it (``seed`` included).
 
@@ -432,6 +449,7 @@ class Scenario(_Model):
     switch: Switch = Field(default_factory=Switch)
     tcp: Tcp = Field(default_factory=Tcp)
     workload: Workload = Field(default_factory=Workload)
+    stats: Stats = Field(default_factory=Stats)
 
     #: Tables of the scenario and the model of each.
     TABLES: ClassVar[dict[str, type[BaseModel]]] = {}
@@ -557,6 +575,7 @@ class Scenario(_Model):
                 "restart_after_idle": tcp.restart_after_idle,
             },
             "workload": workload,
+            "stats": {"timeouts": self.stats.timeouts},
         }
         return tomli_w.dumps(doc)
 
@@ -595,6 +614,7 @@ class Scenario(_Model):
                 "blocks": self.blocks,
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),
             },
+            "stats": {"timeouts": self.stats.timeouts},
             "seed": self.seed,
         }
 
@@ -625,7 +645,7 @@ class Scenario(_Model):
         )
 
 
-Scenario.TABLES.update({"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload})
+Scenario.TABLES.update({"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats})
 
 
 def _field_error(field: str, message: str) -> PydanticCustomError:

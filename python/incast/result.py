@@ -6,8 +6,9 @@
 
 :func:`run` makes exactly one call into the engine, with the GIL released, so
 runs in several threads proceed in parallel. The engine returns the summary,
-one row per flow and one row per completed block (``crates/incast-sim/src/stats``);
-:class:`Result` exposes the summary as attributes and the rows as DataFrames.
+one row per flow, one row per completed block and one row per retransmission
+timeout (``crates/incast-sim/src/stats``); :class:`Result` exposes the summary
+as attributes and the rows as DataFrames.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from incast import _core
 from incast.config import Scenario
 from incast.errors import ScenarioError, describe_validation_error, python_field
 
-__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "BlockTimes", "Result", "run"]
+__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "TIMEOUT_COLUMNS", "BlockTimes", "Result", "run"]
 
 #: Columns of :attr:`Result.flows`, one row per connection (server).
 FLOW_COLUMNS = (
@@ -40,7 +41,25 @@ FLOW_COLUMNS = (
     "drops",
 )
 #: Columns of :attr:`Result.blocks_table`, one row per completed block.
-BLOCK_COLUMNS = ("block", "start_s", "time_ms")
+BLOCK_COLUMNS = ("block", "start_s", "time_ms", "max_flow_timeouts")
+#: Columns of :attr:`Result.timeouts_table`, one row per retransmission timeout
+#: (``crates/incast-sim/src/tcp/forensics.rs``: FAST08 §5.1 ``class``, GIP §III ``gip_class``).
+TIMEOUT_COLUMNS = (
+    "time_s",
+    "flow",
+    "side",
+    "block",
+    "rto_us",
+    "backoff",
+    "cwnd_bytes",
+    "flight_bytes",
+    "dart",
+    "class",
+    "gip_class",
+    "spurious",
+)
+#: Column dtypes where the unit suffix does not tell (used for empty frames).
+_DTYPES = {"side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
 
 
 class BlockTimes(NamedTuple):
@@ -64,10 +83,14 @@ class Result:
     ``utilization``, ``blocks``, ``sim_time_s``, ``bytes_delivered``, ``timeouts``,
     ``fast_retransmits``, ``retransmitted_packets``, ``drops``, ``block_time_ms``
     (p50/p99/max), ``data_packets``, ``packets_sent``, ``packets_delivered``,
-    ``packets_in_flight``, ``queue_peak_bytes``, ``events``. Besides: ``wall_s``
-    (wall-clock seconds of the engine call), ``events_per_s``, the resolved
-    ``scenario``, and two DataFrames: ``flows`` (one row per server) and
-    ``blocks_table`` (one row per completed block).
+    ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
+    (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
+    ``lost_retransmit``, ``other``) and ``gip_timeout_classes`` (GIP §III:
+    ``floss``, ``lack``, ``other``). Besides: ``wall_s`` (wall-clock seconds of
+    the engine call), ``events_per_s``, the resolved ``scenario``, and three
+    DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
+    completed block) and ``timeouts_table`` (one row per retransmission timeout;
+    empty when ``stats.timeouts`` is off).
     """
 
     goodput_mbps: float
@@ -88,6 +111,8 @@ class Result:
     packets_in_flight: int
     queue_peak_bytes: int
     events: int
+    timeout_classes: dict[str, int]
+    gip_timeout_classes: dict[str, int]
 
     def __init__(self, scenario: Scenario, engine_result: Mapping[str, Any], wall_s: float) -> None:
         self.scenario = scenario
@@ -101,6 +126,18 @@ class Result:
             setattr(self, key, value)
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
+        self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
+
+    def dart_histogram(self) -> pd.Series:
+        """Timeouts per DART value (FAST08 Figure 11: duplicate ACKs received at timeout), by ascending DART.
+
+        Counts the rows of :attr:`timeouts_table`, so it is empty when ``stats.timeouts`` is off.
+        """
+        counts = self.timeouts_table["dart"].value_counts().sort_index().astype("int64")
+        counts.index = counts.index.astype("int64")
+        counts.index.name = "dart"
+        counts.name = "timeouts"
+        return counts
 
     @property
     def events_per_s(self) -> float:
@@ -130,8 +167,14 @@ class Result:
 
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
     if rows:
-        return pd.DataFrame.from_records(rows)
-    return pd.DataFrame({c: pd.Series(dtype="float64" if c.endswith(("_s", "_ms")) else "int64") for c in columns})
+        return pd.DataFrame.from_records(rows, columns=list(columns))
+    return pd.DataFrame({c: pd.Series(dtype=_dtype(c)) for c in columns})
+
+
+def _dtype(column: str) -> str:
+    if column in _DTYPES:
+        return _DTYPES[column]
+    return "float64" if column.endswith(("_s", "_ms")) else "int64"
 
 
 def _scenario(scenario: Scenario | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> Scenario:

@@ -138,6 +138,24 @@ impl Default for StopConfig {
     }
 }
 
+/// What the run records beyond its counters.
+///
+/// Default values: `timeouts` true. Per-class timeout counters and each
+/// block's `max_flow_timeouts` are always kept; the per-timeout table grows
+/// with the number of timeouts, so long sweeps may turn it off.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct StatsConfig {
+    /// Keep one `TimeoutRecord` per retransmission timeout in `RunResult.timeouts`.
+    pub timeouts: bool,
+}
+
+impl Default for StatsConfig {
+    fn default() -> Self {
+        StatsConfig { timeouts: true }
+    }
+}
+
 /// One complete run description.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -154,6 +172,8 @@ pub struct Scenario {
     pub workload: SyncReadConfig,
     /// When to stop.
     pub stop: StopConfig,
+    /// What to record.
+    pub stats: StatsConfig,
     /// Master seed; every random choice derives from it.
     pub seed: u64,
 }

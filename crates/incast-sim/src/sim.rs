@@ -5,7 +5,9 @@
 //! star; connection `i` joins the client and server `i`, each end a sans-IO
 //! [`Endpoint`]. Connections are established at time zero with one RTT sample
 //! already taken, as the SYN/SYN-ACK exchange would have given it; block 0
-//! starts at time zero.
+//! starts at time zero. Every retransmission timeout an endpoint reports is
+//! tagged with its flow, side and block, counted toward the block's
+//! unluckiest flow (GIP §III), and kept as a row if `stats.timeouts` is on.
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at most
 //! one tracked wake-up in the event queue, and a wake-up that finds nothing
 //! due simply re-arms at the endpoint's current deadline.
@@ -15,7 +17,10 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::scenario::Scenario;
-use crate::stats::{BlockRecord, FlowStats, Percentiles, RunResult, Summary};
+use crate::stats::{
+    BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
+};
+use crate::tcp::forensics::Timeout;
 use crate::tcp::Endpoint;
 use crate::time::SimTime;
 use crate::workload::{BlockDone, SyncRead};
@@ -78,6 +83,10 @@ struct Sim<'a> {
     order: Vec<u32>,
     blocks: Vec<BlockRecord>,
     flow_drops: Vec<u64>,
+    /// Timeouts of each flow (both ends) in the current block.
+    block_timeouts: Vec<u64>,
+    /// One row per timeout, when `stats.timeouts` is on.
+    timeouts: Vec<TimeoutRecord>,
     processed: u64,
     sent: u64,
     delivered: u64,
@@ -117,6 +126,8 @@ impl<'a> Sim<'a> {
             order: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
             flow_drops: vec![0; n as usize],
+            block_timeouts: vec![0; n as usize],
+            timeouts: Vec::new(),
             processed: 0,
             sent: 0,
             delivered: 0,
@@ -173,8 +184,35 @@ impl<'a> Sim<'a> {
         if self.wake_at[ep] == self.now {
             self.wake_at[ep] = NEVER;
         }
-        self.eps[ep].on_timer(self.now);
+        if let Some(t) = self.eps[ep].on_timer(self.now) {
+            self.on_timeout(ep, t);
+        }
         self.service(ep);
+    }
+
+    /// Endpoint `ep` suffered the retransmission timeout `t`.
+    #[cold]
+    fn on_timeout(&mut self, ep: usize, t: Timeout) {
+        let flow = ep / 2;
+        self.block_timeouts[flow] += 1;
+        if !self.s.stats.timeouts {
+            return;
+        }
+        let s = t.snapshot;
+        self.timeouts.push(TimeoutRecord {
+            time_s: s.time.as_secs_f64(),
+            flow: flow as u32,
+            side: if ep % 2 == 1 { Side::Server } else { Side::Client },
+            block: self.app.blocks_completed(),
+            rto_us: s.rto.as_micros_f64(),
+            backoff: s.backoff,
+            cwnd_bytes: s.cwnd,
+            flight_bytes: s.flight,
+            dart: s.dart,
+            class: t.class,
+            gip_class: t.gip_class,
+            spurious: t.spurious,
+        });
     }
 
     /// Put `pkt` on `port`, or drop it there.
@@ -221,7 +259,9 @@ impl<'a> Sim<'a> {
             block: done.block,
             start_s: done.started.as_secs_f64(),
             time_ms: done.duration.as_millis_f64(),
+            max_flow_timeouts: self.block_timeouts.iter().copied().max().unwrap_or(0),
         });
+        self.block_timeouts.fill(0);
         if self.s.stop.blocks.is_some_and(|b| self.app.blocks_completed() >= b) {
             self.stopped_at = Some(self.now);
         } else {
@@ -274,6 +314,12 @@ impl<'a> Sim<'a> {
         let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
         let Node::Switch { route } = self.net.node(NodeId(0)) else { unreachable!("node 0 is the switch") };
         let bottleneck = self.net.port(route[CLIENT as usize]).queue.stats();
+        let mut timeout_classes = TimeoutClasses::default();
+        let mut gip_timeout_classes = GipTimeoutClasses::default();
+        for e in &self.eps {
+            timeout_classes.merge(&e.stats().timeout_classes);
+            gip_timeout_classes.merge(&e.stats().gip_timeout_classes);
+        }
         let flows = pairs()
             .enumerate()
             .map(|(i, (c, s))| {
@@ -299,6 +345,8 @@ impl<'a> Sim<'a> {
             sim_time_s: elapsed.as_secs_f64(),
             bytes_delivered,
             timeouts: sum(&|e| e.stats().timeouts),
+            timeout_classes,
+            gip_timeout_classes,
             fast_retransmits: sum(&|e| e.stats().fast_retransmits),
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             drops: self.dropped,
@@ -310,6 +358,6 @@ impl<'a> Sim<'a> {
             queue_peak_bytes: bottleneck.peak_bytes,
             events: self.processed,
         };
-        RunResult { summary, flows, blocks: self.blocks }
+        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts }
     }
 }

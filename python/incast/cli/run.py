@@ -206,6 +206,13 @@ def _print_summary(console: Console, r: Result) -> None:
         "timeouts",
         f"{r.timeouts} (fast retransmits {r.fast_retransmits}, retransmitted packets {r.retransmitted_packets})",
     )
+    c, g = r.timeout_classes, r.gip_timeout_classes
+    table.add_row(
+        "timeout classes",
+        f"full window loss {c['full_window_loss']}, last packet loss {c['last_packet_loss']}, "
+        f"lost retransmit {c['lost_retransmit']}, other {c['other']} "
+        f"(GIP: floss {g['floss']}, lack {g['lack']}, other {g['other']})",
+    )
     table.add_row("drops", f"{r.drops} (switch queue peak {r.queue_peak_bytes} bytes)")
     table.add_row("engine", f"{r.events:,} events in {r.wall_s:.3f} s = {_rate(r.events_per_s)}events/s")
     console.print(table)

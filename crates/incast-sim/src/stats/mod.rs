@@ -1,4 +1,5 @@
-//! What a run reports: a summary, one row per flow, one row per block.
+//! What a run reports: a summary, one row per flow, one row per block, and
+//! (unless `stats.timeouts` is off) one row per retransmission timeout.
 //!
 //! Column names carry their unit (`goodput_mbps`, `time_ms`) and are the same
 //! in the simulator's and the real-socket benchmark's output.
@@ -6,6 +7,8 @@
 mod percentile;
 
 pub use percentile::Percentiles;
+
+pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, TimeoutClasses};
 
 use serde::Serialize;
 
@@ -29,6 +32,10 @@ pub struct Summary {
     pub bytes_delivered: u64,
     /// Retransmission timeouts, all endpoints.
     pub timeouts: u64,
+    /// `timeouts` by FAST08 §5.1 class (they sum to `timeouts`).
+    pub timeout_classes: TimeoutClasses,
+    /// `timeouts` by GIP §III class (they sum to `timeouts`).
+    pub gip_timeout_classes: GipTimeoutClasses,
     /// Fast retransmits, all endpoints.
     pub fast_retransmits: u64,
     /// Data segments sent again, all endpoints.
@@ -85,6 +92,49 @@ pub struct BlockRecord {
     pub start_s: f64,
     /// From the first request to the last response byte, in milliseconds.
     pub time_ms: f64,
+    /// Retransmission timeouts (both directions) of the flow that suffered
+    /// most of them in this block — GIP §III's per-block metric.
+    pub max_flow_timeouts: u64,
+}
+
+/// Which end of a connection timed out.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Side {
+    /// The server (sending a response).
+    Server,
+    /// The client (sending a request).
+    Client,
+}
+
+/// One retransmission timeout, classified by `tcp::forensics` from the
+/// sender's state before the timeout acted.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct TimeoutRecord {
+    /// When the timer expired, in seconds.
+    pub time_s: f64,
+    /// Connection (server index), 0-based.
+    pub flow: u32,
+    /// The end whose timer expired.
+    pub side: Side,
+    /// The block in progress (equal to the number of completed blocks).
+    pub block: u64,
+    /// The timer duration that expired, back-off included, in microseconds.
+    pub rto_us: f64,
+    /// Consecutive timeouts of the same segment before this one.
+    pub backoff: u32,
+    /// Congestion window, in bytes.
+    pub cwnd_bytes: u64,
+    /// SND.NXT − SND.UNA, in bytes.
+    pub flight_bytes: u64,
+    /// Duplicate ACKs received since the last ACK of new data (FAST08 §5.1).
+    pub dart: u32,
+    /// FAST08 §5.1 class.
+    pub class: TimeoutClass,
+    /// GIP §III class.
+    pub gip_class: GipClass,
+    /// Always false until spurious-timeout detection exists.
+    pub spurious: bool,
 }
 
 /// Everything a run produces.
@@ -96,4 +146,7 @@ pub struct RunResult {
     pub flows: Vec<FlowStats>,
     /// One row per completed block.
     pub blocks: Vec<BlockRecord>,
+    /// One row per retransmission timeout, in time order (empty when
+    /// `stats.timeouts` is off).
+    pub timeouts: Vec<TimeoutRecord>,
 }

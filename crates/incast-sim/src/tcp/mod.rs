@@ -12,7 +12,8 @@
 //! and RFC 6582), limited transmit ([`limited_transmit`], RFC 3042), restart
 //! after idle ([`idle_restart`], RFC 5681 4.1), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
 //! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), and the exact or jiffy
-//! TCP clock ([`clock`]). Every segment carries a cumulative ACK of RCV.NXT
+//! TCP clock ([`clock`]). Each retransmission timeout is classified by
+//! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window; sending data piggybacks a pending ACK.
 //! **Deliberately different:** connections start ESTABLISHED, with the
 //! handshake's RTT as the first RTT sample (as Linux takes it from the
@@ -24,6 +25,7 @@
 mod config;
 pub mod clock;
 pub mod delayed_ack;
+pub mod forensics;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
@@ -41,6 +43,7 @@ pub use segment::{flags, Segment};
 use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;
 use delayed_ack::DelayedAck;
+use forensics::{GipTimeoutClasses, Timeout, TimeoutClasses};
 use receiver::Receiver;
 use sender::Sender;
 
@@ -57,6 +60,10 @@ pub struct EndpointStats {
     pub retransmitted_segments: u64,
     /// Retransmission timeouts.
     pub timeouts: u64,
+    /// Retransmission timeouts per FAST08 §5.1 class.
+    pub timeout_classes: TimeoutClasses,
+    /// Retransmission timeouts per GIP §III class.
+    pub gip_timeout_classes: GipTimeoutClasses,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
     /// Largest congestion window reached, in bytes.
@@ -127,11 +134,20 @@ impl Endpoint {
     }
 
     /// Process every timer due at `now`; a no-op when none is due.
-    pub fn on_timer(&mut self, now: SimTime) {
-        self.sender.on_timer(now, &self.clock, &mut self.stats);
+    ///
+    /// Returns the classified retransmission timeout (`tcp::forensics`) when
+    /// the retransmission timer expired with data outstanding; it is already
+    /// counted in [`EndpointStats`], and the caller may keep the record.
+    pub fn on_timer(&mut self, now: SimTime) -> Option<Timeout> {
+        let timeout = self.sender.on_timer(now, &self.clock, &mut self.stats);
+        if let Some(t) = &timeout {
+            self.stats.timeout_classes.add(t.class);
+            self.stats.gip_timeout_classes.add(t.gip_class);
+        }
         if self.delack.on_timer(now) {
             self.stats.delayed_ack_timeouts += 1;
         }
+        timeout
     }
 
     /// Next segment to send now, if any; call until `None`.

@@ -6,7 +6,8 @@
 //! except the tail of the buffer); the retransmission timer of RFC 6298 §5;
 //! go-back-N after a timeout; duplicate-ACK detection (RFC 5681 §2) feeding
 //! `tcp::newreno`; the hooks of limited transmit (`tcp::limited_transmit`)
-//! and restart after idle (`tcp::idle_restart`). RTT sampling follows Linux
+//! and restart after idle (`tcp::idle_restart`); the snapshot each timeout
+//! hands to `tcp::forensics` (DART, back-off count, start of the latest write). RTT sampling follows Linux
 //! `tcp_clean_rtx_queue`: the sample is the age of the OLDEST segment a
 //! cumulative ACK newly covers, and no sample is taken when any newly covered
 //! segment was retransmitted (Karn's rule, RFC 6298 §3).
@@ -19,6 +20,7 @@
 //! the RFC 6298 (5.7) SYN rule (connections start established).
 
 use super::clock::TcpClock;
+use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::idle_restart::IdleRestart;
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
@@ -55,6 +57,8 @@ pub struct Sender {
     mss: u64,
     /// Stream offset one past the last byte the application wrote.
     app_end: u64,
+    /// Stream offset where the application's latest write starts.
+    write_start: u64,
     snd_una: u64,
     snd_nxt: u64,
     /// One past the highest byte ever sent.
@@ -68,8 +72,12 @@ pub struct Sender {
     rtx_deadline: Option<SimTime>,
     /// Fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_now: bool,
-    /// The segment at SND.UNA was already retransmitted by the timer.
-    rto_repeated: bool,
+    /// Consecutive timeouts of the segment at SND.UNA (0: not yet timed out).
+    backoff: u32,
+    /// Duplicate ACKs since the last ACK of new data (FAST08 §5.1 DART).
+    dart: u32,
+    /// Fast retransmit threshold, for timeout forensics.
+    dupack_threshold: u32,
 }
 
 impl Sender {
@@ -78,6 +86,7 @@ impl Sender {
         Sender {
             mss: cfg.mss.max(1) as u64,
             app_end: 0,
+            write_start: 0,
             snd_una: 0,
             snd_nxt: 0,
             snd_max: 0,
@@ -90,13 +99,17 @@ impl Sender {
             idle: IdleRestart::new(cfg.restart_after_idle),
             rtx_deadline: None,
             retransmit_now: false,
-            rto_repeated: false,
+            backoff: 0,
+            dart: 0,
+            dupack_threshold: cfg.dupack_threshold,
         }
     }
 
     /// The application appends `bytes` to the send buffer.
     #[inline]
     pub fn write(&mut self, bytes: u64) {
+        // GIP §III: the current stripe unit starts here (FLoss-TO test).
+        self.write_start = self.app_end;
         self.app_end += bytes;
     }
 
@@ -117,6 +130,8 @@ impl Sender {
             // incoming acknowledgment equals the advertised window in the last"
             let dup = self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
             self.peer_wnd = wnd;
+            // FAST08 §5.1: DART, "Duplicate ACKs Received at Timeout".
+            self.dart += u32::from(dup);
             // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
             // sent in limited transmit MUST NOT be included in this calculation."
             let flight = self.flight_size().saturating_sub(self.limited.excluded());
@@ -133,7 +148,8 @@ impl Sender {
         self.snd_una = ack;
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
-        self.rto_repeated = false;
+        self.backoff = 0;
+        self.dart = 0;
         self.limited.reset();
         let restart = match self.cc.on_new_ack(acked, ack, self.flight_size()) {
             NewAck::Advance => true,
@@ -174,18 +190,21 @@ impl Sender {
         }
     }
 
-    /// Fire the retransmission timer if due.
-    pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
+    /// Fire the retransmission timer if due; returns the classified timeout
+    /// when it expired with data outstanding.
+    pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
         match self.rtx_deadline {
             Some(d) if d <= now => self.rtx_deadline = None,
-            _ => return,
+            _ => return None,
         }
         if self.snd_una == self.snd_max {
-            return;
+            return None;
         }
         stats.timeouts += 1;
-        self.cc.on_rto(self.flight_size(), self.snd_max, self.rto_repeated);
-        self.rto_repeated = true;
+        // FAST08 §5.1 / GIP §III: classify from the state BEFORE the timeout acts.
+        let timeout = forensics::classify(self.snapshot(now));
+        self.cc.on_rto(self.flight_size(), self.snd_max, self.backoff > 0);
+        self.backoff = self.backoff.saturating_add(1);
         self.retransmit_now = false;
         self.limited.reset();
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
@@ -196,6 +215,27 @@ impl Sender {
         // RFC 6298 (5.6): "Start the retransmission timer, such that it expires
         // after RTO seconds (for the value of RTO after the doubling"
         self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+        Some(timeout)
+    }
+
+    /// What timeout forensics needs, read before a timeout changes anything.
+    #[cold]
+    fn snapshot(&self, now: SimTime) -> TimeoutSnapshot {
+        // The record covering SND.UNA is the oldest one still held.
+        let (una_end, una_retransmitted) = self.sent.front().map_or((self.snd_max, false), |r| (r.end, r.retransmitted));
+        TimeoutSnapshot {
+            time: now,
+            rto: self.rto.rto(),
+            backoff: self.backoff,
+            cwnd: self.cc.cwnd(),
+            flight: self.flight_size(),
+            dart: self.dart,
+            una_retransmitted,
+            all_sent: self.snd_max == self.app_end,
+            segments_beyond: self.snd_max.saturating_sub(una_end) / self.mss,
+            write_unacked: self.snd_una == self.write_start,
+            dupack_threshold: self.dupack_threshold,
+        }
     }
 
     /// The next data segment to send now, if any: a due retransmission of

@@ -9,6 +9,7 @@ mod ack_policy;
 mod exchange;
 mod idle;
 mod loss_recovery;
+mod timeout_forensics;
 mod variants;
 mod timers;
 

@@ -1,0 +1,86 @@
+"""Timeout forensics from Python: the per-timeout table, the DART histogram, the class counters.
+
+The classes are FAST08 §5.1 (Table 3, Figure 11) and GIP §III (FLoss-TO, LAck-TO);
+``crates/incast-sim/src/tcp/forensics.rs`` defines them.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+import incast
+from incast import Result, Scenario
+from incast.result import BLOCK_COLUMNS, TIMEOUT_COLUMNS
+
+#: FAST08 Table 3's setting, shrunk: 16 servers, 64-packet port, 256 KiB SRU.
+TABLE3 = {"servers": 16, "duration": "1s", "switch": {"buffer": "64pkt"}, "tcp": {"variant": "reno"}}
+FAST08_CLASSES = {"full_window_loss", "last_packet_loss", "lost_retransmit", "other"}
+GIP_CLASSES = {"floss", "lack", "other"}
+
+
+@pytest.fixture(scope="module")
+def table3() -> Result:
+    return incast.run(**TABLE3)
+
+
+def test_timeouts_table_has_one_row_per_timeout(table3: Result) -> None:
+    """FAST08 §5.1: every timeout is recorded and classified."""
+    t = table3.timeouts_table
+    assert tuple(t.columns) == TIMEOUT_COLUMNS
+    assert table3.timeouts > 0 and len(t) == table3.timeouts
+    assert set(t["class"]) <= FAST08_CLASSES and set(t["gip_class"]) <= GIP_CLASSES
+    assert set(t["side"]) <= {"server", "client"}
+    assert t["time_s"].is_monotonic_increasing
+    assert not t["spurious"].any()
+    assert (t["block"] <= table3.blocks).all()
+    assert t["class"].value_counts().to_dict() == {k: v for k, v in table3.timeout_classes.items() if v}
+
+
+def test_dart_histogram_counts_timeouts_by_dart(table3: Result) -> None:
+    """FAST08 Figure 11: the distribution of duplicate ACKs received at timeout."""
+    h = table3.dart_histogram()
+    assert isinstance(h, pd.Series)
+    assert h.index.name == "dart" and h.index.is_monotonic_increasing
+    assert h.sum() == table3.timeouts
+    assert h.to_dict() == table3.timeouts_table["dart"].value_counts().to_dict()
+
+
+def test_class_counters_sum_to_timeouts_and_reach_the_json(table3: Result) -> None:
+    """FAST08 §5.1 and GIP §III: each classification covers every timeout."""
+    assert set(table3.timeout_classes) == FAST08_CLASSES
+    assert set(table3.gip_timeout_classes) == GIP_CLASSES
+    assert sum(table3.timeout_classes.values()) == table3.timeouts
+    assert sum(table3.gip_timeout_classes.values()) == table3.timeouts
+    d = json.loads(json.dumps(table3.to_dict(), allow_nan=False))
+    assert d["timeout_classes"] == table3.timeout_classes
+    assert d["gip_timeout_classes"] == table3.gip_timeout_classes
+
+
+def test_blocks_table_has_the_unluckiest_flows_timeouts(table3: Result) -> None:
+    """GIP §III: timeouts of the most unfortunate flow in each block."""
+    b = table3.blocks_table
+    assert tuple(b.columns) == BLOCK_COLUMNS
+    per_block = table3.timeouts_table.groupby("block").size()
+    for block, worst in zip(b["block"], b["max_flow_timeouts"]):
+        assert 0 <= worst <= per_block.get(block, 0)
+
+
+def test_stats_timeouts_off_keeps_only_the_counters(table3: Result) -> None:
+    off = incast.run(Scenario.parse(TABLE3, {"stats.timeouts": False}))
+    assert off.scenario.stats.timeouts is False
+    assert off.timeout_classes == table3.timeout_classes and off.timeouts == table3.timeouts
+    assert tuple(off.timeouts_table.columns) == TIMEOUT_COLUMNS and off.timeouts_table.empty
+    assert off.dart_histogram().empty
+    assert off.timeouts_table.dtypes["spurious"] == bool and off.timeouts_table.dtypes["rto_us"] == float
+
+
+def test_stats_table_round_trips_through_toml(tmp_path: Path) -> None:
+    s = Scenario.parse({"servers": 2, "stats": {"timeouts": False}})
+    assert s.to_engine_dict()["stats"] == {"timeouts": False}
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml(), encoding="utf-8")
+    assert "[stats]" in s.to_toml() and Scenario.from_toml(path) == s
