@@ -12,12 +12,7 @@ use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
 use std::panic::{self, AssertUnwindSafe};
 
-create_exception!(
-    incast._core,
-    IncastError,
-    PyException,
-    "Base class of every error the incast engine raises."
-);
+create_exception!(incast._core, IncastError, PyException, "Base class of every error the incast engine raises.");
 create_exception!(
     incast._core,
     ScenarioError,
@@ -34,9 +29,7 @@ create_exception!(
 /// Map an engine error to its Python exception class.
 fn to_py_err(err: SimError) -> PyErr {
     match err {
-        SimError::InvalidScenario { field, message } => {
-            ScenarioError::new_err(format!("{field}: {message}"))
-        }
+        SimError::InvalidScenario { field, message } => ScenarioError::new_err(format!("{field}: {message}")),
     }
 }
 
@@ -67,8 +60,7 @@ fn parse_scenario(json: &str) -> PyResult<Scenario> {
 fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     let scenario = parse_scenario(scenario_json)?;
     let outcome = py.detach(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| incast_sim::run(&scenario)))
-            .map_err(|p| panic_message(&*p))
+        panic::catch_unwind(AssertUnwindSafe(|| incast_sim::run(&scenario))).map_err(|p| panic_message(&*p))
     });
     match outcome {
         Ok(Ok(result)) => serde_json::to_string(&result)
@@ -95,8 +87,5 @@ fn engine_version() -> &'static str {
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{
-        default_scenario_json, engine_version, run_json, IncastError, ScenarioError,
-        SimulationError,
-    };
+    use super::{default_scenario_json, engine_version, run_json, IncastError, ScenarioError, SimulationError};
 }

@@ -79,8 +79,14 @@ mod tests {
 
     #[test]
     fn same_seed_and_name_repeat_exactly() {
-        let a: Vec<u64> = { let mut r = Rng::substream(7, "order"); (0..5).map(|_| r.next_u64()).collect() };
-        let b: Vec<u64> = { let mut r = Rng::substream(7, "order"); (0..5).map(|_| r.next_u64()).collect() };
+        let a: Vec<u64> = {
+            let mut r = Rng::substream(7, "order");
+            (0..5).map(|_| r.next_u64()).collect()
+        };
+        let b: Vec<u64> = {
+            let mut r = Rng::substream(7, "order");
+            (0..5).map(|_| r.next_u64()).collect()
+        };
         assert_eq!(a, b);
     }
 

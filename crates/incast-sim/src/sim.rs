@@ -322,18 +322,16 @@ impl<'a> Sim<'a> {
         }
         let flows = pairs()
             .enumerate()
-            .map(|(i, (c, s))| {
-                FlowStats {
-                    flow: i as u32,
-                    bytes_delivered: c.delivered(),
-                    bytes_sent: s.stats().bytes_sent,
-                    data_packets_sent: s.stats().data_segments_sent,
-                    retransmitted_packets: s.stats().retransmitted_segments + c.stats().retransmitted_segments,
-                    timeouts: s.stats().timeouts + c.stats().timeouts,
-                    fast_retransmits: s.stats().fast_retransmits + c.stats().fast_retransmits,
-                    max_cwnd_bytes: s.stats().max_cwnd,
-                    drops: self.flow_drops[i],
-                }
+            .map(|(i, (c, s))| FlowStats {
+                flow: i as u32,
+                bytes_delivered: c.delivered(),
+                bytes_sent: s.stats().bytes_sent,
+                data_packets_sent: s.stats().data_segments_sent,
+                retransmitted_packets: s.stats().retransmitted_segments + c.stats().retransmitted_segments,
+                timeouts: s.stats().timeouts + c.stats().timeouts,
+                fast_retransmits: s.stats().fast_retransmits + c.stats().fast_retransmits,
+                max_cwnd_bytes: s.stats().max_cwnd,
+                drops: self.flow_drops[i],
             })
             .collect();
         let summary = Summary {

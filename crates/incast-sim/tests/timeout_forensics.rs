@@ -42,7 +42,8 @@ fn check(variant: TcpVariant) -> RunResult {
     assert!(r.timeouts.windows(2).all(|w| w[0].time_s <= w[1].time_s), "rows are in time order");
     assert!(r.timeouts.iter().all(|t| t.block <= sum.blocks && (t.flow as usize) < r.flows.len()));
     assert!(r.timeouts.iter().all(|t| !t.spurious));
-    let rows = |f: &dyn Fn(&incast_sim::stats::TimeoutRecord) -> bool| r.timeouts.iter().filter(|t| f(t)).count() as u64;
+    let rows =
+        |f: &dyn Fn(&incast_sim::stats::TimeoutRecord) -> bool| r.timeouts.iter().filter(|t| f(t)).count() as u64;
     assert_eq!(rows(&|t| t.class == TimeoutClass::FullWindowLoss), c.full_window_loss);
     assert_eq!(rows(&|t| t.gip_class == GipClass::Floss), g.floss);
     assert_eq!(rows(&|t| t.side == Side::Server) + rows(&|t| t.side == Side::Client), sum.timeouts);
@@ -89,4 +90,3 @@ fn stats_timeouts_off_keeps_counters_only() {
     assert_eq!(on.summary, off.summary);
     assert_eq!(on.blocks, off.blocks);
 }
-

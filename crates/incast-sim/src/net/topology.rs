@@ -66,9 +66,17 @@ impl Network {
         for h in 0..hosts {
             let node = NodeId(h + 1);
             let nic = PortId(ports.len() as u32);
-            ports.push(Port { link: Link::new(link.rate, delay), queue: DropTailQueue::new(QueueLimit::UNLIMITED), peer: switch });
+            ports.push(Port {
+                link: Link::new(link.rate, delay),
+                queue: DropTailQueue::new(QueueLimit::UNLIMITED),
+                peer: switch,
+            });
             let down = PortId(ports.len() as u32);
-            ports.push(Port { link: Link::new(link.rate, delay), queue: DropTailQueue::new(buffer.into()), peer: node });
+            ports.push(Port {
+                link: Link::new(link.rate, delay),
+                queue: DropTailQueue::new(buffer.into()),
+                peer: node,
+            });
             if let Node::Switch { route } = &mut nodes[0] {
                 route.push(down);
             }

@@ -298,7 +298,8 @@ mod tests {
     fn counters_sum_to_total() {
         let mut c = TimeoutClasses::default();
         let mut g = GipTimeoutClasses::default();
-        for s in [base(), TimeoutSnapshot { dart: 1, ..base() }, TimeoutSnapshot { una_retransmitted: true, ..base() }] {
+        for s in [base(), TimeoutSnapshot { dart: 1, ..base() }, TimeoutSnapshot { una_retransmitted: true, ..base() }]
+        {
             let t = classify(s);
             c.add(t.class);
             g.add(t.gip_class);

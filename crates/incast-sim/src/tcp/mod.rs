@@ -22,8 +22,8 @@
 //! **Not modelled:** connection setup and teardown, SACK, timestamps, window
 //! scaling negotiation, ECN, quick-ACK mode, keep-alives.
 
-mod config;
 pub mod clock;
+mod config;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod idle_restart;
@@ -165,13 +165,25 @@ impl Endpoint {
             let push = if end == self.sender.written() { flags::PSH } else { 0 };
             // Data piggybacks the ACK: no separate ACK stays owed.
             self.delack.on_ack_sent(rcv_nxt);
-            return Some(Segment { seq: tx.seq, ack: rcv_nxt, len: tx.len, wnd: self.rcv_wnd, flags: flags::ACK | push });
+            return Some(Segment {
+                seq: tx.seq,
+                ack: rcv_nxt,
+                len: tx.len,
+                wnd: self.rcv_wnd,
+                flags: flags::ACK | push,
+            });
         }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
             self.delack.on_ack_sent(rcv_nxt);
-            return Some(Segment { seq: self.sender.snd_nxt(), ack: rcv_nxt, len: 0, wnd: self.rcv_wnd, flags: flags::ACK });
+            return Some(Segment {
+                seq: self.sender.snd_nxt(),
+                ack: rcv_nxt,
+                len: 0,
+                wnd: self.rcv_wnd,
+                flags: flags::ACK,
+            });
         }
         None
     }

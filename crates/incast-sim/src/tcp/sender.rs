@@ -222,7 +222,8 @@ impl Sender {
     #[cold]
     fn snapshot(&self, now: SimTime) -> TimeoutSnapshot {
         // The record covering SND.UNA is the oldest one still held.
-        let (una_end, una_retransmitted) = self.sent.front().map_or((self.snd_max, false), |r| (r.end, r.retransmitted));
+        let (una_end, una_retransmitted) =
+            self.sent.front().map_or((self.snd_max, false), |r| (r.end, r.retransmitted));
         TimeoutSnapshot {
             time: now,
             rto: self.rto.rto(),

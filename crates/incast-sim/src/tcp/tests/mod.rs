@@ -10,8 +10,8 @@ mod exchange;
 mod idle;
 mod loss_recovery;
 mod timeout_forensics;
-mod variants;
 mod timers;
+mod variants;
 
 use super::*;
 use crate::time::Bytes;
