@@ -19,6 +19,7 @@ lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
 	python3 -m mypy
+	python3 -m mypy.stubtest incast._core
 
 bench:          ## engine speed: data packets and events per wall-clock second
 	cargo bench -p incast-sim
