@@ -622,12 +622,7 @@ class Scenario(_Model):
         """:meth:`to_engine_dict` as compact JSON, the input of ``incast._core.run_json``."""
         return json.dumps(self.to_engine_dict(), separators=(",", ":"))
 
-    # -- derived figures -----------------------------------------------------
-
-    def best_goodput_bps(self) -> float:
-        """Best goodput one client link carries with full-sized segments (949.28 Mbps at 1 Gbps, MSS 1460)."""
-        wire = frame_bytes(self.tcp.mss) + 20  # preamble, start delimiter and inter-frame gap
-        return self.link.rate * self.tcp.mss / wire
+    # -- description ---------------------------------------------------------
 
     def describe(self) -> str:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``."""
