@@ -152,6 +152,16 @@ BAD_INPUTS = [
     (["--servers", "2", "--blocks", "abc"], "error: blocks: 'abc' is not a whole number of blocks"),
     (["--servers", "2", "--mss", "1.5"], "error: tcp.mss: '1.5' is not a whole number of bytes between 1 and 65495"),
     (["--servers", "2", "--request-order", "random"], 'error: workload.order: must be "shuffled" or "fixed"'),
+    (
+        ["--servers", "2", "--delayed-ack", "fast"],
+        'error: tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
+        '"adaptive"; \'fast\'',
+    ),
+    (
+        ["--servers", "2", "--delayed-ack", "0"],
+        'error: tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
+        '"adaptive"; got \'0\'',
+    ),
     (["--servers", "2", "--tcp", "cubic"], 'error: tcp.variant: must be "reno" or "newreno", got \'cubic\''),
     (
         ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],

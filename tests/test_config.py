@@ -22,8 +22,17 @@ FAST08_16_ENGINE_JSON = {
         "init_cwnd": 10,
         "rcv_wnd": 65536,
         "dupack_threshold": 3,
-        "rto": {"min": 200_000_000_000, "max": 120_000_000_000_000, "initial": 1_000_000_000_000, "granularity": 0},
-        "delayed_ack": {"timeout": 40_000_000_000},
+        "rto": {
+            "min": 200_000_000_000,
+            "max": 120_000_000_000_000,
+            "initial": 1_000_000_000_000,
+            "granularity": 0,
+            "randomize": False,
+            "max_backoff": 64,
+            "scheduling_delay": 0,
+            "flavor": "rfc6298",
+        },
+        "delayed_ack": {"mode": "standard", "timeout": 40_000_000_000},
         "variant": "newreno",
         "limited_transmit": False,
         "slow_start": True,
@@ -54,6 +63,12 @@ def test_defaults_follow_fast08_table1() -> None:
     assert (s.tcp.mss, s.tcp.init_cwnd, s.tcp.rcv_wnd, s.tcp.dupack_threshold) == (1460, 10, 64 * 1024, 3)
     assert (s.tcp.rto_min, s.tcp.rto_max, s.tcp.rto_initial, s.tcp.clock_granularity) == (0.2, 120.0, 1.0, 0.0)
     assert s.tcp.delayed_ack == 0.04
+    assert (s.tcp.rto_randomize, s.tcp.rto_max_backoff, s.tcp.rto_scheduling_delay, s.tcp.rto_flavor) == (
+        False,
+        64,
+        0.0,
+        "rfc6298",
+    )
     assert (s.tcp.variant, s.tcp.limited_transmit, s.tcp.slow_start, s.tcp.restart_after_idle) == (
         "newreno",
         False,
@@ -73,6 +88,12 @@ def test_python_defaults_match_the_engine_defaults() -> None:
     engine = json.loads(_core.default_scenario_json())
     ours = Scenario(servers=1, seed=0).to_engine_dict()
     engine["servers"] = 1
+    # The linux and adaptive modes' knobs are engine-only: Python leaves them at the engine defaults.
+    engine_only = {"quickack_segments", "ato_min", "ato_max", "adaptive_gain_shift", "adaptive_multiplier",
+                   "adaptive_min", "adaptive_max"}  # fmt: skip
+    delayed_ack = engine["tcp"]["delayed_ack"]
+    assert engine_only <= delayed_ack.keys()
+    engine["tcp"]["delayed_ack"] = {k: v for k, v in delayed_ack.items() if k not in engine_only}
     assert ours == engine
 
 
@@ -134,7 +155,7 @@ def test_engine_json_variants() -> None:
     )
     e = s.to_engine_dict()
     assert e["switch"]["buffer"] == {"packets": 64}
-    assert e["tcp"]["delayed_ack"] == {"timeout": None}
+    assert e["tcp"]["delayed_ack"] == {"mode": "off", "timeout": None}
     assert e["tcp"]["rto"]["min"] == 1_500_000_000
     assert e["workload"]["response"] == {"block": 1048576}
     assert e["stop"] == {"blocks": 3, "duration": None}
@@ -183,10 +204,31 @@ def test_reads_the_documented_toml_shape(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize(
+    ("value", "stored", "engine"),
+    [
+        ("40ms", 0.04, {"mode": "standard", "timeout": 40_000_000_000}),
+        ("200us", 2e-4, {"mode": "standard", "timeout": 200_000_000}),
+        ("off", None, {"mode": "off", "timeout": None}),
+        ("linux", "linux", {"mode": "linux", "timeout": None}),
+        (" ADAPTIVE ", "adaptive", {"mode": "adaptive", "timeout": None}),
+    ],
+)
+def test_delayed_ack_forms_map_to_engine_modes(value: str, stored: Any, engine: dict[str, Any]) -> None:
+    """A duration is the engine's standard mode; "off", "linux" and "adaptive" name modes."""
+    s = Scenario.parse({"servers": 4, "tcp": {"delayed_ack": value}})
+    assert s.tcp.delayed_ack == stored
+    assert s.to_engine_dict()["tcp"]["delayed_ack"] == engine
+    one_block = Scenario.parse({"servers": 2, "blocks": 1, "tcp": {"delayed_ack": value}})
+    assert json.loads(_core.run_json(one_block.to_engine_json()))["summary"]["blocks"] == 1
+
+
+@pytest.mark.parametrize(
     "scenario",
     [
         Scenario(servers=16),
         Scenario.parse({"servers": 3, "blocks": 4, "switch": {"buffer": "7pkt"}, "tcp": {"delayed_ack": "off"}}),
+        Scenario.parse({"servers": 3, "tcp": {"delayed_ack": "linux"}}),
+        Scenario.parse({"servers": 3, "tcp": {"delayed_ack": "Adaptive"}}),
         Scenario.parse(
             {
                 "servers": 5,
@@ -258,7 +300,8 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
         ({"servers": 4, "tcp": {"rcv_wnd": "1KB"}}, "tcp.rcv_wnd: must be between one MSS (1460 bytes) and 4 GiB"),
         (
             {"servers": 4, "tcp": {"delayed_ack": 0}},
-            'tcp.delayed_ack: must be a positive duration (e.g. "40ms"), or "off"',
+            'tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
+            '"adaptive"; got 0',
         ),
         ({"servers": 4, "workload": {"sru": "1KiB", "block": "1MiB"}}, "workload: set either sru"),
         ({"servers": 8, "workload": {"block": "4B"}}, "workload.block: must give every server at least 1 byte"),
@@ -370,3 +413,29 @@ def test_bad_variant_and_flag_are_one_line_errors() -> None:
     assert scenario_error({"servers": 1, "tcp": {"limited_transmit": 1}}) == (
         "tcp.limited_transmit: must be true or false, got 1"
     )
+
+
+# -- retransmission timer (CMU09 §5, §3; Linux tcp_rtt_estimator) -------------
+
+
+def test_rto_timer_fields_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
+    s = Scenario(servers=4).with_overrides(
+        {
+            "tcp.rto_randomize": True,
+            "tcp.rto_max_backoff": 6,
+            "tcp.rto_scheduling_delay": "20us",
+            "tcp.rto_flavor": "linux",
+        }
+    )
+    rto = s.to_engine_dict()["tcp"]["rto"]
+    assert (rto["randomize"], rto["max_backoff"], rto["scheduling_delay"], rto["flavor"]) == (
+        True,
+        6,
+        20_000_000,
+        "linux",
+    )
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s
+    assert "tcp.rto_flavor" in settings()
+    assert "tcp.rto_flavor" in scenario_error({"servers": 2, "tcp": {"rto_flavor": "bsd"}})

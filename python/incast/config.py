@@ -22,7 +22,7 @@ in SI base units (seconds, bit/s, bytes)::
     rto_max = "120s"
     rto_initial = "1s"
     clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
-    delayed_ack = "40ms"        # or "off"
+    delayed_ack = "40ms"        # or "off", "linux", "adaptive"
     variant = "newreno"         # or "reno"
     limited_transmit = false    # RFC 3042
     slow_start = true           # false: additive increase only (FAST08 5.1.3)
@@ -217,18 +217,39 @@ def _buffer(value: Any) -> int | str:
     return int(limit)
 
 
-def _delayed_ack(value: Any) -> float | None:
-    if value is None or value is False or (isinstance(value, str) and value.strip().lower() == "off"):
+#: Named delayed-ACK modes besides "off" (crates/incast-sim/src/tcp/delayed_ack.rs).
+DELAYED_ACK_MODES = ("linux", "adaptive")
+_DELAYED_ACK_FORMS = 'a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or "adaptive"'
+
+
+def _delayed_ack(value: Any) -> float | str | None:
+    word = value.strip().lower() if isinstance(value, str) else None
+    if value is None or value is False or word == "off":
         return None
+    if word in DELAYED_ACK_MODES:
+        return word
     try:
         seconds: float = _duration(positive=False)(value)
     except PydanticCustomError as e:
-        raise _invalid(f'{e.message()}; or "off"') from None
+        raise _invalid(f"must be {_DELAYED_ACK_FORMS}; {e.message()}") from None
     if seconds_to_ps(seconds) == 0:
-        raise _invalid(
-            f'must be a positive duration (e.g. "40ms"), or "off" to acknowledge every segment at once; got {value!r}'
-        )
+        raise _invalid(f"must be {_DELAYED_ACK_FORMS}; got {value!r}")
     return seconds
+
+
+def _delayed_ack_toml(value: float | str | None) -> str:
+    if value is None:
+        return "off"
+    return value if isinstance(value, str) else format_duration(value)
+
+
+def _delayed_ack_engine(value: float | str | None) -> dict[str, Any]:
+    """Engine ``DelayedAckConfig``: ``mode`` plus the ``standard`` mode's ``timeout`` in ps."""
+    if value is None:
+        return {"mode": "off", "timeout": None}
+    if isinstance(value, str):
+        return {"mode": value, "timeout": None}
+    return {"mode": "standard", "timeout": seconds_to_ps(value)}
 
 
 def _choice(*allowed: str) -> Callable[[Any], str]:
@@ -311,10 +332,16 @@ class Tcp(_Model):
     ``rto_min`` 200 ms (Linux ``TCP_RTO_MIN``, FAST08 Table 1); ``rto_max`` 120 s
     (Linux ``TCP_RTO_MAX``); ``rto_initial`` 1 s (RFC 6298 (2.1));
     ``clock_granularity`` 0 (high-resolution timers; 1 ms / 4 ms are Linux jiffies
-    at HZ=1000 / HZ=250); ``delayed_ack`` 40 ms (Linux ``TCP_DELACK_MIN``);
+    at HZ=1000 / HZ=250); ``delayed_ack`` 40 ms (Linux ``TCP_DELACK_MIN``; a duration is the
+    engine's ``standard`` mode, "off" ACKs every segment, "linux" and
+    "adaptive" are the engine modes of those names);
     ``variant`` newreno (RFC 6582, Linux, FAST08 Table 1); ``limited_transmit``
     false (FAST08 Table 1); ``slow_start`` true (RFC 5681 3.1);
-    ``restart_after_idle`` true (Linux ``tcp_slow_start_after_idle``, RFC 5681 4.1).
+    ``restart_after_idle`` true (Linux ``tcp_slow_start_after_idle``, RFC 5681 4.1);
+    ``rto_randomize`` false (CMU09 §5 "randomized timeout delay" off);
+    ``rto_max_backoff`` 64 doublings (no cap but ``rto_max``, as Linux);
+    ``rto_scheduling_delay`` 0 (CMU09 §3 used up to 20 µs); ``rto_flavor``
+    rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``).
     """
 
     mss: Annotated[int, PlainValidator(_count(1, _MAX_MSS, "bytes"))] = Field(
@@ -339,10 +366,28 @@ class Tcp(_Model):
     clock_granularity: Seconds = Field(
         default=0.0, description="Timer granularity G in seconds: 0 for exact timers, else the jiffy length."
     )
-    delayed_ack: Annotated[float | None, PlainValidator(_delayed_ack)] = Field(
+    rto_randomize: Flag = Field(
+        default=False,
+        description="CMU09 §5 randomized timeout: each armed retransmission timer lasts RTO + rand(0, 0.5)·RTO.",
+    )
+    rto_max_backoff: Annotated[int, PlainValidator(_count(0, _U32_MAX, "doublings"))] = Field(
+        default=64, description="Most doublings of the RTO after consecutive timeouts (rto_max still applies)."
+    )
+    rto_scheduling_delay: Seconds = Field(
+        default=0.0,
+        description="CMU09 §3 timer scheduling delay: each retransmission-timer expiry is late by "
+        "a uniform draw from [0, this], in seconds.",
+    )
+    rto_flavor: Annotated[str, PlainValidator(_choice("rfc6298", "linux"))] = Field(
+        default="rfc6298",
+        description='RTO formula: "rfc6298" (max(RTO_min, SRTT + 4·RTTVAR)) or "linux" '
+        "(tcp_rtt_estimator / __tcp_set_rto: SRTT + max(4·mdev, RTO_min)).",
+    )
+    delayed_ack: Annotated[float | str | None, PlainValidator(_delayed_ack)] = Field(
         default=0.04,
         description='How long a lone segment may wait for its ACK, in seconds; None (TOML: "off") '
-        "acknowledges every segment at once.",
+        'acknowledges every segment at once; "linux" runs Linux quick-ACK mode and its adaptive ATO; '
+        '"adaptive" delays by twice the smoothed inter-arrival gap (CMU09 §5).',
     )
 
     variant: Annotated[str, PlainValidator(_choice("reno", "newreno"))] = Field(
@@ -364,7 +409,7 @@ class Tcp(_Model):
     )
 
     @field_serializer("delayed_ack")
-    def _dump_delayed_ack(self, value: float | None) -> float | str:
+    def _dump_delayed_ack(self, value: float | str | None) -> float | str:
         return "off" if value is None else value
 
 
@@ -568,7 +613,11 @@ class Scenario(_Model):
                 "rto_max": format_duration(tcp.rto_max),
                 "rto_initial": format_duration(tcp.rto_initial),
                 "clock_granularity": format_duration(tcp.clock_granularity),
-                "delayed_ack": "off" if tcp.delayed_ack is None else format_duration(tcp.delayed_ack),
+                "rto_randomize": tcp.rto_randomize,
+                "rto_max_backoff": tcp.rto_max_backoff,
+                "rto_scheduling_delay": format_duration(tcp.rto_scheduling_delay),
+                "rto_flavor": tcp.rto_flavor,
+                "delayed_ack": _delayed_ack_toml(tcp.delayed_ack),
                 "variant": tcp.variant,
                 "limited_transmit": tcp.limited_transmit,
                 "slow_start": tcp.slow_start,
@@ -597,8 +646,12 @@ class Scenario(_Model):
                     "max": seconds_to_ps(tcp.rto_max),
                     "initial": seconds_to_ps(tcp.rto_initial),
                     "granularity": seconds_to_ps(tcp.clock_granularity),
+                    "randomize": tcp.rto_randomize,
+                    "max_backoff": tcp.rto_max_backoff,
+                    "scheduling_delay": seconds_to_ps(tcp.rto_scheduling_delay),
+                    "flavor": tcp.rto_flavor,
                 },
-                "delayed_ack": {"timeout": None if tcp.delayed_ack is None else seconds_to_ps(tcp.delayed_ack)},
+                "delayed_ack": _delayed_ack_engine(tcp.delayed_ack),
                 "variant": tcp.variant,
                 "limited_transmit": tcp.limited_transmit,
                 "slow_start": tcp.slow_start,

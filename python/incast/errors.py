@@ -33,6 +33,7 @@ _ENGINE_FIELDS = {
     "tcp.rto.initial": "tcp.rto_initial",
     "tcp.rto.granularity": "tcp.clock_granularity",
     "tcp.delayed_ack.timeout": "tcp.delayed_ack",
+    "tcp.delayed_ack.mode": "tcp.delayed_ack",
     "stop": "blocks/duration",
     "stop.blocks": "blocks",
     "stop.duration": "duration",

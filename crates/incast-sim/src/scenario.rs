@@ -224,6 +224,31 @@ impl Scenario {
         if tcp.delayed_ack.timeout == Some(SimDuration::ZERO) {
             return Err(invalid("tcp.delayed_ack.timeout", "must be positive, or off"));
         }
+        let da = &tcp.delayed_ack;
+        if da.ato_min.is_zero() {
+            return Err(invalid("tcp.delayed_ack.ato_min", "must be positive"));
+        }
+        if da.ato_min > da.ato_max {
+            return Err(invalid(
+                "tcp.delayed_ack.ato_min",
+                format!("must not exceed tcp.delayed_ack.ato_max ({})", da.ato_max),
+            ));
+        }
+        if da.adaptive_multiplier == 0 {
+            return Err(invalid("tcp.delayed_ack.adaptive_multiplier", "must be at least 1"));
+        }
+        if da.adaptive_gain_shift > 16 {
+            return Err(invalid("tcp.delayed_ack.adaptive_gain_shift", "must be at most 16 (gain 1/65536)"));
+        }
+        if da.adaptive_min.is_zero() {
+            return Err(invalid("tcp.delayed_ack.adaptive_min", "must be positive"));
+        }
+        if da.adaptive_min > da.adaptive_max {
+            return Err(invalid(
+                "tcp.delayed_ack.adaptive_min",
+                format!("must not exceed tcp.delayed_ack.adaptive_max ({})", da.adaptive_max),
+            ));
+        }
         let full_frame = frame::frame_bytes(tcp.mss);
         match self.switch.buffer {
             BufferLimit::Bytes(b) if b.0 < full_frame => {

@@ -16,6 +16,7 @@
 use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
+use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
@@ -101,7 +102,13 @@ impl<'a> Sim<'a> {
         // The handshake's sample: a minimum-size frame each way over two hops.
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
         let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
-        let eps = (0..2 * n).map(|_| Endpoint::new(&s.tcp, SimTime::ZERO, Some(handshake_rtt))).collect();
+        // Each endpoint's retransmission timer draws from its own substream.
+        let eps = (0..2 * n)
+            .map(|i| {
+                let rng = Rng::substream(s.seed, &format!("rto/{i}"));
+                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt), rng)
+            })
+            .collect();
         let routes = (0..n)
             .flat_map(|flow| {
                 let server = flow + 1;

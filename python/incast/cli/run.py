@@ -43,6 +43,7 @@ OPTION_FIELDS = {
     "rto_min": "tcp.rto_min",
     "rto_max": "tcp.rto_max",
     "clock_granularity": "tcp.clock_granularity",
+    "rto_flavor": "tcp.rto_flavor",
     "delayed_ack": "tcp.delayed_ack",
     "init_cwnd": "tcp.init_cwnd",
     "seed": "seed",
@@ -78,8 +79,16 @@ def run(
     clock_granularity: Annotated[
         str | None, _opt("--clock-granularity", "DURATION", "Timer granularity: 0 (exact), 1ms or 4ms (jiffies).")
     ] = None,
+    rto_flavor: Annotated[
+        str | None, _opt("--rto-flavor", "rfc6298|linux", "RTO formula: RFC 6298, or Linux (SRTT + max(4·mdev, RTO_min)).")
+    ] = None,
     delayed_ack: Annotated[
-        str | None, _opt("--delayed-ack", "DURATION|off", "Delayed-ACK timeout, e.g. 40ms, or off.")
+        str | None,
+        _opt(
+            "--delayed-ack",
+            "DURATION|off|linux|adaptive",
+            "Delayed-ACK timeout, e.g. 40ms; off; linux (quick-ACK, adaptive ATO); adaptive (CMU09 §5).",
+        ),
     ] = None,
     init_cwnd: Annotated[str | None, _opt("--init-cwnd", "SEGMENTS", "Initial congestion window.")] = None,
     seed: Annotated[str | None, _opt("--seed", "N", "Master seed.")] = None,
@@ -104,7 +113,7 @@ def run(
     named = {
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
-        "clock_granularity": clock_granularity, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
+        "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
         "seed": seed, "request_order": request_order, "tcp": tcp,
     }  # fmt: skip
     if sru is not None and block is not None:

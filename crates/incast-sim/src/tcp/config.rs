@@ -2,7 +2,7 @@
 //!
 //! **Models:** every constant the incast papers sweep is a field here, never a
 //! `const` in the code: RTO_min down to microseconds, the timer granularity
-//! (high-resolution or jiffies), the delayed-ACK timeout, the initial window,
+//! (high-resolution or jiffies), the delayed-ACK mode and timeouts, the initial window,
 //! and the loss-recovery variants of FAST08 §5.1 (Reno or NewReno, limited
 //! transmit, the duplicate-ACK threshold, slow start on or off), plus the
 //! restart after idle.
@@ -25,6 +25,20 @@ use serde::{Deserialize, Serialize};
 ///   handshake's RTT sample already taken (see [`super::Endpoint::new`]).
 /// - `granularity`: 0 — high-resolution timers. A non-zero value is a jiffy
 ///   clock (Linux HZ=1000 → 1 ms, HZ=250 → 4 ms); see `tcp::rto`.
+/// - `randomize`: false — RFC 6298 and Linux arm the timer for exactly RTO.
+///   True is the CMU09 §5 "randomized timeout delay", `timeout = RTO +
+///   (rand(0.5) × RTO)`; see `tcp::rto_timer`.
+/// - `max_backoff`: 64 doublings — Linux caps the back-off only through
+///   `TCP_RTO_MAX`, and RFC 6298 (5.5) only through the RTO maximum; 64 is
+///   beyond any doubling of a non-zero RTO that stays below `max`, so the
+///   default leaves `max` as the only cap. CMU09 §7 (Fig 12) describes a back-off
+///   "until the maximum factor of 64 * RTO", i.e. `max_backoff = 6`.
+/// - `scheduling_delay`: 0 — timers fire exactly. CMU09 §3 adds "a small
+///   random timer scheduling delay of up to 20µs"; a non-zero D postpones every
+///   retransmission-timer expiry (not the delayed-ACK timer) by a uniform draw
+///   from [0, D]; see `tcp::rto_timer`.
+/// - `flavor`: [`RtoFlavor::Rfc6298`] — the RFC formula; `Linux` is the
+///   kernel's `tcp_rtt_estimator` / `__tcp_set_rto`; see `tcp::rto`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct RtoConfig {
@@ -36,6 +50,28 @@ pub struct RtoConfig {
     pub initial: SimDuration,
     /// Clock granularity G: 0 for exact timers, else the jiffy length.
     pub granularity: SimDuration,
+    /// CMU09 §5 randomized timeout: each armed timer lasts RTO + U[0, RTO/2].
+    pub randomize: bool,
+    /// Most doublings of the RTO after consecutive timeouts (RTO_max still applies).
+    pub max_backoff: u32,
+    /// Upper bound D of a uniform [0, D] delay added to each retransmission-timer expiry.
+    pub scheduling_delay: SimDuration,
+    /// How the RTO is computed from the RTT samples.
+    pub flavor: RtoFlavor,
+}
+
+/// The RTO formula.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RtoFlavor {
+    /// RFC 6298 (2.2)–(2.4): `max(RTO_min, SRTT + max(G, 4·RTTVAR))`.
+    #[default]
+    #[serde(rename = "rfc6298")]
+    Rfc6298,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: `SRTT + rttvar`, where the
+    /// variance term `rttvar` (4·mdev) is floored at RTO_min, so RTO ≈
+    /// SRTT + max(4·mdev, RTO_min).
+    #[serde(rename = "linux")]
+    Linux,
 }
 
 impl Default for RtoConfig {
@@ -45,6 +81,10 @@ impl Default for RtoConfig {
             max: SimDuration::from_secs(120),
             initial: SimDuration::from_secs(1),
             granularity: SimDuration::ZERO,
+            randomize: false,
+            max_backoff: 64,
+            scheduling_delay: SimDuration::ZERO,
+            flavor: RtoFlavor::Rfc6298,
         }
     }
 }
@@ -52,20 +92,93 @@ impl Default for RtoConfig {
 /// Delayed-ACK knobs (RFC 1122 4.2.3.2, RFC 5681 4.2).
 ///
 /// Default values:
+/// - `mode`: `standard` — a fixed timeout, as FAST08 §4.2 and CMU09 §4.1 study it.
 /// - `timeout`: 40 ms — Linux `TCP_DELACK_MIN`, the delay FAST08 §4.2 blames for
-///   the "mini-timeouts" at 3–5 servers. RFC 1122 allows up to 500 ms.
-///   `None` turns delayed ACK off: every data segment is acknowledged at once
-///   (the CMU09 §5 recommendation).
+///   the "mini-timeouts" at 3–5 servers. RFC 1122 allows up to 500 ms. Used by
+///   `standard` only. `None` is the older spelling of `mode = "off"` and means
+///   off in `standard` mode, so scenarios that give only `timeout` keep working.
+/// - `quickack_segments`: 16 — Linux `TCP_MAX_QUICKACKS` (`linux` mode).
+/// - `ato_min`: 40 ms — Linux `TCP_ATO_MIN` (= `TCP_DELACK_MIN`, `linux` mode).
+/// - `ato_max`: 500 ms — Linux `HZ/2`, the cap `tcp_send_delayed_ack` puts on a
+///   delayed ACK (`linux` mode).
+/// - `adaptive_gain_shift`: 3 — the smoothed gap moves 1/2^3 = 1/8 of the way
+///   to each sample, the gain RFC 6298 gives SRTT (`adaptive` mode).
+/// - `adaptive_multiplier`: 2 — the timeout is two smoothed gaps: in a steady
+///   stream the next segment (which draws the every-second-segment ACK) arrives
+///   one gap later, so twice the gap tolerates 100% jitter before a timer fires,
+///   yet a lone segment waits only about one gap longer than necessary.
+/// - `adaptive_min`: 1 µs — below the gap between full-sized frames at 10 Gbps
+///   (1.2 µs); it only stops back-to-back small segments arming a near-zero timer.
+/// - `adaptive_max`: 40 ms — never wait longer than the `standard` default.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct DelayedAckConfig {
-    /// How long a lone segment may wait for its ACK; `None` = delayed ACK off.
+    /// Which ACK-delay policy the receiver runs.
+    pub mode: DelayedAckMode,
+    /// `standard` mode: how long a lone segment may wait for its ACK; `None` = off.
     pub timeout: Option<SimDuration>,
+    /// `linux` mode: most ACKs sent at once in quick-ACK mode (`TCP_MAX_QUICKACKS`).
+    pub quickack_segments: u32,
+    /// `linux` mode: the smallest and starting ACK timeout (`TCP_ATO_MIN`).
+    pub ato_min: SimDuration,
+    /// `linux` mode: cap on a delayed ACK's timeout when the ATO exceeds `ato_min`.
+    pub ato_max: SimDuration,
+    /// `adaptive` mode: EWMA gain 1/2^shift of the inter-arrival gap estimator.
+    pub adaptive_gain_shift: u32,
+    /// `adaptive` mode: timeout = multiplier × smoothed inter-arrival gap.
+    pub adaptive_multiplier: u32,
+    /// `adaptive` mode: lower clamp on the timeout.
+    pub adaptive_min: SimDuration,
+    /// `adaptive` mode: upper clamp on the timeout (and on each gap sample).
+    pub adaptive_max: SimDuration,
+}
+
+/// The receiver's ACK-delay policy (see `tcp::delayed_ack`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum DelayedAckMode {
+    /// A fixed timeout (`timeout`) and the every-second-segment rule.
+    #[default]
+    #[serde(rename = "standard")]
+    Standard,
+    /// Every data segment is acknowledged at once (CMU09 §5).
+    #[serde(rename = "off")]
+    Off,
+    /// Linux quick-ACK mode and adaptive ATO (`tcp_event_data_recv`).
+    #[serde(rename = "linux")]
+    Linux,
+    /// CMU09 §5's proposal: the timeout follows the smoothed inter-arrival time.
+    #[serde(rename = "adaptive")]
+    Adaptive,
 }
 
 impl Default for DelayedAckConfig {
     fn default() -> Self {
-        DelayedAckConfig { timeout: Some(SimDuration::from_millis(40)) }
+        DelayedAckConfig {
+            mode: DelayedAckMode::Standard,
+            timeout: Some(SimDuration::from_millis(40)),
+            quickack_segments: 16,
+            ato_min: SimDuration::from_millis(40),
+            ato_max: SimDuration::from_millis(500),
+            adaptive_gain_shift: 3,
+            adaptive_multiplier: 2,
+            adaptive_min: SimDuration::from_micros(1),
+            adaptive_max: SimDuration::from_millis(40),
+        }
+    }
+}
+
+impl DelayedAckConfig {
+    /// Delayed ACK off: every data segment acknowledged at once.
+    pub fn off() -> Self {
+        DelayedAckConfig { mode: DelayedAckMode::Off, timeout: None, ..DelayedAckConfig::default() }
+    }
+
+    /// The mode in force: `standard` with `timeout = None` is `off`.
+    pub fn effective_mode(&self) -> DelayedAckMode {
+        match (self.mode, self.timeout) {
+            (DelayedAckMode::Standard, None) => DelayedAckMode::Off,
+            (mode, _) => mode,
+        }
     }
 }
 

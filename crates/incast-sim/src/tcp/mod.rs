@@ -11,7 +11,8 @@
 //! Reno or NewReno congestion control and loss recovery ([`newreno`], RFC 5681
 //! and RFC 6582), limited transmit ([`limited_transmit`], RFC 3042), restart
 //! after idle ([`idle_restart`], RFC 5681 4.1), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
-//! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), and the exact or jiffy
+//! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), the randomized
+//! retransmission timer and its scheduling delay ([`rto_timer`], CMU09 §5, §3), and the exact or jiffy
 //! TCP clock ([`clock`]). Each retransmission timeout is classified by
 //! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window; sending data piggybacks a pending ACK.
@@ -20,7 +21,7 @@
 //! SYN/SYN-ACK exchange); the application consumes received data instantly;
 //! Nagle is off; recovery is go-back-N after a timeout, not SACK.
 //! **Not modelled:** connection setup and teardown, SACK, timestamps, window
-//! scaling negotiation, ECN, quick-ACK mode, keep-alives.
+//! scaling negotiation, ECN, keep-alives.
 
 pub mod clock;
 mod config;
@@ -31,12 +32,13 @@ pub mod limited_transmit;
 pub mod newreno;
 pub mod receiver;
 pub mod rto;
+pub mod rto_timer;
 mod segment;
 pub mod sender;
 #[cfg(test)]
 mod tests;
 
-pub use config::{DelayedAckConfig, RtoConfig, TcpConfig, TcpVariant};
+pub use config::{DelayedAckConfig, DelayedAckMode, RtoConfig, RtoFlavor, TcpConfig, TcpVariant};
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment};
 
@@ -91,9 +93,22 @@ impl Endpoint {
     ///
     /// If `handshake_rtt` is `Some(r)`, `r` is the RTO estimator's first RTT
     /// sample (measured on the TCP clock as if the SYN left `r` before `now`).
+    /// The retransmission timer draws from substream `"rto"` of seed 0; the
+    /// engine gives each endpoint its own with [`Endpoint::new_seeded`].
     pub fn new(cfg: &TcpConfig, now: SimTime, handshake_rtt: Option<SimDuration>) -> Self {
+        Self::new_seeded(cfg, now, handshake_rtt, crate::rng::Rng::substream(0, "rto"))
+    }
+
+    /// [`Endpoint::new`] whose retransmission timer draws its randomized
+    /// timeout and scheduling delay (`tcp::rto_timer`) from `timer_rng`.
+    pub fn new_seeded(
+        cfg: &TcpConfig,
+        now: SimTime,
+        handshake_rtt: Option<SimDuration>,
+        timer_rng: crate::rng::Rng,
+    ) -> Self {
         let clock = TcpClock::new(cfg.rto.granularity);
-        let mut sender = Sender::new(cfg);
+        let mut sender = Sender::new(cfg, timer_rng);
         if let Some(r) = handshake_rtt {
             sender.rto_mut().on_rtt_sample(clock.sample_span(r, now));
         }
@@ -103,7 +118,7 @@ impl Endpoint {
             rcv_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64) as u32,
             sender,
             receiver: Receiver::new(),
-            delack: DelayedAck::new(cfg.delayed_ack.timeout, cfg.mss.max(1)),
+            delack: DelayedAck::new(&cfg.delayed_ack, cfg.mss.max(1), cfg.rcv_wnd.get()),
             stats,
         }
     }
@@ -129,7 +144,8 @@ impl Endpoint {
         }
         if seg.has_data() {
             let arrival = self.receiver.on_data(seg.seq, seg.len);
-            self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt());
+            let (rto, srtt) = (self.rto(), self.srtt());
+            self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), rto, srtt);
         }
     }
 
@@ -144,7 +160,7 @@ impl Endpoint {
             self.stats.timeout_classes.add(t.class);
             self.stats.gip_timeout_classes.add(t.gip_class);
         }
-        if self.delack.on_timer(now) {
+        if self.delack.on_timer(now, self.rto()) {
             self.stats.delayed_ack_timeouts += 1;
         }
         timeout

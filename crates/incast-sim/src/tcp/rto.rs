@@ -1,21 +1,43 @@
-//! Retransmission timeout estimator (RFC 6298).
+//! Retransmission timeout estimator: RFC 6298, or Linux's variant of it.
 //!
-//! **Models:** SRTT/RTTVAR smoothing with α = 1/8, β = 1/4 (§2), the clock
-//! granularity term G (§2.2, §4), RTO_min/RTO_max clamping (§2.4, §2.5),
-//! exponential back-off (§5.5) that collapses on the next valid sample (§5).
-//! A jiffy clock (G > 0) floors SRTT and RTTVAR at one tick each, so the
-//! effective RTO is never below 5 ticks (CMU09 §6: 5 ms at G = 1 ms even with
-//! RTO_min = 1 ms).
+//! **Models:** two flavors (`RtoConfig::flavor`).
+//! - RFC 6298 (default): SRTT/RTTVAR smoothing with α = 1/8, β = 1/4 (§2), the
+//!   clock granularity term G (§2.2, §4), RTO_min/RTO_max clamping (§2.4,
+//!   §2.5). A jiffy clock (G > 0) floors SRTT and RTTVAR at one tick each, so
+//!   the effective RTO is never below 5 ticks (CMU09 §6: 5 ms at G = 1 ms even
+//!   with RTO_min = 1 ms).
+//! - Linux: `tcp_rtt_estimator` and `__tcp_set_rto` (net/ipv4/tcp_input.c),
+//!   in the kernel's scaled integers: `srtt` holds 8·SRTT, `mdev` 4·mdev (with
+//!   the finer gain when the RTT falls), `mdev_max` the largest `mdev` of the
+//!   current window of data, reset to RTO_min (`tcp_rto_min_us`) at each window
+//!   end, and `rttvar` = max(`mdev_max`, …) decaying towards `mdev_max` by 1/4
+//!   per window; the first sample sets `rttvar = max(2·R, RTO_min)`.
+//!   `__tcp_set_rto` returns `(srtt >> 3) + rttvar`, so RTO = SRTT + rttvar ≥
+//!   SRTT + RTO_min: RTO ≈ SRTT + max(4·mdev, RTO_min), NOT the RFC's
+//!   max(RTO_min, SRTT + 4·RTTVAR). `tcp_bound_rto` caps it at RTO_max. A window
+//!   ends on the first sample whose SND.UNA is past the SND.NXT recorded at the
+//!   previous window end (`after(tp->snd_una, tp->rtt_seq)`).
+//!
+//! Both flavors back off exponentially (RFC 6298 §5.5; Linux
+//! `tcp_retransmit_timer`) up to RTO_max and at most `RtoConfig::max_backoff`
+//! doublings, and collapse the back-off on the next valid sample (§5).
 //! **Deliberately different:** RTO_min and RTO_max are configuration, not the
 //! RFC's 1 s and ≥ 60 s — the incast experiments sweep RTO_min down to
-//! microseconds. Arithmetic is integer picoseconds, truncating at each step.
-//! **Not modelled:** Linux's `mdev_max`/`rttvar` per-window decay, timestamp
-//! RTTM (RFC 7323 §4), clearing SRTT after repeated back-offs (§5 note).
+//! microseconds. Arithmetic is integer picoseconds, truncating at each step
+//! (Linux truncates at microseconds). The Linux flavor has no G term and no
+//! jiffy floor on SRTT and RTTVAR (the kernel measures RTT in microseconds);
+//! on a jiffy clock only the sample measurement and the timer's expiry round
+//! to ticks (`tcp::clock`). Samples given without sequence numbers
+//! ([`RtoEstimator::on_rtt_sample`]) each close a Linux window.
+//! **Not modelled:** timestamp RTTM (RFC 7323 §4), clearing SRTT after
+//! repeated back-offs (§5 note), Linux's per-route `rto_min` (`RTAX_RTO_MIN`)
+//! and its BPF RTT hook.
 //!
 //! Which segments yield samples (Karn's rule, RFC 6298 §3) is decided by the
-//! sender (`tcp::sender`); this module only folds samples in.
+//! sender (`tcp::sender`); this module only folds samples in. Randomizing the
+//! armed timer and delaying its expiry is `tcp::rto_timer`.
 
-use super::RtoConfig;
+use super::{RtoConfig, RtoFlavor};
 use crate::time::SimDuration;
 
 /// SRTT/RTTVAR state and the current back-off of one sender.
@@ -26,19 +48,56 @@ pub struct RtoEstimator {
     g: u64,
     /// (SRTT, RTTVAR) in picoseconds, once a sample has been taken.
     est: Option<(u64, u64)>,
+    /// Linux flavor state, once a sample has been taken.
+    linux: Option<LinuxEst>,
     /// Number of doublings since the last valid sample.
     backoff: u32,
+}
+
+/// Linux `struct tcp_sock` RTT fields, in picoseconds with the kernel's scaling.
+#[derive(Clone, Copy, Debug)]
+struct LinuxEst {
+    /// `srtt_us`: 8·SRTT.
+    srtt8: u64,
+    /// `mdev_us`: 4·mdev.
+    mdev4: u64,
+    /// `mdev_max_us`: largest `mdev_us` of the current window, at least RTO_min.
+    mdev_max: u64,
+    /// `rttvar_us`: the variance term added to SRTT, at least `mdev_max`.
+    rttvar: u64,
+    /// `rtt_seq`: SND.NXT when the current window began.
+    rtt_seq: u64,
 }
 
 impl RtoEstimator {
     /// An estimator with no sample yet. G comes from `cfg.granularity`.
     pub fn new(cfg: RtoConfig) -> Self {
-        RtoEstimator { g: cfg.granularity.as_ps(), cfg, est: None, backoff: 0 }
+        RtoEstimator { g: cfg.granularity.as_ps(), cfg, est: None, linux: None, backoff: 0 }
     }
 
     /// Fold in one RTT sample `r` (already rounded to the clock by the caller).
+    /// For the Linux flavor the sample closes a window (no sequence numbers).
     pub fn on_rtt_sample(&mut self, r: SimDuration) {
-        let r = r.as_ps();
+        let next = self.linux.map_or(0, |l| l.rtt_seq.wrapping_add(1));
+        self.on_ack_rtt_sample(r, next, next);
+    }
+
+    /// Fold in one RTT sample `r` taken from an ACK that moved SND.UNA to
+    /// `snd_una` while SND.NXT was `snd_nxt` (Linux windows; RFC 6298 ignores them).
+    #[inline]
+    pub fn on_ack_rtt_sample(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {
+        match self.cfg.flavor {
+            RtoFlavor::Rfc6298 => self.rfc6298_sample(r.as_ps()),
+            RtoFlavor::Linux => self.linux_sample(r.as_ps(), snd_una, snd_nxt),
+        }
+        // RFC 6298 (5): "once a new RTT measurement is obtained ... [this] may
+        // result in "collapsing" RTO back down after ... exponential back off"
+        self.backoff = 0;
+    }
+
+    /// RFC 6298 (2.2), (2.3).
+    #[inline]
+    fn rfc6298_sample(&mut self, r: u64) {
         let (mut srtt, mut rttvar) = match self.est {
             // RFC 6298 (2.2): "the host MUST set SRTT <- R, RTTVAR <- R/2"
             None => (r, r / 2),
@@ -57,27 +116,77 @@ impl RtoEstimator {
         srtt = srtt.max(self.g);
         rttvar = rttvar.max(self.g);
         self.est = Some((srtt, rttvar));
-        // RFC 6298 (5): "once a new RTT measurement is obtained ... [this] may
-        // result in "collapsing" RTO back down after ... exponential back off"
-        self.backoff = 0;
+    }
+
+    /// Linux `tcp_rtt_estimator`, line by line, in picoseconds.
+    #[inline(never)]
+    fn linux_sample(&mut self, r: u64, snd_una: u64, snd_nxt: u64) {
+        let rto_min = self.cfg.min.as_ps();
+        // Keep 8·R inside i64 (R ≤ 2^59 ps, about 6.7 days).
+        let r = r.min(1 << 59);
+        let Some(l) = self.linux.as_mut() else {
+            // Linux: "no previous measure." `srtt = m << 3`, `tp->mdev_us = m << 1;
+            // /* make sure rto = 3*rtt */`, `tp->rttvar_us = max(tp->mdev_us,
+            // tcp_rto_min_us(sk))`, `tp->mdev_max_us = tp->rttvar_us`, `tp->rtt_seq = tp->snd_nxt`.
+            let rttvar = (r << 1).max(rto_min);
+            let srtt8 = (r << 3).max(1);
+            self.linux = Some(LinuxEst { srtt8, mdev4: r << 1, mdev_max: rttvar, rttvar, rtt_seq: snd_nxt });
+            return;
+        };
+        // Linux: "m -= (srtt >> 3); /* m is now error in rtt est */"
+        let mut m = r as i64 - (l.srtt8 >> 3) as i64;
+        // Linux: "srtt += m; /* rtt = 7/8 rtt + 1/8 new */"
+        let srtt8 = (l.srtt8 as i64 + m) as u64;
+        if m < 0 {
+            // Linux: "m = -m; m -= (tp->mdev_us >> 2); ... we use finer gain for
+            // mdev in this case (alpha*beta)" — `if (m > 0) m >>= 3;`
+            m = -m - (l.mdev4 >> 2) as i64;
+            if m > 0 {
+                m >>= 3;
+            }
+        } else {
+            m -= (l.mdev4 >> 2) as i64;
+        }
+        // Linux: "tp->mdev_us += m; /* mdev = 3/4 mdev + 1/4 new */"
+        l.mdev4 = (l.mdev4 as i64 + m) as u64;
+        if l.mdev4 > l.mdev_max {
+            l.mdev_max = l.mdev4;
+            l.rttvar = l.rttvar.max(l.mdev_max);
+        }
+        // Linux: "if (after(tp->snd_una, tp->rtt_seq))" — the window of data has ended.
+        if snd_una > l.rtt_seq {
+            if l.mdev_max < l.rttvar {
+                // Linux: "tp->rttvar_us -= (tp->rttvar_us - tp->mdev_max_us) >> 2;"
+                l.rttvar -= (l.rttvar - l.mdev_max) >> 2;
+            }
+            l.rtt_seq = snd_nxt;
+            // Linux: "tp->mdev_max_us = tcp_rto_min_us(sk);"
+            l.mdev_max = rto_min;
+        }
+        // Linux: "tp->srtt_us = max(1U, srtt);"
+        l.srtt8 = srtt8.max(1);
     }
 
     /// The retransmission timer expired: back off.
     pub fn on_timeout(&mut self) {
         // RFC 6298 (5.5): "The host MUST set RTO <- RTO * 2 ("back off the
         // timer"). The maximum value ... may be used to provide an upper bound"
-        if self.rto() < self.cfg.max && self.backoff < 63 {
+        // CMU09 §7: back-off "until the maximum factor of 64 * RTO" — `max_backoff`.
+        if self.rto() < self.cfg.max && self.backoff < self.cfg.max_backoff.min(63) {
             self.backoff += 1;
         }
     }
 
-    /// RTO before back-off: the RFC 6298 (2.2)–(2.5) formula, clamped.
+    /// RTO before back-off: the RFC 6298 (2.2)–(2.5) formula (or Linux
+    /// `__tcp_set_rto`), clamped.
     pub fn base_rto(&self) -> SimDuration {
-        let rto = match self.est {
-            // RFC 6298 (2.1): "the sender SHOULD set RTO <- 1 second" (configurable).
-            None => self.cfg.initial.as_ps(),
+        let rto = match (self.est, self.linux) {
+            // Linux `__tcp_set_rto`: "return usecs_to_jiffies((tp->srtt_us >> 3) + tp->rttvar_us);"
+            (_, Some(l)) => (l.srtt8 >> 3).saturating_add(l.rttvar),
             // RFC 6298 (2.2): "RTO <- SRTT + max (G, K*RTTVAR) where K = 4"
-            Some((srtt, rttvar)) => srtt.saturating_add(self.g.max(rttvar.saturating_mul(4))),
+            (Some((srtt, rttvar)), None) => srtt.saturating_add(self.g.max(rttvar.saturating_mul(4))),
+            // RFC 6298 (2.1): "the sender SHOULD set RTO <- 1 second" (configurable).
+            (None, None) => self.cfg.initial.as_ps(),
         };
         // RFC 6298 (2.4): "if it is less than 1 second, then the RTO SHOULD be
         // rounded up" — to the configured RTO_min instead of 1 s.
@@ -94,12 +203,19 @@ impl RtoEstimator {
 
     /// Smoothed RTT, once a sample has been taken.
     pub fn srtt(&self) -> Option<SimDuration> {
-        self.est.map(|(s, _)| SimDuration(s))
+        match self.linux {
+            Some(l) => Some(SimDuration(l.srtt8 >> 3)),
+            None => self.est.map(|(s, _)| SimDuration(s)),
+        }
     }
 
-    /// RTT variation, once a sample has been taken.
+    /// RTT variation, once a sample has been taken; for the Linux flavor
+    /// `rttvar_us / 4`, so that RTO = SRTT + 4·RTTVAR in both flavors.
     pub fn rttvar(&self) -> Option<SimDuration> {
-        self.est.map(|(_, v)| SimDuration(v))
+        match self.linux {
+            Some(l) => Some(SimDuration(l.rttvar / 4)),
+            None => self.est.map(|(_, v)| SimDuration(v)),
+        }
     }
 
     /// Doublings applied since the last valid sample.
@@ -241,5 +357,100 @@ mod tests {
             exact.on_rtt_sample(us(100));
         }
         assert_eq!(exact.rto(), g);
+    }
+
+    fn linux(min: SimDuration) -> RtoConfig {
+        RtoConfig { min, flavor: RtoFlavor::Linux, ..RtoConfig::default() }
+    }
+
+    /// CMU09 §7: back-off "until the maximum factor of 64 * RTO" — `max_backoff`
+    /// caps the doublings below RTO_max.
+    #[test]
+    fn cmu09_7_max_backoff_caps_doublings() {
+        let mut e = RtoEstimator::new(RtoConfig { max_backoff: 6, ..cfg(us(1)) });
+        e.on_rtt_sample(us(100));
+        assert_eq!(e.rto(), us(300));
+        for _ in 0..20 {
+            e.on_timeout();
+        }
+        assert_eq!(e.backoff(), 6);
+        assert_eq!(e.rto(), us(300 * 64));
+        // RTO_max still applies with the cap.
+        let mut capped = RtoEstimator::new(RtoConfig { max_backoff: 6, max: us(1000), ..cfg(us(1)) });
+        capped.on_rtt_sample(us(100));
+        for _ in 0..20 {
+            capped.on_timeout();
+        }
+        assert_eq!(capped.rto(), us(1000));
+        // max_backoff = 0: no back-off at all.
+        let mut flat = RtoEstimator::new(RtoConfig { max_backoff: 0, ..cfg(us(1)) });
+        flat.on_rtt_sample(us(100));
+        flat.on_timeout();
+        assert_eq!(flat.rto(), us(300));
+    }
+
+    /// Linux `tcp_rtt_estimator`: "tp->rttvar_us = max(tp->mdev_us,
+    /// tcp_rto_min_us(sk))" and `__tcp_set_rto` = SRTT + rttvar — with
+    /// RTO_min = 200 ms and 100 µs samples, RTO = 200.1 ms, not RFC 6298's 200 ms.
+    #[test]
+    fn linux_tcp_set_rto_adds_rto_min_to_srtt() {
+        let mut lx = RtoEstimator::new(linux(SimDuration::from_millis(200)));
+        let mut rfc = RtoEstimator::new(cfg(SimDuration::from_millis(200)));
+        for i in 0..50 {
+            lx.on_rtt_sample(us(100));
+            rfc.on_rtt_sample(us(100));
+            assert_eq!(lx.rto(), us(200_100), "sample {i}");
+            assert_eq!(rfc.rto(), SimDuration::from_millis(200), "sample {i}");
+        }
+        assert_eq!(lx.srtt(), Some(us(100)));
+    }
+
+    /// Linux `tcp_rtt_estimator` with RTO_min = 200 µs: the first sample gives
+    /// `mdev_us = m << 1` = 200 µs = RTO_min, so RTO = 3·R = 300 µs; constant
+    /// samples keep rttvar at its floor RTO_min, so RTO stays SRTT + 200 µs
+    /// while RFC 6298 converges to SRTT = 100 µs, floored at 200 µs.
+    #[test]
+    fn linux_tcp_rtt_estimator_floors_rttvar_at_rto_min() {
+        let mut lx = RtoEstimator::new(linux(us(200)));
+        let mut rfc = RtoEstimator::new(cfg(us(200)));
+        lx.on_rtt_sample(us(100));
+        rfc.on_rtt_sample(us(100));
+        assert_eq!((lx.rto(), rfc.rto()), (us(300), us(300)));
+        for _ in 0..200 {
+            lx.on_rtt_sample(us(100));
+            rfc.on_rtt_sample(us(100));
+        }
+        assert_eq!(lx.rto(), us(300));
+        assert_eq!(rfc.rto(), us(200));
+        // With RTO_min below the variance, mdev sets the RTO: first sample 3·R.
+        let mut small = RtoEstimator::new(linux(us(1)));
+        small.on_rtt_sample(us(100));
+        assert_eq!(small.rto(), us(300));
+    }
+
+    /// Linux `tcp_rtt_estimator`: a rising RTT raises `mdev` with gain 1/4; a
+    /// falling one only with gain 1/32 ("we use finer gain for mdev in this
+    /// case (alpha*beta)"); `rttvar` decays towards `mdev_max` by 1/4 per window.
+    #[test]
+    fn linux_tcp_rtt_estimator_mdev_gains_and_window_decay() {
+        let mut e = RtoEstimator::new(linux(us(1)));
+        e.on_ack_rtt_sample(us(100), 0, 10);
+        // srtt8 = 800, mdev4 = 200, rttvar = 200 (µs).
+        // Rise to 200 µs within the window (snd_una 5 ≤ rtt_seq 10): m = 100,
+        // srtt8 = 900, m - mdev4/4 = 50, mdev4 = 250 > mdev_max → rttvar = 250.
+        e.on_ack_rtt_sample(us(200), 5, 20);
+        assert_eq!(e.srtt(), Some(ps(112_500_000)));
+        assert_eq!(e.rto(), ps(362_500_000));
+        // Fall to 100 µs, ending the window (snd_una 11 > 10): m = −12.5 µs,
+        // srtt8 = 887.5; |m| − mdev4/4 = 12.5 − 62.5 < 0, not scaled: mdev4 = 200.
+        // Window end: rttvar 250 > mdev_max 250? no decay; mdev_max ← RTO_min.
+        e.on_ack_rtt_sample(us(100), 11, 30);
+        assert_eq!(e.srtt(), Some(ps(110_937_500)));
+        assert_eq!(e.rto(), ps(110_937_500 + 250_000_000));
+        // Next window end: mdev4 = 200 − 200/4 + … stays below 250, so rttvar
+        // decays by (250 − mdev_max)/4.
+        e.on_ack_rtt_sample(us(110), 31, 40);
+        let v = e.rttvar().expect("sampled").as_ps() * 4;
+        assert!(v < 250_000_000 && v > 180_000_000, "rttvar {v}");
     }
 }

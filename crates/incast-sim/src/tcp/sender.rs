@@ -25,7 +25,9 @@ use super::idle_restart::IdleRestart;
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
+use super::rto_timer::RtoTimer;
 use super::{EndpointStats, Segment, TcpConfig};
+use crate::rng::Rng;
 use crate::time::SimTime;
 use std::collections::VecDeque;
 
@@ -66,6 +68,8 @@ pub struct Sender {
     peer_wnd: u64,
     sent: VecDeque<SentRecord>,
     rto: RtoEstimator,
+    /// Arms the retransmission timer (randomization, scheduling delay).
+    timer: RtoTimer,
     cc: NewReno,
     limited: LimitedTransmit,
     idle: IdleRestart,
@@ -81,8 +85,9 @@ pub struct Sender {
 }
 
 impl Sender {
-    /// An idle sender of an established connection.
-    pub fn new(cfg: &TcpConfig) -> Self {
+    /// An idle sender of an established connection; `timer_rng` feeds the
+    /// randomized timeout and scheduling delay (`tcp::rto_timer`).
+    pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {
         Sender {
             mss: cfg.mss.max(1) as u64,
             app_end: 0,
@@ -93,6 +98,7 @@ impl Sender {
             peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
             sent: VecDeque::with_capacity(64),
             rto: RtoEstimator::new(cfg.rto),
+            timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold)
                 .with_options(cfg.variant, cfg.slow_start),
             limited: LimitedTransmit::new(cfg.limited_transmit),
@@ -166,7 +172,7 @@ impl Sender {
         } else if restart {
             // RFC 6298 (5.3): "When an ACK is received that acknowledges new
             // data, restart the retransmission timer"
-            self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+            self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
     }
 
@@ -186,7 +192,7 @@ impl Sender {
         // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
         // any newly acknowledged segment was, and otherwise uses the oldest.
         if let (Some(sent_at), false) = (oldest, retransmitted) {
-            self.rto.on_rtt_sample(clock.sample(sent_at, now));
+            self.rto.on_ack_rtt_sample(clock.sample(sent_at, now), ack, self.snd_nxt);
         }
     }
 
@@ -214,7 +220,7 @@ impl Sender {
         self.rto.on_timeout();
         // RFC 6298 (5.6): "Start the retransmission timer, such that it expires
         // after RTO seconds (for the value of RTO after the doubling"
-        self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+        self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         Some(timeout)
     }
 
@@ -316,7 +322,7 @@ impl Sender {
         if self.rtx_deadline.is_none() {
             // RFC 6298 (5.1): "Every time a packet containing data is sent
             // (including a retransmission), if the timer is not running, start it"
-            self.rtx_deadline = Some(clock.deadline(now, self.rto.rto()));
+            self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
         DataTx { seq, len: len as u32, retransmission }
     }
@@ -387,7 +393,7 @@ mod tests {
 
     fn sender(mss: u32, init_cwnd: u32) -> (Sender, TcpClock) {
         let cfg = TcpConfig { mss, init_cwnd, ..TcpConfig::default() };
-        (Sender::new(&cfg), TcpClock::new(SimDuration::ZERO))
+        (Sender::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO))
     }
 
     fn drain(s: &mut Sender, c: &TcpClock, now: SimTime) -> Vec<(u64, u32)> {

@@ -5,6 +5,7 @@
 //! assertions ([`recv`], [`expect_data`], [`expect_ack`], [`expect_nothing`]).
 //! Stream offsets are in units of the test MSS (1000 bytes) wherever possible.
 
+mod ack_modes;
 mod ack_policy;
 mod exchange;
 mod idle;
@@ -39,7 +40,7 @@ pub(super) fn cfg() -> TcpConfig {
         rcv_wnd: Bytes::new(WND as u64),
         dupack_threshold: 3,
         rto: RtoConfig { min: SimDuration::from_millis(10), ..RtoConfig::default() },
-        delayed_ack: DelayedAckConfig { timeout: None },
+        delayed_ack: DelayedAckConfig::off(),
         variant: TcpVariant::NewReno,
         limited_transmit: false,
         slow_start: true,
