@@ -34,6 +34,7 @@
 
 use super::clock::TcpClock;
 use super::receiver::Arrival;
+use super::rto::RtoEstimator;
 use super::{DelayedAckConfig, DelayedAckMode};
 use crate::time::{SimDuration, SimTime};
 
@@ -213,16 +214,8 @@ impl DelayedAck {
     }
 
     /// A data segment arrived; `rcv_nxt` is RCV.NXT after it was accepted,
-    /// `rto` and `srtt` the receiving endpoint's own estimates (`linux` mode).
-    pub fn on_data(
-        &mut self,
-        now: SimTime,
-        clock: &TcpClock,
-        arrival: Arrival,
-        rcv_nxt: u64,
-        rto: SimDuration,
-        srtt: Option<SimDuration>,
-    ) {
+    /// `est` the receiving endpoint's own RTO estimator (read in `linux` mode only).
+    pub fn on_data(&mut self, now: SimTime, clock: &TcpClock, arrival: Arrival, rcv_nxt: u64, est: &RtoEstimator) {
         let mut quick = false;
         let timeout = match &mut self.delay {
             Delay::Off => {
@@ -234,7 +227,7 @@ impl DelayedAck {
             Delay::Linux(l) => {
                 match arrival {
                     // Linux tcp_data_queue: in-sequence data calls tcp_event_data_recv.
-                    Arrival::InOrder | Arrival::FillsGap => l.event_data_recv(now, rto),
+                    Arrival::InOrder | Arrival::FillsGap => l.event_data_recv(now, est.rto()),
                     // Linux tcp_data_queue: "A retransmit, 2nd most common case.
                     // Force an immediate ack." tcp_enter_quickack_mode(sk, TCP_MAX_QUICKACKS);
                     Arrival::Duplicate => l.enter_quickack_mode(),
@@ -242,7 +235,7 @@ impl DelayedAck {
                 }
                 // Linux tcp_in_quickack_mode: icsk->icsk_ack.quick && !pingpong.
                 quick = l.quick > 0;
-                l.timeout(srtt)
+                l.timeout(est.srtt())
             }
             Delay::Adaptive(g) => {
                 g.on_arrival(now);
@@ -367,6 +360,7 @@ impl DelayedAck {
 mod tests {
     use super::*;
     use crate::tcp::receiver::Receiver;
+    use crate::tcp::RtoConfig;
 
     const MSS: u32 = 1460;
     const MS: u64 = 1_000_000_000;
@@ -379,7 +373,7 @@ mod tests {
 
     fn arrive(d: &mut DelayedAck, r: &mut Receiver, c: &TcpClock, now: u64, seq: u64, len: u32) {
         let a = r.on_data(seq, len);
-        d.on_data(SimTime(now), c, a, r.rcv_nxt(), RTO, None);
+        d.on_data(SimTime(now), c, a, r.rcv_nxt(), &RtoEstimator::new(RtoConfig::default()));
     }
 
     /// RFC 5681 (4.2): a lone in-order segment waits for the delayed-ACK timer.

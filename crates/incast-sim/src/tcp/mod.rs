@@ -144,8 +144,7 @@ impl Endpoint {
         }
         if seg.has_data() {
             let arrival = self.receiver.on_data(seg.seq, seg.len);
-            let (rto, srtt) = (self.rto(), self.srtt());
-            self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), rto, srtt);
+            self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), self.sender.rto());
         }
     }
 

@@ -52,6 +52,8 @@ pub struct RtoEstimator {
     linux: Option<LinuxEst>,
     /// Number of doublings since the last valid sample.
     backoff: u32,
+    /// [`RtoEstimator::rto`], recomputed whenever a sample or a timeout changes it.
+    rto: SimDuration,
 }
 
 /// Linux `struct tcp_sock` RTT fields, in picoseconds with the kernel's scaling.
@@ -72,7 +74,10 @@ struct LinuxEst {
 impl RtoEstimator {
     /// An estimator with no sample yet. G comes from `cfg.granularity`.
     pub fn new(cfg: RtoConfig) -> Self {
-        RtoEstimator { g: cfg.granularity.as_ps(), cfg, est: None, linux: None, backoff: 0 }
+        let mut e =
+            RtoEstimator { g: cfg.granularity.as_ps(), cfg, est: None, linux: None, backoff: 0, rto: cfg.initial };
+        e.rto = e.backed_off_rto();
+        e
     }
 
     /// Fold in one RTT sample `r` (already rounded to the clock by the caller).
@@ -93,6 +98,7 @@ impl RtoEstimator {
         // RFC 6298 (5): "once a new RTT measurement is obtained ... [this] may
         // result in "collapsing" RTO back down after ... exponential back off"
         self.backoff = 0;
+        self.rto = self.backed_off_rto();
     }
 
     /// RFC 6298 (2.2), (2.3).
@@ -174,6 +180,7 @@ impl RtoEstimator {
         // CMU09 §7: back-off "until the maximum factor of 64 * RTO" — `max_backoff`.
         if self.rto() < self.cfg.max && self.backoff < self.cfg.max_backoff.min(63) {
             self.backoff += 1;
+            self.rto = self.backed_off_rto();
         }
     }
 
@@ -195,7 +202,13 @@ impl RtoEstimator {
     }
 
     /// The current RTO, back-off included, never above RTO_max.
+    #[inline]
     pub fn rto(&self) -> SimDuration {
+        self.rto
+    }
+
+    /// [`RtoEstimator::base_rto`] doubled `backoff` times, never above RTO_max.
+    fn backed_off_rto(&self) -> SimDuration {
         let base = self.base_rto().as_ps();
         let backed = base.checked_shl(self.backoff).filter(|v| v >> self.backoff == base);
         SimDuration(backed.unwrap_or(u64::MAX).min(self.cfg.max.as_ps()))

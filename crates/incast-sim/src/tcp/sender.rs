@@ -290,7 +290,6 @@ impl Sender {
     }
 
     /// The window is full: send `len` new bytes anyway if limited transmit allows.
-    #[inline(never)]
     fn limited_transmit(&mut self, len: u64, flight: u64) -> Option<(u64, u64)> {
         // RFC 3042 (2): "The congestion window (cwnd) MUST NOT be changed when
         // these new segments are transmitted." — only NEW data, within the peer window.
