@@ -41,6 +41,7 @@ FAST08_16_ENGINE_JSON = {
     "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
+    "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False},
     "seed": 1,
 }
 

@@ -36,6 +36,11 @@ in SI base units (seconds, bit/s, bytes)::
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
+    [trace]                     # time series, all off by default (Result.traces)
+    goodput_bin = "off"         # or a bin length, e.g. "5ms" (FAST08 Fig 5)
+    queue = false               # bottleneck port occupancy at every frame offered to it
+    flows = false               # each server's cwnd/ssthresh/RTO/SRTT at every ACK and timeout
+    block_cwnd = false          # every server's cwnd at each block start (GIP Fig 4)
 
 The models store plain SI numbers (seconds as ``float``, bit/s and bytes as
 ``int``; a packet-count buffer as the string ``"64pkt"``; delayed ACK off as
@@ -94,6 +99,7 @@ __all__ = [
     "Stats",
     "Switch",
     "Tcp",
+    "Trace",
     "Workload",
     "apply_overrides",
     "frame_bytes",
@@ -250,6 +256,17 @@ def _delayed_ack_engine(value: float | str | None) -> dict[str, Any]:
     if isinstance(value, str):
         return {"mode": value, "timeout": None}
     return {"mode": "standard", "timeout": seconds_to_ps(value)}
+
+
+def _goodput_bin(value: Any) -> float | None:
+    """``"off"`` (or ``None``/``false``) for no goodput trace, else a positive bin length in seconds."""
+    if value is None or value is False or (isinstance(value, str) and value.strip().lower() == "off"):
+        return None
+    try:
+        seconds: float = _duration(positive=True)(value)
+    except PydanticCustomError as e:
+        raise _invalid(f'must be a positive duration (e.g. "5ms") or "off"; {e.message()}') from None
+    return seconds
 
 
 def _choice(*allowed: str) -> Callable[[Any], str]:
@@ -470,6 +487,36 @@ class Stats(_Model):
     )
 
 
+class Trace(_Model):
+    """Time series the run records (``Result.traces``); a run with all of them off does no trace work.
+
+    Default values: every trace off. A common ``goodput_bin`` is 5 ms, the bin of
+    FAST08 Figure 5's instantaneous goodput; ``incast run --trace-dir`` turns
+    every trace on, with that bin unless one is set.
+    """
+
+    goodput_bin: Annotated[float | None, PlainValidator(_goodput_bin)] = Field(
+        default=None,
+        description='Bin length of the goodput trace, in seconds; None (TOML: "off") turns it off.',
+    )
+    queue: Flag = Field(
+        default=False, description="Sample the switch port toward the client at every frame offered to it."
+    )
+    flows: Flag = Field(
+        default=False,
+        description="Sample each server's cwnd, ssthresh, RTO and SRTT at every ACK it processes and every timeout.",
+    )
+    block_cwnd: Flag = Field(default=False, description="Record every server's cwnd at each block start.")
+
+    @field_serializer("goodput_bin")
+    def _dump_goodput_bin(self, value: float | None) -> float | str:
+        return "off" if value is None else value
+
+    def any(self) -> bool:
+        """Is any trace on?"""
+        return self.goodput_bin is not None or self.queue or self.flows or self.block_cwnd
+
+
 class Scenario(_Model):
     """One complete run description; a run is a pure function of it (``seed`` included).
 
@@ -495,6 +542,7 @@ class Scenario(_Model):
     tcp: Tcp = Field(default_factory=Tcp)
     workload: Workload = Field(default_factory=Workload)
     stats: Stats = Field(default_factory=Stats)
+    trace: Trace = Field(default_factory=Trace)
 
     #: Tables of the scenario and the model of each.
     TABLES: ClassVar[dict[str, type[BaseModel]]] = {}
@@ -625,8 +673,19 @@ class Scenario(_Model):
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
+            "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
         }
         return tomli_w.dumps(doc)
+
+    def _trace_dict(self, bin_as: Callable[[float | None], Any]) -> dict[str, Any]:
+        """The ``[trace]`` table, the goodput bin (None when off) written by ``bin_as``."""
+        tr = self.trace
+        return {
+            "goodput_bin": bin_as(tr.goodput_bin),
+            "queue": tr.queue,
+            "flows": tr.flows,
+            "block_cwnd": tr.block_cwnd,
+        }
 
     def to_engine_dict(self) -> dict[str, Any]:
         """The engine's JSON shape: integer picoseconds, bit/s and bytes."""
@@ -668,6 +727,7 @@ class Scenario(_Model):
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),
             },
             "stats": {"timeouts": self.stats.timeouts},
+            "trace": self._trace_dict(lambda b: None if b is None else seconds_to_ps(b)),
             "seed": self.seed,
         }
 
@@ -693,7 +753,9 @@ class Scenario(_Model):
         )
 
 
-Scenario.TABLES.update({"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats})
+Scenario.TABLES.update(
+    {"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats, "trace": Trace}
+)
 
 
 def _field_error(field: str, message: str) -> PydanticCustomError:

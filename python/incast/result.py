@@ -6,17 +6,20 @@
 
 :func:`run` makes exactly one call into the engine, with the GIL released, so
 runs in several threads proceed in parallel. The engine returns the summary,
-one row per flow, one row per completed block and one row per retransmission
-timeout (``crates/incast-sim/src/stats``); :class:`Result` exposes the summary
-as attributes and the rows as DataFrames.
+one row per flow, one row per completed block, one row per retransmission
+timeout and the traces the scenario's ``[trace]`` table turned on
+(``crates/incast-sim/src/stats``); :class:`Result` exposes the summary as
+attributes and the rows and traces as DataFrames.
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import time
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
@@ -26,7 +29,7 @@ from incast import _core
 from incast.config import Scenario
 from incast.errors import ScenarioError, describe_validation_error, python_field
 
-__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "TIMEOUT_COLUMNS", "BlockTimes", "Result", "run"]
+__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
 
 #: Columns of :attr:`Result.flows`, one row per connection (server).
 FLOW_COLUMNS = (
@@ -62,6 +65,59 @@ TIMEOUT_COLUMNS = (
 _DTYPES = {"side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
 
 
+#: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
+#: is null while ssthresh is still unset (before the first loss), ``srtt_us`` before the first RTT sample.
+TRACE_COLUMNS: dict[str, dict[str, str]] = {
+    "goodput": {"time_s": "float64", "goodput_mbps": "float64"},
+    "queue": {"time_s": "float64", "queue_bytes": "int64", "dropped": "bool"},
+    "flows": {
+        "time_s": "float64",
+        "flow": "int64",
+        "cwnd_bytes": "int64",
+        "ssthresh_bytes": "Int64",
+        "rto_us": "float64",
+        "srtt_us": "float64",
+    },
+    "block_cwnd": {"block": "int64", "flow": "int64", "cwnd_bytes": "int64"},
+}
+
+
+class Traces:
+    """The time series of one run, one DataFrame per trace, ``None`` for a trace that was off.
+
+    ``goodput`` (``time_s`` bin start, ``goodput_mbps``: FAST08 Figure 5),
+    ``queue`` (``time_s``, ``queue_bytes``, ``dropped``: the switch port toward the
+    client at every frame offered to it), ``flows`` (``time_s``, ``flow``,
+    ``cwnd_bytes``, ``ssthresh_bytes``, ``rto_us``, ``srtt_us``: each server at
+    every ACK and timeout) and ``block_cwnd`` (``block``, ``flow``, ``cwnd_bytes``:
+    GIP Figure 4).
+    """
+
+    goodput: pd.DataFrame | None
+    queue: pd.DataFrame | None
+    flows: pd.DataFrame | None
+    block_cwnd: pd.DataFrame | None
+
+    def __init__(self, engine_traces: Mapping[str, Any] | None) -> None:
+        engine_traces = engine_traces or {}
+        for name, dtypes in TRACE_COLUMNS.items():
+            columns = engine_traces.get(name)
+            frame = None if columns is None else _columns_frame(columns, dtypes)
+            setattr(self, name, frame)
+
+    def items(self) -> list[tuple[str, pd.DataFrame]]:
+        """``(name, frame)`` of every trace that was on, in the order of :data:`TRACE_COLUMNS`."""
+        return [(name, frame) for name in TRACE_COLUMNS if (frame := getattr(self, name)) is not None]
+
+    def __repr__(self) -> str:
+        on = ", ".join(f"{name} ({len(frame)} rows)" for name, frame in self.items()) or "none"
+        return f"<Traces: {on}>"
+
+
+def _columns_frame(columns: Mapping[str, list[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    return pd.DataFrame({c: pd.Series(columns.get(c, []), dtype=dtype) for c, dtype in dtypes.items()})
+
+
 class BlockTimes(NamedTuple):
     """Block completion time percentiles in milliseconds (NaN when no block completed)."""
 
@@ -90,7 +146,8 @@ class Result:
     the engine call), ``events_per_s``, the resolved ``scenario``, and three
     DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
     completed block) and ``timeouts_table`` (one row per retransmission timeout;
-    empty when ``stats.timeouts`` is off).
+    empty when ``stats.timeouts`` is off); and ``traces`` (:class:`Traces`, the
+    time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`.
     """
 
     goodput_mbps: float
@@ -127,6 +184,36 @@ class Result:
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
         self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
+        self.traces = Traces(engine_result.get("traces"))
+
+    def write_traces(self, directory: str | Path) -> list[Path]:
+        """Write each trace that was on as ``<directory>/<name>.parquet``; return the paths written.
+
+        Creates ``directory`` (and its parents). Each file is written under a
+        temporary name and renamed into place, so a failure never leaves a
+        half-written file behind. The resolved scenario (TOML) is embedded in each
+        file's metadata under ``incast.scenario``. Raises ``OSError`` if the
+        directory cannot be created or written.
+        """
+        import pyarrow as pa
+        import pyarrow.parquet as pq
+
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        scenario = self.scenario.to_toml().encode()
+        written: list[Path] = []
+        for name, frame in self.traces.items():
+            table = pa.Table.from_pandas(frame, preserve_index=False)
+            table = table.replace_schema_metadata({**(table.schema.metadata or {}), b"incast.scenario": scenario})
+            path = out / f"{name}.parquet"
+            tmp = out / f".{name}.parquet.{os.getpid()}.tmp"
+            try:
+                pq.write_table(table, tmp)
+                os.replace(tmp, path)
+            finally:
+                tmp.unlink(missing_ok=True)
+            written.append(path)
+        return written
 
     def dart_histogram(self) -> pd.Series:
         """Timeouts per DART value (FAST08 Figure 11: duplicate ACKs received at timeout), by ascending DART.

@@ -156,6 +156,35 @@ impl Default for StatsConfig {
     }
 }
 
+/// Time series the run records besides its tables (`stats::trace`). Every
+/// trace is off by default, and a run with all of them off does no trace work
+/// beyond one branch per event site.
+///
+/// Default values: every trace off. A common `goodput_bin` is 5 ms, the bin of
+/// FAST08 Figure 5's instantaneous goodput.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TraceConfig {
+    /// Bin length of the goodput trace (application bytes delivered to the
+    /// client per bin); `None` turns the trace off.
+    pub goodput_bin: Option<SimDuration>,
+    /// Sample the occupancy of the switch port toward the client at every
+    /// frame offered to it (enqueued or dropped).
+    pub queue: bool,
+    /// Sample each server's cwnd, ssthresh, RTO and SRTT at every ACK it
+    /// processes and at each of its retransmission timeouts.
+    pub flows: bool,
+    /// Record every server's cwnd at the start of each block (GIP Figure 4).
+    pub block_cwnd: bool,
+}
+
+impl TraceConfig {
+    /// Is any trace on?
+    pub fn any(&self) -> bool {
+        self.goodput_bin.is_some() || self.queue || self.flows || self.block_cwnd
+    }
+}
+
 /// One complete run description.
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -174,6 +203,8 @@ pub struct Scenario {
     pub stop: StopConfig,
     /// What to record.
     pub stats: StatsConfig,
+    /// Time series to record (all off by default).
+    pub trace: TraceConfig,
     /// Master seed; every random choice derives from it.
     pub seed: u64,
 }
@@ -270,6 +301,9 @@ impl Scenario {
         if self.workload.request.0 == 0 {
             return Err(invalid("workload.request", "must be at least 1 byte"));
         }
+        if self.trace.goodput_bin.is_some_and(|b| b.is_zero()) {
+            return Err(invalid("trace.goodput_bin", "must be positive, or off"));
+        }
         match (self.stop.blocks, self.stop.duration) {
             (None, None) => return Err(invalid("stop", "set blocks, duration, or both")),
             (Some(0), _) => return Err(invalid("stop.blocks", "must be at least 1")),
@@ -359,9 +393,12 @@ mod tests {
         let mut s = ok.clone();
         s.stop = StopConfig { blocks: None, duration: None };
         assert_eq!(field_of(&s), "stop");
-        let mut s = ok;
+        let mut s = ok.clone();
         s.workload.response = ResponseSize::Block(Bytes::new(2));
         assert_eq!(field_of(&s), "workload.block");
+        let mut s = ok;
+        s.trace.goodput_bin = Some(SimDuration::ZERO);
+        assert_eq!(field_of(&s), "trace.goodput_bin");
     }
 
     /// A scenario file names only what it changes; the rest takes the defaults.

@@ -8,6 +8,9 @@
 //! starts at time zero. Every retransmission timeout an endpoint reports is
 //! tagged with its flow, side and block, counted toward the block's
 //! unluckiest flow (GIP §III), and kept as a row if `stats.timeouts` is on.
+//! The traces of `stats::trace` are fed from the same event sites, each
+//! behind one test of its flag; the recorder is allocated only when a trace
+//! is on.
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at most
 //! one tracked wake-up in the event queue, and a wake-up that finds nothing
 //! due simply re-arms at the endpoint's current deadline.
@@ -18,6 +21,7 @@ use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
+use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
 };
@@ -88,6 +92,12 @@ struct Sim<'a> {
     block_timeouts: Vec<u64>,
     /// One row per timeout, when `stats.timeouts` is on.
     timeouts: Vec<TimeoutRecord>,
+    /// The switch port toward the client.
+    bottleneck: PortId,
+    /// Which traces are on.
+    trace: TraceFlags,
+    /// Their recorder, allocated only when one is on.
+    tr: Option<Box<TraceRecorder>>,
     processed: u64,
     sent: u64,
     delivered: u64,
@@ -98,7 +108,12 @@ struct Sim<'a> {
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
-        let net = Network::star(n + 1, &s.link, s.switch.buffer);
+        let mut net = Network::star(n + 1, &s.link, s.switch.buffer);
+        let Node::Switch { route } = net.node(NodeId(0)) else { unreachable!("node 0 is the switch") };
+        let bottleneck = route[CLIENT as usize];
+        if s.trace.queue {
+            net.port_mut(bottleneck).queue.log_occupancy();
+        }
         // The handshake's sample: a minimum-size frame each way over two hops.
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
         let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
@@ -135,6 +150,9 @@ impl<'a> Sim<'a> {
             flow_drops: vec![0; n as usize],
             block_timeouts: vec![0; n as usize],
             timeouts: Vec::new(),
+            bottleneck,
+            trace: TraceFlags::of(&s.trace),
+            tr: s.trace.any().then(|| Box::new(TraceRecorder::new(&s.trace))),
             processed: 0,
             sent: 0,
             delivered: 0,
@@ -183,6 +201,9 @@ impl<'a> Sim<'a> {
                     self.on_progress(ep);
                 }
                 self.service(ep);
+                if self.trace.flows && ep % 2 == 1 {
+                    self.trace_flow(ep);
+                }
             }
         }
     }
@@ -202,6 +223,9 @@ impl<'a> Sim<'a> {
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
         let flow = ep / 2;
         self.block_timeouts[flow] += 1;
+        if self.trace.flows && ep % 2 == 1 {
+            self.trace_flow(ep);
+        }
         if !self.s.stats.timeouts {
             return;
         }
@@ -220,6 +244,16 @@ impl<'a> Sim<'a> {
             gip_class: t.gip_class,
             spurious: t.spurious,
         });
+    }
+
+    /// Sample the congestion state of server endpoint `ep`.
+    #[cold]
+    fn trace_flow(&mut self, ep: usize) {
+        let e = &self.eps[ep];
+        let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
+        if let Some(tr) = &mut self.tr {
+            tr.flow_sample(self.now, (ep / 2) as u32, s);
+        }
     }
 
     /// Put `pkt` on `port`, or drop it there.
@@ -256,6 +290,11 @@ impl<'a> Sim<'a> {
         if delivered == before {
             return;
         }
+        if self.trace.goodput {
+            if let Some(tr) = &mut self.tr {
+                tr.delivered(self.now, delivered - before);
+            }
+        }
         if let Some(done) = self.app.on_client_delivered(self.now, flow, delivered, before) {
             self.on_block_done(done);
         }
@@ -278,6 +317,12 @@ impl<'a> Sim<'a> {
 
     /// The client writes one request per server, in the workload's order.
     fn start_block(&mut self) {
+        if let Some(tr) = self.tr.as_mut().filter(|_| self.trace.block_cwnd) {
+            let block = self.app.blocks_completed();
+            for flow in 0..self.s.servers {
+                tr.block_start(block, flow, self.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
+            }
+        }
         let mut order = std::mem::take(&mut self.order);
         let (o, request) = self.app.start_block(self.now);
         order.clear();
@@ -308,8 +353,9 @@ impl<'a> Sim<'a> {
         }
     }
 
-    fn finish(self) -> RunResult {
-        let elapsed = self.stopped_at.unwrap_or(self.now).since(SimTime::ZERO);
+    fn finish(mut self) -> RunResult {
+        let end = self.stopped_at.unwrap_or(self.now);
+        let elapsed = end.since(SimTime::ZERO);
         let mbps = |bytes: u64| if elapsed.is_zero() { 0.0 } else { bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e6 };
         // Endpoints come in (client, server) pairs, one pair per connection.
         let pairs = || self.eps.chunks_exact(2).map(|p| (&p[0], &p[1]));
@@ -319,8 +365,9 @@ impl<'a> Sim<'a> {
         let best = self.s.best_goodput_bps() / 1e6;
         let goodput = mbps(bytes_delivered);
         let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
-        let Node::Switch { route } = self.net.node(NodeId(0)) else { unreachable!("node 0 is the switch") };
-        let bottleneck = self.net.port(route[CLIENT as usize]).queue.stats();
+        let bottleneck = self.net.port(self.bottleneck).queue.stats();
+        let queue_log = self.net.port_mut(self.bottleneck).queue.take_occupancy_log();
+        let traces = self.tr.take().map(|tr| tr.finish(end, queue_log)).unwrap_or_default();
         let mut timeout_classes = TimeoutClasses::default();
         let mut gip_timeout_classes = GipTimeoutClasses::default();
         for e in &self.eps {
@@ -363,6 +410,6 @@ impl<'a> Sim<'a> {
             queue_peak_bytes: bottleneck.peak_bytes,
             events: self.processed,
         };
-        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts }
+        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, traces }
     }
 }

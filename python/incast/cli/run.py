@@ -5,6 +5,10 @@ scenario file, the named options, then ``--set KEY=VALUE`` in the order given.
 Named options take unit strings (``--rtt 100us``, ``--buffer 64pkt``); a
 ``--set`` value is read as a TOML value, so ``--set tcp.rto_min=0.001`` is a
 number of seconds and ``--set tcp.rto_min=1ms`` a unit string.
+
+``--trace-dir DIR`` turns every trace on (goodput in 5 ms bins unless
+``trace.goodput_bin`` is set) and writes one Parquet file per trace into DIR,
+or into ``DIR/servers=N/`` for each value of a server list.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from pathlib import Path
 from typing import Annotated, Any
 
 import typer
@@ -108,6 +113,10 @@ def run(
         ),
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")] = False,
+    trace_dir: Annotated[
+        str | None,
+        _opt("--trace-dir", "DIR", "Record every trace (goodput bin 5ms unless set) and write them as Parquet into DIR."),
+    ] = None,
 ) -> None:
     """Simulate synchronized reads and print goodput, block times, timeouts and drops."""
     named = {
@@ -123,12 +132,23 @@ def run(
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     counts = _parse_servers(servers) if servers is not None else [None]
     scenarios = [_resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+    trace_dirs: list[Path | None] = [None] * len(scenarios)
+    if trace_dir is not None:
+        scenarios = [_all_traces(s) for s in scenarios]
+        root = Path(trace_dir)
+        several = servers is not None and "," in servers
+        dirs = [root / f"servers={s.servers}" if several else root for s in scenarios]
+        for d in dirs:  # a bad path fails before any run
+            d.mkdir(parents=True, exist_ok=True)
+        trace_dirs = list(dirs)
 
     # Wide enough for the per-server table when the output is a pipe or a file.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     results: list[Result] = []
-    for scenario in scenarios:
+    for scenario, where in zip(scenarios, trace_dirs):
         result = run_scenario(scenario)
+        if where is not None:
+            result.write_traces(where)
         if as_json:
             print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         results.append(result)
@@ -154,6 +174,13 @@ def _resolve(base: dict[str, Any], overrides: list[tuple[str, Any]]) -> Scenario
     for path, value in overrides:  # one at a time: the last of two writes to a field wins
         data = apply_overrides(data, {path: value})
     return Scenario.parse(data)
+
+
+def _all_traces(scenario: Scenario) -> Scenario:
+    """``scenario`` with every trace on; the goodput bin stays as set, else 5 ms (FAST08 Figure 5)."""
+    goodput_bin = scenario.trace.goodput_bin if scenario.trace.goodput_bin is not None else "5ms"
+    on = {"trace.goodput_bin": goodput_bin, "trace.queue": True, "trace.flows": True, "trace.block_cwnd": True}
+    return scenario.with_overrides(on)
 
 
 def _parse_servers(text: str) -> list[int]:

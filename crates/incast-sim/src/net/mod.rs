@@ -19,5 +19,5 @@ mod topology;
 
 pub use link::Link;
 pub use packet::{Direction, Packet, PacketPool, PktId};
-pub use queue::{DropTailQueue, QueueLimit, QueueStats};
+pub use queue::{DropTailQueue, OccupancyLog, QueueLimit, QueueStats};
 pub use topology::{Network, Node, NodeId, Port, PortId};

@@ -4,6 +4,8 @@
 //! its last bit has left on the link (the memory is freed when transmission
 //! completes). A frame that would exceed either limit on arrival is dropped
 //! (tail drop). Occupancy counts Ethernet frame bytes, not preamble or gap.
+//! On request, a queue logs its occupancy at every frame offered to it (the
+//! queue trace of `stats::trace`).
 //! **Deliberately different:** departures are known at enqueue time (see
 //! `net`), so departed frames are retired lazily on the next arrival.
 //! **Not modelled:** shared-memory buffers, QoS partitions, AQM/ECN marking.
@@ -49,6 +51,17 @@ pub struct QueueStats {
     pub peak_packets: u64,
 }
 
+/// Occupancy of a queue at every frame offered to it, one entry per frame.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct OccupancyLog {
+    /// When the frame arrived.
+    pub time: Vec<SimTime>,
+    /// Frame bytes held once the frame was enqueued or dropped.
+    pub bytes: Vec<u64>,
+    /// The frame was dropped.
+    pub dropped: Vec<bool>,
+}
+
 /// A drop-tail FIFO in front of a link.
 #[derive(Clone, Debug)]
 pub struct DropTailQueue {
@@ -59,6 +72,8 @@ pub struct DropTailQueue {
     held: VecDeque<(SimTime, u32)>,
     bytes: u64,
     stats: QueueStats,
+    /// The occupancy log, when it was asked for.
+    log: Option<Box<OccupancyLog>>,
 }
 
 impl DropTailQueue {
@@ -70,6 +85,26 @@ impl DropTailQueue {
             held: VecDeque::new(),
             bytes: 0,
             stats: QueueStats::default(),
+            log: None,
+        }
+    }
+
+    /// Log the occupancy at every frame offered from now on.
+    pub fn log_occupancy(&mut self) {
+        self.log.get_or_insert_with(Box::default);
+    }
+
+    /// The occupancy log, if it was asked for; logging stops.
+    pub fn take_occupancy_log(&mut self) -> Option<OccupancyLog> {
+        self.log.take().map(|b| *b)
+    }
+
+    #[cold]
+    fn log_offer(&mut self, now: SimTime, held: u64, dropped: bool) {
+        if let Some(log) = &mut self.log {
+            log.time.push(now);
+            log.bytes.push(held);
+            log.dropped.push(dropped);
         }
     }
 
@@ -93,6 +128,9 @@ impl DropTailQueue {
         let fits = self.bytes + frame_bytes <= self.limit.bytes && (self.held.len() as u64) < self.limit.packets;
         if !fits {
             self.stats.drops += 1;
+        }
+        if self.log.is_some() {
+            self.log_offer(now, if fits { self.bytes + frame_bytes } else { self.bytes }, !fits);
         }
         fits
     }
@@ -151,6 +189,22 @@ mod tests {
         assert!(!q.admit(us(0), 64));
         assert_eq!(q.stats().peak_packets, 2);
         assert_eq!(q.stats().peak_bytes, 128);
+    }
+
+    /// The log holds the occupancy after each offered frame, drops included.
+    #[test]
+    fn occupancy_log_samples_every_offered_frame() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
+        q.log_occupancy();
+        assert!(q.admit(us(0), 1518));
+        q.push(us(12), 1518);
+        assert!(!q.admit(us(1), 1518));
+        assert!(q.admit(us(12), 64));
+        q.push(us(13), 64);
+        let log = q.take_occupancy_log().unwrap();
+        assert_eq!(log.time, vec![us(0), us(1), us(12)]);
+        assert_eq!(log.bytes, vec![1518, 1518, 64]);
+        assert_eq!(log.dropped, vec![false, true, false]);
     }
 
     #[test]

@@ -107,6 +107,11 @@ impl Network {
         &self.ports[id.0 as usize]
     }
 
+    /// The port at `id`, to change.
+    pub fn port_mut(&mut self, id: PortId) -> &mut Port {
+        &mut self.ports[id.0 as usize]
+    }
+
     /// The NIC port of host `h`.
     #[inline]
     pub fn nic(&self, h: u32) -> PortId {

@@ -1,12 +1,15 @@
-//! What a run reports: a summary, one row per flow, one row per block, and
-//! (unless `stats.timeouts` is off) one row per retransmission timeout.
+//! What a run reports: a summary, one row per flow, one row per block,
+//! (unless `stats.timeouts` is off) one row per retransmission timeout, and
+//! the time series the scenario's `trace` table turns on ([`trace`]).
 //!
 //! Column names carry their unit (`goodput_mbps`, `time_ms`) and are the same
 //! in the simulator's and the real-socket benchmark's output.
 
 mod percentile;
+pub mod trace;
 
 pub use percentile::Percentiles;
+pub use trace::Traces;
 
 pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, TimeoutClasses};
 
@@ -149,4 +152,6 @@ pub struct RunResult {
     /// One row per retransmission timeout, in time order (empty when
     /// `stats.timeouts` is off).
     pub timeouts: Vec<TimeoutRecord>,
+    /// The time series `trace` turned on (each `None` when off).
+    pub traces: Traces,
 }
