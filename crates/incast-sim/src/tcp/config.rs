@@ -5,7 +5,7 @@
 //! (high-resolution or jiffies), the delayed-ACK mode and timeouts, the initial window,
 //! and the loss-recovery variants of FAST08 §5.1 (Reno or NewReno, limited
 //! transmit, the duplicate-ACK threshold, slow start on or off), plus the
-//! restart after idle.
+//! restart after idle and the Cubic constants (RFC 9438).
 //! **Deliberately different:** defaults follow Linux where Linux and the RFCs
 //! disagree, because `incast validate` compares the simulator against the
 //! Linux kernel; each default below says where it comes from.
@@ -197,6 +197,9 @@ impl DelayedAckConfig {
 ///   overflow even a 128 KiB port with two servers.
 /// - `dupack_threshold`: 3 — RFC 5681 3.2.
 /// - `variant`: NewReno — RFC 6582, the Linux behaviour and FAST08 Table 1.
+///   `cubic` keeps NewReno's loss recovery and grows and cuts the window by
+///   RFC 9438 (`tcp::cubic`), as Linux's default Cubic sits on Linux's recovery.
+/// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
 /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
 ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
 /// - `slow_start`: true — RFC 5681 3.1. False grows cwnd by congestion
@@ -219,8 +222,10 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Delayed ACK at the receiver.
     pub delayed_ack: DelayedAckConfig,
-    /// Loss-recovery variant: Reno or NewReno.
+    /// Loss-recovery variant: Reno, NewReno or Cubic (NewReno recovery).
     pub variant: TcpVariant,
+    /// Cubic's constants (RFC 9438), read only when `variant` is `cubic`.
+    pub cubic: CubicConfig,
     /// Limited transmit (RFC 3042): one new segment on each of the first two
     /// duplicate ACKs.
     pub limited_transmit: bool,
@@ -242,6 +247,37 @@ pub enum TcpVariant {
     #[default]
     #[serde(rename = "newreno")]
     NewReno,
+    /// RFC 9438: NewReno recovery (RFC 6582) with the Cubic window function in
+    /// congestion avoidance and β_cubic as the multiplicative decrease.
+    #[serde(rename = "cubic")]
+    Cubic,
+}
+
+/// Cubic constants (RFC 9438 §4–§5), with Linux `tcp_cubic.c` defaults.
+///
+/// Default values:
+/// - `beta`: 717 (/1024 ≈ 0.7002) — Linux `beta = 717`; RFC 9438 §4.6
+///   says β_cubic "SHOULD be set to 0.7".
+/// - `c_thousandths`: 400 (C = 0.4 segments/s³) — RFC 9438 §5 "C SHOULD be
+///   set to 0.4"; Linux `bic_scale = 41` gives 41·10/1024 ≈ 0.4004.
+/// - `fast_convergence`: true — RFC 9438 §4.7 and Linux `fast_convergence = 1`.
+///
+/// `beta` is clamped to 1..=1023 and `c_thousandths` to at least 1.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CubicConfig {
+    /// β_cubic, the multiplicative decrease factor, in units of 1/1024.
+    pub beta: u32,
+    /// C, the window-growth constant, in thousandths of a segment per s³.
+    pub c_thousandths: u32,
+    /// Fast convergence (RFC 9438 §4.7): release bandwidth to new flows.
+    pub fast_convergence: bool,
+}
+
+impl Default for CubicConfig {
+    fn default() -> Self {
+        CubicConfig { beta: 717, c_thousandths: 400, fast_convergence: true }
+    }
 }
 
 impl Default for TcpConfig {
@@ -254,6 +290,7 @@ impl Default for TcpConfig {
             rto: RtoConfig::default(),
             delayed_ack: DelayedAckConfig::default(),
             variant: TcpVariant::NewReno,
+            cubic: CubicConfig::default(),
             limited_transmit: false,
             slow_start: true,
             restart_after_idle: true,

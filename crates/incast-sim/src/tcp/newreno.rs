@@ -11,7 +11,9 @@
 //! new data with cwnd = ssthresh, so a second loss in the window waits for
 //! more duplicate ACKs or the timer (FAST08 §5.1.1). With `slow_start` off,
 //! cwnd grows by congestion avoidance only, from the first ACK and after every
-//! timeout (FAST08 §5.1.3).
+//! timeout (FAST08 §5.1.3). `TcpVariant::Cubic` runs the NewReno recovery
+//! with two hooks into `tcp::cubic` (RFC 9438): the congestion-avoidance
+//! increase, and ssthresh = max(cwnd·β_cubic, 2·SMSS) at each loss event.
 //! **Deliberately different:** `recover` starts unset rather than at the
 //! ISS, so a loss of the very first segment can still fast-retransmit. The
 //! retransmission timer is reset by the first partial ACK only — the
@@ -29,7 +31,9 @@
 //! (SND.MAX), so the RFC's "covers more than recover" is `ack > recover` and
 //! "acknowledges all of the data up to and including recover" is `ack >= recover`.
 
-use super::TcpVariant;
+use super::cubic::Cubic;
+use super::{CubicConfig, TcpVariant};
+use crate::time::{SimDuration, SimTime};
 
 /// What the sender must do after an ACK of new data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -61,6 +65,8 @@ pub struct NewReno {
     /// No partial ACK seen yet in this recovery episode.
     first_partial: bool,
     dupacks: u32,
+    /// Cubic window growth and decrease (`TcpVariant::Cubic` only).
+    cubic: Option<Cubic>,
 }
 
 impl NewReno {
@@ -86,6 +92,7 @@ impl NewReno {
             in_recovery: false,
             first_partial: true,
             dupacks: 0,
+            cubic: None,
         }
     }
 
@@ -93,12 +100,25 @@ impl NewReno {
     pub fn with_options(mut self, variant: TcpVariant, slow_start: bool) -> Self {
         self.variant = variant;
         self.slow_start = slow_start;
+        self = self.with_cubic(CubicConfig::default());
         if !slow_start {
             // Additive increase from the start (FAST08 §5.1.3): ssthresh = IW
             // so the state reads as congestion avoidance.
             self.ssthresh = self.iw;
         }
         self
+    }
+
+    /// Cubic's constants, when the variant is Cubic (otherwise no effect).
+    pub fn with_cubic(mut self, cfg: CubicConfig) -> Self {
+        self.cubic = (self.variant == TcpVariant::Cubic).then(|| Cubic::new(self.smss, cfg));
+        self
+    }
+
+    /// The Cubic state, when the variant is Cubic.
+    #[inline]
+    pub fn cubic(&self) -> Option<&Cubic> {
+        self.cubic.as_ref()
     }
 
     /// Congestion window in bytes.
@@ -127,9 +147,10 @@ impl NewReno {
         self.recover
     }
 
-    /// An ACK advanced SND.UNA by `acked` bytes to `ack`; `flight` is the data
-    /// still outstanding after it.
-    pub fn on_new_ack(&mut self, acked: u64, ack: u64, flight: u64) -> NewAck {
+    /// An ACK advanced SND.UNA by `acked` bytes to `ack` at `now`; `flight` is
+    /// the data still outstanding after it and `srtt` the smoothed RTT (zero
+    /// before a sample), which only Cubic's congestion avoidance reads.
+    pub fn on_new_ack(&mut self, acked: u64, ack: u64, flight: u64, now: SimTime, srtt: SimDuration) -> NewAck {
         self.dupacks = 0;
         if self.in_recovery {
             if self.variant == TcpVariant::Reno {
@@ -165,6 +186,9 @@ impl NewReno {
         if self.slow_start && self.cwnd < self.ssthresh {
             // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
             self.cwnd += acked.min(self.smss);
+        } else if let Some(cubic) = &mut self.cubic {
+            // RFC 9438 (4.2–4.5): Cubic's window function in congestion avoidance.
+            self.cwnd = cubic.on_ack(self.cwnd, acked, now, srtt);
         } else {
             // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3) "... if the above
             // formula yields 0, the result SHOULD be rounded up to 1 byte."
@@ -190,12 +214,16 @@ impl NewReno {
         // RFC 6582 (3.2 step 2): "the TCP sender first checks the value of recover
         // to see if the Cumulative Acknowledgment field covers more than recover.
         // ... If not, the TCP does not enter fast retransmit and does not reset ssthresh."
-        if self.variant == TcpVariant::NewReno && self.recover.is_some_and(|r| ack <= r) {
+        if self.variant != TcpVariant::Reno && self.recover.is_some_and(|r| ack <= r) {
             return false;
         }
-        // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
-        // value given in equation (4)": "ssthresh = max (FlightSize / 2, 2*SMSS)"
-        self.ssthresh = (flight / 2).max(2 * self.smss);
+        self.ssthresh = match &mut self.cubic {
+            // RFC 9438 (4.6): ssthresh = max(cwnd·β_cubic, 2·SMSS), see `tcp::cubic`.
+            Some(cubic) => cubic.on_congestion(self.cwnd),
+            // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
+            // value given in equation (4)": "ssthresh = max (FlightSize / 2, 2*SMSS)"
+            None => (flight / 2).max(2 * self.smss),
+        };
         // RFC 6582 (3.2 step 2): "the value of recover is incremented to the value
         // of the highest sequence number transmitted by the TCP so far."
         self.recover = Some(snd_max);
@@ -213,6 +241,9 @@ impl NewReno {
         // transmission if the TCP has not sent data in an interval exceeding the
         // retransmission timeout." — "RW = min(IW,cwnd)"
         self.cwnd = self.cwnd.min(self.iw);
+        if let Some(cubic) = &mut self.cubic {
+            cubic.on_idle_restart();
+        }
     }
 
     /// The retransmission timer expired with `flight` bytes outstanding.
@@ -224,8 +255,16 @@ impl NewReno {
         // retransmitted by way of the retransmission timer at least once, the
         // value of ssthresh is held constant."
         if !repeated {
-            // RFC 5681 (3.1): "ssthresh = max (FlightSize / 2, 2*SMSS)" (4)
-            self.ssthresh = (flight / 2).max(2 * self.smss);
+            self.ssthresh = match &mut self.cubic {
+                // RFC 9438 (4.8): "CUBIC follows Reno to reduce cwnd [RFC5681] but
+                // sets ssthresh using β_cubic (same as in Section 4.6)".
+                Some(cubic) => cubic.on_congestion(self.cwnd),
+                // RFC 5681 (3.1): "ssthresh = max (FlightSize / 2, 2*SMSS)" (4)
+                None => (flight / 2).max(2 * self.smss),
+            };
+        }
+        if let Some(cubic) = &mut self.cubic {
+            cubic.on_timeout();
         }
         // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
         // loss window, LW, which equals 1 full-sized segment"
@@ -244,6 +283,7 @@ mod tests {
     use super::*;
 
     const MSS: u64 = 1000;
+    const T0: SimTime = SimTime::ZERO;
 
     fn cc() -> NewReno {
         NewReno::new(MSS as u32, 10, 3)
@@ -263,11 +303,11 @@ mod tests {
     fn rfc5681_3_1_slow_start_adds_min_n_smss() {
         let mut c = cc();
         assert_eq!(c.cwnd(), 10 * MSS);
-        c.on_new_ack(MSS, MSS, 0);
+        c.on_new_ack(MSS, MSS, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 11 * MSS);
-        c.on_new_ack(3 * MSS, 4 * MSS, 0);
+        c.on_new_ack(3 * MSS, 4 * MSS, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 12 * MSS, "a stretch ACK still adds one SMSS");
-        c.on_new_ack(100, 4 * MSS + 100, 0);
+        c.on_new_ack(100, 4 * MSS + 100, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 12 * MSS + 100);
     }
 
@@ -278,17 +318,17 @@ mod tests {
         c.on_rto(8 * MSS, 8 * MSS, false);
         assert_eq!((c.cwnd(), c.ssthresh()), (MSS, 4 * MSS));
         for _ in 0..3 {
-            c.on_new_ack(MSS, 0, 0);
+            c.on_new_ack(MSS, 0, 0, T0, SimDuration::ZERO);
         }
         assert_eq!(c.cwnd(), 4 * MSS);
-        c.on_new_ack(MSS, 0, 0);
+        c.on_new_ack(MSS, 0, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 4 * MSS + 250);
-        c.on_new_ack(MSS, 0, 0);
+        c.on_new_ack(MSS, 0, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 4 * MSS + 250 + 1_000_000 / 4250);
         let mut big = NewReno::new(1, 1, 3);
         big.on_rto(100, 100, false);
         big.cwnd = 1000;
-        big.on_new_ack(1, 0, 0);
+        big.on_new_ack(1, 0, 0, T0, SimDuration::ZERO);
         assert_eq!(big.cwnd(), 1001, "1·1/1000 rounds up to 1 byte");
     }
 
@@ -333,11 +373,17 @@ mod tests {
         let mut c = recovering();
         c.on_dup_ack(0, 10 * MSS, 10 * MSS);
         assert_eq!(c.cwnd(), 9 * MSS);
-        assert_eq!(c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS), NewAck::Partial { reset_timer: true });
+        assert_eq!(
+            c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS, T0, SimDuration::ZERO),
+            NewAck::Partial { reset_timer: true }
+        );
         assert_eq!(c.cwnd(), 9 * MSS - 3 * MSS + MSS);
-        assert_eq!(c.on_new_ack(MSS, 4 * MSS, 6 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(c.on_new_ack(MSS, 4 * MSS, 6 * MSS, T0, SimDuration::ZERO), NewAck::Partial { reset_timer: false });
         assert_eq!(c.cwnd(), 7 * MSS);
-        assert_eq!(c.on_new_ack(500, 4 * MSS + 500, 6 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(
+            c.on_new_ack(500, 4 * MSS + 500, 6 * MSS, T0, SimDuration::ZERO),
+            NewAck::Partial { reset_timer: false }
+        );
         assert_eq!(c.cwnd(), 7 * MSS - 500, "less than one SMSS acked: no add-back");
         assert!(c.in_recovery());
     }
@@ -346,11 +392,11 @@ mod tests {
     #[test]
     fn rfc6582_3_2_step3_full_ack_exits() {
         let mut c = recovering();
-        assert_eq!(c.on_new_ack(10 * MSS, 10 * MSS, 0), NewAck::Advance);
+        assert_eq!(c.on_new_ack(10 * MSS, 10 * MSS, 0, T0, SimDuration::ZERO), NewAck::Advance);
         assert!(!c.in_recovery());
         assert_eq!(c.cwnd(), 2 * MSS, "nothing outstanding: SMSS + SMSS");
         let mut c = recovering();
-        c.on_new_ack(10 * MSS, 10 * MSS, 6 * MSS);
+        c.on_new_ack(10 * MSS, 10 * MSS, 6 * MSS, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 5 * MSS, "capped at ssthresh");
     }
 
@@ -365,12 +411,12 @@ mod tests {
             assert!(!c.on_dup_ack(2 * MSS, MSS, 10 * MSS));
         }
         // Exactly at recover still does not cover more than it.
-        c.on_new_ack(8 * MSS, 10 * MSS, MSS);
+        c.on_new_ack(8 * MSS, 10 * MSS, MSS, T0, SimDuration::ZERO);
         for _ in 0..3 {
             assert!(!c.on_dup_ack(10 * MSS, MSS, 11 * MSS));
         }
         assert_eq!(c.ssthresh(), ssthresh);
-        c.on_new_ack(MSS, 11 * MSS, 4 * MSS);
+        c.on_new_ack(MSS, 11 * MSS, 4 * MSS, T0, SimDuration::ZERO);
         for _ in 0..2 {
             assert!(!c.on_dup_ack(11 * MSS, 4 * MSS, 15 * MSS));
         }
@@ -386,7 +432,7 @@ mod tests {
             c.on_dup_ack(0, 10 * MSS, 10 * MSS);
         }
         assert!(c.in_recovery());
-        assert_eq!(c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS), NewAck::Advance);
+        assert_eq!(c.on_new_ack(3 * MSS, 3 * MSS, 7 * MSS, T0, SimDuration::ZERO), NewAck::Advance);
         assert!(!c.in_recovery());
         assert_eq!(c.cwnd(), 5 * MSS);
     }
@@ -419,7 +465,7 @@ mod tests {
     fn rfc5681_3_1_slow_start_off_starts_in_congestion_avoidance() {
         let mut c = NewReno::new(MSS as u32, 10, 3).with_options(TcpVariant::NewReno, false);
         assert_eq!(c.ssthresh(), 10 * MSS);
-        c.on_new_ack(MSS, MSS, 0);
+        c.on_new_ack(MSS, MSS, 0, T0, SimDuration::ZERO);
         assert_eq!(c.cwnd(), 10 * MSS + 100);
     }
 

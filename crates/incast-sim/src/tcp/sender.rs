@@ -28,7 +28,7 @@ use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
 use super::{EndpointStats, Segment, TcpConfig};
 use crate::rng::Rng;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
 
 /// One transmitted, not yet acknowledged segment.
@@ -100,7 +100,8 @@ impl Sender {
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold)
-                .with_options(cfg.variant, cfg.slow_start),
+                .with_options(cfg.variant, cfg.slow_start)
+                .with_cubic(cfg.cubic),
             limited: LimitedTransmit::new(cfg.limited_transmit),
             idle: IdleRestart::new(cfg.restart_after_idle),
             rtx_deadline: None,
@@ -157,7 +158,8 @@ impl Sender {
         self.backoff = 0;
         self.dart = 0;
         self.limited.reset();
-        let restart = match self.cc.on_new_ack(acked, ack, self.flight_size()) {
+        let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
+        let restart = match self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt) {
             NewAck::Advance => true,
             NewAck::Partial { reset_timer } => {
                 // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."

@@ -7,6 +7,7 @@
 
 mod ack_modes;
 mod ack_policy;
+mod cubic;
 mod exchange;
 mod idle;
 mod loss_recovery;
@@ -42,6 +43,7 @@ pub(super) fn cfg() -> TcpConfig {
         rto: RtoConfig { min: SimDuration::from_millis(10), ..RtoConfig::default() },
         delayed_ack: DelayedAckConfig::off(),
         variant: TcpVariant::NewReno,
+        cubic: CubicConfig::default(),
         limited_transmit: false,
         slow_start: true,
         restart_after_idle: true,

@@ -1,0 +1,56 @@
+//! Cubic (RFC 9438) on a live endpoint: the decrease at fast retransmit and
+//! timeout, and the Reno-friendly first step of congestion avoidance.
+
+use super::*;
+
+/// `cfg()` running Cubic.
+fn cubic_cfg() -> TcpConfig {
+    TcpConfig { variant: TcpVariant::Cubic, ..cfg() }
+}
+
+/// RFC 9438 (4.6): ten segments out (cwnd 10 000 bytes), segment 0 lost; the
+/// third duplicate ACK fast-retransmits with ssthresh = cwnd·717/1024 = 7001
+/// (NewReno's FlightSize/2 would be 5000) and cwnd = ssthresh + 3·SMSS.
+#[test]
+fn rfc9438_4_6_fast_retransmit_cuts_to_beta_cwnd() {
+    let mut ep = with_flight(&cubic_cfg(), seg(10), 10);
+    for t in [100, 110] {
+        recv(&mut ep, us(t), ack(seg(0)));
+        expect_nothing(&mut ep, us(t));
+    }
+    recv(&mut ep, us(120), ack(seg(0)));
+    expect_data(&mut ep, us(120), seg(0), MSS);
+    assert!(ep.in_recovery());
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (7001, 10_001));
+    // RFC 6582 (3.2 step 3): the full ACK ends recovery as NewReno's does.
+    recv(&mut ep, us(240), ack(seg(10)));
+    assert!(!ep.in_recovery());
+    assert_eq!(ep.cwnd(), 2000, "min(ssthresh, max(FlightSize, SMSS) + SMSS)");
+}
+
+/// RFC 9438 (4.8): "CUBIC follows Reno to reduce cwnd [RFC5681] but sets
+/// ssthresh using β_cubic" — a timeout with cwnd 10 000 leaves cwnd = 1 SMSS,
+/// ssthresh = 7001, and go-back-N resends segment 0.
+#[test]
+fn rfc9438_4_8_timeout_sets_ssthresh_by_beta() {
+    let mut ep = with_flight(&cubic_cfg(), seg(10), 10);
+    let deadline = ep.poll_timeout().expect("timer armed");
+    ep.on_timer(deadline);
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (7001, MSS as u64));
+    expect_data(&mut ep, deadline, seg(0), MSS);
+    expect_nothing(&mut ep, deadline);
+}
+
+/// RFC 9438 (4.3): with slow start off the first ACK is in congestion
+/// avoidance; the epoch starts with K = 0 at cwnd = 10 000 (§4.8: no W_max
+/// yet), W_cubic(t + RTT) has barely moved, and W_est = 10 000 + SMSS·α·acked/cwnd
+/// = 10 000 + 1000·(921/1741)·1000/10 000 = 10 052 wins (NewReno: 10 100).
+#[test]
+fn rfc9438_4_3_first_congestion_avoidance_ack_is_reno_friendly() {
+    let mut ep = with_flight(&TcpConfig { slow_start: false, ..cubic_cfg() }, seg(20), 10);
+    recv(&mut ep, us(100), ack(seg(1)));
+    assert_eq!(ep.cwnd(), 10_052);
+    let mut reno = with_flight(&TcpConfig { slow_start: false, ..cfg() }, seg(20), 10);
+    recv(&mut reno, us(100), ack(seg(1)));
+    assert_eq!(reno.cwnd(), 10_100);
+}
