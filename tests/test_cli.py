@@ -132,6 +132,8 @@ def test_tcp_variant_and_flags_from_the_command_line(capsys: pytest.CaptureFixtu
     )
     [d] = run_json(capsys, *SMALL)
     assert d["scenario"]["tcp"]["variant"] == "newreno"
+    [d] = run_json(capsys, *SMALL, "--tcp", "cubic")
+    assert d["scenario"]["tcp"]["variant"] == "cubic"
 
 
 BAD_INPUTS = [
@@ -162,7 +164,10 @@ BAD_INPUTS = [
         'error: tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
         '"adaptive"; got \'0\'',
     ),
-    (["--servers", "2", "--tcp", "cubic"], 'error: tcp.variant: must be "reno" or "newreno", got \'cubic\''),
+    (
+        ["--servers", "2", "--tcp", "vegas"],
+        'error: tcp.variant: must be "reno" or "newreno" or "cubic", got \'vegas\'',
+    ),
     (
         ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],
         "error: tcp.limited_transmit: must be true or false, got 'maybe'",

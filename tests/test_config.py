@@ -41,7 +41,7 @@ FAST08_16_ENGINE_JSON = {
     "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
-    "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False},
+    "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},
     "seed": 1,
 }
 
@@ -95,6 +95,8 @@ def test_python_defaults_match_the_engine_defaults() -> None:
     delayed_ack = engine["tcp"]["delayed_ack"]
     assert engine_only <= delayed_ack.keys()
     engine["tcp"]["delayed_ack"] = {k: v for k, v in delayed_ack.items() if k not in engine_only}
+    # Cubic's constants (RFC 9438: beta, C, fast convergence) are engine-only too.
+    assert engine["tcp"].pop("cubic") == {"beta": 717, "c_thousandths": 400, "fast_convergence": True}
     assert ours == engine
 
 
@@ -404,9 +406,17 @@ def test_loss_recovery_fields_reach_the_engine_and_round_trip_toml(tmp_path: Pat
     assert 'variant = "reno"' in s.to_toml() and "limited_transmit = true" in s.to_toml()
 
 
+def test_cubic_variant_round_trips_to_the_engine() -> None:
+    """RFC 9438: "cubic" is a valid ``tcp.variant`` and reaches the engine as such."""
+    s = Scenario.parse({"servers": 1, "tcp": {"variant": "cubic"}})
+    assert s.tcp.variant == "cubic"
+    assert s.to_engine_dict()["tcp"]["variant"] == "cubic"
+    assert 'variant = "cubic"' in s.to_toml()
+
+
 def test_bad_variant_and_flag_are_one_line_errors() -> None:
-    assert scenario_error({"servers": 1, "tcp": {"variant": "cubic"}}) == (
-        "tcp.variant: must be \"reno\" or \"newreno\", got 'cubic'"
+    assert scenario_error({"servers": 1, "tcp": {"variant": "vegas"}}) == (
+        "tcp.variant: must be \"reno\" or \"newreno\" or \"cubic\", got 'vegas'"
     )
     assert scenario_error({"servers": 1, "tcp": {"slow_start": "yes"}}) == (
         "tcp.slow_start: must be true or false, got 'yes'"

@@ -56,6 +56,7 @@ def test_trace_table_round_trips_toml_and_reaches_the_engine(tmp_path: Path) -> 
         "queue": False,
         "flows": True,
         "block_cwnd": False,
+        "pcap": False,
     }
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())

@@ -11,6 +11,7 @@ __all__ = [
     "default_scenario_json",
     "engine_version",
     "run_json",
+    "run_json_capture",
 ]
 
 def run_json(scenario_json: str) -> str:
@@ -19,6 +20,14 @@ def run_json(scenario_json: str) -> str:
     Fields left out take the engine's defaults. Raises ScenarioError for JSON
     that is not a valid scenario and
     SimulationError if the engine fails. Releases the GIL while it runs.
+    """
+
+def run_json_capture(scenario_json: str) -> tuple[str, list[bytes]]:
+    """Run one scenario given as engine JSON; return the run result as JSON and one pcap file per host.
+
+    The files come client first, then server 0, 1, ...; the list is empty when
+    ``trace.pcap`` is off. Errors as for :func:`run_json`. Releases the GIL while
+    it runs and encodes.
     """
 
 def default_scenario_json() -> str:

@@ -23,7 +23,7 @@ in SI base units (seconds, bit/s, bytes)::
     rto_initial = "1s"
     clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
     delayed_ack = "40ms"        # or "off", "linux", "adaptive"
-    variant = "newreno"         # or "reno"
+    variant = "newreno"         # or "reno", "cubic"
     limited_transmit = false    # RFC 3042
     slow_start = true           # false: additive increase only (FAST08 5.1.3)
     restart_after_idle = true   # RFC 5681 4.1 restart window (Linux default)
@@ -41,6 +41,7 @@ in SI base units (seconds, bit/s, bytes)::
     queue = false               # bottleneck port occupancy at every frame offered to it
     flows = false               # each server's cwnd/ssthresh/RTO/SRTT at every ACK and timeout
     block_cwnd = false          # every server's cwnd at each block start (GIP Fig 4)
+    pcap = false                # every packet at each host, as pcap files (Result.write_pcap)
 
 The models store plain SI numbers (seconds as ``float``, bit/s and bytes as
 ``int``; a packet-count buffer as the string ``"64pkt"``; delayed ACK off as
@@ -407,10 +408,11 @@ class Tcp(_Model):
         '"adaptive" delays by twice the smoothed inter-arrival gap (CMU09 §5).',
     )
 
-    variant: Annotated[str, PlainValidator(_choice("reno", "newreno"))] = Field(
+    variant: Annotated[str, PlainValidator(_choice("reno", "newreno", "cubic"))] = Field(
         default="newreno",
-        description='Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery) or "newreno" '
-        "(RFC 6582: partial ACKs retransmit the next hole).",
+        description='Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery), "newreno" '
+        '(RFC 6582: partial ACKs retransmit the next hole) or "cubic" (RFC 9438 window growth and '
+        "β = 0.7 decrease on NewReno recovery).",
     )
     limited_transmit: Flag = Field(
         default=False,
@@ -507,6 +509,10 @@ class Trace(_Model):
         description="Sample each server's cwnd, ssthresh, RTO and SRTT at every ACK it processes and every timeout.",
     )
     block_cwnd: Flag = Field(default=False, description="Record every server's cwnd at each block start.")
+    pcap: Flag = Field(
+        default=False,
+        description="Capture every packet at the client and each server (Result.write_pcap: one pcap file per host).",
+    )
 
     @field_serializer("goodput_bin")
     def _dump_goodput_bin(self, value: float | None) -> float | str:
@@ -685,6 +691,7 @@ class Scenario(_Model):
             "queue": tr.queue,
             "flows": tr.flows,
             "block_cwnd": tr.block_cwnd,
+            "pcap": tr.pcap,
         }
 
     def to_engine_dict(self) -> dict[str, Any]:

@@ -9,7 +9,9 @@ runs in several threads proceed in parallel. The engine returns the summary,
 one row per flow, one row per completed block, one row per retransmission
 timeout and the traces the scenario's ``[trace]`` table turned on
 (``crates/incast-sim/src/stats``); :class:`Result` exposes the summary as
-attributes and the rows and traces as DataFrames.
+attributes and the rows and traces as DataFrames. With ``trace.pcap`` on, the
+engine also returns one pcap file per host as ``bytes``
+(``crates/incast-sim/src/stats/pcap.rs``), written by :meth:`Result.write_pcap`.
 """
 
 from __future__ import annotations
@@ -147,7 +149,8 @@ class Result:
     DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
     completed block) and ``timeouts_table`` (one row per retransmission timeout;
     empty when ``stats.timeouts`` is off); and ``traces`` (:class:`Traces`, the
-    time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`.
+    time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
+    with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
 
     goodput_mbps: float
@@ -171,8 +174,11 @@ class Result:
     timeout_classes: dict[str, int]
     gip_timeout_classes: dict[str, int]
 
-    def __init__(self, scenario: Scenario, engine_result: Mapping[str, Any], wall_s: float) -> None:
+    def __init__(
+        self, scenario: Scenario, engine_result: Mapping[str, Any], wall_s: float, pcap: list[bytes] | None = None
+    ) -> None:
         self.scenario = scenario
+        self._pcap = pcap or []
         self.wall_s = wall_s
         self._summary: dict[str, Any] = dict(engine_result["summary"])
         for key, value in self._summary.items():
@@ -214,6 +220,33 @@ class Result:
                 tmp.unlink(missing_ok=True)
             written.append(path)
         return written
+
+    def write_pcap(self, directory: str | Path) -> list[Path]:
+        """Write the packet capture as ``client.pcap`` and ``server-<i>.pcap`` in ``directory``; return the paths.
+
+        One file per host (classic libpcap, nanosecond timestamps, Ethernet), as
+        the engine encoded it (``crates/incast-sim/src/stats/pcap.rs``): what the
+        host sent as its NIC took it and what reached it. Raises ``ValueError`` if
+        the run had ``trace.pcap`` off and ``OSError`` if the directory cannot be
+        created or written. Every file is written under a temporary name first and
+        the files are renamed into place only once all are written, so a failure
+        leaves no file, whole or partial.
+        """
+        if not self._pcap:
+            raise ValueError("no packet capture: run with trace.pcap = true (incast run --pcap DIR)")
+        out = Path(directory)
+        out.mkdir(parents=True, exist_ok=True)
+        names = ["client.pcap"] + [f"server-{i}.pcap" for i in range(len(self._pcap) - 1)]
+        pairs = [(out / name, out / f".{name}.{os.getpid()}.tmp") for name in names]
+        try:
+            for (_, tmp), blob in zip(pairs, self._pcap):
+                tmp.write_bytes(blob)
+            for path, tmp in pairs:
+                os.replace(tmp, path)
+        finally:
+            for _, tmp in pairs:
+                tmp.unlink(missing_ok=True)
+        return [path for path, _ in pairs]
 
     def dart_histogram(self) -> pd.Series:
         """Timeouts per DART value (FAST08 Figure 11: duplicate ACKs received at timeout), by ascending DART.
@@ -289,9 +322,13 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
         raise ScenarioError(describe_validation_error(e)) from e
     payload = resolved.to_engine_json()
     start = time.perf_counter()
+    pcap: list[bytes] = []
     try:
-        out = _core.run_json(payload)
+        if resolved.trace.pcap:
+            out, pcap = _core.run_json_capture(payload)
+        else:
+            out = _core.run_json(payload)
     except ScenarioError as e:
         raise ScenarioError(python_field(str(e))) from e
     wall_s = time.perf_counter() - start
-    return Result(resolved, json.loads(out), wall_s)
+    return Result(resolved, json.loads(out), wall_s, pcap)

@@ -2,14 +2,16 @@
 //!
 //! One call per run, with JSON across the boundary: Python sends a `Scenario`
 //! as JSON, the engine runs with the GIL released, and the `RunResult` comes
-//! back as JSON. Nothing per packet ever crosses into Python, and the glue
-//! needs no conversion code of its own. Users import `incast`, never this
+//! back as JSON. Nothing per packet ever crosses into Python as objects: a
+//! packet capture (`run_json_capture`) comes back as one `bytes` pcap file
+//! per host, encoded by the engine. Users import `incast`, never this
 //! module; `python/incast/_core.pyi` is its hand-written stub.
 
 use incast_sim::{Scenario, SimError};
 use pyo3::create_exception;
 use pyo3::exceptions::PyException;
 use pyo3::prelude::*;
+use pyo3::types::PyBytes;
 use std::panic::{self, AssertUnwindSafe};
 
 create_exception!(incast._core, IncastError, PyException, "Base class of every error the incast engine raises.");
@@ -70,6 +72,35 @@ fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     }
 }
 
+/// Run one scenario given as engine JSON; returns the `RunResult` as JSON and
+/// one pcap file per host (the client's first, then server 0's, 1's, ...),
+/// empty when `trace.pcap` is off.
+///
+/// Errors as for `run_json`. The files are encoded with the GIL released and
+/// cross as `bytes`, never as JSON.
+#[pyfunction]
+fn run_json_capture(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Vec<Py<PyBytes>>)> {
+    let scenario = parse_scenario(scenario_json)?;
+    let outcome = py.detach(|| {
+        panic::catch_unwind(AssertUnwindSafe(|| {
+            incast_sim::run(&scenario).map(|mut r| {
+                let files = r.capture.take().map(|c| c.host_files()).unwrap_or_default();
+                (r, files)
+            })
+        }))
+        .map_err(|p| panic_message(&*p))
+    });
+    match outcome {
+        Ok(Ok((result, files))) => {
+            let json = serde_json::to_string(&result)
+                .map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
+            Ok((json, files.iter().map(|f| PyBytes::new(py, f).unbind()).collect()))
+        }
+        Ok(Err(err)) => Err(to_py_err(err)),
+        Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),
+    }
+}
+
 /// The engine's default scenario as JSON (with `servers` 0, which is invalid):
 /// lets the Python mirror check that it knows every engine field.
 #[pyfunction]
@@ -87,5 +118,7 @@ fn engine_version() -> &'static str {
 #[pymodule]
 mod _core {
     #[pymodule_export]
-    use super::{default_scenario_json, engine_version, run_json, IncastError, ScenarioError, SimulationError};
+    use super::{
+        default_scenario_json, engine_version, run_json, run_json_capture, IncastError, ScenarioError, SimulationError,
+    };
 }

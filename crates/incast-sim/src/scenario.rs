@@ -176,10 +176,13 @@ pub struct TraceConfig {
     pub flows: bool,
     /// Record every server's cwnd at the start of each block (GIP Figure 4).
     pub block_cwnd: bool,
+    /// Capture every packet at the client and each server, as it is handed
+    /// to the host's NIC and as it arrives (`stats::pcap`).
+    pub pcap: bool,
 }
 
 impl TraceConfig {
-    /// Is any trace on?
+    /// Is any time series on? (The packet capture, `pcap`, is kept apart.)
     pub fn any(&self) -> bool {
         self.goodput_bin.is_some() || self.queue || self.flows || self.block_cwnd
     }

@@ -10,7 +10,9 @@
 //! unluckiest flow (GIP §III), and kept as a row if `stats.timeouts` is on.
 //! The traces of `stats::trace` are fed from the same event sites, each
 //! behind one test of its flag; the recorder is allocated only when a trace
-//! is on.
+//! is on. The packet capture (`stats::pcap`, `trace.pcap`) records each
+//! packet where the client's or a server's endpoint hands it to its NIC and
+//! where it reaches its destination host, behind one test per site.
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at most
 //! one tracked wake-up in the event queue, and a wake-up that finds nothing
 //! due simply re-arms at the endpoint's current deadline.
@@ -21,6 +23,7 @@ use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
+use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
@@ -98,6 +101,8 @@ struct Sim<'a> {
     trace: TraceFlags,
     /// Their recorder, allocated only when one is on.
     tr: Option<Box<TraceRecorder>>,
+    /// The packet capture, allocated only when `trace.pcap` is on.
+    capture: Option<Box<Capture>>,
     processed: u64,
     sent: u64,
     delivered: u64,
@@ -153,6 +158,7 @@ impl<'a> Sim<'a> {
             bottleneck,
             trace: TraceFlags::of(&s.trace),
             tr: s.trace.any().then(|| Box::new(TraceRecorder::new(&s.trace))),
+            capture: s.trace.pcap.then(|| Box::new(Capture::new(n + 1))),
             processed: 0,
             sent: 0,
             delivered: 0,
@@ -194,6 +200,9 @@ impl<'a> Sim<'a> {
             Node::Host { .. } => {
                 let p = self.pool.release(pkt);
                 self.delivered += 1;
+                if let Some(c) = &mut self.capture {
+                    c.record(self.now, Way::Rx, p.flow, p.dir, p.seg);
+                }
                 let ep = endpoint_of(p.flow, p.dir);
                 self.eps[ep].on_segment(self.now, &p.seg);
                 // A pure ACK delivers nothing to the application.
@@ -341,6 +350,9 @@ impl<'a> Sim<'a> {
         let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
             self.sent += 1;
+            if let Some(c) = &mut self.capture {
+                c.record(self.now, Way::Tx, flow, dir, seg);
+            }
             let pkt = self.pool.alloc(Packet { seg, flow, dir, dst });
             self.forward(pkt, nic, seg.len, flow);
         }
@@ -410,6 +422,7 @@ impl<'a> Sim<'a> {
             queue_peak_bytes: bottleneck.peak_bytes,
             events: self.processed,
         };
-        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, traces }
+        let capture = self.capture.take().map(|c| *c);
+        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, traces, capture }
     }
 }

@@ -18,7 +18,13 @@ fn fast08(trace: TraceConfig) -> RunResult {
 }
 
 fn all_on() -> TraceConfig {
-    TraceConfig { goodput_bin: Some(SimDuration::from_millis(5)), queue: true, flows: true, block_cwnd: true }
+    TraceConfig {
+        goodput_bin: Some(SimDuration::from_millis(5)),
+        queue: true,
+        flows: true,
+        block_cwnd: true,
+        pcap: false,
+    }
 }
 
 /// With every trace off the result carries none, and turning them on changes

@@ -9,6 +9,10 @@ number of seconds and ``--set tcp.rto_min=1ms`` a unit string.
 ``--trace-dir DIR`` turns every trace on (goodput in 5 ms bins unless
 ``trace.goodput_bin`` is set) and writes one Parquet file per trace into DIR,
 or into ``DIR/servers=N/`` for each value of a server list.
+
+``--pcap DIR`` turns the packet capture on (``trace.pcap``) and writes one
+pcap file per host (``client.pcap``, ``server-<i>.pcap``) into DIR, or into
+``DIR/servers=N/`` for each value of a server list.
 """
 
 from __future__ import annotations
@@ -101,7 +105,7 @@ def run(
         str | None, _opt("--request-order", "shuffled|fixed", "Order of the requests in a block.")
     ] = None,
     tcp: Annotated[
-        str | None, _opt("--tcp", "reno|newreno", "Loss recovery: Reno (RFC 5681) or NewReno (RFC 6582).")
+        str | None, _opt("--tcp", "reno|newreno|cubic", "Loss recovery: Reno (RFC 5681), NewReno (RFC 6582) or Cubic (RFC 9438).")
     ] = None,
     set_: Annotated[
         list[str] | None,
@@ -116,6 +120,10 @@ def run(
     trace_dir: Annotated[
         str | None,
         _opt("--trace-dir", "DIR", "Record every trace (goodput bin 5ms unless set) and write them as Parquet into DIR."),
+    ] = None,
+    pcap: Annotated[
+        str | None,
+        _opt("--pcap", "DIR", "Capture every packet and write one pcap file per host (client.pcap, server-<i>.pcap) into DIR."),
     ] = None,
 ) -> None:
     """Simulate synchronized reads and print goodput, block times, timeouts and drops."""
@@ -141,14 +149,25 @@ def run(
         for d in dirs:  # a bad path fails before any run
             d.mkdir(parents=True, exist_ok=True)
         trace_dirs = list(dirs)
+    pcap_dirs: list[Path | None] = [None] * len(scenarios)
+    if pcap is not None:
+        scenarios = [s.with_overrides({"trace.pcap": True}) for s in scenarios]
+        root = Path(pcap)
+        several = servers is not None and "," in servers
+        pdirs = [root / f"servers={s.servers}" if several else root for s in scenarios]
+        for d in pdirs:  # a bad path fails before any run
+            d.mkdir(parents=True, exist_ok=True)
+        pcap_dirs = list(pdirs)
 
     # Wide enough for the per-server table when the output is a pipe or a file.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     results: list[Result] = []
-    for scenario, where in zip(scenarios, trace_dirs):
+    for scenario, where, pcap_where in zip(scenarios, trace_dirs, pcap_dirs):
         result = run_scenario(scenario)
         if where is not None:
             result.write_traces(where)
+        if pcap_where is not None:
+            result.write_pcap(pcap_where)
         if as_json:
             print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         results.append(result)

@@ -1,10 +1,12 @@
 //! What a run reports: a summary, one row per flow, one row per block,
 //! (unless `stats.timeouts` is off) one row per retransmission timeout, and
-//! the time series the scenario's `trace` table turns on ([`trace`]).
+//! the time series the scenario's `trace` table turns on ([`trace`]) and,
+//! with `trace.pcap`, the packets seen at each host ([`pcap`]).
 //!
 //! Column names carry their unit (`goodput_mbps`, `time_ms`) and are the same
 //! in the simulator's and the real-socket benchmark's output.
 
+pub mod pcap;
 mod percentile;
 pub mod trace;
 
@@ -154,4 +156,8 @@ pub struct RunResult {
     pub timeouts: Vec<TimeoutRecord>,
     /// The time series `trace` turned on (each `None` when off).
     pub traces: Traces,
+    /// Every packet seen at a host, when `trace.pcap` is on; never
+    /// serialized (encode it with [`pcap::Capture::host_files`]).
+    #[serde(skip)]
+    pub capture: Option<pcap::Capture>,
 }

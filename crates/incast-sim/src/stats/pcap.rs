@@ -1,0 +1,350 @@
+//! Packet capture (`trace.pcap`): every packet as a host's NIC takes it and
+//! as it reaches a host, encoded as classic libpcap files, one per host, with
+//! real Ethernet II, IPv4 and TCP headers built from the simulated segments.
+//!
+//! **Models:** two capture points per host (the client and each server): a
+//! packet is recorded when the endpoint hands it to its host's NIC (`tx`) and
+//! when its last bit reaches the destination host (`rx`), so a host's file
+//! holds what a capture on that host would show. Files are classic libpcap
+//! (magic `0xa1b23c4d`: nanosecond timestamps, version 2.4, link type 1
+//! Ethernet, snaplen 262144), little-endian. Host `h` (0 the client, `i + 1`
+//! server `i`) has MAC `02:00:hh:hh:hh:hh` (`h` big-endian in the last four
+//! bytes) and IPv4 address `10.0.0.0 + h + 1` (client 10.0.0.1, server 0
+//! 10.0.0.2); these addresses exist only inside the files. IPv4: IHL 5, DF
+//! set, identification 0, TTL 64, protocol 6, header checksum. TCP: the
+//! server listens on port 5001, the client's port is `40000 + flow` (modulo
+//! 25536, since each server has its own address the pair stays unique);
+//! sequence and acknowledgment numbers are the 64-bit stream offsets plus a
+//! fixed initial sequence number plus one (the SYN's), modulo 2^32
+//! ([`ISN_TO_SERVER`], [`ISN_TO_CLIENT`]); data offset 5; flags ACK, PSH,
+//! ECE and CWR from the segment; window `min(wnd, 65535)`; checksum over the
+//! pseudo-header, header and (zero) payload.
+//! **Deliberately different:** each record is cut to its 54 header bytes
+//! (captured length 54, original length 54 + payload), which keeps files
+//! small; the payload is all zero bytes and the TCP checksum covers it as
+//! such. Timestamps are simulated time truncated to nanoseconds. The original
+//! length counts no Ethernet padding or FCS. A packet the host's own NIC
+//! queue drops still appears as sent, as in a capture taken before the queue.
+//! **Not modelled:** SYN/FIN (the connections exist before the run and never
+//! close, so no window-scale option is ever negotiated and windows above
+//! 65535 bytes are clipped), TCP options (SACK and timestamps are not in the
+//! engine yet), the IPv4 ECN field (no ECN marking yet: every packet is
+//! Not-ECT), captures at the switch.
+
+use crate::net::Direction;
+use crate::tcp::{flags, Segment};
+use crate::time::SimTime;
+
+/// Initial sequence number of the client's direction (requests).
+pub const ISN_TO_SERVER: u32 = 0x1000_0000;
+/// Initial sequence number of the server's direction (responses).
+pub const ISN_TO_CLIENT: u32 = 0x2000_0000;
+/// TCP port the servers listen on.
+pub const SERVER_PORT: u16 = 5001;
+/// The client's port for flow 0; flow `f` uses `40000 + f mod 25536`.
+pub const CLIENT_PORT_BASE: u16 = 40000;
+/// Largest packet a reader must accept, as written in the file header.
+pub const SNAPLEN: u32 = 262_144;
+/// Bytes kept of each packet: Ethernet II (14), IPv4 (20) and TCP (20) headers.
+pub const HEADERS: usize = 54;
+/// Bytes of the file header.
+pub const FILE_HEADER: usize = 24;
+/// Bytes of a record header.
+pub const RECORD_HEADER: usize = 16;
+
+/// Which way a captured packet crossed its host's NIC.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Way {
+    /// Handed to the NIC by the host's endpoint.
+    Tx,
+    /// Reached the host.
+    Rx,
+}
+
+/// One packet seen at one host.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CapturedPacket {
+    /// When it was seen.
+    pub time: SimTime,
+    /// The host that saw it (0 the client, `i + 1` server `i`).
+    pub host: u32,
+    /// Sent or received by that host.
+    pub way: Way,
+    /// Connection (server index).
+    pub flow: u32,
+    /// Direction on the connection.
+    pub dir: Direction,
+    /// The segment.
+    pub seg: Segment,
+}
+
+/// Every packet captured during a run, in the order seen.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Capture {
+    /// Hosts in the network (the client and every server).
+    pub hosts: u32,
+    /// The packets, in time order.
+    pub packets: Vec<CapturedPacket>,
+}
+
+/// Host index of the sender of a segment travelling `dir` on `flow`.
+#[inline]
+fn sender(flow: u32, dir: Direction) -> u32 {
+    match dir {
+        Direction::ToServer => 0,
+        Direction::ToClient => flow + 1,
+    }
+}
+
+impl Capture {
+    /// An empty capture of a network of `hosts` hosts.
+    pub fn new(hosts: u32) -> Self {
+        Capture { hosts, packets: Vec::new() }
+    }
+
+    /// `seg`, travelling `dir` on `flow`, was sent (`Tx`, by its sender) or
+    /// received (`Rx`, by its receiver) at `now`.
+    #[cold]
+    #[inline(never)]
+    pub fn record(&mut self, now: SimTime, way: Way, flow: u32, dir: Direction, seg: Segment) {
+        let from = sender(flow, dir);
+        let host = match way {
+            Way::Tx => from,
+            Way::Rx => {
+                if from == 0 {
+                    flow + 1
+                } else {
+                    0
+                }
+            }
+        };
+        self.packets.push(CapturedPacket { time: now, host, way, flow, dir, seg });
+    }
+
+    /// One pcap file per host: index 0 the client's, index `i + 1` server `i`'s.
+    pub fn host_files(&self) -> Vec<Vec<u8>> {
+        let mut counts = vec![0usize; self.hosts as usize];
+        for p in &self.packets {
+            counts[p.host as usize] += 1;
+        }
+        let mut files: Vec<Vec<u8>> = counts
+            .iter()
+            .map(|&n| {
+                let mut f = Vec::with_capacity(FILE_HEADER + n * (RECORD_HEADER + HEADERS));
+                f.extend_from_slice(&file_header());
+                f
+            })
+            .collect();
+        for p in &self.packets {
+            write_record(&mut files[p.host as usize], p.time, p.flow, p.dir, &p.seg);
+        }
+        files
+    }
+}
+
+/// The 24-byte classic pcap file header: nanosecond magic, version 2.4,
+/// snaplen [`SNAPLEN`], link type Ethernet.
+pub fn file_header() -> [u8; FILE_HEADER] {
+    let mut h = [0u8; FILE_HEADER];
+    h[0..4].copy_from_slice(&0xa1b2_3c4du32.to_le_bytes());
+    h[4..6].copy_from_slice(&2u16.to_le_bytes());
+    h[6..8].copy_from_slice(&4u16.to_le_bytes());
+    // thiszone (8..12) and sigfigs (12..16) stay zero.
+    h[16..20].copy_from_slice(&SNAPLEN.to_le_bytes());
+    h[20..24].copy_from_slice(&1u32.to_le_bytes()); // LINKTYPE_ETHERNET
+    h
+}
+
+/// Append one record: its header (time, captured and original length) and
+/// the packet's [`HEADERS`] bytes.
+pub fn write_record(out: &mut Vec<u8>, time: SimTime, flow: u32, dir: Direction, seg: &Segment) {
+    let ns = time.0 / 1_000;
+    out.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+    out.extend_from_slice(&(HEADERS as u32).to_le_bytes());
+    out.extend_from_slice(&(HEADERS as u32 + seg.len).to_le_bytes());
+    out.extend_from_slice(&frame_headers(flow, dir, seg));
+}
+
+/// MAC address of host `h`: locally administered, `02:00` then `h`.
+pub fn mac(host: u32) -> [u8; 6] {
+    let h = host.to_be_bytes();
+    [0x02, 0x00, h[0], h[1], h[2], h[3]]
+}
+
+/// IPv4 address of host `h`: `10.0.0.0 + h + 1`.
+pub fn ipv4(host: u32) -> [u8; 4] {
+    (0x0a00_0000u32 + host + 1).to_be_bytes()
+}
+
+/// TCP port of the client's end of `flow`.
+pub fn client_port(flow: u32) -> u16 {
+    CLIENT_PORT_BASE + (flow % (65536 - CLIENT_PORT_BASE as u32)) as u16
+}
+
+/// RFC 1071: the one's complement of the one's complement sum of 16-bit
+/// big-endian words, starting from the partial sum `sum`.
+pub fn checksum(sum: u32, bytes: &[u8]) -> u16 {
+    let mut s = sum;
+    for w in bytes.chunks(2) {
+        s += u32::from(w[0]) << 8 | u32::from(w.get(1).copied().unwrap_or(0));
+    }
+    while s > 0xffff {
+        s = (s & 0xffff) + (s >> 16);
+    }
+    !(s as u16)
+}
+
+/// Ethernet II, IPv4 and TCP headers of `seg` travelling `dir` on `flow`.
+pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> [u8; HEADERS] {
+    let src = sender(flow, dir);
+    let dst = if src == 0 { flow + 1 } else { 0 };
+    let (sport, dport, isn, peer_isn) = match dir {
+        Direction::ToServer => (client_port(flow), SERVER_PORT, ISN_TO_SERVER, ISN_TO_CLIENT),
+        Direction::ToClient => (SERVER_PORT, client_port(flow), ISN_TO_CLIENT, ISN_TO_SERVER),
+    };
+    let mut h = [0u8; HEADERS];
+    // Ethernet II.
+    h[0..6].copy_from_slice(&mac(dst));
+    h[6..12].copy_from_slice(&mac(src));
+    h[12..14].copy_from_slice(&0x0800u16.to_be_bytes());
+    // IPv4 (RFC 791).
+    let ip = &mut h[14..34];
+    ip[0] = 0x45; // version 4, IHL 5
+    let tcp_len = 20 + seg.len; // at most 65515: the MSS is bounded by frame::MAX_MSS
+    ip[2..4].copy_from_slice(&((20 + tcp_len) as u16).to_be_bytes());
+    ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF
+    ip[8] = 64; // TTL
+    ip[9] = 6; // TCP
+    ip[12..16].copy_from_slice(&ipv4(src));
+    ip[16..20].copy_from_slice(&ipv4(dst));
+    let ipsum = checksum(0, ip);
+    ip[10..12].copy_from_slice(&ipsum.to_be_bytes());
+    // TCP (RFC 9293 3.1).
+    let seq = isn.wrapping_add(1).wrapping_add(seg.seq as u32);
+    let ack = peer_isn.wrapping_add(1).wrapping_add(seg.ack as u32);
+    let mut bits = 0u8;
+    for (ours, tcp) in [(flags::CWR, 0x80), (flags::ECE, 0x40), (flags::ACK, 0x10), (flags::PSH, 0x08)] {
+        if seg.has(ours) {
+            bits |= tcp;
+        }
+    }
+    let t = &mut h[34..54];
+    t[0..2].copy_from_slice(&sport.to_be_bytes());
+    t[2..4].copy_from_slice(&dport.to_be_bytes());
+    t[4..8].copy_from_slice(&seq.to_be_bytes());
+    t[8..12].copy_from_slice(&ack.to_be_bytes());
+    t[12] = 5 << 4; // data offset 5: no options
+    t[13] = bits;
+    t[14..16].copy_from_slice(&(seg.wnd.min(65535) as u16).to_be_bytes());
+    // RFC 9293 3.1: the checksum covers the pseudo-header (source, destination,
+    // protocol, TCP length), the header and the payload; zero payload bytes add nothing.
+    let pseudo = pseudo_sum(&ipv4(src), &ipv4(dst), tcp_len);
+    let tsum = checksum(pseudo, t);
+    t[16..18].copy_from_slice(&tsum.to_be_bytes());
+    h
+}
+
+/// Partial sum of the TCP pseudo-header.
+fn pseudo_sum(src: &[u8; 4], dst: &[u8; 4], tcp_len: u32) -> u32 {
+    let word = |b: &[u8]| u32::from(b[0]) << 8 | u32::from(b[1]);
+    word(&src[0..2]) + word(&src[2..4]) + word(&dst[0..2]) + word(&dst[2..4]) + 6 + tcp_len
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn data(seq: u64, len: u32) -> Segment {
+        Segment { seq, ack: 100, len, wnd: 1 << 20, flags: flags::ACK | flags::PSH }
+    }
+
+    fn be16(b: &[u8], at: usize) -> u16 {
+        u16::from_be_bytes([b[at], b[at + 1]])
+    }
+
+    fn be32(b: &[u8], at: usize) -> u32 {
+        u32::from_be_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+    }
+
+    /// RFC 1071 (3): the worked example sums to 0xddf2, so the checksum is its complement.
+    #[test]
+    fn checksum_matches_the_rfc_1071_example() {
+        let bytes = [0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7];
+        assert_eq!(checksum(0, &bytes), !0xddf2);
+    }
+
+    #[test]
+    fn file_header_is_nanosecond_pcap_2_4_ethernet() {
+        let h = file_header();
+        assert_eq!(h[0..4], [0x4d, 0x3c, 0xb2, 0xa1]);
+        assert_eq!((h[4], h[6]), (2, 4));
+        assert_eq!(u32::from_le_bytes(h[16..20].try_into().unwrap()), 262_144);
+        assert_eq!(u32::from_le_bytes(h[20..24].try_into().unwrap()), 1);
+    }
+
+    /// A response segment from server 2 (host 3) to the client: every field at its offset.
+    #[test]
+    fn response_segment_fields_sit_at_their_offsets() {
+        let mut seg = data(2920, 1460);
+        seg.flags |= flags::ECE | flags::CWR;
+        let h = frame_headers(2, Direction::ToClient, &seg);
+        assert_eq!(h[0..6], [2, 0, 0, 0, 0, 0]); // to the client
+        assert_eq!(h[6..12], [2, 0, 0, 0, 0, 3]); // from host 3
+        assert_eq!(be16(&h, 12), 0x0800);
+        assert_eq!((h[14], h[22], h[23]), (0x45, 64, 6));
+        assert_eq!(be16(&h, 16), 20 + 20 + 1460);
+        assert_eq!(h[26..30], [10, 0, 0, 4]);
+        assert_eq!(h[30..34], [10, 0, 0, 1]);
+        assert_eq!((be16(&h, 34), be16(&h, 36)), (5001, 40002));
+        assert_eq!(be32(&h, 38), ISN_TO_CLIENT + 1 + 2920);
+        assert_eq!(be32(&h, 42), ISN_TO_SERVER + 1 + 100);
+        assert_eq!(h[46], 0x50);
+        assert_eq!(h[47], 0x80 | 0x40 | 0x10 | 0x08);
+        assert_eq!(be16(&h, 48), 65535, "a 1 MiB window is clipped: no window scaling");
+    }
+
+    /// RFC 791 and RFC 9293 3.1: recomputing a checksum over the header holding it gives zero.
+    #[test]
+    fn ip_and_tcp_checksums_verify() {
+        for (flow, dir, seg) in [
+            (0, Direction::ToServer, Segment { seq: 0, ack: 0, len: 4, wnd: 65535, flags: flags::ACK }),
+            (7, Direction::ToClient, data(5_000_000_000, 1460)),
+            (300, Direction::ToClient, data(1, 1)),
+        ] {
+            let h = frame_headers(flow, dir, &seg);
+            assert_eq!(checksum(0, &h[14..34]), 0, "IPv4 header of {seg:?}");
+            let (src, dst): ([u8; 4], [u8; 4]) = (h[26..30].try_into().unwrap(), h[30..34].try_into().unwrap());
+            // The zero payload is summed explicitly here, to check it adds nothing.
+            let mut tcp = h[34..54].to_vec();
+            tcp.resize(20 + seg.len as usize, 0);
+            assert_eq!(checksum(pseudo_sum(&src, &dst, 20 + seg.len), &tcp), 0, "TCP of {seg:?}");
+        }
+    }
+
+    /// Stream offsets past 2^32 wrap, as 32-bit sequence numbers do.
+    #[test]
+    fn sequence_numbers_wrap_modulo_2_32() {
+        let h = frame_headers(0, Direction::ToClient, &data((1 << 32) + 5, 10));
+        assert_eq!(be32(&h, 38), ISN_TO_CLIENT + 1 + 5);
+    }
+
+    /// Each packet lands in the files of the host that sent it and of the one that received it.
+    #[test]
+    fn host_files_split_by_capturing_host_with_truncated_records() {
+        let mut c = Capture::new(3);
+        let req = Segment { seq: 0, ack: 0, len: 4, wnd: 65535, flags: flags::ACK };
+        c.record(SimTime(1_500_000), Way::Tx, 1, Direction::ToServer, req);
+        c.record(SimTime(3_000_000_000_123), Way::Rx, 1, Direction::ToServer, req);
+        let f = c.host_files();
+        assert_eq!(f.len(), 3);
+        assert_eq!(f[0].len(), FILE_HEADER + RECORD_HEADER + HEADERS);
+        assert_eq!(f[1].len(), FILE_HEADER, "server 0 saw nothing");
+        assert_eq!(f[2].len(), FILE_HEADER + RECORD_HEADER + HEADERS);
+        let le = |b: &[u8], at: usize| u32::from_le_bytes(b[at..at + 4].try_into().unwrap());
+        assert_eq!((le(&f[0], 24), le(&f[0], 28)), (0, 1_500));
+        assert_eq!((le(&f[2], 24), le(&f[2], 28)), (3, 0));
+        assert_eq!((le(&f[2], 32), le(&f[2], 36)), (54, 58));
+        assert_eq!(f[0][40..], f[2][40..], "the same bytes at both ends");
+    }
+}
