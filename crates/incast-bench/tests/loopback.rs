@@ -1,0 +1,227 @@
+//! The server and the client on loopback: real sockets, ephemeral ports.
+
+use incast_bench::protocol::{Request, HEADER_LEN, MAGIC};
+use incast_bench::server::Log;
+use incast_bench::{read, ReadConfig, RunningServer, Server, ServerConfig, Status};
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::sync::{Arc, Mutex};
+use std::thread;
+use std::time::Duration;
+
+/// A server on an ephemeral loopback port whose log lines are kept.
+fn server(max_response: u64) -> (RunningServer, Arc<Mutex<Vec<String>>>) {
+    let lines = Arc::new(Mutex::new(Vec::new()));
+    let sink = lines.clone();
+    let log: Log = Arc::new(move |line: &str| sink.lock().unwrap().push(line.to_owned()));
+    let config = ServerConfig { max_response, ..ServerConfig::default() };
+    let server = Server::bind("127.0.0.1:0".parse().unwrap(), config).unwrap().with_log(log).spawn();
+    (server, lines)
+}
+
+fn config(servers: &[String]) -> ReadConfig {
+    ReadConfig { servers: servers.to_vec(), timeout: Some(Duration::from_secs(5)), ..ReadConfig::default() }
+}
+
+fn never_stop() -> impl FnMut() -> bool {
+    || false
+}
+
+/// Ask for `count` bytes of block `block` and read the answer to its end.
+fn request(stream: &mut TcpStream, block: u64, count: u64) -> Vec<u8> {
+    stream.write_all(&Request { block, count }.encode()).unwrap();
+    let mut answer = vec![0xffu8; count as usize];
+    stream.read_exact(&mut answer).unwrap();
+    answer
+}
+
+/// True when the server closed `stream` (end of file or reset) without sending anything.
+fn closed_without_answer(stream: &mut TcpStream) -> bool {
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut byte = [0u8; 1];
+    match stream.read(&mut byte) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    }
+}
+
+#[test]
+fn protocol_round_trip_returns_exactly_the_bytes_requested() {
+    let (server, lines) = server(1 << 20);
+    let mut stream = TcpStream::connect(server.local_addr()).unwrap();
+    for (block, count) in [(0, 1), (1, 300_000), (2, 0), (3, 1 << 20)] {
+        assert_eq!(request(&mut stream, block, count).len(), count as usize);
+    }
+    // Nothing more than asked for: the next bytes are the next answer's.
+    assert_eq!(request(&mut stream, 4, 5), vec![0u8; 5]);
+    drop(stream);
+    let summary = server.stop().unwrap();
+    assert_eq!((summary.connections, summary.requests, summary.rejected), (1, 5, 0));
+    assert_eq!(summary.bytes, 1 + 300_000 + (1 << 20) + 5);
+    let lines = lines.lock().unwrap();
+    assert!(lines[0].starts_with("listening on 127.0.0.1:"), "{lines:?}");
+    assert!(lines.last().unwrap().starts_with("shutdown: 1 connections, 5 requests"), "{lines:?}");
+}
+
+#[test]
+fn malformed_requests_close_only_their_connection() {
+    let (server, lines) = server(1000);
+    let addr = server.local_addr();
+    let mut good = TcpStream::connect(addr).unwrap();
+    assert_eq!(request(&mut good, 0, 10).len(), 10);
+
+    let mut bad_magic = Request { block: 1, count: 10 }.encode();
+    bad_magic[..4].copy_from_slice(b"GET ");
+    let mut bad_version = Request { block: 1, count: 10 }.encode();
+    bad_version[4..6].copy_from_slice(&2u16.to_be_bytes());
+    let mut bad_flags = Request { block: 1, count: 10 }.encode();
+    bad_flags[7] = 1;
+    let too_large = Request { block: 9, count: 1001 }.encode();
+    for header in [bad_magic, bad_version, bad_flags, too_large] {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(&header).unwrap();
+        assert!(closed_without_answer(&mut s));
+    }
+    let mut truncated = TcpStream::connect(addr).unwrap();
+    truncated.write_all(&MAGIC).unwrap();
+    truncated.shutdown(std::net::Shutdown::Write).unwrap();
+    assert!(closed_without_answer(&mut truncated));
+
+    // The first connection and new ones are still served.
+    assert_eq!(request(&mut good, 1, 1000).len(), 1000);
+    assert_eq!(request(&mut TcpStream::connect(addr).unwrap(), 0, 7).len(), 7);
+    drop(good);
+    assert_eq!(server.stop().unwrap().rejected, 4);
+
+    let lines = lines.lock().unwrap();
+    let rejected: Vec<&String> = lines.iter().filter(|l| l.contains("connection closed")).collect();
+    assert_eq!(rejected.len(), 5, "{lines:?}");
+    for (line, field) in rejected.iter().zip(["magic: ", "version: ", "flags: ", "count: ", "truncated request: "]) {
+        assert!(line.starts_with("127.0.0.1:"), "peer address first: {line}");
+        assert!(line.contains(field), "{line} should name {field}");
+    }
+    assert!(rejected[3].contains("count: 1001 bytes requested for block 9, the maximum is 1000"));
+    assert!(rejected[4].contains(&format!("closed after 4 of {HEADER_LEN} header bytes")));
+}
+
+#[test]
+fn reads_every_block_from_every_server() {
+    let servers: Vec<RunningServer> = (0..3).map(|_| server(1 << 20).0).collect();
+    let names: Vec<String> = servers.iter().map(|s| s.local_addr().to_string()).collect();
+    let cfg = ReadConfig { sru: Some(100_000), blocks: Some(20), warmup: 2, ..config(&names) };
+    let report = read(&cfg, &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Complete, "{:?}", report.error);
+    assert_eq!((report.blocks, report.bytes_delivered, report.block_bytes), (20, 6_000_000, 300_000));
+    assert_eq!(report.block_rows.first().unwrap().block, 2, "warm-up blocks take ids 0 and 1");
+    assert_eq!(report.servers, names);
+    for c in &report.connections {
+        assert_eq!(c.bytes_delivered, 2_000_000);
+        assert_eq!(c.tcp_info.unwrap().bytes_received, 2_000_000, "TCP_INFO counts the measured bytes only");
+    }
+    assert!(report.goodput_mbps.unwrap() > 0.0);
+    assert!(report.block_time_ms.p50.unwrap() <= report.block_time_ms.max.unwrap());
+    assert!(report.tcpext.contains_key("TCPTimeouts"));
+    let served: u64 = servers.into_iter().map(|s| s.stop().unwrap().bytes).sum();
+    assert_eq!(served, 22 * 300_000);
+}
+
+#[test]
+fn max_inflight_and_stagger_still_read_every_byte() {
+    let servers: Vec<RunningServer> = (0..4).map(|_| server(1 << 20).0).collect();
+    let names: Vec<String> = servers.iter().map(|s| s.local_addr().to_string()).collect();
+    let stagger = Duration::from_millis(3);
+    let cfg = ReadConfig {
+        block: Some(1_000_003),
+        blocks: Some(5),
+        max_inflight: Some(1),
+        stagger: Some(stagger),
+        ..config(&names)
+    };
+    let report = read(&cfg, &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Complete, "{:?}", report.error);
+    assert_eq!(report.bytes_delivered, 5 * 1_000_003);
+    let per_server: Vec<u64> = report.connections.iter().map(|c| c.bytes_delivered).collect();
+    assert_eq!(per_server, [5 * 250_001, 5 * 250_001, 5 * 250_001, 5 * 250_000]);
+    // The last request leaves 3 × 3 ms after the block starts.
+    assert!(report.block_time_ms.p50.unwrap() >= 9.0, "{:?}", report.block_time_ms);
+}
+
+#[test]
+fn a_stalled_server_is_named_with_its_block_and_earlier_blocks_are_kept() {
+    let (good, _) = server(1 << 20);
+    // Answers block 0 of its connection in full, then only half of block 1, then nothing.
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let stall_addr = listener.local_addr().unwrap();
+    let staller = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut header = [0u8; HEADER_LEN];
+        s.read_exact(&mut header).unwrap();
+        s.write_all(&[0u8; 1000]).unwrap();
+        s.read_exact(&mut header).unwrap();
+        s.write_all(&[0u8; 500]).unwrap();
+        thread::sleep(Duration::from_secs(2));
+    });
+    let names = [good.local_addr().to_string(), stall_addr.to_string()];
+    let cfg =
+        ReadConfig { sru: Some(1000), blocks: Some(10), timeout: Some(Duration::from_millis(300)), ..config(&names) };
+    let report = read(&cfg, &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Failed);
+    let error = report.error.clone().unwrap();
+    assert_eq!((error.server.as_str(), error.block), (names[1].as_str(), Some(1)));
+    assert_eq!(
+        error.to_string(),
+        format!("server {}, block 1: stalled: 500 of 1000 bytes after the 300ms timeout", names[1])
+    );
+    assert_eq!((report.blocks, report.bytes_delivered), (1, 2000), "block 0 is kept");
+    staller.join().unwrap();
+}
+
+#[test]
+fn a_server_closing_mid_block_is_named() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let closer = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut header = [0u8; HEADER_LEN];
+        s.read_exact(&mut header).unwrap();
+        s.write_all(&[0u8; 123]).unwrap();
+    });
+    let report = read(&ReadConfig { sru: Some(1000), ..config(&[addr.to_string()]) }, &mut never_stop()).unwrap();
+    closer.join().unwrap();
+    assert_eq!(report.status, Status::Failed);
+    assert_eq!(
+        report.error.unwrap().to_string(),
+        format!("server {addr}, block 0: closed the connection after 123 of 1000 bytes")
+    );
+    assert_eq!(report.blocks, 0);
+}
+
+#[test]
+fn a_refused_connection_is_named() {
+    // Bind then drop: nothing listens on the port any more.
+    let addr = TcpListener::bind("127.0.0.1:0").unwrap().local_addr().unwrap();
+    let report = read(&config(&[addr.to_string()]), &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Failed);
+    let error = report.error.unwrap();
+    assert_eq!((error.server, error.block), (addr.to_string(), None));
+    assert!(error.reason.starts_with("connect: "), "{}", error.reason);
+}
+
+#[test]
+fn a_stop_request_ends_the_run_with_the_blocks_done_so_far() {
+    let (srv, _) = server(1 << 20);
+    let cfg = ReadConfig {
+        sru: Some(10_000),
+        duration: Some(Duration::from_secs(60)),
+        ..config(&[srv.local_addr().to_string()])
+    };
+    let started = std::time::Instant::now();
+    let mut stop_after_half_a_second = move || started.elapsed() >= Duration::from_millis(500);
+    let report = read(&cfg, &mut stop_after_half_a_second).unwrap();
+    assert_eq!(report.status, Status::Interrupted);
+    assert!(report.error.is_none());
+    assert!(report.blocks > 0);
+    assert_eq!(report.bytes_delivered, report.blocks * 10_000);
+    assert_eq!(report.block_rows.len() as u64, report.blocks);
+}
