@@ -4,10 +4,16 @@ Hand-written stub of ``crates/incast-py/src/lib.rs``; checked against the
 compiled module with ``python -m mypy.stubtest incast._core``.
 """
 
+from typing import final
+
 __all__ = [
+    "BenchServer",
     "IncastError",
     "ScenarioError",
     "SimulationError",
+    "bench_read_json",
+    "bench_serve",
+    "bench_start_server",
     "default_scenario_json",
     "engine_version",
     "run_json",
@@ -35,6 +41,38 @@ def default_scenario_json() -> str:
 
 def engine_version() -> str:
     """Version of the engine this module was built from."""
+
+def bench_read_json(config_json: str) -> str:
+    """Read synchronized blocks from real servers (``incast-bench``); the settings and the report are JSON.
+
+    Raises ScenarioError for invalid settings (the message starts with the
+    field). Every other outcome is a report whose ``status`` is ``complete``,
+    ``failed`` (with ``error``) or ``interrupted`` (Ctrl-C). Releases the GIL
+    while reading; an exception other than KeyboardInterrupt raised by a
+    signal handler ends the read and propagates.
+    """
+
+def bench_serve(bind: str, config_json: str) -> None:
+    """Serve the benchmark protocol on ``bind`` (``host:port``) until a signal handler raises; then return.
+
+    ``config_json`` holds ``max_response`` and ``socket``. Raises ScenarioError
+    for bad settings and OSError when the address cannot be bound. Log lines
+    go to standard error. Releases the GIL while serving.
+    """
+
+def bench_start_server(bind: str, config_json: str) -> BenchServer:
+    """Start a benchmark server on ``bind`` (port 0 picks a free one) on a background thread; errors as for :func:`bench_serve`."""
+
+@final
+class BenchServer:
+    """A benchmark server running on a background thread (``bench_start_server``)."""
+
+    @property
+    def address(self) -> str:
+        """The ``host:port`` the server listens on."""
+
+    def stop(self) -> None:
+        """Stop serving and close every connection; stopping twice does nothing."""
 
 class IncastError(Exception):
     """Base class of every error the incast engine raises."""

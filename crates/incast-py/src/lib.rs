@@ -6,13 +6,21 @@
 //! packet capture (`run_json_capture`) comes back as one `bytes` pcap file
 //! per host, encoded by the engine. Users import `incast`, never this
 //! module; `python/incast/_core.pyi` is its hand-written stub.
+//!
+//! The real-socket benchmark (`incast-bench`) crosses the same way: a read's
+//! settings go in as JSON and its report comes back as JSON. Its loops run
+//! with the GIL released and reattach briefly every 50 ms to run Python's
+//! signal handlers, so Ctrl-C (and a SIGTERM handler that raises) stops them.
 
+use incast_bench::{ReadConfig, RunningServer, Server, ServerConfig};
 use incast_sim::{Scenario, SimError};
 use pyo3::create_exception;
-use pyo3::exceptions::PyException;
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use std::net::SocketAddr;
 use std::panic::{self, AssertUnwindSafe};
+use std::sync::Mutex;
 
 create_exception!(incast._core, IncastError, PyException, "Base class of every error the incast engine raises.");
 create_exception!(
@@ -114,11 +122,119 @@ fn engine_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// A stop test for the benchmark loops: runs Python's signal handlers and
+/// keeps the first exception one raised (KeyboardInterrupt on Ctrl-C).
+fn signal_check(raised: &mut Option<PyErr>) -> impl FnMut() -> bool + '_ {
+    move || {
+        if raised.is_none() {
+            *raised = Python::attach(|py| py.check_signals().err());
+        }
+        raised.is_some()
+    }
+}
+
+/// A KeyboardInterrupt ends a benchmark loop normally; any other exception a
+/// signal handler raised goes on to the caller.
+fn reraise_unless_interrupt(py: Python<'_>, raised: Option<PyErr>) -> PyResult<()> {
+    match raised {
+        Some(e) if !e.is_instance_of::<PyKeyboardInterrupt>(py) => Err(e),
+        _ => Ok(()),
+    }
+}
+
+/// `host:port` to bind a benchmark server to, and its settings as JSON.
+fn parse_server(bind: &str, config_json: &str) -> PyResult<(SocketAddr, ServerConfig)> {
+    let addr = bind.parse().map_err(|_| {
+        ScenarioError::new_err(format!("bind: {bind:?} is not an IP address and port like 0.0.0.0:7470"))
+    })?;
+    let config: ServerConfig =
+        serde_json::from_str(config_json).map_err(|e| ScenarioError::new_err(format!("server: {e}")))?;
+    config.socket.validate().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    Ok((addr, config))
+}
+
+/// Bind a benchmark server; an OSError (e.g. address in use) names the address.
+fn bind_server(addr: SocketAddr, config: ServerConfig) -> PyResult<Server> {
+    Server::bind(addr, config).map_err(|e| PyOSError::new_err(format!("cannot listen on {addr}: {e}")))
+}
+
+/// Read synchronized blocks from real servers (`incast-bench`); the settings
+/// and the report are JSON.
+///
+/// Raises `ScenarioError` for settings that are invalid (the message starts
+/// with the field). Every other outcome is a report: its `status` is
+/// `complete`, `failed` (with `error`) or `interrupted` (Ctrl-C). The GIL is
+/// released while reading; an exception other than KeyboardInterrupt raised
+/// by a signal handler ends the read and propagates.
+#[pyfunction]
+fn bench_read_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
+    let config: ReadConfig =
+        serde_json::from_str(config_json).map_err(|e| ScenarioError::new_err(format!("read: {e}")))?;
+    let mut raised = None;
+    let report = py.detach(|| incast_bench::read(&config, &mut signal_check(&mut raised)));
+    let report = report.map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    reraise_unless_interrupt(py, raised)?;
+    serde_json::to_string(&report).map_err(|e| SimulationError::new_err(format!("cannot serialize the report: {e}")))
+}
+
+/// Serve the benchmark protocol on `bind` (`host:port`) until a signal
+/// handler raises (KeyboardInterrupt on Ctrl-C); then close every connection
+/// and return. `config_json` holds `max_response` and `socket`.
+///
+/// Raises `ScenarioError` for bad settings and `OSError` when the address
+/// cannot be bound. Log lines go to standard error. The GIL is released
+/// while serving.
+#[pyfunction]
+fn bench_serve(py: Python<'_>, bind: &str, config_json: &str) -> PyResult<()> {
+    let (addr, config) = parse_server(bind, config_json)?;
+    let server = bind_server(addr, config)?;
+    let mut raised = None;
+    let served = py.detach(|| server.run(&mut signal_check(&mut raised)));
+    served.map_err(|e| PyOSError::new_err(format!("serving on {addr}: {e}")))?;
+    reraise_unless_interrupt(py, raised)
+}
+
+/// A benchmark server running on a background thread (`bench_start_server`).
+#[pyclass(module = "incast._core")]
+struct BenchServer {
+    address: String,
+    running: Mutex<Option<RunningServer>>,
+}
+
+#[pymethods]
+impl BenchServer {
+    /// The `host:port` the server listens on.
+    #[getter]
+    fn address(&self) -> &str {
+        &self.address
+    }
+
+    /// Stop serving and close every connection; stopping twice does nothing.
+    fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        let running = self.running.lock().map_err(|_| SimulationError::new_err("server lock poisoned"))?.take();
+        if let Some(server) = running {
+            py.detach(|| server.stop()).map_err(|e| PyOSError::new_err(format!("{}: {e}", self.address)))?;
+        }
+        Ok(())
+    }
+}
+
+/// Start a benchmark server on `bind` (`host:port`, port 0 picks a free one)
+/// on a background thread; errors as for `bench_serve`.
+#[pyfunction]
+fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
+    let (addr, config) = parse_server(bind, config_json)?;
+    let server = bind_server(addr, config)?;
+    let address = server.local_addr().to_string();
+    Ok(BenchServer { address, running: Mutex::new(Some(server.spawn())) })
+}
+
 /// Native core of the `incast` package (private; import `incast` instead).
 #[pymodule]
 mod _core {
     #[pymodule_export]
     use super::{
-        default_scenario_json, engine_version, run_json, run_json_capture, IncastError, ScenarioError, SimulationError,
+        bench_read_json, bench_serve, bench_start_server, default_scenario_json, engine_version, run_json,
+        run_json_capture, BenchServer, IncastError, ScenarioError, SimulationError,
     };
 }

@@ -1,0 +1,371 @@
+"""Synchronized reads over real sockets: the measurement the simulator models.
+
+    >>> from incast import bench
+    >>> with bench.Server() as s:                       # a server on a free loopback port
+    ...     r = bench.read([s.address] * 4, sru="256KiB", blocks=50)
+    >>> r.goodput_mbps, r.block_time_ms.p99, r.connections
+
+:func:`serve` runs a server until SIGINT or SIGTERM (``incast serve``);
+:class:`Server` runs one in the background; :func:`read` drives
+barrier-synchronized reads from a list of servers (``incast read``) and returns
+a :class:`ReadResult` whose figures carry the names of ``incast run``'s
+(``goodput_mbps``, ``blocks``, ``block_time_ms``, ``bytes_delivered``,
+``wall_s``), plus per-connection ``TCP_INFO`` and the host's TcpExt counters.
+The wire protocol is in ``docs/PROTOCOL.md``; the Rust side in
+``crates/incast-bench``.
+
+Sizes are bytes and durations seconds; unit strings (``"256KiB"``,
+``"100us"``) work too. Invalid settings raise :class:`~incast.errors.ScenarioError`
+naming the parameter. A server that refuses, stalls or closes raises
+:class:`ReadError`, and Ctrl-C :class:`ReadInterrupted`; both carry the blocks
+completed so far as ``.result``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from types import FrameType, TracebackType
+from typing import Any
+
+import pandas as pd
+
+from incast import _core
+from incast.errors import IncastError, ScenarioError
+from incast.result import BlockTimes
+from incast.units import UnitError, parse_duration, parse_size
+
+__all__ = [
+    "DEFAULT_MAX_RESPONSE",
+    "DEFAULT_PORT",
+    "ReadError",
+    "ReadInterrupted",
+    "ReadResult",
+    "Server",
+    "read",
+    "serve",
+]
+
+#: The port ``incast serve`` listens on and the one a server named without a port is reached on.
+DEFAULT_PORT = 7470
+#: Largest response a server sends unless told otherwise (64 MiB).
+DEFAULT_MAX_RESPONSE = 64 * 2**20
+#: Columns of :attr:`ReadResult.connections`, one row per server (``TCP_INFO`` over the measured blocks).
+CONNECTION_COLUMNS = (
+    "server",
+    "bytes_delivered",
+    "retransmits",
+    "lost",
+    "total_retrans",
+    "rto_us",
+    "ato_us",
+    "rtt_us",
+    "rttvar_us",
+    "rcv_rtt_us",
+    "snd_cwnd",
+    "bytes_received",
+    "segs_in",
+    "segs_out",
+)
+
+
+class ReadResult:
+    """What one read run measured.
+
+    Attributes: ``status`` (``"complete"``, ``"failed"`` or ``"interrupted"``),
+    ``error`` (one line naming the server and block, or ``None``), ``servers``
+    (``host:port`` each), ``sru_bytes`` (``None`` when a block size was given),
+    ``block_bytes``, ``warmup_blocks``, ``blocks`` (measured blocks completed),
+    ``bytes_delivered``, ``wall_s`` (first measured block's start to the last
+    one's end), ``goodput_mbps`` (NaN without a block), ``block_time_ms``
+    (p50/p99/max, nearest rank, as ``incast run``), ``tcpext`` (host counter
+    name -> ``{"before", "after", "delta"}``), ``config`` (the settings used);
+    and two DataFrames: ``connections`` (:data:`CONNECTION_COLUMNS`, one row per
+    server: the counters as growth over the measured blocks, the gauges such as
+    ``rto_us`` and ``rtt_us`` as at the end) and ``blocks_table`` (``block``,
+    ``start_s``, ``time_ms``, one row per measured block).
+    """
+
+    status: str
+    error: str | None
+    servers: list[str]
+    sru_bytes: int | None
+    block_bytes: int
+    warmup_blocks: int
+    blocks: int
+    bytes_delivered: int
+    wall_s: float
+    goodput_mbps: float
+    block_time_ms: BlockTimes
+    tcpext: dict[str, dict[str, int]]
+    connections: pd.DataFrame
+    blocks_table: pd.DataFrame
+
+    def __init__(self, report: dict[str, Any], config: dict[str, Any]) -> None:
+        self._report = report
+        self.config = config
+        failure = report["error"]
+        self.error = None if failure is None else _failure_line(failure)
+        for key in ("status", "servers", "sru_bytes", "block_bytes", "warmup_blocks", "blocks", "bytes_delivered"):
+            setattr(self, key, report[key])
+        self.wall_s = float(report["wall_s"])
+        self.goodput_mbps = _f(report["goodput_mbps"])
+        t = report["block_time_ms"]
+        self.block_time_ms = BlockTimes(_f(t["p50"]), _f(t["p99"]), _f(t["max"]))
+        self.tcpext = report["tcpext"]
+        self.connections = pd.DataFrame.from_records(report["connections"], columns=list(CONNECTION_COLUMNS))
+        rows = report["block_rows"]
+        self.blocks_table = pd.DataFrame(
+            {
+                "block": pd.Series([r["block"] for r in rows], dtype="int64"),
+                "start_s": pd.Series([r["start_s"] for r in rows], dtype="float64"),
+                "time_ms": pd.Series([r["time_ms"] for r in rows], dtype="float64"),
+            }
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        """The summary, ``connections`` and ``tcpext`` as one JSON-safe object: ``incast read --json``.
+
+        The keys shared with ``incast run --json`` mean the same; NaN becomes ``None``.
+        Per-block rows are left out (see :attr:`blocks_table`).
+        """
+        out = {k: v for k, v in self._report.items() if k not in ("block_rows", "error")}
+        out["error"] = self.error
+        out["config"] = self.config
+        return out
+
+    def __repr__(self) -> str:
+        state = "" if self.status == "complete" else f" ({self.status})"
+        return (
+            f"<ReadResult {len(self.servers)} servers{state}: goodput {self.goodput_mbps:.1f} Mbps, "
+            f"{self.blocks} blocks, block p99 {self.block_time_ms.p99:.3g} ms>"
+        )
+
+
+class ReadError(IncastError):
+    """A server refused, stalled past the timeout, closed or misbehaved; ``result`` holds the blocks done before."""
+
+    def __init__(self, result: ReadResult) -> None:
+        super().__init__(result.error)
+        self.result = result
+
+
+class ReadInterrupted(KeyboardInterrupt):
+    """Ctrl-C during :func:`read`; ``result`` holds the blocks done before."""
+
+    def __init__(self, result: ReadResult) -> None:
+        super().__init__(f"interrupted after {result.blocks} blocks")
+        self.result = result
+
+
+def _f(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def _failure_line(failure: dict[str, Any]) -> str:
+    where = f"server {failure['server']}"
+    if failure["block"] is not None:
+        where += f", block {failure['block']}"
+    return f"{where}: {failure['reason']}"
+
+
+def _size(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    try:
+        return parse_size(value)
+    except UnitError as e:
+        raise ScenarioError(f"{name}: {e}") from None
+
+
+def _duration(name: str, value: Any) -> float | None:
+    if value is None:
+        return None
+    try:
+        return parse_duration(value)
+    except UnitError as e:
+        raise ScenarioError(f"{name}: {e}") from None
+
+
+def _count(name: str, value: Any) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ScenarioError(f"{name}: {value!r} is not a whole number from 0 up")
+    return value
+
+
+def _socket(
+    nodelay: bool, delayed_ack: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any
+) -> dict[str, Any]:
+    return {
+        "nodelay": bool(nodelay),
+        "quickack": not delayed_ack,
+        "congestion": congestion,
+        "rcvbuf": _size("rcvbuf", rcvbuf),
+        "sndbuf": _size("sndbuf", sndbuf),
+    }
+
+
+def read(
+    servers: Sequence[str],
+    *,
+    sru: int | str | None = None,
+    block: int | str | None = None,
+    blocks: int | None = None,
+    duration: float | str | None = None,
+    warmup: int = 0,
+    timeout: float | str = 10.0,
+    max_inflight: int | None = None,
+    stagger: float | str = 0.0,
+    nodelay: bool = True,
+    delayed_ack: bool = True,
+    congestion: str | None = None,
+    rcvbuf: int | str | None = None,
+    sndbuf: int | str | None = None,
+) -> ReadResult:
+    """Read barrier-synchronized blocks from ``servers`` (``HOST[:PORT]`` each, port 7470 by default).
+
+    Each block asks every server for ``sru`` bytes (default 256 KiB), or splits
+    ``block`` bytes over them, and ends when every byte has arrived. The run
+    stops after ``blocks`` measured blocks (default 100) or at the first block
+    boundary after ``duration``; ``warmup`` blocks come first and are not
+    counted. ``max_inflight`` caps the servers answering at once; ``stagger``
+    delays the i-th request of a block by ``i × stagger``. Socket knobs:
+    ``nodelay`` (``TCP_NODELAY``), ``delayed_ack=False`` (``TCP_QUICKACK``,
+    re-armed after every receive), ``congestion`` (``TCP_CONGESTION``),
+    ``rcvbuf``/``sndbuf`` (``SO_RCVBUF``/``SO_SNDBUF``).
+
+    Raises :class:`~incast.errors.ScenarioError` for invalid settings,
+    :class:`ReadError` when a server refuses, stalls past ``timeout`` or closes,
+    and :class:`ReadInterrupted` on Ctrl-C.
+    """
+    if isinstance(servers, str):
+        servers = [servers]
+    config: dict[str, Any] = {
+        "servers": list(servers),
+        "sru": _size("sru", sru),
+        "block": _size("block", block),
+        "blocks": _count("blocks", blocks),
+        "duration": _duration("duration", duration),
+        "warmup": _count("warmup", warmup),
+        "timeout": _duration("timeout", timeout),
+        "max_inflight": _count("max_inflight", max_inflight),
+        "stagger": _duration("stagger", stagger),
+        "socket": _socket(nodelay, delayed_ack, congestion, rcvbuf, sndbuf),
+    }
+    report = json.loads(_core.bench_read_json(json.dumps(config)))
+    result = ReadResult(report, config)
+    if result.status == "failed":
+        raise ReadError(result)
+    if result.status == "interrupted":
+        raise ReadInterrupted(result)
+    return result
+
+
+def _server_config(
+    max_response: int | str, nodelay: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any
+) -> str:
+    config = {
+        "max_response": _size("max_response", max_response),
+        "socket": _socket(nodelay, True, congestion, rcvbuf, sndbuf),
+    }
+    return json.dumps(config)
+
+
+def _bind(host: str, port: int) -> str:
+    if isinstance(port, bool) or not isinstance(port, int) or not 0 <= port <= 65535:
+        raise ScenarioError(f"port: {port!r} is not a port number from 0 to 65535")
+    return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
+
+
+@contextmanager
+def _stop_signals_raise_keyboard_interrupt() -> Iterator[None]:
+    """Within the block, SIGINT and SIGTERM raise KeyboardInterrupt, even in a
+    process started with SIGINT ignored (a shell's background job). Main
+    thread only, as Python allows handlers nowhere else."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def handler(signum: int, frame: FrameType | None) -> None:
+        raise KeyboardInterrupt(signal.Signals(signum).name)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def serve(
+    port: int = DEFAULT_PORT,
+    *,
+    host: str = "0.0.0.0",
+    max_response: int | str = DEFAULT_MAX_RESPONSE,
+    nodelay: bool = True,
+    congestion: str | None = None,
+    rcvbuf: int | str | None = None,
+    sndbuf: int | str | None = None,
+) -> None:
+    """Serve the benchmark protocol on ``host:port`` until SIGINT or SIGTERM, then close every connection and return.
+
+    Requests for more than ``max_response`` bytes close their connection.
+    Socket knobs as for :func:`read`; ``congestion`` here is the one that shapes
+    the responses. Log lines (listening, each rejected request, shutdown) go
+    to standard error. Raises :class:`~incast.errors.ScenarioError` for invalid
+    settings and ``OSError`` when the address cannot be bound.
+    """
+    config = _server_config(max_response, nodelay, congestion, rcvbuf, sndbuf)
+    with _stop_signals_raise_keyboard_interrupt():
+        _core.bench_serve(_bind(host, port), config)
+
+
+class Server:
+    """A benchmark server on a background thread, for tests and in-process experiments.
+
+    ``Server()`` listens on a free loopback port; ``address`` is its
+    ``host:port``. Use it as a context manager, or call :meth:`stop`.
+    Arguments as for :func:`serve`.
+    """
+
+    def __init__(
+        self,
+        port: int = 0,
+        *,
+        host: str = "127.0.0.1",
+        max_response: int | str = DEFAULT_MAX_RESPONSE,
+        nodelay: bool = True,
+        congestion: str | None = None,
+        rcvbuf: int | str | None = None,
+        sndbuf: int | str | None = None,
+    ) -> None:
+        config = _server_config(max_response, nodelay, congestion, rcvbuf, sndbuf)
+        self._server = _core.bench_start_server(_bind(host, port), config)
+
+    @property
+    def address(self) -> str:
+        """The ``host:port`` the server listens on."""
+        return self._server.address
+
+    @property
+    def port(self) -> int:
+        """The port the server listens on."""
+        return int(self.address.rsplit(":", 1)[1])
+
+    def stop(self) -> None:
+        """Stop serving and close every connection (again: nothing)."""
+        self._server.stop()
+
+    def __enter__(self) -> Server:
+        return self
+
+    def __exit__(
+        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+    ) -> None:
+        self.stop()

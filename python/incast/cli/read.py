@@ -1,0 +1,164 @@
+"""``incast read``: barrier-synchronized reads from real ``incast serve`` servers.
+
+Each block asks every server for ``--sru`` bytes (or splits ``--block`` over
+them) and ends when every byte has arrived; the next block starts then. The
+summary uses ``incast run``'s terms (goodput, block time p50/p99/max, blocks;
+``--json`` has the same keys where they apply), then one row per connection
+(``TCP_INFO`` over the measured blocks) and the host's TcpExt/Tcp counters.
+
+A server that refuses, stalls past ``--timeout`` or closes mid-block ends the
+run: the partial results are printed, then one line naming the server and the
+block, and the status is 1. Ctrl-C prints the partial results too (status 130).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from incast import bench
+from incast.cli.run import _ms
+from incast.errors import ScenarioError
+from incast.units import format_size
+
+__all__ = ["read", "register"]
+
+#: Exit status after Ctrl-C, as a shell reports SIGINT.
+EXIT_INTERRUPTED = 130
+#: TCP_INFO columns of the per-connection table, with their headings.
+_CONNECTION_COLUMNS = {
+    "total_retrans": "retrans",
+    "lost": "lost",
+    "retransmits": "RTOs now",
+    "rto_us": "rto ms",
+    "rtt_us": "rtt us",
+    "rcv_rtt_us": "rcv rtt us",
+    "ato_us": "ato ms",
+}
+
+
+def _opt(flag: str, metavar: str, help: str) -> Any:
+    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
+
+
+def read(
+    servers: Annotated[
+        list[str] | None,
+        typer.Argument(metavar="HOST[:PORT]...", help="Servers, port 7470 unless given.", show_default=False),
+    ] = None,
+    servers_file: Annotated[
+        str | None, _opt("--servers-file", "FILE", "Servers, one HOST[:PORT] per line ('#' starts a comment).")
+    ] = None,
+    sru: Annotated[str | None, _opt("--sru", "SIZE", "Bytes per server per block (default 256KiB).")] = None,
+    block: Annotated[str | None, _opt("--block", "SIZE", "Bytes per block split over the servers, e.g. 1MiB.")] = None,
+    blocks: Annotated[int | None, _opt("--blocks", "N", "Stop after N measured blocks (default 100).")] = None,
+    duration: Annotated[
+        str | None, _opt("--duration", "DURATION", "Start no block after this much measured time, e.g. 10s.")
+    ] = None,
+    warmup: Annotated[int, _opt("--warmup", "N", "Blocks run first and not counted.")] = 0,
+    timeout: Annotated[
+        str, _opt("--timeout", "DURATION", "Fail when a block (or a connect) takes longer (default 10s).")
+    ] = "10s",
+    max_inflight: Annotated[
+        int | None, _opt("--max-inflight", "K", "At most K servers answer at once (default: all).")
+    ] = None,
+    stagger: Annotated[str, _opt("--stagger", "DURATION", "Delay the i-th request of a block by i×D, e.g. 100us.")] = "0",
+    nodelay: Annotated[bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).")] = True,
+    delayed_ack: Annotated[
+        str, _opt("--delayed-ack", "on|off", "off: TCP_QUICKACK re-armed after every receive (default on).")
+    ] = "on",
+    congestion: Annotated[str | None, _opt("--congestion", "NAME", "TCP_CONGESTION, e.g. reno, cubic, bbr.")] = None,
+    rcvbuf: Annotated[str | None, _opt("--rcvbuf", "SIZE", "SO_RCVBUF of every connection, e.g. 256KiB.")] = None,
+    sndbuf: Annotated[str | None, _opt("--sndbuf", "SIZE", "SO_SNDBUF of every connection.")] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+) -> int:
+    """Read synchronized blocks from real servers and print goodput, block times and TCP counters."""
+    if delayed_ack not in ("on", "off"):
+        raise ScenarioError(f"delayed_ack: {delayed_ack!r} is not on or off")
+    names = list(servers or []) + (_servers_file(servers_file) if servers_file is not None else [])
+    if not names:
+        raise ScenarioError("servers: required; give HOST[:PORT]... or --servers-file FILE")
+    from incast.cli import EXIT_ENGINE, fail  # late: incast.cli imports this module while it loads
+
+    try:
+        result = bench.read(
+            names,
+            sru=sru,
+            block=block,
+            blocks=blocks,
+            duration=duration,
+            warmup=warmup,
+            timeout=timeout,
+            max_inflight=max_inflight,
+            stagger=stagger,
+            nodelay=nodelay,
+            delayed_ack=delayed_ack == "on",
+            congestion=congestion,
+            rcvbuf=rcvbuf,
+            sndbuf=sndbuf,
+        )
+    except bench.ReadError as e:
+        _print(e.result, as_json)
+        return fail(str(e), EXIT_ENGINE)
+    except bench.ReadInterrupted as e:
+        _print(e.result, as_json)
+        return fail(f"interrupted after {e.result.blocks} measured blocks", EXIT_INTERRUPTED)
+    _print(result, as_json)
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``read`` verb to ``app``."""
+    app.command("read")(read)
+
+
+def _servers_file(path: str) -> list[str]:
+    """The servers listed in ``path``: one per line, blank lines and ``#`` comments skipped."""
+    lines = Path(path).read_text().splitlines()
+    names = [line.split("#", 1)[0].strip() for line in lines]
+    names = [name for name in names if name]
+    if not names:
+        raise ScenarioError(f"servers_file: {path} lists no server; give one HOST[:PORT] per line")
+    return names
+
+
+def _print(result: bench.ReadResult, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
+        return
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    r = result
+    size = f"{format_size(r.sru_bytes)} SRU" if r.sru_bytes is not None else f"{format_size(r.block_bytes)} block"
+    state = "" if r.status == "complete" else f" — {r.status}, partial results"
+    console.print(f"{len(r.servers)} servers, {size}, {r.warmup_blocks} warm-up blocks{state}", style="bold")
+    table = Table.grid(padding=(0, 2))
+    goodput = "—" if math.isnan(r.goodput_mbps) else f"{r.goodput_mbps:.1f} Mbps ({r.goodput_mbps / 1e3:.2f} Gbit/s)"
+    table.add_row("goodput", goodput)
+    table.add_row("blocks", f"{r.blocks} ({r.bytes_delivered:,} bytes) in {r.wall_s:.3f} s")
+    t = r.block_time_ms
+    table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    if r.tcpext:
+        table.add_row("host TCP", ", ".join(f"{name} +{c['delta']}" for name, c in r.tcpext.items()))
+    console.print(table)
+    conns = Table()
+    for heading in ("server", "bytes", *_CONNECTION_COLUMNS.values()):
+        conns.add_column(heading, justify="left" if heading == "server" else "right", no_wrap=True)
+    for row in r.connections.to_dict("records"):
+        cells = [_cell(name, row[name]) for name in _CONNECTION_COLUMNS]
+        conns.add_row(str(row["server"]), f"{row['bytes_delivered']:,}", *cells)
+    console.print(conns)
+
+
+def _cell(column: str, value: Any) -> str:
+    if value is None or (isinstance(value, float) and math.isnan(value)):
+        return "—"
+    if column in ("rto_us", "ato_us"):
+        return f"{value / 1e3:g}"
+    return str(int(value))

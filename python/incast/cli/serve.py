@@ -1,0 +1,65 @@
+"""``incast serve``: answer synchronized-read requests until SIGINT or SIGTERM.
+
+One server process serves any number of clients (``incast read``) over the
+wire protocol of ``docs/PROTOCOL.md``. It logs one line when it starts (the
+address, useful with ``--port 0``), one per rejected request (peer address
+and reason: bad magic, version, flags or a count above ``--max-response``)
+and one when it stops; on SIGINT or SIGTERM it closes every connection and
+exits with status 0.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+import typer
+
+from incast import bench
+
+__all__ = ["register", "serve"]
+
+
+def _opt(flag: str, metavar: str, help: str) -> Any:
+    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
+
+
+def serve(
+    port: Annotated[int, typer.Option("--port", metavar="PORT", help="TCP port; 0 picks a free one (logged).")] = (
+        bench.DEFAULT_PORT
+    ),
+    bind: Annotated[str, _opt("--bind", "ADDRESS", "Address to listen on (default 0.0.0.0, every IPv4 address).")] = (
+        "0.0.0.0"
+    ),
+    max_response: Annotated[
+        str, _opt("--max-response", "SIZE", "Largest byte count a request may ask for (default 64MiB).")
+    ] = "64MiB",
+    nodelay: Annotated[
+        bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on the connections (default on).")
+    ] = True,
+    congestion: Annotated[
+        str | None, _opt("--congestion", "NAME", "TCP_CONGESTION of the responses, e.g. reno, cubic, bbr.")
+    ] = None,
+    rcvbuf: Annotated[str | None, _opt("--rcvbuf", "SIZE", "SO_RCVBUF of every connection, e.g. 256KiB.")] = None,
+    sndbuf: Annotated[str | None, _opt("--sndbuf", "SIZE", "SO_SNDBUF of every connection, e.g. 4MiB.")] = None,
+) -> int:
+    """Serve synchronized-read requests until SIGINT or SIGTERM."""
+    from incast.cli import EXIT_ENGINE, fail  # late: incast.cli imports this module while it loads
+
+    try:
+        bench.serve(
+            port,
+            host=bind,
+            max_response=max_response,
+            nodelay=nodelay,
+            congestion=congestion,
+            rcvbuf=rcvbuf,
+            sndbuf=sndbuf,
+        )
+    except OSError as e:
+        return fail(str(e), EXIT_ENGINE)
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``serve`` verb to ``app``."""
+    app.command("serve")(serve)
