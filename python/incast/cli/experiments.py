@@ -1,0 +1,51 @@
+"""``incast experiments``: the packaged experiments and the verdict of their last run."""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated
+
+import typer
+
+from incast.experiment import load, packaged
+from incast.sweep import read_manifest
+
+__all__ = ["experiments", "register", "status"]
+
+
+def status(manifest: dict[str, object] | None) -> str:
+    """``claims hold``, ``N of M claims fail``, or ``not run`` for a run's manifest."""
+    if manifest is None:
+        return "not run"
+    claims = manifest.get("claims")
+    verdicts = [c.get("verdict") for c in claims] if isinstance(claims, list) else []
+    fails = verdicts.count("fails")
+    not_run = verdicts.count("not-run")
+    mode = manifest.get("mode", "")
+    if fails:
+        return f"{fails} of {len(verdicts)} claims fail ({mode})"
+    if not_run:
+        return f"{not_run} of {len(verdicts)} claims not run ({mode})"
+    return f"claims hold ({mode})" if verdicts else f"ran, no claims ({mode})"
+
+
+def experiments(
+    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Results root to read verdicts from.")] = "results",
+    as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
+) -> None:
+    """List the packaged experiments (one per paper figure or table) and their status."""
+    for path in packaged():
+        experiment = load(path)
+        meta = experiment.spec.meta
+        manifest = read_manifest(out, meta.name)
+        if as_json:
+            doc = {"name": meta.name, "paper": meta.paper, "figure": meta.figure, "section": meta.section,
+                   "title": meta.title, "status": status(manifest), "claims": len(experiment.spec.claim)}  # fmt: skip
+            print(json.dumps(doc))
+        else:
+            print(f"{meta.name:<14} {meta.paper:<7} {meta.figure:<10} {status(manifest):<30} {meta.title}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``experiments`` verb to ``app``."""
+    app.command("experiments")(experiments)

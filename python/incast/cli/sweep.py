@@ -1,0 +1,145 @@
+"""``incast sweep FILE``: run an experiment file's sweep, cached and resumable, and write its tables.
+
+Runs every missing (point, seed) on all cores (``--jobs N`` for fewer), or on a
+Dask cluster (``--dask tcp://HOST:8786``; ``--dask local`` starts one here).
+Finished points are cached under ``<out>/<name>/cache/``: a rerun reuses them
+and an interrupted sweep resumes. Ctrl-C cancels the pending points, keeps
+the finished ones, writes the partial tables and exits with status 130.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
+from rich.table import Table
+from rich.text import Text
+
+from incast.errors import ScenarioError
+from incast.experiment import Experiment, load
+from incast.plots import format_value
+from incast.sweep import Interrupted, SweepResult, reproduce
+
+__all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
+
+QuickOption = Annotated[bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's [quick]).")]
+OutOption = Annotated[str, typer.Option("--out", metavar="DIR", help="Results root; each experiment writes DIR/NAME/.")]
+DaskOption = Annotated[
+    str | None,
+    typer.Option(
+        "--dask", metavar="tcp://HOST:8786|local", help="Run on a Dask cluster; 'local' starts a LocalCluster here."
+    ),
+]
+JobsOption = Annotated[int | None, typer.Option("--jobs", metavar="N", min=1, help="Worker processes (default: all cores).")]
+JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")]
+
+
+class _Rate(ProgressColumn):
+    def render(self, task: Task) -> Text:
+        speed = task.finished_speed or task.speed
+        return Text(f"{speed:.1f} points/s" if speed else "– points/s")
+
+
+@contextmanager
+def _progress(enabled: bool) -> Iterator[Progress | None]:
+    if not enabled:
+        yield None
+        return
+    bar = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        _Rate(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=False,
+    )
+    with bar:
+        yield bar
+
+
+def _check_dask(dask: str | None) -> None:
+    if dask is not None and dask != "local" and not dask.startswith("tcp://"):
+        raise ScenarioError(f"--dask: must be tcp://HOST:PORT or local, got {dask!r}")
+
+
+def run_experiments(
+    experiments: list[Experiment], *, quick: bool, out: str, dask: str | None, jobs: int | None, as_json: bool
+) -> tuple[list[SweepResult], int]:
+    """Reproduce each experiment in turn with a progress bar; stop at Ctrl-C.
+
+    Returns the results and the exit status (130 if interrupted).
+    """
+    _check_dask(dask)
+    results: list[SweepResult] = []
+    with _progress(not as_json) as bar:
+        for experiment in experiments:
+            task = bar.add_task(experiment.name, total=None) if bar else None
+
+            def tick(done: int, total: int, task: object = task) -> None:
+                if bar is not None and task is not None:
+                    bar.update(task, completed=done, total=total)  # type: ignore[arg-type]
+
+            try:
+                result = reproduce(experiment, out=out, quick=quick, dask=dask, jobs=jobs, progress=tick)
+            except Interrupted as e:
+                if bar is not None:
+                    bar.stop()
+                r = e.result
+                print(
+                    f"interrupted: {r.done} of {r.total} points of {r.name} done and kept in {r.directory}; rerun to resume",
+                    file=sys.stderr,
+                )
+                return results, 130
+            results.append(result)
+            if as_json:
+                print(json.dumps(result.manifest(), allow_nan=False), flush=True)
+    return results, 0
+
+
+def sweep(
+    file: Annotated[str, typer.Argument(metavar="FILE", help="Experiment file (TOML) or a packaged experiment's name.")],
+    quick: QuickOption = False,
+    out: OutOption = "results",
+    dask: DaskOption = None,
+    jobs: JobsOption = None,
+    as_json: JsonOption = False,
+) -> int:
+    """Run an experiment's sweep (cached, resumable) and write its tables and figure."""
+    experiment = load(file)
+    results, status = run_experiments([experiment], quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json)
+    if status or as_json:
+        return status
+    _print_summary(experiment, results[0])
+    return 0
+
+
+def _print_summary(experiment: Experiment, result: SweepResult) -> None:
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
+    table = Table(box=None, title=f"{result.name}: {result.done} points ({result.cached} cached), {result.wall_s:.1f} s")
+    axes = experiment.axis_names
+    metrics = experiment.spec.run.metrics
+    for name in [*axes, "seeds", *metrics]:
+        table.add_column(name, justify="right")
+    for _, row in result.summary.iterrows():
+        cells = [format_value(a, row[a]) for a in axes] + [str(row["seeds"])]
+        for m in metrics:
+            mean, ci = row[f"{m}_mean"], row[f"{m}_ci95"]
+            cells.append(f"{mean:.4g}" + (f" ± {ci:.2g}" if ci == ci else ""))
+        table.add_row(*cells)
+    console.print(table)
+    for v in result.verdicts:
+        console.print(f"{v.verdict:>8}  {v.text}")
+    console.print(f"tables and figure in {result.directory}")
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``sweep`` verb to ``app``."""
+    app.command("sweep")(sweep)

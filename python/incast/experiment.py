@@ -1,0 +1,580 @@
+"""Experiment files: one TOML per paper figure or table, and the rules that check its claims.
+
+An experiment names the figure it reproduces, a base scenario, the axes swept
+(a cartesian product of dotted settings, optionally times named *cases*), the
+seeds per point, the metrics, the plots, and the paper's claims and reference
+points as data::
+
+    [meta]
+    name = "fast08-fig06"            # <paper>-<fig|table><NN>, short names of the papers index
+    paper = "FAST08"
+    section = "4.3"
+    figure = "Figure 6"
+    title = "Effect of varying switch buffer size"
+
+    [base]                           # a scenario in the TOML shape (see incast.config)
+    blocks = 40
+
+    [sweep]                          # axes: dotted setting -> values
+    servers = [1, 2, 4, 8, 16, 32, 64]
+    "switch.buffer" = ["32KiB", "64KiB"]
+
+    [[case]]                         # optional named series of overrides: the ``case`` axis
+    name = "NewReno"
+    set = { "tcp.variant" = "newreno" }
+
+    [run]
+    seeds = 3
+    metrics = ["goodput_mbps", "timeouts"]
+
+    [quick]                          # --quick: fewer seeds, cheaper settings, fewer axis values
+    seeds = 1
+    set = { blocks = 10 }
+    sweep = { servers = [1, 4, 16, 64] }
+
+    [[plot]]
+    x = "servers"
+    y = "goodput_mbps"
+    series = "switch.buffer"
+    logx = true
+
+    [[claim]]                        # checked against the mean over seeds at each point
+    text = "goodput at 64 servers with a 32 KiB buffer is below 1/10 of the 1-server value"
+    metric = "goodput_mbps"
+    where = { servers = 64, "switch.buffer" = "32KiB" }
+    op = "<"
+    than = { where = { servers = 1 }, scale = 0.1 }
+
+    [[reference]]                    # a number the paper states, drawn on the figure
+    metric = "goodput_mbps"
+    where = { servers = 64, "switch.buffer" = "1024KiB" }
+    value = 650
+    source = "§4.3: 64 servers only utilize about 65% of the client's link"
+
+Axis columns of the result tables are named by their dotted key and hold the
+resolved value in SI units (seconds, bit/s, bytes; a packet buffer stays
+``"64pkt"``); claim and plot ``where`` values are written in any unit and
+resolved the same way. A claim ``where`` value may be a list: the rule must
+hold at every listed point (``quantifier = "all"``) or at one (``"any"``).
+``than.where`` overrides the coordinates of each point, so a claim compares a
+point with its neighbour on one axis. Nothing in an experiment is evaluated as
+code.
+"""
+
+from __future__ import annotations
+
+import itertools
+import math
+import re
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+
+import pandas as pd
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from incast.config import Scenario, apply_overrides
+from incast.errors import ScenarioError
+from incast.units import format_duration
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+__all__ = [
+    "AXIS_CASE",
+    "METRICS",
+    "PAPERS",
+    "Claim",
+    "Experiment",
+    "Point",
+    "Verdict",
+    "evaluate",
+    "experiments_dir",
+    "find",
+    "load",
+    "packaged",
+]
+
+#: Short names of the papers (shared papers index).
+PAPERS = ("FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP")
+
+#: The column holding the name of a ``[[case]]``.
+AXIS_CASE = "case"
+
+#: Every metric a point records, one column each in the tidy table (see :func:`incast.sweep.metrics_of`).
+METRICS = (
+    "goodput_mbps",
+    "throughput_mbps",
+    "best_goodput_mbps",
+    "utilization",
+    "blocks",
+    "sim_time_s",
+    "bytes_delivered",
+    "timeouts",
+    "timeout_classes.full_window_loss",
+    "timeout_classes.last_packet_loss",
+    "timeout_classes.lost_retransmit",
+    "timeout_classes.lost_retransmit_dart_ge_thresh",
+    "timeout_classes.lost_retransmit_dart_lt_thresh",
+    "timeout_classes.other",
+    "gip_timeout_classes.floss",
+    "gip_timeout_classes.lack",
+    "gip_timeout_classes.other",
+    "unluckiest_flow_timeouts_per_block",
+    "unluckiest_flow_floss_per_block",
+    "unluckiest_flow_lack_per_block",
+    "fast_retransmits",
+    "retransmitted_packets",
+    "drops",
+    "block_time_ms.p50",
+    "block_time_ms.p99",
+    "block_time_ms.max",
+    "data_packets",
+    "queue_peak_bytes",
+)
+
+_NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
+
+Scalar = bool | int | float | str
+Where = dict[str, Scalar | list[Scalar]]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, strict=False)
+
+
+class Meta(_Strict):
+    """Which figure or table of which paper the experiment reproduces."""
+
+    name: str = Field(description="<paper>-<fig|table><NN>, e.g. fast08-fig06")
+    paper: Literal["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP"]
+    section: str
+    figure: str = Field(description='"Figure 6", "Table 3"')
+    title: str
+    notes: str = ""
+
+    @field_validator("name")
+    @classmethod
+    def _name(cls, v: str) -> str:
+        if not _NAME.match(v):
+            raise ValueError("must look like <paper>-<fig|table><NN>, e.g. fast08-fig06 or cmu09-table1")
+        return v
+
+
+class Case(_Strict):
+    """A named series: overrides applied on top of the base scenario."""
+
+    name: str
+    set: dict[str, Any] = Field(default_factory=dict)
+
+
+class Run(_Strict):
+    """Seeds per point and the metrics the summary shows."""
+
+    seeds: int = Field(3, ge=1, le=100)
+    metrics: list[str] = Field(default_factory=lambda: ["goodput_mbps"], min_length=1)
+
+    @field_validator("metrics")
+    @classmethod
+    def _metrics(cls, v: list[str]) -> list[str]:
+        for m in v:
+            _check_metric(m)
+        return v
+
+
+class Quick(_Strict):
+    """What ``--quick`` changes: seeds, cheaper settings, fewer axis values."""
+
+    seeds: int | None = Field(None, ge=1, le=100)
+    set: dict[str, Any] = Field(default_factory=dict)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+
+
+class Plot(_Strict):
+    """One figure panel: metrics against an axis, one line (or bar) per metric and series value.
+
+    ``series`` names the axes whose values tell the lines apart (one axis or a list).
+    """
+
+    kind: Literal["line", "bar"] = "line"
+    x: str
+    y: str | list[str]
+    series: str | list[str] = Field(default_factory=list)
+    where: Where = Field(default_factory=dict)
+    logx: bool = False
+    logy: bool = False
+    title: str = ""
+    xlabel: str = ""
+    ylabel: str = ""
+    ylim: tuple[float, float] | None = None
+
+    @field_validator("y")
+    @classmethod
+    def _y(cls, v: str | list[str]) -> str | list[str]:
+        for m in [v] if isinstance(v, str) else v:
+            _check_metric(m)
+        return v
+
+    @property
+    def metrics(self) -> list[str]:
+        """The plotted metrics."""
+        return [self.y] if isinstance(self.y, str) else list(self.y)
+
+    @property
+    def series_axes(self) -> list[str]:
+        """The axes that tell the lines apart."""
+        return [self.series] if isinstance(self.series, str) else list(self.series)
+
+
+class Than(_Strict):
+    """The right-hand side of a comparison: ``scale · metric(point with where applied) + offset``."""
+
+    metric: str | None = None
+    where: Where = Field(default_factory=dict)
+    scale: float = 1.0
+    offset: float = 0.0
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, v: str | None) -> str | None:
+        return None if v is None else _check_metric(v)
+
+
+class Claim(_Strict):
+    """A claim of the paper as a rule on the mean over seeds: ``metric(where) op value | than``."""
+
+    text: str
+    metric: str
+    where: Where = Field(default_factory=dict)
+    op: Literal["<", "<=", ">", ">=", "approx"]
+    value: float | None = None
+    than: Than | None = None
+    rel_tol: float | None = Field(None, gt=0, description="for op = approx: |lhs - rhs| <= rel_tol * |rhs|")
+    quantifier: Literal["all", "any"] = "all"
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, v: str) -> str:
+        return _check_metric(v)
+
+    @model_validator(mode="after")
+    def _rhs(self) -> Claim:
+        if (self.value is None) == (self.than is None):
+            raise ValueError("give exactly one of value or than")
+        if (self.op == "approx") != (self.rel_tol is not None):
+            raise ValueError("rel_tol goes with op = approx, and only with it")
+        return self
+
+
+class Reference(_Strict):
+    """A value the paper states in its text or tables, drawn on the figure beside the simulation."""
+
+    metric: str
+    where: Where = Field(default_factory=dict)
+    value: float
+    source: str
+
+    @field_validator("metric")
+    @classmethod
+    def _metric(cls, v: str) -> str:
+        return _check_metric(v)
+
+
+def _check_metric(name: str) -> str:
+    if name not in METRICS:
+        raise ValueError(f"unknown metric {name!r}; the metrics are {', '.join(METRICS)}")
+    return name
+
+
+class _File(_Strict):
+    meta: Meta
+    base: dict[str, Any] = Field(default_factory=dict)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    case: list[Case] = Field(default_factory=list)
+    run: Run = Field(default_factory=Run)  # type: ignore[arg-type]
+    quick: Quick = Field(default_factory=Quick)  # type: ignore[arg-type]
+    plot: list[Plot] = Field(default_factory=list)
+    claim: list[Claim] = Field(default_factory=list)
+    reference: list[Reference] = Field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Point:
+    """One simulation: the coordinates on every axis, the seed and the resolved scenario."""
+
+    coords: dict[str, Scalar]
+    seed: int
+    scenario: Scenario
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """A claim checked against a summary table: ``holds``, ``fails`` or ``not-run``, and why."""
+
+    text: str
+    verdict: Literal["holds", "fails", "not-run"]
+    detail: str
+
+
+class Experiment:
+    """A validated experiment file. Build with :func:`load`."""
+
+    def __init__(self, spec: _File, path: Path | None) -> None:
+        self.spec = spec
+        self.path = path
+        self._probe = self._base_scenario()
+        self.axes = self._axes(quick=False)
+        self.quick_axes = self._axes(quick=True)
+        self._check_references()
+
+    @property
+    def name(self) -> str:
+        """The experiment's name, e.g. ``fast08-fig06``."""
+        return self.spec.meta.name
+
+    @property
+    def axis_names(self) -> list[str]:
+        """Axis columns in table order: the swept settings, then ``case`` if there are cases."""
+        return list(self.axes)
+
+    # -- expansion -----------------------------------------------------
+
+    def points(self, quick: bool = False) -> list[Point]:
+        """Every (point, seed) of the sweep, each with its resolved scenario."""
+        spec = self.spec
+        axes = self.quick_axes if quick else self.axes
+        seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
+        base = apply_overrides(spec.base, spec.quick.set) if quick else spec.base
+        cases = {c.name: c.set for c in spec.case}
+        out: list[Point] = []
+        names = list(axes)
+        for combo in itertools.product(*(axes[n] for n in names)):
+            raw = dict(zip(names, combo))
+            settings = {k: v for k, v in raw.items() if k != AXIS_CASE}
+            if AXIS_CASE in raw:
+                settings = {**cases[str(raw[AXIS_CASE])], **settings}
+            coords = {k: self.resolve(k, v) for k, v in raw.items()}
+            for seed in range(1, seeds + 1):
+                scenario = Scenario.parse(base, {**settings, "seed": seed})
+                out.append(Point(coords, seed, scenario))
+        return out
+
+    def resolve(self, axis: str, value: Any) -> Scalar:
+        """An axis value in its table form: the setting parsed to SI units (``"200ms"`` -> ``0.2``)."""
+        if axis == AXIS_CASE:
+            return str(value)
+        table, _, key = axis.rpartition(".")
+        data = self._probe.with_overrides({axis: value}).to_dict()
+        resolved = data[table][key] if table else data[key]
+        if axis == "tcp.delayed_ack":  # a duration or a mode: one column type, the TOML form
+            return "off" if resolved is None else (format_duration(resolved) if isinstance(resolved, float) else resolved)
+        return resolved  # type: ignore[no-any-return]
+
+    def select(self, where: Mapping[str, Any]) -> list[dict[str, Scalar]]:
+        """The axis coordinates a ``where`` names, with list values expanded; unknown axes raise."""
+        keys = list(where)
+        for k in keys:
+            if k not in self.axes:
+                raise ValueError(f"{k!r} is not an axis of {self.name}; the axes are {', '.join(self.axes) or 'none'}")
+        lists = [v if isinstance(v, list) else [v] for v in where.values()]
+        return [{k: self.resolve(k, v) for k, v in zip(keys, combo)} for combo in itertools.product(*lists)]
+
+    # -- construction helpers --------------------------------------------
+
+    def _base_scenario(self) -> Scenario:
+        spec = self.spec
+        first = {k: v[0] for k, v in spec.sweep.items() if v and k == "servers"}
+        try:
+            return Scenario.parse(spec.base, first)
+        except ScenarioError as e:
+            raise ExperimentError(f"base.{e}") from None
+
+    def _axes(self, quick: bool) -> dict[str, list[Scalar]]:
+        spec = self.spec
+        axes: dict[str, list[Any]] = dict(spec.sweep)
+        if quick:
+            for k, values in spec.quick.sweep.items():
+                if k not in axes:
+                    raise ExperimentError(f"quick.sweep.{k}: not an axis of [sweep] ({', '.join(axes) or 'none'})")
+                axes[k] = values
+        where = "quick.sweep" if quick else "sweep"
+        probe = self._probe.with_overrides(spec.quick.set) if quick else self._probe
+        for k, values in axes.items():
+            if not values:
+                raise ExperimentError(f"{where}.{k}: needs at least one value")
+            for i, v in enumerate(values):
+                try:
+                    probe.with_overrides({k: v})
+                except ScenarioError as e:
+                    raise ExperimentError(f"{where}.{k}[{i}]: {e}") from None
+        if spec.case:
+            names = [c.name for c in spec.case]
+            if len(set(names)) != len(names):
+                raise ExperimentError("case.name: every case needs a distinct name")
+            for i, c in enumerate(spec.case):
+                try:
+                    probe.with_overrides(c.set)
+                except ScenarioError as e:
+                    raise ExperimentError(f"case[{i}].set.{e}") from None
+            axes[AXIS_CASE] = names
+        if quick:
+            try:
+                probe.with_overrides(spec.quick.set)
+            except ScenarioError as e:
+                raise ExperimentError(f"quick.set.{e}") from None
+        return axes
+
+    def _check_references(self) -> None:
+        spec = self.spec
+        groups: list[tuple[str, Sequence[Any]]] = [
+            ("claim", spec.claim),
+            ("reference", spec.reference),
+            ("plot", spec.plot),
+        ]
+        for group, items in groups:
+            for i, item in enumerate(items):
+                try:
+                    self.select(item.where)
+                    if isinstance(item, Claim) and item.than is not None:
+                        self.select(item.than.where)
+                    if isinstance(item, Plot):
+                        for axis in (item.x, *item.series_axes):
+                            if axis not in self.axes:
+                                raise ValueError(f"{axis!r} is not an axis ({', '.join(self.axes)})")
+                except (ValueError, ScenarioError) as e:
+                    raise ExperimentError(f"{group}[{i}].where: {e}") from None
+
+
+class ExperimentError(ScenarioError):
+    """An experiment file is invalid; the message names the dotted field."""
+
+
+# ---------------------------------------------------------------------------
+# Loading.
+
+
+def experiments_dir() -> Path:
+    """The directory of the packaged experiment files."""
+    return Path(__file__).parent / "experiments"
+
+
+def packaged() -> list[Path]:
+    """Every packaged experiment file, sorted by name."""
+    return sorted(experiments_dir().glob("*.toml"))
+
+
+def find(name_or_path: str) -> Path:
+    """A packaged experiment by name (``fast08-fig06``), or a path to a file."""
+    p = Path(name_or_path)
+    if p.suffix == ".toml" or p.exists():
+        return p
+    candidate = experiments_dir() / f"{name_or_path}.toml"
+    if candidate.exists():
+        return candidate
+    names = ", ".join(q.stem for q in packaged())
+    raise ExperimentError(f"{name_or_path}: no such experiment; see 'incast experiments' ({names})")
+
+
+def load(source: str | Path | Mapping[str, Any]) -> Experiment:
+    """Read and validate an experiment (a name, a path or a mapping in the TOML shape).
+
+    Raises :class:`ExperimentError` with one line naming the dotted field, e.g.
+    ``fast08-fig06.toml: claim[0].op: must be one of '<', '<=', '>', '>=', 'approx'``.
+    """
+    path: Path | None = None
+    if isinstance(source, Mapping):
+        data: Mapping[str, Any] = source
+        label = "experiment"
+    else:
+        path = find(str(source))
+        label = path.name
+        try:
+            data = tomllib.loads(path.read_text(encoding="utf-8"))
+        except tomllib.TOMLDecodeError as e:
+            raise ExperimentError(f"{label}: not valid TOML: {e}") from None
+        except UnicodeDecodeError:
+            raise ExperimentError(f"{label}: not valid TOML: not UTF-8 text") from None
+    try:
+        spec = _File.model_validate(data)
+    except ValidationError as e:
+        raise ExperimentError(f"{label}: {_describe(e)}") from None
+    try:
+        return Experiment(spec, path)
+    except ExperimentError as e:
+        raise ExperimentError(f"{label}: {e}") from None
+
+
+def _describe(err: ValidationError) -> str:
+    first = err.errors()[0]
+    loc = ""
+    for part in first["loc"]:
+        loc += f"[{part}]" if isinstance(part, int) else (f".{part}" if loc else str(part))
+    message = str(first["msg"])
+    if first["type"] == "extra_forbidden":
+        message = "unknown field"
+    elif first["type"] == "literal_error":
+        message = message.replace("Input should be", "must be")
+    message = message.removeprefix("Value error, ")
+    return f"{loc or 'experiment'}: {message[:1].lower()}{message[1:]}"
+
+
+# ---------------------------------------------------------------------------
+# Claims.
+
+
+def evaluate(experiment: Experiment, summary: pd.DataFrame | None) -> list[Verdict]:
+    """Check every claim against ``summary`` (one row per point, ``<metric>_mean`` columns).
+
+    A claim whose points are missing from the table (or whose mean is NaN) is ``not-run``.
+    """
+    return [_check(experiment, claim, summary) for claim in experiment.spec.claim]
+
+
+def _lookup(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar], metric: str) -> float:
+    mask = pd.Series(True, index=summary.index)
+    for k, v in coords.items():
+        mask &= summary[k] == v
+    rows = summary.loc[mask, f"{metric}_mean"]
+    return float(rows.iloc[0]) if len(rows) == 1 else math.nan
+
+
+def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -> Verdict:
+    if summary is None or summary.empty:
+        return Verdict(claim.text, "not-run", "no results")
+    results: list[bool] = []
+    shown: list[str] = []
+    for coords in experiment.select(claim.where):
+        lhs = _lookup(experiment, summary, coords, claim.metric)
+        if claim.than is not None:
+            other = {**coords, **experiment.select(claim.than.where)[0]} if claim.than.where else coords
+            base = _lookup(experiment, summary, other, claim.than.metric or claim.metric)
+            rhs = claim.than.scale * base + claim.than.offset
+        else:
+            rhs = float(claim.value)  # type: ignore[arg-type]
+        if math.isnan(lhs) or math.isnan(rhs):
+            return Verdict(claim.text, "not-run", f"no result at {_fmt_coords(coords)}")
+        ok = _compare(lhs, claim.op, rhs, claim.rel_tol)
+        results.append(ok)
+        shown.append(f"{_fmt_coords(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
+    holds = all(results) if claim.quantifier == "all" else any(results)
+    return Verdict(claim.text, "holds" if holds else "fails", "; ".join(shown))
+
+
+def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
+    if op == "<":
+        return lhs < rhs
+    if op == "<=":
+        return lhs <= rhs
+    if op == ">":
+        return lhs > rhs
+    if op == ">=":
+        return lhs >= rhs
+    return abs(lhs - rhs) <= (rel_tol or 0.0) * abs(rhs)
+
+
+def _fmt_coords(coords: Mapping[str, Scalar]) -> str:
+    return ", ".join(f"{k}={v}" for k, v in coords.items()) or "all"

@@ -1,0 +1,184 @@
+"""Figures of an experiment, drawn from its summary table with matplotlib (Agg), as PNG and SVG.
+
+Each ``[[plot]]`` of the experiment is one panel: the mean over seeds with its
+95% confidence interval as error bars, one line (or bar) per metric and value
+of the series axes, log scales where the paper used them, and the paper's
+reference points (``[[reference]]``) overlaid as black stars. Axis values are
+labelled in human units (``200ms``, ``1Gbps``, ``32KiB``). Plotting never runs
+a simulation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+
+from incast.experiment import Experiment, Plot, Scalar
+from incast.units import format_buffer, format_duration, format_rate
+
+__all__ = ["draw", "format_value"]
+
+_DURATIONS = {
+    "duration",
+    "link.rtt",
+    "tcp.rto_min",
+    "tcp.rto_max",
+    "tcp.rto_initial",
+    "tcp.clock_granularity",
+    "tcp.rto_scheduling_delay",
+    "tcp.delayed_ack",
+    "workload.server_jitter",
+}
+_SIZES = {"switch.buffer", "workload.sru", "workload.block", "workload.request", "tcp.rcv_wnd"}
+
+
+def format_value(axis: str, value: Any) -> str:
+    """An axis value in human units: ``("tcp.rto_min", 0.2)`` -> ``"200ms"``."""
+    if isinstance(value, (int, float)) and not isinstance(value, bool):
+        if axis in _DURATIONS:
+            return format_duration(float(value))
+        if axis == "link.rate":
+            return format_rate(int(value))
+        if axis in _SIZES:
+            return format_buffer(int(value))
+    if axis == "tcp.delayed_ack" and value is None:
+        return "off"
+    return str(value)
+
+
+def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path) -> list[Path]:
+    """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    from matplotlib.ticker import FuncFormatter, NullFormatter
+
+    plots = experiment.spec.plot
+    if not plots or summary.empty:
+        return []
+    fig, axes = plt.subplots(1, len(plots), figsize=(5.4 * len(plots), 4.2), squeeze=False)
+    for ax, plot in zip(axes[0], plots):
+        data = _rows(experiment, summary, plot.where)
+        if plot.kind == "bar":
+            _bars(ax, plot, data)
+        else:
+            _lines(ax, plot, data)
+        _references(ax, experiment, plot)
+        if plot.logx:
+            ax.set_xscale("log")
+        if plot.logy:
+            ax.set_yscale("log")
+        if plot.ylim is not None:
+            ax.set_ylim(*plot.ylim)
+        xs = list(dict.fromkeys(data[plot.x]))
+        if plot.kind == "line" and plot.logx and all(_numeric(v) for v in xs):
+            ax.set_xticks(sorted(xs), [format_value(plot.x, v) for v in sorted(xs)], fontsize=8)
+            ax.xaxis.set_minor_formatter(NullFormatter())
+        elif plot.kind == "line" and (plot.x in _DURATIONS or plot.x in _SIZES or plot.x == "link.rate"):
+            ax.xaxis.set_major_formatter(FuncFormatter(_formatter(plot.x)))
+        ax.set_xlabel(plot.xlabel or plot.x)
+        ax.set_ylabel(plot.ylabel or ", ".join(plot.metrics))
+        ax.set_title(plot.title, fontsize=10)
+        ax.grid(True, which="major", alpha=0.3)
+        ax.legend(fontsize=7)
+    meta = experiment.spec.meta
+    fig.suptitle(f"{meta.name}: {meta.paper} {meta.figure} (§{meta.section}), simulated", fontsize=11)
+    fig.tight_layout()
+    out = Path(directory)
+    paths = [out / "figure.png", out / "figure.svg"]
+    fig.savefig(paths[0], dpi=110)
+    fig.savefig(paths[1])
+    plt.close(fig)
+    return paths
+
+
+def _formatter(axis: str) -> Callable[[float, object], str]:
+    def fmt(value: float, _pos: object) -> str:
+        return format_value(axis, value)
+
+    return fmt
+
+
+def _rows(experiment: Experiment, summary: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
+    if not where:
+        return summary
+    mask = pd.Series(False, index=summary.index)
+    for coords in experiment.select(where):
+        hit = pd.Series(True, index=summary.index)
+        for k, v in coords.items():
+            hit &= summary[k] == v
+        mask |= hit
+    return summary[mask]
+
+
+def _series(plot: Plot, data: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
+    """(label, metric, rows) per line: every metric times every combination of the series axes."""
+    out: list[tuple[str, str, pd.DataFrame]] = []
+    axes = plot.series_axes
+    groups = list(data.groupby(axes, sort=False, dropna=False)) if axes else [((), data)]
+    for metric in plot.metrics:
+        for key, rows in groups:
+            values = key if isinstance(key, tuple) else (key,)
+            parts = [format_value(a, v) for a, v in zip(axes, values)]
+            if len(plot.metrics) > 1:
+                parts.insert(0, metric)
+            out.append((", ".join(parts) or metric, metric, rows))
+    return out
+
+
+def _lines(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
+    for label, metric, rows in _series(plot, data):
+        rows = rows.sort_values(plot.x) if rows[plot.x].map(_numeric).all() else rows
+        ax.errorbar(
+            rows[plot.x],
+            rows[f"{metric}_mean"],
+            yerr=rows[f"{metric}_ci95"].fillna(0),
+            marker="o",
+            markersize=4,
+            capsize=2,
+            label=label,
+        )
+
+
+def _bars(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
+    series = _series(plot, data)
+    categories = [format_value(plot.x, v) for v in dict.fromkeys(data[plot.x])]
+    width = 0.8 / max(len(series), 1)
+    for i, (label, metric, rows) in enumerate(series):
+        xs = [categories.index(format_value(plot.x, v)) + (i - (len(series) - 1) / 2) * width for v in rows[plot.x]]
+        ax.bar(xs, rows[f"{metric}_mean"], width, yerr=rows[f"{metric}_ci95"].fillna(0), capsize=2, label=label)
+    ax.set_xticks(range(len(categories)), categories, fontsize=8)
+
+
+def _references(ax: Any, experiment: Experiment, plot: Plot) -> None:
+    first = True
+    for ref in experiment.spec.reference:
+        if ref.metric not in plot.metrics:
+            continue
+        for coords in experiment.select(ref.where):
+            if not _inside(experiment, coords, plot.where) or plot.x not in coords:
+                continue
+            x: Scalar = coords[plot.x]
+            if plot.kind == "bar":
+                ticks = [t.get_text() for t in ax.get_xticklabels()]
+                label = format_value(plot.x, x)
+                if label not in ticks:
+                    continue
+                x = ticks.index(label)
+            ax.scatter(
+                [x], [ref.value], marker="*", s=140, color="black", zorder=5, label="paper" if first else None
+            )
+            first = False
+
+
+def _inside(experiment: Experiment, coords: Mapping[str, Scalar], where: Mapping[str, Any]) -> bool:
+    allowed = experiment.select(where) if where else [{}]
+    return any(all(coords.get(k, v) == v for k, v in a.items()) for a in allowed)
+
+
+def _numeric(value: object) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)

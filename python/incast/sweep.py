@@ -1,0 +1,423 @@
+"""Sweeps: run every point of an experiment on all cores or a Dask cluster, cached and resumable.
+
+Each (point, seed) is one :func:`incast.run`. Its metrics are cached in
+``<out>/<name>/cache/<key>.json`` where ``key`` is the SHA-256 of the resolved
+engine scenario and the engine version, so a rerun reuses finished points and
+an interrupted sweep resumes where it stopped. The executor is a local
+``ProcessPoolExecutor`` on all cores, or the ``concurrent.futures`` executor of
+a Dask ``distributed.Client`` (``dask="tcp://host:8786"``, or ``"local"`` for a
+``LocalCluster`` started here).
+
+Output under ``<out>/<name>/``:
+
+* ``points.parquet`` / ``points.csv``: one row per point and seed; the axis
+  columns (dotted setting names, SI values, and ``case``), ``seed``, and every
+  metric of :data:`incast.experiment.METRICS`.
+* ``summary.parquet`` / ``summary.csv``: one row per point; ``seeds``, and for
+  each metric ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the
+  95% Student-t confidence interval of the mean across seeds (NaN for one seed).
+* ``run.json``: the run's manifest (mode, points, cache hits, wall time,
+  claims and their verdicts, paths of tables and figures).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import signal
+import time
+from collections.abc import Callable, Iterator, Mapping
+from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pyarrow as pa
+import pyarrow.parquet as pq
+
+from incast._core import engine_version
+from incast.config import Scenario
+from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
+from incast.result import Result
+from incast.result import run as run_scenario
+
+__all__ = [
+    "Interrupted",
+    "SweepResult",
+    "executor",
+    "metrics_of",
+    "read_manifest",
+    "reproduce",
+    "point_key",
+    "simulate",
+    "summarize",
+    "sweep",
+    "t_975",
+    "write_manifest",
+]
+
+
+class Interrupted(Exception):
+    """Ctrl-C during a sweep: the finished points are cached and the partial tables written."""
+
+    def __init__(self, result: SweepResult) -> None:
+        super().__init__(f"interrupted: {result.done} of {result.total} points done")
+        self.result = result
+
+
+@dataclass
+class SweepResult:
+    """What a sweep produced: the tables, where they are, and how much was reused."""
+
+    name: str
+    directory: Path
+    quick: bool
+    total: int
+    cached: int
+    computed: int
+    wall_s: float
+    points: pd.DataFrame
+    summary: pd.DataFrame
+    verdicts: list[Verdict] = field(default_factory=list)
+    figures: list[Path] = field(default_factory=list)
+
+    @property
+    def done(self) -> int:
+        """Points with a result (cached or computed)."""
+        return self.cached + self.computed
+
+    @property
+    def tables(self) -> dict[str, str]:
+        """Paths of the tidy tables."""
+        return {f"{t}_{ext}": str(self.directory / f"{t}.{ext}") for t in ("points", "summary") for ext in ("parquet", "csv")}
+
+    def manifest(self) -> dict[str, Any]:
+        """The JSON object ``incast reproduce --json`` prints and ``run.json`` holds."""
+        return {
+            "name": self.name,
+            "mode": "quick" if self.quick else "full",
+            "claims": [{"text": v.text, "verdict": v.verdict, "detail": v.detail} for v in self.verdicts],
+            "points": self.total,
+            "done": self.done,
+            "cached": self.cached,
+            "computed": self.computed,
+            "wall_s": round(self.wall_s, 3),
+            "engine": engine_version(),
+            "tables": self.tables,
+            "figures": [str(p) for p in self.figures],
+        }
+
+
+# ---------------------------------------------------------------------------
+# One point.
+
+
+def point_key(scenario: Scenario) -> str:
+    """Content hash of the resolved scenario (engine form) and the engine version."""
+    doc = json.dumps({"scenario": json.loads(scenario.to_engine_json()), "engine": engine_version()}, sort_keys=True)
+    return hashlib.sha256(doc.encode()).hexdigest()
+
+
+def simulate(scenario: Mapping[str, Any]) -> dict[str, float]:
+    """Run one scenario (its ``to_dict()`` form) and return its metrics; runs in a worker."""
+    return metrics_of(run_scenario(Scenario.parse(scenario)))
+
+
+def metrics_of(result: Result) -> dict[str, float]:
+    """Every metric of :data:`~incast.experiment.METRICS` from one result.
+
+    Besides the result's own counters: the FAST08 Table 3 split of lost
+    retransmits by DART against the duplicate-ACK threshold, and GIP's "number
+    of TOs suffered by the unluckiest flow per stripe unit" (Fig 1, 16): for
+    each completed block, the largest count of timeouts on one server, averaged
+    over the completed blocks (all classes, FLoss-TOs only, LAck-TOs only).
+    """
+    d = result.to_dict()
+    flat: dict[str, float | None] = {}
+    for key, value in d.items():
+        if isinstance(value, Mapping) and key != "scenario":
+            for sub, v in value.items():
+                flat[f"{key}.{sub}"] = v
+        elif isinstance(value, (int, float)):
+            flat[key] = value
+    table = result.timeouts_table
+    threshold = result.scenario.tcp.dupack_threshold
+    lost = table[table["class"] == "lost_retransmit"]
+    flat["timeout_classes.lost_retransmit_dart_ge_thresh"] = int((lost["dart"] >= threshold).sum())
+    flat["timeout_classes.lost_retransmit_dart_lt_thresh"] = int((lost["dart"] < threshold).sum())
+    blocks = int(d["blocks"])
+    server = table[(table["side"] == "server") & (table["block"] < blocks)]
+    for name, rows in (
+        ("unluckiest_flow_timeouts_per_block", server),
+        ("unluckiest_flow_floss_per_block", server[server["gip_class"] == "floss"]),
+        ("unluckiest_flow_lack_per_block", server[server["gip_class"] == "lack"]),
+    ):
+        worst = rows.groupby("block")["flow"].value_counts().groupby("block").max()
+        flat[name] = float(worst.sum()) / blocks if blocks else math.nan
+    values = {m: flat[m] for m in METRICS}
+    return {m: math.nan if v is None else float(v) for m, v in values.items()}
+
+
+# ---------------------------------------------------------------------------
+# Executors.
+
+
+def _ignore_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
+@contextmanager
+def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Executor]:
+    """A ``concurrent.futures`` executor: a process pool on ``jobs`` cores (all by default),
+    or a Dask cluster's (``dask="tcp://host:8786"``; ``"local"`` starts a ``LocalCluster``).
+    """
+    workers = jobs or os.cpu_count() or 1
+    if dask is None:
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+        try:
+            yield pool
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+        return
+    from distributed import Client, LocalCluster
+
+    cluster = None
+    if dask == "local":
+        cluster = LocalCluster(  # type: ignore[no-untyped-call]
+            n_workers=workers, threads_per_worker=1, processes=True, dashboard_address=None
+        )
+        client = Client(cluster)  # type: ignore[no-untyped-call]
+    else:
+        client = Client(dask, timeout="10s")  # type: ignore[no-untyped-call]
+    try:
+        with client.get_executor() as ex:  # type: ignore[no-untyped-call]
+            yield ex
+    finally:
+        client.close()  # type: ignore[no-untyped-call]
+        if cluster is not None:
+            cluster.close()
+
+
+# ---------------------------------------------------------------------------
+# The sweep.
+
+
+class _Cache:
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+
+    def get(self, key: str) -> dict[str, float] | None:
+        try:
+            doc = json.loads((self.directory / f"{key}.json").read_text())
+        except (OSError, ValueError):
+            return None
+        metrics = doc.get("metrics")
+        return metrics if isinstance(metrics, dict) and all(m in metrics for m in METRICS) else None
+
+    def put(self, key: str, point: Point, metrics: Mapping[str, float]) -> None:
+        self.directory.mkdir(parents=True, exist_ok=True)
+        tmp = self.directory / f".{key}.{os.getpid()}.tmp"
+        doc = {"engine": engine_version(), "scenario": point.scenario.to_dict(), "metrics": dict(metrics)}
+        tmp.write_text(json.dumps(doc, allow_nan=True))
+        tmp.replace(self.directory / f"{key}.json")
+
+
+Progress = Callable[[int, int], None]
+
+
+def sweep(
+    experiment: Experiment,
+    *,
+    out: str | Path = "results",
+    quick: bool = False,
+    dask: str | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> SweepResult:
+    """Run the missing points of ``experiment``, write its tables, and return them.
+
+    ``progress(done, total)`` is called as points finish. On Ctrl-C the pending
+    points are cancelled, the finished ones kept, the partial tables written,
+    and :class:`Interrupted` raised carrying the partial result.
+    """
+    points = experiment.points(quick)
+    directory = Path(out) / experiment.name
+    directory.mkdir(parents=True, exist_ok=True)
+    cache = _Cache(directory / "cache")
+    rows: dict[int, dict[str, float]] = {}
+    todo: list[tuple[int, Point, str]] = []
+    for i, p in enumerate(points):
+        key = point_key(p.scenario)
+        hit = cache.get(key)
+        if hit is None:
+            todo.append((i, p, key))
+        else:
+            rows[i] = hit
+    cached = len(rows)
+    start = time.perf_counter()
+    interrupted = False
+    if progress:
+        progress(len(rows), len(points))
+    if todo:
+        with executor(dask, jobs) as ex:
+            futures: dict[Future[dict[str, float]], tuple[int, Point, str]] = {
+                ex.submit(simulate, p.scenario.to_dict()): (i, p, key) for i, p, key in todo
+            }
+            try:
+                for f in as_completed(futures):
+                    i, p, key = futures[f]
+                    rows[i] = f.result()
+                    cache.put(key, p, rows[i])
+                    if progress:
+                        progress(len(rows), len(points))
+            except KeyboardInterrupt:
+                interrupted = True
+                for f in futures:
+                    f.cancel()
+                for f, (i, p, key) in futures.items():
+                    if f.done() and not f.cancelled() and f.exception() is None and i not in rows:
+                        rows[i] = f.result()
+                        cache.put(key, p, rows[i])
+    table = _points_table(experiment, points, rows)
+    summary = summarize(experiment, table)
+    result = SweepResult(
+        name=experiment.name,
+        directory=directory,
+        quick=quick,
+        total=len(points),
+        cached=cached,
+        computed=len(rows) - cached,
+        wall_s=time.perf_counter() - start,
+        points=table,
+        summary=summary,
+    )
+    result.verdicts = evaluate(experiment, summary)
+    _write(experiment, result)
+    if interrupted:
+        raise Interrupted(result)
+    return result
+
+
+def _points_table(experiment: Experiment, points: list[Point], rows: Mapping[int, Mapping[str, float]]) -> pd.DataFrame:
+    records = [{**p.coords, "seed": p.seed, **rows[i]} for i, p in enumerate(points) if i in rows]
+    columns = [*experiment.axis_names, "seed", *METRICS]
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+def summarize(experiment: Experiment, table: pd.DataFrame) -> pd.DataFrame:
+    """One row per point: ``seeds`` and ``<metric>_mean`` / ``<metric>_ci95`` (Student t, 95%)."""
+    axes = experiment.axis_names
+    columns = [*axes, "seeds", *(f"{m}_{s}" for m in METRICS for s in ("mean", "ci95"))]
+    if table.empty:
+        return pd.DataFrame(columns=columns)
+    groups = table.groupby(axes, sort=False, dropna=False) if axes else [((), table)]
+    records = []
+    for key, g in groups:
+        key = key if isinstance(key, tuple) else (key,)
+        record: dict[str, Any] = dict(zip(axes, key))
+        n = len(g)
+        record["seeds"] = n
+        for m in METRICS:
+            values = g[m].astype(float)
+            record[f"{m}_mean"] = float(values.mean())
+            record[f"{m}_ci95"] = t_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
+        records.append(record)
+    return pd.DataFrame.from_records(records, columns=columns)
+
+
+#: Two-sided 95% Student-t quantiles t(0.975, df) for df = 1..30.
+_T975 = (
+    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
+    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
+    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+)  # fmt: skip
+
+
+def t_975(df: int) -> float:
+    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (table to 30, then Cornish-Fisher)."""
+    if df < 1:
+        return math.nan
+    if df <= len(_T975):
+        return _T975[df - 1]
+    z = 1.959964
+    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
+
+
+def _write(experiment: Experiment, result: SweepResult) -> None:
+    meta = {
+        b"incast.experiment": experiment.name.encode(),
+        b"incast.engine": engine_version().encode(),
+        b"incast.mode": (b"quick" if result.quick else b"full"),
+    }
+    for name, frame in (("points", result.points), ("summary", result.summary)):
+        table = pa.Table.from_pandas(_uniform(frame, experiment.axis_names), preserve_index=False)
+        table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
+        _atomic(result.directory / f"{name}.parquet", partial(_write_parquet, table))
+        _atomic(result.directory / f"{name}.csv", partial(_write_csv, frame))
+    write_manifest(result)
+
+
+def _write_parquet(table: pa.Table, path: Path) -> None:
+    pq.write_table(table, path)
+
+
+def _write_csv(frame: pd.DataFrame, path: Path) -> None:
+    frame.to_csv(path, index=False)
+
+
+def _uniform(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
+    """Axis columns mixing numbers and strings (``32768`` and ``"64pkt"``) as strings, for Parquet."""
+    mixed = [a for a in axes if frame[a].map(type).nunique() > 1]
+    return frame.astype({a: str for a in mixed}) if mixed else frame
+
+
+def write_manifest(result: SweepResult) -> None:
+    """Write ``run.json`` for ``result`` (again after the figures are drawn)."""
+    text = json.dumps(result.manifest(), indent=1, allow_nan=False)
+    _atomic(result.directory / "run.json", lambda p: p.write_text(text))
+
+
+def _atomic(path: Path, write: Callable[[Path], object]) -> None:
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    write(tmp)
+    tmp.replace(path)
+
+
+def read_manifest(out: str | Path, name: str) -> dict[str, Any] | None:
+    """The last ``run.json`` of experiment ``name`` under ``out``, or None if it never ran."""
+    try:
+        doc = json.loads((Path(out) / name / "run.json").read_text())
+    except (OSError, ValueError):
+        return None
+    return doc if isinstance(doc, dict) else None
+
+
+def reproduce(
+    experiment: Experiment,
+    *,
+    out: str | Path = "results",
+    quick: bool = False,
+    dask: str | None = None,
+    jobs: int | None = None,
+    progress: Progress | None = None,
+) -> SweepResult:
+    """:func:`sweep`, then draw the figures and record their paths in ``run.json``.
+
+    An interrupted sweep still draws what it has before :class:`Interrupted` propagates.
+    """
+    from incast.plots import draw
+
+    try:
+        result = sweep(experiment, out=out, quick=quick, dask=dask, jobs=jobs, progress=progress)
+    except Interrupted as e:
+        e.result.figures = draw(experiment, e.result.summary, e.result.directory)
+        write_manifest(e.result)
+        raise
+    result.figures = draw(experiment, result.summary, result.directory)
+    write_manifest(result)
+    return result

@@ -1,0 +1,154 @@
+"""Experiment files: every packaged one is valid, a bad field is named, claims are checked as rules."""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import pytest
+
+from incast.cli import main
+from incast.experiment import METRICS, ExperimentError, evaluate, load, packaged
+
+PACKAGED = packaged()
+
+
+def tiny(**changes: Any) -> dict[str, Any]:
+    """A small valid experiment in the TOML shape, with top-level tables replaced by ``changes``."""
+    doc: dict[str, Any] = {
+        "meta": {"name": "fast08-fig99", "paper": "FAST08", "section": "4", "figure": "Figure 99", "title": "t"},
+        "base": {"blocks": 2, "workload": {"sru": "32KiB"}},
+        "sweep": {"servers": [1, 4], "tcp.rto_min": ["200ms", "1ms"]},
+        "run": {"seeds": 2, "metrics": ["goodput_mbps"]},
+        "claim": [
+            {
+                "text": "4 servers with 1 ms beat 200 ms",
+                "metric": "goodput_mbps",
+                "where": {"servers": 4, "tcp.rto_min": "1ms"},
+                "op": ">",
+                "than": {"where": {"tcp.rto_min": "200ms"}},
+            }
+        ],
+    }
+    doc.update(changes)
+    return doc
+
+
+# -- the packaged experiments -------------------------------------------------------
+
+
+def test_there_are_packaged_experiments_for_the_three_papers_with_simulations() -> None:
+    papers = {load(p).spec.meta.paper for p in PACKAGED}
+    assert {"FAST08", "CMU09", "GIP"} <= papers
+    assert {"fast08-fig06", "fast08-table3", "cmu09-fig13", "gip-fig15"} <= {p.stem for p in PACKAGED}
+
+
+@pytest.mark.parametrize("path", PACKAGED, ids=[p.stem for p in PACKAGED])
+def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_of_both_modes(path: Path) -> None:
+    experiment = load(path)
+    assert experiment.name == path.stem
+    assert experiment.spec.claim, "every packaged experiment states at least one claim of its paper"
+    for quick in (False, True):
+        points = {tuple(sorted(p.coords.items())) for p in experiment.points(quick)}
+        for claim in experiment.spec.claim:
+            wanted = experiment.select(claim.where)
+            if claim.than is not None and claim.than.where:
+                wanted += [{**w, **experiment.select(claim.than.where)[0]} for w in wanted]
+            for coords in wanted:
+                assert any(set(coords.items()) <= set(p) for p in points), (claim.text, coords, quick)
+
+
+# -- bad fields ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("changes", "field"),
+    [
+        ({"meta": {"name": "fast08-fig99", "paper": "FAST08", "section": "4", "figure": "F", "title": "t", "colour": 1}}, "meta.colour: unknown field"),
+        ({"meta": {"name": "figure six", "paper": "FAST08", "section": "4", "figure": "F", "title": "t"}}, "meta.name: must look like"),
+        ({"meta": {"name": "fast08-fig99", "paper": "SIGCOMM", "section": "4", "figure": "F", "title": "t"}}, "meta.paper: must be"),
+        ({"sweep": {"servers": [1], "tcp.rto_min": ["soon"]}}, "sweep.tcp.rto_min[0]: tcp.rto_min"),
+        ({"sweep": {"servers": [1], "tcp.rto_mni": ["1ms"]}}, "sweep.tcp.rto_mni[0]: tcp.rto_mni: unknown setting"),
+        ({"base": {"switch": {"buffer": "1B"}}}, "base.switch.buffer"),
+        ({"run": {"seeds": 0}}, "run.seeds: "),
+        ({"run": {"metrics": ["goodput"]}}, "run.metrics: unknown metric 'goodput'"),
+        ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "=~", "value": 1}]}, "claim[0].op: must be"),
+        ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<"}]}, "claim[0]: give exactly one of value or than"),
+        ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<", "value": 1, "where": {"buffer": 1}}]}, "claim[0].where: 'buffer' is not an axis"),
+        ({"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]}, "plot[0].where: 'tcp.variant' is not an axis"),
+        ({"quick": {"sweep": {"links": [1]}}}, "quick.sweep.links: not an axis"),
+    ],  # fmt: skip
+)
+def test_a_bad_field_is_rejected_in_one_line_naming_it(changes: dict[str, Any], field: str) -> None:
+    with pytest.raises(ExperimentError) as e:
+        load(tiny(**changes))
+    message = str(e.value)
+    assert field in message, message
+    assert "\n" not in message
+
+
+def test_the_cli_rejects_a_bad_file_with_exit_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.toml"
+    bad.write_text(Path(PACKAGED[0]).read_text().replace('op = "', 'op = "≈', 1))
+    code = main(["sweep", str(bad), "--out", str(tmp_path / "results")])
+    out, err = capsys.readouterr()
+    assert code == 2
+    assert err.startswith("error: bad.toml: claim[0].op: must be") and err.count("\n") == 1, err
+    assert not (tmp_path / "results").exists(), "nothing is written for a rejected file"
+
+
+def test_an_unknown_experiment_name_is_one_line_with_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "fast08-fig77"]) == 2
+    assert "fast08-fig77: no such experiment" in capsys.readouterr().err
+
+
+# -- claims as rules -------------------------------------------------------------------
+
+
+def summary(rows: list[tuple[int, float, float]]) -> pd.DataFrame:
+    """A summary table over (servers, tcp.rto_min) with goodput means."""
+    frame = pd.DataFrame(rows, columns=["servers", "tcp.rto_min", "goodput_mbps_mean"])
+    for m in METRICS:
+        frame[f"{m}_mean"] = frame.get(f"{m}_mean", math.nan)
+    return frame
+
+
+def verdicts(claims: list[dict[str, Any]], table: pd.DataFrame | None) -> list[str]:
+    return [v.verdict for v in evaluate(load(tiny(claim=claims)), table)]
+
+
+def test_a_comparison_with_a_neighbouring_point_holds_or_fails_on_the_numbers() -> None:
+    claim = tiny()["claim"]
+    assert verdicts(claim, summary([(4, 0.001, 800.0), (4, 0.2, 50.0)])) == ["holds"]
+    assert verdicts(claim, summary([(4, 0.001, 40.0), (4, 0.2, 50.0)])) == ["fails"]
+
+
+def test_a_claim_whose_points_are_missing_is_not_run() -> None:
+    claim = tiny()["claim"]
+    assert verdicts(claim, None) == ["not-run"]
+    assert verdicts(claim, summary([(4, 0.001, 800.0)])) == ["not-run"]
+    assert verdicts(claim, summary([(4, 0.001, math.nan), (4, 0.2, 50.0)])) == ["not-run"]
+
+
+def test_list_values_need_all_points_or_any_point() -> None:
+    table = summary([(1, 0.2, 900.0), (4, 0.2, 50.0)])
+    rule = {"text": "t", "metric": "goodput_mbps", "where": {"servers": [1, 4], "tcp.rto_min": "200ms"}, "op": "<", "value": 100}
+    assert verdicts([rule], table) == ["fails"]
+    assert verdicts([{**rule, "quantifier": "any"}], table) == ["holds"]
+
+
+def test_approx_scale_and_offset_follow_the_paper_s_wording() -> None:
+    table = summary([(1, 0.2, 900.0), (4, 0.2, 640.0), (4, 0.001, 700.0)])
+    about = {"text": "about 65%", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "approx", "value": 650, "rel_tol": 0.05}
+    tenth = {"text": "below 1/10", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<", "than": {"where": {"servers": 1}, "scale": 0.1}}
+    minus = {"text": "100 less", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<=", "than": {"where": {"tcp.rto_min": "1ms"}, "offset": -50}}
+    assert verdicts([about, tenth, minus], table) == ["holds", "fails", "holds"]
+
+
+def test_where_values_are_read_in_any_unit() -> None:
+    experiment = load(tiny())
+    assert experiment.select({"tcp.rto_min": ["0.2s", "200ms", "1ms"]}) == [
+        {"tcp.rto_min": 0.2}, {"tcp.rto_min": 0.2}, {"tcp.rto_min": 0.001},
+    ]  # fmt: skip

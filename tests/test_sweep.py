@@ -1,0 +1,170 @@
+"""Sweeps: the same tables on the process pool and on Dask, the cache, Ctrl-C, and resuming a killed run."""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from incast.experiment import Experiment, load
+from incast.sweep import summarize, sweep, t_975
+
+TINY = """
+[meta]
+name = "fast08-fig98"
+paper = "FAST08"
+section = "4"
+figure = "Figure 98"
+title = "a tiny sweep"
+
+[base]
+blocks = 3
+[base.workload]
+sru = "64KiB"
+
+[sweep]
+servers = [1, 4, 8]
+"tcp.rto_min" = ["200ms", "1ms"]
+
+[run]
+seeds = 2
+
+[[claim]]
+text = "8 servers collapse with 200 ms"
+metric = "goodput_mbps"
+where = { servers = 8, "tcp.rto_min" = "200ms" }
+op = "<"
+than = { where = { servers = 1 }, scale = 0.5 }
+"""
+
+#: Twelve points of about 0.2-0.4 s each on one core: long enough to interrupt in the middle.
+SLOW = TINY.replace("blocks = 3", 'duration = "20s"').replace('sru = "64KiB"', 'sru = "1MiB"').replace(
+    "servers = [1, 4, 8]", "servers = [1, 2, 3, 4, 5, 6]"
+).replace("seeds = 2", "seeds = 1")
+
+
+def experiment(tmp_path: Path, text: str = TINY) -> tuple[Experiment, Path]:
+    path = tmp_path / "tiny.toml"
+    path.write_text(text)
+    return load(path), path
+
+
+def test_the_process_pool_and_dask_local_give_identical_tables(tmp_path: Path) -> None:
+    exp, _ = experiment(tmp_path)
+    pool = sweep(exp, out=tmp_path / "pool", jobs=2)
+    dask = sweep(exp, out=tmp_path / "dask", dask="local", jobs=2)
+    assert (pool.computed, dask.computed) == (12, 12)
+    pd.testing.assert_frame_equal(pool.points, dask.points)
+    pd.testing.assert_frame_equal(pool.summary, dask.summary)
+    for name in ("points", "summary"):
+        on_disk = [pd.read_parquet(tmp_path / run / "fast08-fig98" / f"{name}.parquet") for run in ("pool", "dask")]
+        pd.testing.assert_frame_equal(*on_disk)
+    assert [v.verdict for v in pool.verdicts] == ["holds"]
+
+
+def test_the_tidy_table_has_one_row_per_point_and_seed_with_axis_columns(tmp_path: Path) -> None:
+    exp, _ = experiment(tmp_path)
+    result = sweep(exp, out=tmp_path, jobs=1)
+    points = pd.read_csv(tmp_path / "fast08-fig98" / "points.csv")
+    assert len(points) == 12 and {"servers", "tcp.rto_min", "seed", "goodput_mbps", "timeouts"} <= set(points)
+    assert sorted(points["tcp.rto_min"].unique()) == [0.001, 0.2]
+    summary = result.summary
+    assert len(summary) == 6 and (summary["seeds"] == 2).all()
+    row = points[(points.servers == 8) & (points["tcp.rto_min"] == 0.2)]["goodput_mbps"]
+    mean = summary[(summary.servers == 8) & (summary["tcp.rto_min"] == 0.2)]
+    assert mean["goodput_mbps_mean"].item() == pytest.approx(row.mean())
+    assert mean["goodput_mbps_ci95"].item() == pytest.approx(12.706 * row.std(ddof=1) / math.sqrt(2))
+
+
+def test_a_rerun_reuses_every_cached_point(tmp_path: Path) -> None:
+    exp, _ = experiment(tmp_path)
+    first = sweep(exp, out=tmp_path, jobs=2)
+    again = sweep(exp, out=tmp_path, jobs=2)
+    assert (first.cached, first.computed) == (0, 12)
+    assert (again.cached, again.computed) == (12, 0)
+    pd.testing.assert_frame_equal(first.points, again.points)
+    manifest = json.loads((tmp_path / "fast08-fig98" / "run.json").read_text())
+    assert (manifest["cached"], manifest["computed"], manifest["points"]) == (12, 0, 12)
+
+
+def test_changing_one_setting_reruns_only_the_points_it_changes(tmp_path: Path) -> None:
+    exp, path = experiment(tmp_path)
+    sweep(exp, out=tmp_path, jobs=2)
+    wider = load(path.write_text(TINY.replace("servers = [1, 4, 8]", "servers = [1, 4, 8, 16]")) and path)
+    result = sweep(wider, out=tmp_path, jobs=2)
+    assert (result.cached, result.computed) == (12, 4)
+
+
+def incast_sweep(path: Path, out: Path) -> subprocess.Popen[str]:
+    """``incast sweep`` on one core, in its own process group."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "incast", "sweep", str(path), "--out", str(out), "--jobs", "1", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+
+
+def wait_for_points(cache: Path, n: int, proc: subprocess.Popen[str]) -> int:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and proc.poll() is None:
+        done = len(list(cache.glob("*.json"))) if cache.exists() else 0
+        if done >= n:
+            return done
+        time.sleep(0.02)
+    pytest.fail("the sweep finished or stalled before it could be interrupted")
+
+
+def test_a_killed_sweep_resumes_and_runs_only_the_rest(tmp_path: Path) -> None:
+    _, path = experiment(tmp_path, SLOW)
+    cache = tmp_path / "results" / "fast08-fig98" / "cache"
+    proc = incast_sweep(path, tmp_path / "results")
+    wait_for_points(cache, 3, proc)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.communicate()
+    kept = len(list(cache.glob("*.json")))
+    assert 3 <= kept < 12
+    rerun = incast_sweep(path, tmp_path / "results")
+    out, err = rerun.communicate(timeout=300)
+    assert rerun.returncode == 0, err
+    manifest = json.loads(out)
+    assert (manifest["cached"], manifest["computed"], manifest["done"]) == (kept, 12 - kept, 12)
+
+
+def test_ctrl_c_keeps_finished_points_writes_the_partial_table_and_exits_130(tmp_path: Path) -> None:
+    _, path = experiment(tmp_path, SLOW)
+    results = tmp_path / "results" / "fast08-fig98"
+    proc = incast_sweep(path, tmp_path / "results")
+    wait_for_points(results / "cache", 2, proc)
+    os.killpg(proc.pid, signal.SIGINT)
+    out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert err.startswith("interrupted: ") and err.count("\n") == 1, err
+    kept = len(list((results / "cache").glob("*.json")))
+    assert 2 <= kept < 12
+    assert len(pd.read_parquet(results / "points.parquet")) == kept
+    assert json.loads((results / "run.json").read_text())["done"] == kept
+
+
+def test_student_t_quantiles_match_the_table_and_its_tail() -> None:
+    assert t_975(1) == 12.706 and t_975(30) == 2.042
+    assert t_975(60) == pytest.approx(2.000, abs=1e-3)
+    assert math.isnan(t_975(0))
+
+
+def test_one_seed_has_no_confidence_interval(tmp_path: Path) -> None:
+    exp, _ = experiment(tmp_path)
+    table = pd.DataFrame({"servers": [1], "tcp.rto_min": [0.2], "seed": [1], **{m: [1.0] for m in ("goodput_mbps",)}})
+    for m in __import__("incast.experiment", fromlist=["METRICS"]).METRICS:
+        table[m] = table.get(m, 1.0)
+    row = summarize(exp, table).iloc[0]
+    assert row["seeds"] == 1 and row["goodput_mbps_mean"] == 1.0 and math.isnan(row["goodput_mbps_ci95"])
