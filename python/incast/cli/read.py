@@ -43,6 +43,9 @@ _CONNECTION_COLUMNS = {
     "ato_us": "ato ms",
 }
 
+#: Host counters printed even when they did not move; the others only when they did.
+_ALWAYS_SHOWN = ("TCPTimeouts", "TCPLossProbes", "RetransSegs")
+
 
 def _opt(flag: str, metavar: str, help: str) -> Any:
     return typer.Option(flag, metavar=metavar, help=help, show_default=False)
@@ -144,8 +147,9 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
     table.add_row("blocks", f"{r.blocks} ({r.bytes_delivered:,} bytes) in {r.wall_s:.3f} s")
     t = r.block_time_ms
     table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
-    if r.tcpext:
-        table.add_row("host TCP", ", ".join(f"{name} +{c['delta']}" for name, c in r.tcpext.items()))
+    shown = [name for name, c in r.tcpext.items() if name in _ALWAYS_SHOWN or c["delta"]]
+    if shown:
+        table.add_row("host TCP", ", ".join(f"{name} +{r.tcpext[name]['delta']}" for name in shown))
     console.print(table)
     conns = Table()
     for heading in ("server", "bytes", *_CONNECTION_COLUMNS.values()):
