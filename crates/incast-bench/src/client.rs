@@ -85,7 +85,6 @@ struct Run<'a> {
     socket: &'a SocketOptions,
     conns: Vec<Conn>,
     poll: Poll,
-    events: Events,
     buf: Vec<u8>,
     last_stop_check: Instant,
 }
@@ -102,15 +101,7 @@ impl<'a> Run<'a> {
                 .map_err(|e| fail(name, None, format!("epoll: {e}")))?;
             conns.push(Conn { name: name.clone(), stream, want: plan.per_server[i], got: 0, phase: Phase::Done });
         }
-        Ok(Run {
-            plan,
-            socket,
-            conns,
-            poll,
-            events: Events::with_capacity(1024),
-            buf: vec![0; READ_BUF],
-            last_stop_check: Instant::now(),
-        })
+        Ok(Run { plan, socket, conns, poll, buf: vec![0; READ_BUF], last_stop_check: Instant::now() })
     }
 
     /// Warm up, then measure blocks into `report` until the stop condition.
@@ -153,6 +144,7 @@ impl<'a> Run<'a> {
             c.got = 0;
             c.phase = Phase::Waiting;
         }
+        let mut events = Events::with_capacity(self.conns.len());
         let (mut next, mut inflight, mut done, mut last) = (0, 0, 0, start);
         while done < self.conns.len() {
             let now = Instant::now();
@@ -180,14 +172,13 @@ impl<'a> Run<'a> {
                     wait = Duration::ZERO;
                 }
             }
-            match self.poll.poll(&mut self.events, Some(wait)) {
+            match self.poll.poll(&mut events, Some(wait)) {
                 Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
                 Err(e) => return Err(fail(&self.conns[0].name, Some(block), format!("epoll: {e}"))),
                 Ok(()) => {}
             }
-            let ready: Vec<usize> = self.events.iter().map(|e| e.token().0).collect();
-            for i in ready {
-                if self.receive(i, block)? {
+            for event in events.iter() {
+                if self.receive(event.token().0, block)? {
                     inflight -= 1;
                     done += 1;
                     last = Instant::now();

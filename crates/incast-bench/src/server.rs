@@ -11,10 +11,12 @@
 //! above `max_response`, a truncated header) closes that connection only,
 //! with one log line naming the peer and the reason; the other connections
 //! and the accept loop carry on. On stop the server closes the listener,
-//! shuts every connection down, waits for their threads and logs one line.
+//! shuts every connection down, waits for their threads and logs one line,
+//! which counts the segments the server's connections retransmitted.
 
 use crate::protocol::{Request, HEADER_LEN};
 use crate::sockopt::SocketOptions;
+use crate::tcp_info::TcpInfo;
 use mio::net::TcpListener;
 use mio::{Events, Interest, Poll, Token};
 use socket2::{Domain, SockRef, Socket, Type};
@@ -66,6 +68,10 @@ pub struct ServeSummary {
     pub bytes: u64,
     /// Connections closed because of a malformed request.
     pub rejected: u64,
+    /// Segments the server retransmitted, summed over its closed connections
+    /// (`TCP_INFO` `tcpi_total_retrans`): the losses incast causes happen on
+    /// the servers' side.
+    pub retransmitted_segments: u64,
 }
 
 #[derive(Default)]
@@ -74,6 +80,7 @@ struct Counters {
     requests: AtomicU64,
     bytes: AtomicU64,
     rejected: AtomicU64,
+    retransmitted_segments: AtomicU64,
 }
 
 /// A bound server, ready to [`run`](Server::run).
@@ -191,10 +198,11 @@ impl Server {
             requests: c.requests.load(Ordering::Relaxed),
             bytes: c.bytes.load(Ordering::Relaxed),
             rejected: c.rejected.load(Ordering::Relaxed),
+            retransmitted_segments: c.retransmitted_segments.load(Ordering::Relaxed),
         };
         (self.log)(&format!(
-            "shutdown: {} connections, {} requests, {} bytes served, {} connections rejected",
-            summary.connections, summary.requests, summary.bytes, summary.rejected
+            "shutdown: {} connections, {} requests, {} bytes served, {} connections rejected, {} segments retransmitted",
+            summary.connections, summary.requests, summary.bytes, summary.rejected, summary.retransmitted_segments
         ));
         Ok(summary)
     }
@@ -220,6 +228,10 @@ impl Worker {
     fn serve(self, mut stream: TcpStream) {
         if let Some(reason) = self.answer_requests(&mut stream) {
             (self.log)(&format!("{}: {reason}; connection closed", self.peer));
+        }
+        if let Ok(info) = TcpInfo::of(&stream) {
+            let retransmitted = u64::from(info.total_retrans);
+            self.shared.counters.retransmitted_segments.fetch_add(retransmitted, Ordering::Relaxed);
         }
         self.shared.open.lock().expect("lock").retain(|(id, _)| *id != self.id);
     }

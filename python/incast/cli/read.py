@@ -54,7 +54,7 @@ def _opt(flag: str, metavar: str, help: str) -> Any:
 def read(
     servers: Annotated[
         list[str] | None,
-        typer.Argument(metavar="HOST[:PORT]...", help="Servers, port 7470 unless given.", show_default=False),
+        typer.Argument(metavar="HOST[:PORT]", help="Servers, port 7470 unless given.", show_default=False),
     ] = None,
     servers_file: Annotated[
         str | None, _opt("--servers-file", "FILE", "Servers, one HOST[:PORT] per line ('#' starts a comment).")
@@ -73,7 +73,7 @@ def read(
         int | None, _opt("--max-inflight", "K", "At most K servers answer at once (default: all).")
     ] = None,
     stagger: Annotated[str, _opt("--stagger", "DURATION", "Delay the i-th request of a block by i×D, e.g. 100us.")] = "0",
-    nodelay: Annotated[bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).")] = True,
+    nodelay: Annotated[bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).", show_default=False)] = True,
     delayed_ack: Annotated[
         str, _opt("--delayed-ack", "on|off", "off: TCP_QUICKACK re-armed after every receive (default on).")
     ] = "on",
