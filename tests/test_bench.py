@@ -132,10 +132,11 @@ def test_read_returns_every_byte_with_the_run_summary_names(server: bench.Server
     json.dumps(d, allow_nan=False)
 
 
-def test_a_block_is_split_over_the_servers(server: bench.Server) -> None:
+def test_a_block_is_split_over_the_servers_and_the_last_answer_is_named(server: bench.Server) -> None:
     r = bench.read([server.address] * 3, block=1000, blocks=2, max_inflight=1, stagger="200us")
     assert (r.sru_bytes, r.block_bytes) == (None, 1000)
     assert list(r.connections["bytes_delivered"]) == [668, 666, 666]
+    assert list(r.blocks_table["last_server"]) == [2, 2]  # one at a time: the third answers last
 
 
 @pytest.mark.parametrize(
@@ -206,8 +207,9 @@ def test_read_prints_a_readable_summary_from_a_servers_file(
     code, out, _ = cli(capfd, "read", "--servers-file", str(listing), "--blocks", "3", "--delayed-ack", "off")
     assert code == 0
     assert out.startswith("2 servers, 256KiB SRU, 0 warm-up blocks\n")
-    assert "goodput" in out and "block time  p50 " in out and "TCPTimeouts +" in out
-    assert out.count(server.address) == 2
+    assert re.search(r"\ngoodput +[0-9.]+ Mbps", out) and re.search(r"\nblock time +p50 ", out) and "TCPTimeouts +" in out
+    assert re.search(rf"slowest block +block \d+, [0-9.]+ ms, last answer from {server.address}", out), out
+    assert out.count(f"│ {server.address} ") == 2  # one table row per server listed
 
 
 @pytest.mark.parametrize(

@@ -87,7 +87,8 @@ class ReadResult:
     and two DataFrames: ``connections`` (:data:`CONNECTION_COLUMNS`, one row per
     server: the counters as growth over the measured blocks, the gauges such as
     ``rto_us`` and ``rtt_us`` as at the end) and ``blocks_table`` (``block``,
-    ``start_s``, ``time_ms``, one row per measured block).
+    ``start_s``, ``time_ms`` and ``last_server``, the index in ``servers`` of
+    the answer that completed last; one row per measured block).
     """
 
     status: str
@@ -124,6 +125,7 @@ class ReadResult:
                 "block": pd.Series([r["block"] for r in rows], dtype="int64"),
                 "start_s": pd.Series([r["start_s"] for r in rows], dtype="float64"),
                 "time_ms": pd.Series([r["time_ms"] for r in rows], dtype="float64"),
+                "last_server": pd.Series([r["last_server"] for r in rows], dtype="int64"),
             }
         )
 

@@ -19,7 +19,7 @@
 use crate::config::{ConfigError, Plan, ReadConfig, Stop};
 use crate::netstat::Counters;
 use crate::protocol::Request;
-use crate::report::{ReadFailure, ReadReport, Status};
+use crate::report::{BlockRow, ReadFailure, ReadReport, Status};
 use crate::server::POLL_INTERVAL;
 use crate::sockopt::SocketOptions;
 use crate::tcp_info::TcpInfo;
@@ -123,7 +123,12 @@ impl<'a> Run<'a> {
             }
             let block_start = start.elapsed();
             match self.block(block, should_stop) {
-                Ok(time) => report.add_block(block, block_start.as_secs_f64(), time.as_secs_f64() * 1e3),
+                Ok((time, last_server)) => report.add_block(BlockRow {
+                    block,
+                    start_s: block_start.as_secs_f64(),
+                    time_ms: time.as_secs_f64() * 1e3,
+                    last_server,
+                }),
                 Err(end) => break Err(end),
             }
             block += 1;
@@ -136,8 +141,9 @@ impl<'a> Run<'a> {
         result
     }
 
-    /// Read one block; its time from the first request to the last byte.
-    fn block(&mut self, block: u64, should_stop: &mut dyn FnMut() -> bool) -> Result<Duration, End> {
+    /// Read one block; its time from the first request to the last byte, and
+    /// the server whose answer completed last.
+    fn block(&mut self, block: u64, should_stop: &mut dyn FnMut() -> bool) -> Result<(Duration, usize), End> {
         let start = Instant::now();
         let deadline = start + self.plan.timeout;
         for c in &mut self.conns {
@@ -145,7 +151,7 @@ impl<'a> Run<'a> {
             c.phase = Phase::Waiting;
         }
         let mut events = Events::with_capacity(self.conns.len());
-        let (mut next, mut inflight, mut done, mut last) = (0, 0, 0, start);
+        let (mut next, mut inflight, mut done, mut last, mut last_server) = (0, 0, 0, start, 0);
         while done < self.conns.len() {
             let now = Instant::now();
             while next < self.conns.len() && inflight < self.plan.max_inflight {
@@ -178,14 +184,15 @@ impl<'a> Run<'a> {
                 Ok(()) => {}
             }
             for event in events.iter() {
-                if self.receive(event.token().0, block)? {
+                let i = event.token().0;
+                if self.receive(i, block)? {
                     inflight -= 1;
                     done += 1;
-                    last = Instant::now();
+                    (last, last_server) = (Instant::now(), i);
                 }
             }
         }
-        Ok(last - start)
+        Ok((last - start, last_server))
     }
 
     fn send(&mut self, i: usize, block: u64) -> Result<(), End> {

@@ -67,6 +67,10 @@ pub struct BlockRow {
     pub start_s: f64,
     /// From the first request sent to the last byte received, milliseconds.
     pub time_ms: f64,
+    /// Index in `servers` of the server whose answer completed last: the one
+    /// that held the block up (a block of 200 ms on a 100 µs network names
+    /// the server that waited out a retransmission timeout).
+    pub last_server: usize,
 }
 
 /// The result of one read run.
@@ -126,12 +130,12 @@ impl ReadReport {
         }
     }
 
-    /// Count one measured block that started `start_s` after the measurement and took `time_ms`.
-    pub fn add_block(&mut self, block: u64, start_s: f64, time_ms: f64) {
-        self.block_rows.push(BlockRow { block, start_s, time_ms });
+    /// Count one measured block.
+    pub fn add_block(&mut self, row: BlockRow) {
+        self.block_rows.push(row);
         self.blocks += 1;
         self.bytes_delivered += self.block_bytes;
-        self.wall_s = start_s + time_ms / 1e3;
+        self.wall_s = row.start_s + row.time_ms / 1e3;
     }
 
     /// Fill in the figures derived from the block rows.
@@ -150,8 +154,8 @@ mod tests {
     #[test]
     fn goodput_is_measured_bytes_over_measured_time() {
         let mut r = ReadReport::empty(vec!["a:1".into(), "b:1".into()], Some(500_000), 1_000_000, 2);
-        r.add_block(2, 0.0, 4.0);
-        r.add_block(3, 0.005, 5.0);
+        r.add_block(BlockRow { block: 2, start_s: 0.0, time_ms: 4.0, last_server: 1 });
+        r.add_block(BlockRow { block: 3, start_s: 0.005, time_ms: 5.0, last_server: 0 });
         r.finish();
         assert_eq!((r.blocks, r.bytes_delivered), (2, 2_000_000));
         assert!((r.wall_s - 0.010).abs() < 1e-12);

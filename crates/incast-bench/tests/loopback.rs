@@ -149,8 +149,9 @@ fn max_inflight_and_stagger_still_read_every_byte() {
     assert_eq!(report.bytes_delivered, 5 * 1_000_003);
     let per_server: Vec<u64> = report.connections.iter().map(|c| c.bytes_delivered).collect();
     assert_eq!(per_server, [5 * 250_001, 5 * 250_001, 5 * 250_001, 5 * 250_000]);
-    // The last request leaves 3 × 3 ms after the block starts.
+    // The last request leaves 3 × 3 ms after the block starts, and its answer completes last.
     assert!(report.block_time_ms.p50.unwrap() >= 9.0, "{:?}", report.block_time_ms);
+    assert!(report.block_rows.iter().all(|r| r.last_server == 3), "{:?}", report.block_rows);
 }
 
 #[test]

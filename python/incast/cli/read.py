@@ -147,6 +147,11 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
     table.add_row("blocks", f"{r.blocks} ({r.bytes_delivered:,} bytes) in {r.wall_s:.3f} s")
     t = r.block_time_ms
     table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    if r.blocks:
+        slowest = r.blocks_table.loc[r.blocks_table["time_ms"].idxmax()]
+        held_up_by = r.servers[int(slowest["last_server"])]
+        time_ms = float(slowest["time_ms"])
+        table.add_row("slowest block", f"block {int(slowest['block'])}, {_ms(time_ms)} ms, last answer from {held_up_by}")
     shown = [name for name, c in r.tcpext.items() if name in _ALWAYS_SHOWN or c["delta"]]
     if shown:
         table.add_row("host TCP", ", ".join(f"{name} +{r.tcpext[name]['delta']}" for name in shown))
