@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 from pathlib import Path
 from typing import Any
@@ -152,3 +153,13 @@ def test_where_values_are_read_in_any_unit() -> None:
     assert experiment.select({"tcp.rto_min": ["0.2s", "200ms", "1ms"]}) == [
         {"tcp.rto_min": 0.2}, {"tcp.rto_min": 0.2}, {"tcp.rto_min": 0.001},
     ]  # fmt: skip
+
+
+@pytest.mark.slow
+def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["reproduce", "--all", "--quick", "--json", "--out", str(tmp_path)]) == 0
+    manifests = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [m["name"] for m in manifests] == [p.stem for p in PACKAGED]
+    for m in manifests:
+        assert m["done"] == m["points"] and len(m["figures"]) == 2
+        assert all(c["verdict"] in ("holds", "fails") for c in m["claims"]), m["name"]

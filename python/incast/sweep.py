@@ -42,6 +42,7 @@ import pyarrow.parquet as pq
 
 from incast._core import engine_version
 from incast.config import Scenario
+from incast.errors import ScenarioError
 from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
 from incast.result import Result
 from incast.result import run as run_scenario
@@ -193,7 +194,10 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
         )
         client = Client(cluster)  # type: ignore[no-untyped-call]
     else:
-        client = Client(dask, timeout="10s")  # type: ignore[no-untyped-call]
+        try:
+            client = Client(dask, timeout="10s")  # type: ignore[no-untyped-call]
+        except (OSError, TimeoutError) as e:
+            raise ScenarioError(f"--dask: cannot reach a Dask scheduler at {dask} ({e})") from None
     try:
         with client.get_executor() as ex:  # type: ignore[no-untyped-call]
             yield ex

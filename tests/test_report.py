@@ -1,0 +1,67 @@
+"""The HTML report: one self-contained page with every experiment's figure and verdicts, and how it renders."""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from incast.cli import main
+from incast.experiment import packaged
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """FAST08 Table 3 reproduced in quick mode (six short runs); every other experiment not run."""
+    out = tmp_path_factory.mktemp("results")
+    assert main(["reproduce", "fast08-table3", "--quick", "--json", "--out", str(out), "--jobs", "2"]) == 0
+    return out
+
+
+@pytest.fixture(scope="module")
+def page(results: Path) -> str:
+    assert main(["report", "--out", str(results)]) == 0
+    return (results / "report.html").read_text()
+
+
+def test_the_report_holds_the_figure_inline_and_every_claim_with_its_verdict(page: str) -> None:
+    section = page[page.index("<h2 id='fast08-table3'>") :]
+    assert "<svg" in section.split("<h2", 2)[1]
+    for claim in ("NewReno transmits more data blocks than Reno", "full window losses are the majority"):
+        assert claim in section
+    verdicts = re.findall(r"<td class='(holds|fails|not-run)'>", section.split("<h2", 2)[1])
+    assert len(verdicts) == 6
+
+
+def test_the_report_lists_experiments_that_did_not_run(page: str) -> None:
+    for path in packaged():
+        assert f"<h2 id='{path.stem}'>" in page
+    assert page.count("<p class='not-run'>not run</p>") == len(packaged()) - 1
+
+
+def test_the_report_needs_nothing_beside_itself(page: str) -> None:
+    assert not re.search(r"""(src|href)=["']?(https?:|//|file:)""", page)
+    assert "<link" not in page and "<script" not in page
+    assert "<img" not in page, "figures are inline SVG, not files"
+
+
+def test_the_report_renders_in_headless_chromium(results: Path, page: str, tmp_path: Path) -> None:
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if browser is None:
+        pytest.skip("chromium is not installed: the rendering check did not run (apt-get install chromium)")
+    from matplotlib.image import imread
+
+    shot = tmp_path / "report.png"
+    subprocess.run(
+        [browser, "--headless", "--no-sandbox", "--disable-gpu", "--hide-scrollbars", "--window-size=1200,1600",
+         f"--screenshot={shot}", (results / "report.html").as_uri()],
+        check=True, capture_output=True, timeout=120,
+    )  # fmt: skip
+    pixels = imread(shot)[..., :3]
+    ink = (pixels < 0.9).any(axis=-1).mean()
+    colour = (pixels.max(axis=-1) - pixels.min(axis=-1) > 0.3).mean()
+    assert ink > 0.02, "the page rendered (nearly) blank"
+    assert colour > 0.0005, "no coloured pixels: the inline figure or the verdicts did not render"
