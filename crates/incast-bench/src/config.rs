@@ -69,6 +69,8 @@ pub const DEFAULT_SRU: u64 = 256 * 1024;
 pub const DEFAULT_BLOCKS: u64 = 100;
 /// The default per-block timeout.
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(10);
+/// The longest per-block timeout accepted.
+pub const MAX_TIMEOUT: Duration = Duration::from_secs(86_400);
 
 /// When a run stops.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -135,8 +137,17 @@ impl ReadConfig {
             (None, None) => Stop::Blocks(DEFAULT_BLOCKS),
         };
         let timeout = self.timeout.unwrap_or(DEFAULT_TIMEOUT);
-        if timeout.is_zero() {
-            return Err(invalid("timeout", "must be more than 0"));
+        if timeout.is_zero() || timeout > MAX_TIMEOUT {
+            return Err(invalid("timeout", "must be more than 0 and at most one day"));
+        }
+        let stagger = self.stagger.unwrap_or_default();
+        let last_request = stagger.checked_mul(n.saturating_sub(1).try_into().unwrap_or(u32::MAX));
+        if !matches!(last_request, Some(t) if t < timeout) {
+            let why = format!(
+                "the last of {n} requests would leave at or after the {timeout:?} timeout; give less than timeout / {}",
+                n - 1
+            );
+            return Err(invalid("stagger", why));
         }
         let max_inflight = match self.max_inflight {
             Some(0) => return Err(invalid("max_inflight", "must be at least 1")),
@@ -153,7 +164,7 @@ impl ReadConfig {
             warmup: self.warmup,
             timeout,
             max_inflight,
-            stagger: self.stagger.unwrap_or_default(),
+            stagger,
         })
     }
 }
@@ -249,6 +260,18 @@ mod tests {
             (ReadConfig { blocks: Some(0), ..base.clone() }, "blocks: must be at least 1"),
             (ReadConfig { duration: Some(Duration::ZERO), ..base.clone() }, "duration: must be more than 0"),
             (ReadConfig { timeout: Some(Duration::ZERO), ..base.clone() }, "timeout: must be more than 0"),
+            (ReadConfig { timeout: Some(Duration::from_secs(86_401)), ..base.clone() }, "timeout: must be more than 0"),
+            (
+                ReadConfig {
+                    stagger: Some(Duration::from_secs(5)),
+                    ..config(&["127.0.0.1:1", "127.0.0.1:2", "127.0.0.1:3"])
+                },
+                "stagger: the last of 3 requests would leave at or after the 10s timeout; give less than timeout / 2",
+            ),
+            (
+                ReadConfig { stagger: Some(Duration::MAX), ..config(&["127.0.0.1:1", "127.0.0.1:2"]) },
+                "stagger: the last of 2 requests",
+            ),
             (ReadConfig { max_inflight: Some(0), ..base.clone() }, "max_inflight: must be at least 1"),
             (
                 ReadConfig { socket: SocketOptions { rcvbuf: Some(0), ..SocketOptions::default() }, ..base.clone() },
