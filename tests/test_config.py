@@ -32,11 +32,26 @@ FAST08_16_ENGINE_JSON = {
             "scheduling_delay": 0,
             "flavor": "rfc6298",
         },
-        "delayed_ack": {"mode": "standard", "timeout": 40_000_000_000},
+        "delayed_ack": {
+            "mode": "standard",
+            "timeout": 40_000_000_000,
+            "quickack_segments": 16,
+            "ato_min": 40_000_000_000,
+            "ato_max": 500_000_000_000,
+            "adaptive_gain_shift": 3,
+            "adaptive_multiplier": 2,
+            "adaptive_min": 1_000_000,
+            "adaptive_max": 40_000_000_000,
+        },
         "variant": "newreno",
+        "cubic": {"beta": 717, "c_thousandths": 400, "fast_convergence": True},
         "limited_transmit": False,
         "slow_start": True,
         "restart_after_idle": True,
+        "sack": False,
+        "timestamps": False,
+        "timestamp_tick": 1_000_000_000,
+        "spurious_rto": "off",
     },
     "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
@@ -89,14 +104,7 @@ def test_python_defaults_match_the_engine_defaults() -> None:
     engine = json.loads(_core.default_scenario_json())
     ours = Scenario(servers=1, seed=0).to_engine_dict()
     engine["servers"] = 1
-    # The linux and adaptive modes' knobs are engine-only: Python leaves them at the engine defaults.
-    engine_only = {"quickack_segments", "ato_min", "ato_max", "adaptive_gain_shift", "adaptive_multiplier",
-                   "adaptive_min", "adaptive_max"}  # fmt: skip
-    delayed_ack = engine["tcp"]["delayed_ack"]
-    assert engine_only <= delayed_ack.keys()
-    engine["tcp"]["delayed_ack"] = {k: v for k, v in delayed_ack.items() if k not in engine_only}
-    # Cubic's constants (RFC 9438: beta, C, fast convergence) are engine-only too.
-    assert engine["tcp"].pop("cubic") == {"beta": 717, "c_thousandths": 400, "fast_convergence": True}
+    # Every engine knob has a Python field (the delayed-ACK modes' and Cubic's included).
     assert ours == engine
 
 
@@ -158,7 +166,8 @@ def test_engine_json_variants() -> None:
     )
     e = s.to_engine_dict()
     assert e["switch"]["buffer"] == {"packets": 64}
-    assert e["tcp"]["delayed_ack"] == {"mode": "off", "timeout": None}
+    assert e["tcp"]["delayed_ack"]["mode"] == "off"
+    assert e["tcp"]["delayed_ack"]["timeout"] is None
     assert e["tcp"]["rto"]["min"] == 1_500_000_000
     assert e["workload"]["response"] == {"block": 1048576}
     assert e["stop"] == {"blocks": 3, "duration": None}
@@ -220,7 +229,8 @@ def test_delayed_ack_forms_map_to_engine_modes(value: str, stored: Any, engine: 
     """A duration is the engine's standard mode; "off", "linux" and "adaptive" name modes."""
     s = Scenario.parse({"servers": 4, "tcp": {"delayed_ack": value}})
     assert s.tcp.delayed_ack == stored
-    assert s.to_engine_dict()["tcp"]["delayed_ack"] == engine
+    delayed_ack = s.to_engine_dict()["tcp"]["delayed_ack"]
+    assert {key: delayed_ack[key] for key in ("mode", "timeout")} == engine
     one_block = Scenario.parse({"servers": 2, "blocks": 1, "tcp": {"delayed_ack": value}})
     assert json.loads(_core.run_json(one_block.to_engine_json()))["summary"]["blocks"] == 1
 
@@ -416,7 +426,7 @@ def test_cubic_variant_round_trips_to_the_engine() -> None:
 
 def test_bad_variant_and_flag_are_one_line_errors() -> None:
     assert scenario_error({"servers": 1, "tcp": {"variant": "vegas"}}) == (
-        "tcp.variant: must be \"reno\" or \"newreno\" or \"cubic\", got 'vegas'"
+        "tcp.variant: must be \"reno\" or \"newreno\" or \"sack\" or \"cubic\", got 'vegas'"
     )
     assert scenario_error({"servers": 1, "tcp": {"slow_start": "yes"}}) == (
         "tcp.slow_start: must be true or false, got 'yes'"
@@ -450,3 +460,51 @@ def test_rto_timer_fields_reach_the_engine_and_round_trip_toml(tmp_path: Path) -
     assert Scenario.from_toml(path) == s
     assert "tcp.rto_flavor" in settings()
     assert "tcp.rto_flavor" in scenario_error({"servers": 2, "tcp": {"rto_flavor": "bsd"}})
+
+
+# -- SACK, timestamps, spurious timeouts; Cubic and delayed-ACK sub-knobs ----
+
+
+def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
+    s = Scenario(servers=4).with_overrides(
+        {
+            "tcp.variant": "cubic",
+            "tcp.sack": True,
+            "tcp.timestamps": True,
+            "tcp.timestamp_tick": "1us",
+            "tcp.spurious_rto": "eifel",
+            "tcp.cubic_beta": 0.5,
+            "tcp.cubic_c": 0.8,
+            "tcp.cubic_fast_convergence": False,
+            "tcp.delayed_ack": "adaptive",
+            "tcp.delayed_ack_adaptive_multiplier": 3,
+            "tcp.delayed_ack_ato_max": "200ms",
+        }
+    )
+    tcp = s.to_engine_dict()["tcp"]
+    assert (tcp["sack"], tcp["timestamps"], tcp["timestamp_tick"], tcp["spurious_rto"]) == (True, True, 10**6, "eifel")
+    assert tcp["cubic"] == {"beta": 512, "c_thousandths": 800, "fast_convergence": False}
+    assert (tcp["delayed_ack"]["adaptive_multiplier"], tcp["delayed_ack"]["ato_max"]) == (3, 200 * 10**9)
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s
+    assert json.loads(_core.run_json(s.with_overrides({"blocks": 2}).to_engine_json()))["summary"]["blocks"] == 2
+
+
+@pytest.mark.parametrize(
+    ("tcp", "message"),
+    [
+        ({"sack": True}, 'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")'),
+        ({"spurious_rto": "eifel"}, "tcp.spurious_rto: eifel needs the timestamps option (tcp.timestamps = true)"),
+        ({"spurious_rto": "dsack"}, "tcp.spurious_rto: must be \"off\" or \"frto\" or \"eifel\", got 'dsack'"),
+        ({"cubic_beta": 1.2}, "tcp.cubic_beta: must be a number between 0 and 1 (exclusive), got 1.2"),
+        ({"cubic_c": 0}, "tcp.cubic_c: must be a positive number, got 0"),
+        ({"timestamp_tick": "0"}, "tcp.timestamp_tick: must be positive (at least 1ps), got '0'"),
+        (
+            {"delayed_ack_ato_min": "1s"},
+            "tcp.delayed_ack_ato_min: must not exceed tcp.delayed_ack_ato_max (500ms), got 1s",
+        ),
+    ],
+)
+def test_loss_recovery_options_bad_values_are_one_line_errors(tcp: dict[str, Any], message: str) -> None:
+    assert scenario_error({"servers": 1, "tcp": tcp}).startswith(message)

@@ -1,8 +1,8 @@
 """Packet capture: ``trace.pcap``, ``Result.write_pcap`` and ``incast run --pcap``, read back as pcap files.
 
 The files are parsed here with ``struct`` (classic libpcap, nanosecond magic,
-Ethernet II / IPv4 / TCP headers cut after 54 bytes), so the test depends on no
-capture library and checks every field it reads.
+Ethernet II / IPv4 / TCP headers and TCP options, the payload cut off), so the
+test depends on no capture library and checks every field it reads.
 """
 
 from __future__ import annotations
@@ -33,6 +33,30 @@ class Pkt(NamedTuple):
     flags: int
     window: int
     payload: int
+    ts: tuple[int, int] | None = None
+    sack: tuple[tuple[int, int], ...] = ()
+
+
+def _options(raw: bytes) -> tuple[tuple[int, int] | None, tuple[tuple[int, int], ...]]:
+    """Timestamps (TSval, TSecr) and SACK blocks from TCP option bytes (RFC 7323 §3, RFC 2018 §3)."""
+    ts, sack, at = None, [], 0
+    while at < len(raw):
+        kind = raw[at]
+        if kind == 1:  # NOP
+            at += 1
+            continue
+        length = raw[at + 1]
+        body = raw[at + 2 : at + length]
+        if kind == 8:
+            assert length == 10
+            ts = struct.unpack("!II", body)
+        elif kind == 5:
+            assert (length - 2) % 8 == 0
+            sack = [struct.unpack("!II", body[i : i + 8]) for i in range(0, length - 2, 8)]
+        else:
+            raise AssertionError(f"unexpected TCP option kind {kind}")
+        at += length
+    return ts, tuple(sack)
 
 
 def _checksum(data: bytes, start: int = 0) -> int:
@@ -53,22 +77,26 @@ def read_pcap(path: Path) -> list[Pkt]:
     out, at = [], 24
     while at < len(data):
         sec, nsec, incl, orig = struct.unpack("<IIII", data[at : at + 16])
-        assert nsec < 1_000_000_000 and incl == 54 and orig >= 54
+        assert nsec < 1_000_000_000 and 54 <= incl <= 94 and orig >= incl
         frame = data[at + 16 : at + 16 + incl]
         at += 16 + incl
         assert struct.unpack("!H", frame[12:14])[0] == 0x0800
-        ip, tcp = frame[14:34], frame[34:54]
+        ip, tcp = frame[14:34], frame[34:]
         assert ip[0] == 0x45 and ip[8] == 64 and ip[9] == 6
         total = struct.unpack("!H", ip[2:4])[0]
         assert total == orig - 14
         assert _checksum(ip) == 0xFFFF, "IPv4 header checksum"
         tcp_len = total - 20
         pseudo = _checksum(ip[12:20] + struct.pack("!HH", 6, tcp_len))
-        assert _checksum(tcp + bytes(tcp_len - 20), pseudo) == 0xFFFF, "TCP checksum"
+        assert _checksum(tcp + bytes(tcp_len - len(tcp)), pseudo) == 0xFFFF, "TCP checksum"
         sport, dport, seq, ack, off, flags, window = struct.unpack("!HHIIBBH", tcp[:16])
-        assert off == 0x50
+        header = (off >> 4) * 4
+        assert header == len(tcp) == incl - 34, "data offset counts the options"
+        ts, sack = _options(tcp[20:])
         src, dst = ".".join(map(str, ip[12:16])), ".".join(map(str, ip[16:20]))
-        out.append(Pkt(sec * 1_000_000_000 + nsec, orig, src, dst, sport, dport, seq, ack, flags, window, tcp_len - 20))
+        out.append(
+            Pkt(sec * 1_000_000_000 + nsec, orig, src, dst, sport, dport, seq, ack, flags, window, tcp_len - header, ts, sack)
+        )
     assert at == len(data)
     return out
 
@@ -155,3 +183,26 @@ def test_server_list_writes_one_directory_per_count(tmp_path: Path) -> None:
     assert main(["run", "--servers", "1,2", "--blocks", "1", "--sru", "8KiB", "--pcap", str(tmp_path), "--json"]) == 0
     assert sorted(p.name for p in tmp_path.iterdir()) == ["servers=1", "servers=2"]
     assert sorted(p.name for p in (tmp_path / "servers=1").iterdir()) == ["client.pcap", "server-0.pcap"]
+
+
+def test_sack_and_timestamps_options_are_in_the_capture(tmp_path: Path) -> None:
+    """RFC 7323 / RFC 2018 on the wire: with SACK and timestamps on, every
+    packet carries TSval/TSecr, segments carry MSS − 12 bytes, and while a
+    response has holes the client's ACKs carry SACK blocks above their ACK
+    number, newest first."""
+    loss = ["--servers", "8", "--blocks", "3", "--sru", "128KiB", "--buffer", "16pkt", "--tcp", "sack"]
+    assert main(["run", *loss, "--set", "tcp.timestamps=true", "--pcap", str(tmp_path)]) == 0
+    client = read_pcap(tmp_path / "client.pcap")
+    assert all(p.ts is not None for p in client)
+    assert max(p.payload for p in client) == 1460 - 12
+    acks = [p for p in client if p.src == "10.0.0.1" and p.payload == 0]
+    sacked = [p for p in acks if p.sack]
+    assert sacked, "a 16-packet port with 8 servers drops, so some ACKs report holes"
+    for p in sacked:
+        assert len(p.sack) <= 3, "three blocks beside the timestamps option"
+        for left, right in p.sack:
+            assert (left - p.ack) % 2**32 < 2**31 and left != p.ack, "a block lies above the cumulative ACK"
+            assert (right - left) % 2**32 > 0
+    plain = tmp_path / "plain"
+    assert main(["run", *loss[:-2], "--pcap", str(plain)]) == 0
+    assert all(p.ts is None and not p.sack for p in read_pcap(plain / "client.pcap"))

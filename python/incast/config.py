@@ -23,10 +23,18 @@ in SI base units (seconds, bit/s, bytes)::
     rto_initial = "1s"
     clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
     delayed_ack = "40ms"        # or "off", "linux", "adaptive"
-    variant = "newreno"         # or "reno", "cubic"
+    variant = "newreno"         # or "reno", "sack", "cubic"
     limited_transmit = false    # RFC 3042
     slow_start = true           # false: additive increase only (FAST08 5.1.3)
     restart_after_idle = true   # RFC 5681 4.1 restart window (Linux default)
+    sack = false                # SACK option + RFC 6675 recovery (implied by variant "sack"; with "cubic" as Linux)
+    timestamps = false          # RFC 7323 option on every segment (payload mss - 12)
+    timestamp_tick = "1ms"      # TSval clock tick (Linux: 1ms)
+    spurious_rto = "off"        # or "frto" (RFC 5682), "eifel" (RFC 3522, needs timestamps)
+    # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
+    # delayed_ack_quickack_segments = 16, delayed_ack_ato_min = "40ms", delayed_ack_ato_max = "500ms",
+    # delayed_ack_adaptive_gain_shift = 3, delayed_ack_adaptive_multiplier = 2,
+    # delayed_ack_adaptive_min = "1us", delayed_ack_adaptive_max = "40ms"
     [workload]
     kind = "sync_read"
     sru = "256KiB"              # fixed SRU per server (default), or
@@ -281,6 +289,20 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return check
 
 
+def _fraction(value: Any) -> float:
+    """A number strictly between 0 and 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
+        raise _invalid(f"must be a number between 0 and 1 (exclusive), got {value!r}")
+    return float(value)
+
+
+def _positive_number(value: Any) -> float:
+    """A positive finite number."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
+        raise _invalid(f"must be a positive number, got {value!r}")
+    return float(value)
+
+
 def _flag(value: Any) -> bool:
     """``true``/``false`` (TOML booleans, or those words from ``--set``)."""
     if isinstance(value, bool):
@@ -359,7 +381,16 @@ class Tcp(_Model):
     ``rto_randomize`` false (CMU09 §5 "randomized timeout delay" off);
     ``rto_max_backoff`` 64 doublings (no cap but ``rto_max``, as Linux);
     ``rto_scheduling_delay`` 0 (CMU09 §3 used up to 20 µs); ``rto_flavor``
-    rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``).
+    rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``);
+    ``sack`` and ``timestamps`` false (FAST08 Table 1; Linux negotiates both);
+    ``timestamp_tick`` 1 ms (Linux ``TCP_TS_HZ``); ``spurious_rto`` off (the
+    papers' stacks); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
+    ``cubic_fast_convergence`` true (RFC 9438, Linux ``tcp_cubic.c``);
+    ``delayed_ack_quickack_segments`` 16, ``delayed_ack_ato_min`` 40 ms and
+    ``delayed_ack_ato_max`` 500 ms (Linux, "linux" mode);
+    ``delayed_ack_adaptive_gain_shift`` 3, ``delayed_ack_adaptive_multiplier`` 2,
+    ``delayed_ack_adaptive_min`` 1 µs and ``delayed_ack_adaptive_max`` 40 ms
+    ("adaptive" mode). docs/MODEL.md gives each default's reason.
     """
 
     mss: Annotated[int, PlainValidator(_count(1, _MAX_MSS, "bytes"))] = Field(
@@ -408,11 +439,43 @@ class Tcp(_Model):
         '"adaptive" delays by twice the smoothed inter-arrival gap (CMU09 §5).',
     )
 
-    variant: Annotated[str, PlainValidator(_choice("reno", "newreno", "cubic"))] = Field(
+    delayed_ack_quickack_segments: Annotated[int, PlainValidator(_count(0, _U32_MAX, "ACKs"))] = Field(
+        default=16, description='"linux" mode: most ACKs sent at once in quick-ACK mode (TCP_MAX_QUICKACKS).'
+    )
+    delayed_ack_ato_min: PositiveSeconds = Field(
+        default=0.04, description='"linux" mode: the smallest and starting ACK timeout (TCP_ATO_MIN), in seconds.'
+    )
+    delayed_ack_ato_max: PositiveSeconds = Field(
+        default=0.5, description='"linux" mode: cap on a delayed ACK\'s timeout, in seconds.'
+    )
+    delayed_ack_adaptive_gain_shift: Annotated[int, PlainValidator(_count(0, 16))] = Field(
+        default=3, description='"adaptive" mode: the inter-arrival estimator moves 1/2^shift toward each sample.'
+    )
+    delayed_ack_adaptive_multiplier: Annotated[int, PlainValidator(_count(1, _U32_MAX))] = Field(
+        default=2, description='"adaptive" mode: timeout = multiplier × smoothed inter-arrival gap.'
+    )
+    delayed_ack_adaptive_min: PositiveSeconds = Field(
+        default=1e-6, description='"adaptive" mode: lower clamp on the timeout, in seconds.'
+    )
+    delayed_ack_adaptive_max: PositiveSeconds = Field(
+        default=0.04, description='"adaptive" mode: upper clamp on the timeout and on each gap sample, in seconds.'
+    )
+
+    variant: Annotated[str, PlainValidator(_choice("reno", "newreno", "sack", "cubic"))] = Field(
         default="newreno",
         description='Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery), "newreno" '
-        '(RFC 6582: partial ACKs retransmit the next hole) or "cubic" (RFC 9438 window growth and '
-        "β = 0.7 decrease on NewReno recovery).",
+        '(RFC 6582: partial ACKs retransmit the next hole), "sack" (RFC 5681 windows with RFC 6675 '
+        'SACK recovery) or "cubic" (RFC 9438 window growth and β = 0.7 decrease, on NewReno recovery, '
+        "or on SACK recovery with sack = true).",
+    )
+    cubic_beta: Annotated[float, PlainValidator(_fraction)] = Field(
+        default=0.7, description="Cubic β, the multiplicative decrease (kept in 1/1024 steps, as Linux)."
+    )
+    cubic_c: Annotated[float, PlainValidator(_positive_number)] = Field(
+        default=0.4, description="Cubic C, in segments per second cubed (kept in thousandths)."
+    )
+    cubic_fast_convergence: Flag = Field(
+        default=True, description="Cubic fast convergence (RFC 9438 4.7): release bandwidth to new flows."
     )
     limited_transmit: Flag = Field(
         default=False,
@@ -425,6 +488,21 @@ class Tcp(_Model):
         default=True,
         description="After sending nothing for longer than the RTO, restart from min(init_cwnd, cwnd) "
         "(RFC 5681 4.1; Linux tcp_slow_start_after_idle).",
+    )
+    sack: Flag = Field(
+        default=False,
+        description="SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.",
+    )
+    timestamps: Flag = Field(
+        default=False,
+        description="Timestamps option (RFC 7323) on every segment: 12 header bytes, so segments carry mss - 12 "
+        "payload bytes; echoed timestamps give RTT samples where Karn's rule gives none.",
+    )
+    timestamp_tick: PositiveSeconds = Field(default=0.001, description="Tick of the TSval clock, in seconds.")
+    spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
+        default="off",
+        description='Spurious-timeout detection, with undo of the window reduction: "off", "frto" (RFC 5682) '
+        'or "eifel" (RFC 3522, needs timestamps).',
     )
 
     @field_serializer("delayed_ack")
@@ -576,6 +654,22 @@ class Scenario(_Model):
                 "tcp.rto_min",
                 f"must not exceed tcp.rto_max ({format_duration(tcp.rto_max)}), got {format_duration(tcp.rto_min)}",
             )
+        if tcp.sack and tcp.variant in ("reno", "newreno"):
+            raise _field_error(
+                "tcp.sack",
+                f'SACK recovery (RFC 6675) replaces {tcp.variant} recovery: use tcp.variant = "sack" (or "cubic")',
+            )
+        if tcp.spurious_rto == "eifel" and not tcp.timestamps:
+            raise _field_error("tcp.spurious_rto", "eifel needs the timestamps option (tcp.timestamps = true)")
+        if tcp.timestamps and tcp.mss <= 12:
+            raise _field_error("tcp.mss", f"must exceed the 12 bytes of the timestamps option, got {tcp.mss}")
+        for lo, hi in (("ato_min", "ato_max"), ("adaptive_min", "adaptive_max")):
+            a, b = getattr(tcp, f"delayed_ack_{lo}"), getattr(tcp, f"delayed_ack_{hi}")
+            if seconds_to_ps(a) > seconds_to_ps(b):
+                raise _field_error(
+                    f"tcp.delayed_ack_{lo}",
+                    f"must not exceed tcp.delayed_ack_{hi} ({format_duration(b)}), got {format_duration(a)}",
+                )
         full = frame_bytes(tcp.mss)
         if self.switch.buffer_bytes is not None and self.switch.buffer_bytes < full:
             raise _field_error(
@@ -672,10 +766,24 @@ class Scenario(_Model):
                 "rto_scheduling_delay": format_duration(tcp.rto_scheduling_delay),
                 "rto_flavor": tcp.rto_flavor,
                 "delayed_ack": _delayed_ack_toml(tcp.delayed_ack),
+                "delayed_ack_quickack_segments": tcp.delayed_ack_quickack_segments,
+                "delayed_ack_ato_min": format_duration(tcp.delayed_ack_ato_min),
+                "delayed_ack_ato_max": format_duration(tcp.delayed_ack_ato_max),
+                "delayed_ack_adaptive_gain_shift": tcp.delayed_ack_adaptive_gain_shift,
+                "delayed_ack_adaptive_multiplier": tcp.delayed_ack_adaptive_multiplier,
+                "delayed_ack_adaptive_min": format_duration(tcp.delayed_ack_adaptive_min),
+                "delayed_ack_adaptive_max": format_duration(tcp.delayed_ack_adaptive_max),
                 "variant": tcp.variant,
+                "cubic_beta": tcp.cubic_beta,
+                "cubic_c": tcp.cubic_c,
+                "cubic_fast_convergence": tcp.cubic_fast_convergence,
                 "limited_transmit": tcp.limited_transmit,
                 "slow_start": tcp.slow_start,
                 "restart_after_idle": tcp.restart_after_idle,
+                "sack": tcp.sack,
+                "timestamps": tcp.timestamps,
+                "timestamp_tick": format_duration(tcp.timestamp_tick),
+                "spurious_rto": tcp.spurious_rto,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -717,11 +825,29 @@ class Scenario(_Model):
                     "scheduling_delay": seconds_to_ps(tcp.rto_scheduling_delay),
                     "flavor": tcp.rto_flavor,
                 },
-                "delayed_ack": _delayed_ack_engine(tcp.delayed_ack),
+                "delayed_ack": {
+                    **_delayed_ack_engine(tcp.delayed_ack),
+                    "quickack_segments": tcp.delayed_ack_quickack_segments,
+                    "ato_min": seconds_to_ps(tcp.delayed_ack_ato_min),
+                    "ato_max": seconds_to_ps(tcp.delayed_ack_ato_max),
+                    "adaptive_gain_shift": tcp.delayed_ack_adaptive_gain_shift,
+                    "adaptive_multiplier": tcp.delayed_ack_adaptive_multiplier,
+                    "adaptive_min": seconds_to_ps(tcp.delayed_ack_adaptive_min),
+                    "adaptive_max": seconds_to_ps(tcp.delayed_ack_adaptive_max),
+                },
                 "variant": tcp.variant,
+                "cubic": {
+                    "beta": min(1023, max(1, round(tcp.cubic_beta * 1024))),
+                    "c_thousandths": max(1, round(tcp.cubic_c * 1000)),
+                    "fast_convergence": tcp.cubic_fast_convergence,
+                },
                 "limited_transmit": tcp.limited_transmit,
                 "slow_start": tcp.slow_start,
                 "restart_after_idle": tcp.restart_after_idle,
+                "sack": tcp.sack,
+                "timestamps": tcp.timestamps,
+                "timestamp_tick": seconds_to_ps(tcp.timestamp_tick),
+                "spurious_rto": tcp.spurious_rto,
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

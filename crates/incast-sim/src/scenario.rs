@@ -11,7 +11,7 @@
 
 use crate::error::SimError;
 use crate::net::frame;
-use crate::tcp::TcpConfig;
+use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
 use serde::{Deserialize, Serialize};
 
@@ -283,6 +283,21 @@ impl Scenario {
                 format!("must not exceed tcp.delayed_ack.adaptive_max ({})", da.adaptive_max),
             ));
         }
+        if tcp.sack && matches!(tcp.variant, TcpVariant::Reno | TcpVariant::NewReno) {
+            return Err(invalid(
+                "tcp.sack",
+                "SACK recovery (RFC 6675) replaces Reno/NewReno recovery: use tcp.variant = \"sack\" (or cubic)",
+            ));
+        }
+        if tcp.timestamps && tcp.mss <= 12 {
+            return Err(invalid("tcp.mss", "must exceed the 12 bytes of the timestamps option"));
+        }
+        if tcp.timestamp_tick.is_zero() {
+            return Err(invalid("tcp.timestamp_tick", "must be positive"));
+        }
+        if tcp.spurious_rto == SpuriousRto::Eifel && !tcp.timestamps {
+            return Err(invalid("tcp.spurious_rto", "eifel needs the timestamps option (tcp.timestamps = true)"));
+        }
         let full_frame = frame::frame_bytes(tcp.mss);
         match self.switch.buffer {
             BufferLimit::Bytes(b) if b.0 < full_frame => {
@@ -336,10 +351,11 @@ impl Scenario {
     }
 
     /// The best goodput one client link can carry with full-sized segments:
-    /// `rate · mss / (mss + per-frame overhead)` — 949.28 Mbps at 1 Gbps, MSS 1460.
+    /// `rate · payload / (payload + per-frame overhead)` — 949.28 Mbps at 1 Gbps,
+    /// MSS 1460 (941.48 Mbps with timestamps: 1448 payload bytes per segment).
     pub fn best_goodput_bps(&self) -> f64 {
-        let mss = self.tcp.mss as f64;
-        self.link.rate.0 as f64 * mss / frame::wire_bytes(self.tcp.mss) as f64
+        // With timestamps the 12 option bytes replace payload: the frame stays `mss` + headers.
+        self.link.rate.0 as f64 * self.tcp.segment_payload() as f64 / frame::wire_bytes(self.tcp.mss) as f64
     }
 }
 

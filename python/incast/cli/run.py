@@ -58,6 +58,7 @@ OPTION_FIELDS = {
     "seed": "seed",
     "request_order": "workload.order",
     "tcp": "tcp.variant",
+    "spurious_rto": "tcp.spurious_rto",
 }
 
 
@@ -105,7 +106,16 @@ def run(
         str | None, _opt("--request-order", "shuffled|fixed", "Order of the requests in a block.")
     ] = None,
     tcp: Annotated[
-        str | None, _opt("--tcp", "reno|newreno|cubic", "Loss recovery: Reno (RFC 5681), NewReno (RFC 6582) or Cubic (RFC 9438).")
+        str | None,
+        _opt(
+            "--tcp",
+            "reno|newreno|sack|cubic",
+            "Loss recovery: Reno (RFC 5681), NewReno (RFC 6582), SACK (RFC 6675) or Cubic (RFC 9438).",
+        ),
+    ] = None,
+    spurious_rto: Annotated[
+        str | None,
+        _opt("--spurious-rto", "off|frto|eifel", "Detect and undo spurious timeouts: F-RTO (RFC 5682) or Eifel (RFC 3522)."),
     ] = None,
     set_: Annotated[
         list[str] | None,
@@ -131,7 +141,7 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
-        "seed": seed, "request_order": request_order, "tcp": tcp,
+        "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")

@@ -26,6 +26,8 @@ pub struct Packet {
     pub dir: Direction,
     /// Destination host index.
     pub dst: u32,
+    /// TCP payload and option bytes: what the frame carries above the TCP/IP headers.
+    pub tcp_bytes: u32,
 }
 
 /// Index of a packet in the [`PacketPool`].
@@ -59,11 +61,10 @@ impl PacketPool {
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id.0 as usize]
     }
-    /// Release `id` and return its packet.
+    /// Release `id`; its slot may be reused by the next [`PacketPool::alloc`].
     #[inline]
-    pub fn release(&mut self, id: PktId) -> Packet {
+    pub fn release(&mut self, id: PktId) {
         self.free.push(id.0);
-        self.slots[id.0 as usize]
     }
     /// Packets currently stored.
     pub fn live(&self) -> usize {

@@ -41,6 +41,8 @@ pub struct Summary {
     pub timeout_classes: TimeoutClasses,
     /// `timeouts` by GIP §III class (they sum to `timeouts`).
     pub gip_timeout_classes: GipTimeoutClasses,
+    /// Timeouts F-RTO or Eifel judged spurious and undid (`tcp.spurious_rto`).
+    pub spurious_timeouts: u64,
     /// Fast retransmits, all endpoints.
     pub fast_retransmits: u64,
     /// Data segments sent again, all endpoints.
@@ -138,7 +140,7 @@ pub struct TimeoutRecord {
     pub class: TimeoutClass,
     /// GIP §III class.
     pub gip_class: GipClass,
-    /// Always false until spurious-timeout detection exists.
+    /// F-RTO or Eifel later judged this timeout spurious (and undid it).
     pub spurious: bool,
 }
 

@@ -16,20 +16,23 @@
 //! 25536, since each server has its own address the pair stays unique);
 //! sequence and acknowledgment numbers are the 64-bit stream offsets plus a
 //! fixed initial sequence number plus one (the SYN's), modulo 2^32
-//! ([`ISN_TO_SERVER`], [`ISN_TO_CLIENT`]); data offset 5; flags ACK, PSH,
-//! ECE and CWR from the segment; window `min(wnd, 65535)`; checksum over the
-//! pseudo-header, header and (zero) payload.
-//! **Deliberately different:** each record is cut to its 54 header bytes
-//! (captured length 54, original length 54 + payload), which keeps files
+//! ([`ISN_TO_SERVER`], [`ISN_TO_CLIENT`]); flags ACK, PSH, ECE and CWR from
+//! the segment; window `min(wnd, 65535)`; the segment's options laid out as
+//! Linux sends them — NOP, NOP, timestamps (kind 8: TSval, TSecr), then NOP,
+//! NOP, SACK (kind 5) with each block's edges in the acknowledged stream's
+//! sequence space — and the data offset counting them; checksum over the
+//! pseudo-header, header, options and (zero) payload.
+//! **Deliberately different:** each record is cut to its header bytes
+//! (54 plus options: the captured length; the original length adds the
+//! payload), which keeps files
 //! small; the payload is all zero bytes and the TCP checksum covers it as
 //! such. Timestamps are simulated time truncated to nanoseconds. The original
 //! length counts no Ethernet padding or FCS. A packet the host's own NIC
 //! queue drops still appears as sent, as in a capture taken before the queue.
 //! **Not modelled:** SYN/FIN (the connections exist before the run and never
 //! close, so no window-scale option is ever negotiated and windows above
-//! 65535 bytes are clipped), TCP options (SACK and timestamps are not in the
-//! engine yet), the IPv4 ECN field (no ECN marking yet: every packet is
-//! Not-ECT), captures at the switch.
+//! 65535 bytes are clipped), the IPv4 ECN field (no ECN marking yet: every
+//! packet is Not-ECT), captures at the switch.
 
 use crate::net::Direction;
 use crate::tcp::{flags, Segment};
@@ -45,8 +48,10 @@ pub const SERVER_PORT: u16 = 5001;
 pub const CLIENT_PORT_BASE: u16 = 40000;
 /// Largest packet a reader must accept, as written in the file header.
 pub const SNAPLEN: u32 = 262_144;
-/// Bytes kept of each packet: Ethernet II (14), IPv4 (20) and TCP (20) headers.
+/// Bytes of Ethernet II (14), IPv4 (20) and TCP (20) headers without options.
 pub const HEADERS: usize = 54;
+/// Most bytes kept of a packet: the headers and 40 bytes of TCP options.
+pub const MAX_HEADERS: usize = HEADERS + 40;
 /// Bytes of the file header.
 pub const FILE_HEADER: usize = 24;
 /// Bytes of a record header.
@@ -130,7 +135,7 @@ impl Capture {
         let mut files: Vec<Vec<u8>> = counts
             .iter()
             .map(|&n| {
-                let mut f = Vec::with_capacity(FILE_HEADER + n * (RECORD_HEADER + HEADERS));
+                let mut f = Vec::with_capacity(FILE_HEADER + n * (RECORD_HEADER + MAX_HEADERS));
                 f.extend_from_slice(&file_header());
                 f
             })
@@ -156,14 +161,15 @@ pub fn file_header() -> [u8; FILE_HEADER] {
 }
 
 /// Append one record: its header (time, captured and original length) and
-/// the packet's [`HEADERS`] bytes.
+/// the packet's headers with their options.
 pub fn write_record(out: &mut Vec<u8>, time: SimTime, flow: u32, dir: Direction, seg: &Segment) {
     let ns = time.0 / 1_000;
+    let (h, n) = frame_headers(flow, dir, seg);
     out.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
     out.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
-    out.extend_from_slice(&(HEADERS as u32).to_le_bytes());
-    out.extend_from_slice(&(HEADERS as u32 + seg.len).to_le_bytes());
-    out.extend_from_slice(&frame_headers(flow, dir, seg));
+    out.extend_from_slice(&(n as u32).to_le_bytes());
+    out.extend_from_slice(&(n as u32 + seg.len).to_le_bytes());
+    out.extend_from_slice(&h[..n]);
 }
 
 /// MAC address of host `h`: locally administered, `02:00` then `h`.
@@ -195,15 +201,18 @@ pub fn checksum(sum: u32, bytes: &[u8]) -> u16 {
     !(s as u16)
 }
 
-/// Ethernet II, IPv4 and TCP headers of `seg` travelling `dir` on `flow`.
-pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> [u8; HEADERS] {
+/// Ethernet II, IPv4 and TCP headers (options included) of `seg` travelling
+/// `dir` on `flow`, and how many of the returned bytes they fill.
+pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEADERS], usize) {
     let src = sender(flow, dir);
     let dst = if src == 0 { flow + 1 } else { 0 };
     let (sport, dport, isn, peer_isn) = match dir {
         Direction::ToServer => (client_port(flow), SERVER_PORT, ISN_TO_SERVER, ISN_TO_CLIENT),
         Direction::ToClient => (SERVER_PORT, client_port(flow), ISN_TO_CLIENT, ISN_TO_SERVER),
     };
-    let mut h = [0u8; HEADERS];
+    let opt_len = seg.option_bytes() as usize;
+    let n = HEADERS + opt_len;
+    let mut h = [0u8; MAX_HEADERS];
     // Ethernet II.
     h[0..6].copy_from_slice(&mac(dst));
     h[6..12].copy_from_slice(&mac(src));
@@ -211,7 +220,7 @@ pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> [u8; HEADERS] 
     // IPv4 (RFC 791).
     let ip = &mut h[14..34];
     ip[0] = 0x45; // version 4, IHL 5
-    let tcp_len = 20 + seg.len; // at most 65515: the MSS is bounded by frame::MAX_MSS
+    let tcp_len = 20 + opt_len as u32 + seg.len; // at most 65515: the MSS is bounded by frame::MAX_MSS
     ip[2..4].copy_from_slice(&((20 + tcp_len) as u16).to_be_bytes());
     ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF
     ip[8] = 64; // TTL
@@ -229,20 +238,46 @@ pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> [u8; HEADERS] 
             bits |= tcp;
         }
     }
-    let t = &mut h[34..54];
+    let t = &mut h[34..n];
     t[0..2].copy_from_slice(&sport.to_be_bytes());
     t[2..4].copy_from_slice(&dport.to_be_bytes());
     t[4..8].copy_from_slice(&seq.to_be_bytes());
     t[8..12].copy_from_slice(&ack.to_be_bytes());
-    t[12] = 5 << 4; // data offset 5: no options
+    t[12] = (((20 + opt_len) / 4) << 4) as u8; // data offset in 32-bit words
     t[13] = bits;
     t[14..16].copy_from_slice(&(seg.wnd.min(65535) as u16).to_be_bytes());
+    write_options(&mut t[20..], seg, peer_isn);
     // RFC 9293 3.1: the checksum covers the pseudo-header (source, destination,
     // protocol, TCP length), the header and the payload; zero payload bytes add nothing.
     let pseudo = pseudo_sum(&ipv4(src), &ipv4(dst), tcp_len);
     let tsum = checksum(pseudo, t);
     t[16..18].copy_from_slice(&tsum.to_be_bytes());
-    h
+    (h, n)
+}
+
+/// The TCP options of `seg` into `out` (exactly `seg.option_bytes()` long):
+/// NOP, NOP, timestamps (RFC 7323 §3), then NOP, NOP, SACK (RFC 2018 §3)
+/// with edges in the sequence space whose initial number is `peer_isn`.
+fn write_options(out: &mut [u8], seg: &Segment, peer_isn: u32) {
+    let mut at = 0;
+    if let Some(ts) = seg.ts() {
+        out[..4].copy_from_slice(&[1, 1, 8, 10]);
+        out[4..8].copy_from_slice(&ts.val.to_be_bytes());
+        out[8..12].copy_from_slice(&ts.ecr.to_be_bytes());
+        at = 12;
+    }
+    if seg.has_sack() {
+        let blocks = seg.sack().count();
+        out[at..at + 4].copy_from_slice(&[1, 1, 5, (2 + 8 * blocks) as u8]);
+        at += 4;
+        for (start, end) in seg.sack() {
+            let edge = |off: u64| peer_isn.wrapping_add(1).wrapping_add(off as u32).to_be_bytes();
+            out[at..at + 4].copy_from_slice(&edge(start));
+            out[at + 4..at + 8].copy_from_slice(&edge(end));
+            at += 8;
+        }
+    }
+    debug_assert_eq!(at, out.len());
 }
 
 /// Partial sum of the TCP pseudo-header.
@@ -256,7 +291,7 @@ mod tests {
     use super::*;
 
     fn data(seq: u64, len: u32) -> Segment {
-        Segment { seq, ack: 100, len, wnd: 1 << 20, flags: flags::ACK | flags::PSH }
+        Segment::new(seq, 100, len, 1 << 20, flags::ACK | flags::PSH)
     }
 
     fn be16(b: &[u8], at: usize) -> u16 {
@@ -288,7 +323,8 @@ mod tests {
     fn response_segment_fields_sit_at_their_offsets() {
         let mut seg = data(2920, 1460);
         seg.flags |= flags::ECE | flags::CWR;
-        let h = frame_headers(2, Direction::ToClient, &seg);
+        let (h, n) = frame_headers(2, Direction::ToClient, &seg);
+        assert_eq!(n, HEADERS);
         assert_eq!(h[0..6], [2, 0, 0, 0, 0, 0]); // to the client
         assert_eq!(h[6..12], [2, 0, 0, 0, 0, 3]); // from host 3
         assert_eq!(be16(&h, 12), 0x0800);
@@ -308,24 +344,51 @@ mod tests {
     #[test]
     fn ip_and_tcp_checksums_verify() {
         for (flow, dir, seg) in [
-            (0, Direction::ToServer, Segment { seq: 0, ack: 0, len: 4, wnd: 65535, flags: flags::ACK }),
+            (0, Direction::ToServer, Segment::new(0, 0, 4, 65535, flags::ACK)),
             (7, Direction::ToClient, data(5_000_000_000, 1460)),
             (300, Direction::ToClient, data(1, 1)),
+            (1, Direction::ToServer, sack_ack()),
         ] {
-            let h = frame_headers(flow, dir, &seg);
+            let (h, n) = frame_headers(flow, dir, &seg);
             assert_eq!(checksum(0, &h[14..34]), 0, "IPv4 header of {seg:?}");
             let (src, dst): ([u8; 4], [u8; 4]) = (h[26..30].try_into().unwrap(), h[30..34].try_into().unwrap());
             // The zero payload is summed explicitly here, to check it adds nothing.
-            let mut tcp = h[34..54].to_vec();
-            tcp.resize(20 + seg.len as usize, 0);
-            assert_eq!(checksum(pseudo_sum(&src, &dst, 20 + seg.len), &tcp), 0, "TCP of {seg:?}");
+            let mut tcp = h[34..n].to_vec();
+            let tcp_len = (n - 34) as u32 + seg.len;
+            tcp.resize(tcp_len as usize, 0);
+            assert_eq!(checksum(pseudo_sum(&src, &dst, tcp_len), &tcp), 0, "TCP of {seg:?}");
         }
+    }
+
+    /// A client ACK with timestamps and two SACK blocks.
+    fn sack_ack() -> Segment {
+        let mut seg = Segment::new(0, 1000, 0, 65535, flags::ACK);
+        seg.set_sack(&[(5000, 6000), (2000, 4000)]);
+        seg.set_ts(Some(crate::tcp::Timestamps { val: 7, ecr: 3 }));
+        seg
+    }
+
+    /// RFC 7323 §3 and RFC 2018 §3 as Linux lays them out: NOP NOP TS, NOP
+    /// NOP SACK; the data offset and IPv4 length count them; SACK edges are
+    /// sequence numbers of the acknowledged (response) stream.
+    #[test]
+    fn timestamps_and_sack_options_on_the_wire() {
+        let (h, n) = frame_headers(1, Direction::ToServer, &sack_ack());
+        assert_eq!(n, HEADERS + 12 + 4 + 16);
+        assert_eq!(h[46] >> 4, (20 + 32) / 4);
+        assert_eq!(be16(&h, 16), 20 + 20 + 32);
+        let o = &h[54..n];
+        assert_eq!(o[..4], [1, 1, 8, 10]);
+        assert_eq!((be32(o, 4), be32(o, 8)), (7, 3));
+        assert_eq!(o[12..16], [1, 1, 5, 18]);
+        assert_eq!((be32(o, 16), be32(o, 20)), (ISN_TO_CLIENT + 1 + 5000, ISN_TO_CLIENT + 1 + 6000));
+        assert_eq!((be32(o, 24), be32(o, 28)), (ISN_TO_CLIENT + 1 + 2000, ISN_TO_CLIENT + 1 + 4000));
     }
 
     /// Stream offsets past 2^32 wrap, as 32-bit sequence numbers do.
     #[test]
     fn sequence_numbers_wrap_modulo_2_32() {
-        let h = frame_headers(0, Direction::ToClient, &data((1 << 32) + 5, 10));
+        let (h, _) = frame_headers(0, Direction::ToClient, &data((1 << 32) + 5, 10));
         assert_eq!(be32(&h, 38), ISN_TO_CLIENT + 1 + 5);
     }
 
@@ -333,7 +396,7 @@ mod tests {
     #[test]
     fn host_files_split_by_capturing_host_with_truncated_records() {
         let mut c = Capture::new(3);
-        let req = Segment { seq: 0, ack: 0, len: 4, wnd: 65535, flags: flags::ACK };
+        let req = Segment::new(0, 0, 4, 65535, flags::ACK);
         c.record(SimTime(1_500_000), Way::Tx, 1, Direction::ToServer, req);
         c.record(SimTime(3_000_000_000_123), Way::Rx, 1, Direction::ToServer, req);
         let f = c.host_files();

@@ -196,9 +196,10 @@ impl DelayedAckConfig {
 ///   collapse: with an unbounded window, windows grown in loss-free slow start
 ///   overflow even a 128 KiB port with two servers.
 /// - `dupack_threshold`: 3 — RFC 5681 3.2.
-/// - `variant`: NewReno — RFC 6582, the Linux behaviour and FAST08 Table 1.
-///   `cubic` keeps NewReno's loss recovery and grows and cuts the window by
-///   RFC 9438 (`tcp::cubic`), as Linux's default Cubic sits on Linux's recovery.
+/// - `variant`: NewReno — RFC 6582, the Linux behaviour without SACK and
+///   FAST08 Table 1. `cubic` grows and cuts the window by RFC 9438
+///   (`tcp::cubic`) on NewReno's loss recovery, or on RFC 6675's with `sack`
+///   on — the pair Linux runs by default.
 /// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
 /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
 ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
@@ -207,6 +208,20 @@ impl DelayedAckConfig {
 /// - `restart_after_idle`: true — Linux `tcp_slow_start_after_idle` defaults
 ///   to 1, and `incast validate` compares against Linux (RFC 5681 4.1 says
 ///   SHOULD as well).
+/// - `sack`: false — FAST08 Table 1 and CMU09's simulations ran without SACK
+///   (Linux negotiates it by default; the `sack` variant and presets turn it on).
+///   True makes receivers send SACK blocks (RFC 2018) and senders recover by
+///   RFC 6675 (`tcp::sack`); `variant = "sack"` implies it.
+/// - `timestamps`: false — as FAST08 Table 1 (Linux negotiates them by
+///   default). True puts the RFC 7323 option on every segment: 12 header
+///   bytes, so a segment carries `mss` − 12 payload bytes, as Linux's
+///   `mss_cache` does; RTT samples come from the echoed timestamp when Karn's
+///   rule forbids one from the send time (`tcp::timestamps`).
+/// - `timestamp_tick`: 1 ms — Linux's TSval clock (`TCP_TS_HZ` = 1000).
+/// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
+///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
+///   (needs `timestamps`); both undo the timeout's window reduction
+///   (`tcp::spurious`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct TcpConfig {
@@ -222,7 +237,7 @@ pub struct TcpConfig {
     pub rto: RtoConfig,
     /// Delayed ACK at the receiver.
     pub delayed_ack: DelayedAckConfig,
-    /// Loss-recovery variant: Reno, NewReno or Cubic (NewReno recovery).
+    /// Loss-recovery variant: Reno, NewReno, Cubic (NewReno or SACK recovery) or SACK.
     pub variant: TcpVariant,
     /// Cubic's constants (RFC 9438), read only when `variant` is `cubic`.
     pub cubic: CubicConfig,
@@ -234,6 +249,33 @@ pub struct TcpConfig {
     /// Restart from min(IW, cwnd) after an idle period longer than the RTO
     /// (RFC 5681 4.1).
     pub restart_after_idle: bool,
+    /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675).
+    pub sack: bool,
+    /// Timestamps option (RFC 7323) on every segment.
+    pub timestamps: bool,
+    /// Tick of the TSval clock.
+    pub timestamp_tick: SimDuration,
+    /// Spurious-timeout detection and response.
+    pub spurious_rto: SpuriousRto,
+}
+
+/// How a sender detects that a retransmission timeout was spurious (the
+/// original segment was delayed, not lost); either way a spurious timeout's
+/// cwnd and ssthresh reduction is undone (`tcp::spurious`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum SpuriousRto {
+    /// No detection: every timeout stands.
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// F-RTO (RFC 5682 §2 basic, §3 with SACK): send new data after the
+    /// retransmission and judge by the next two ACKs.
+    #[serde(rename = "frto")]
+    Frto,
+    /// Eifel detection (RFC 3522): the first ACK after the retransmission
+    /// echoes a timestamp older than the retransmission's.
+    #[serde(rename = "eifel")]
+    Eifel,
 }
 
 /// Which fast-recovery algorithm a sender runs.
@@ -251,6 +293,10 @@ pub enum TcpVariant {
     /// congestion avoidance and β_cubic as the multiplicative decrease.
     #[serde(rename = "cubic")]
     Cubic,
+    /// RFC 5681 window rules with SACK-based loss recovery (RFC 6675): the
+    /// FAST08 §5.1 "SACK" variant. Implies `TcpConfig::sack`.
+    #[serde(rename = "sack")]
+    Sack,
 }
 
 /// Cubic constants (RFC 9438 §4–§5), with Linux `tcp_cubic.c` defaults.
@@ -294,6 +340,29 @@ impl Default for TcpConfig {
             limited_transmit: false,
             slow_start: true,
             restart_after_idle: true,
+            sack: false,
+            timestamps: false,
+            timestamp_tick: SimDuration::from_millis(1),
+            spurious_rto: SpuriousRto::Off,
+        }
+    }
+}
+
+impl TcpConfig {
+    /// True when SACK is in use: `sack` set, or the `sack` variant.
+    #[inline]
+    pub fn sack_enabled(&self) -> bool {
+        self.sack || self.variant == TcpVariant::Sack
+    }
+
+    /// Payload bytes of a full-sized segment: `mss`, less the 12 option bytes
+    /// every segment carries with timestamps on (Linux `tcp_current_mss`).
+    #[inline]
+    pub fn segment_payload(&self) -> u32 {
+        if self.timestamps {
+            self.mss.saturating_sub(12)
+        } else {
+            self.mss
         }
     }
 }

@@ -30,9 +30,9 @@
 //! packet traces of real stacks; here the classes are decided from sender
 //! state alone, so a loss the sender cannot see (an ACK lost on the way back)
 //! counts where its symptoms put it.
-//! **Not modelled:** spurious-timeout detection (F-RTO, RFC 5682; Eifel,
-//! RFC 3522): `spurious` is always false, and is kept so that the record's
-//! schema stays stable when detection arrives.
+//! `spurious` is decided later than the classes: [`classify`] leaves it
+//! false, and the engine sets it on the endpoint's latest timeout row when
+//! F-RTO or Eifel (`tcp::spurious`) judges that timeout spurious.
 
 use crate::time::{SimDuration, SimTime};
 use serde::Serialize;
@@ -102,7 +102,7 @@ pub struct Timeout {
     pub class: TimeoutClass,
     /// GIP §III category.
     pub gip_class: GipClass,
-    /// Always false: no spurious-timeout detection yet (kept for a stable schema).
+    /// False when classified; spurious-timeout detection decides it later.
     pub spurious: bool,
 }
 

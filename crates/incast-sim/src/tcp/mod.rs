@@ -14,15 +14,21 @@
 //! after idle ([`idle_restart`], RFC 5681 4.1), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
 //! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), the randomized
 //! retransmission timer and its scheduling delay ([`rto_timer`], CMU09 §5, §3), and the exact or jiffy
-//! TCP clock ([`clock`]). Each retransmission timeout is classified by
+//! TCP clock ([`clock`]); with the options on, SACK-based loss recovery
+//! ([`sack`], RFC 2018 and RFC 6675) and timestamps ([`timestamps`], RFC
+//! 7323); spurious-timeout detection and undo ([`spurious`], F-RTO RFC 5682
+//! and Eifel RFC 3522). Each retransmission timeout is classified by
 //! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
-//! and the constant receive window; sending data piggybacks a pending ACK.
+//! and the constant receive window, plus SACK blocks while data is buffered
+//! out of order (SACK on) and the timestamps option (timestamps on); sending
+//! data piggybacks a pending ACK.
 //! **Deliberately different:** connections start ESTABLISHED, with the
 //! handshake's RTT as the first RTT sample (as Linux takes it from the
-//! SYN/SYN-ACK exchange); the application consumes received data instantly;
-//! Nagle is off; recovery is go-back-N after a timeout, not SACK.
-//! **Not modelled:** connection setup and teardown, SACK, timestamps, window
-//! scaling negotiation, ECN, keep-alives.
+//! SYN/SYN-ACK exchange) and the options on or off as the configuration
+//! says (both ends share it); the application consumes received data
+//! instantly; Nagle is off.
+//! **Not modelled:** connection setup and teardown, window scaling
+//! negotiation, ECN, keep-alives.
 
 pub mod clock;
 mod config;
@@ -35,14 +41,19 @@ pub mod newreno;
 pub mod receiver;
 pub mod rto;
 pub mod rto_timer;
+pub mod sack;
 mod segment;
 pub mod sender;
+pub mod spurious;
 #[cfg(test)]
 mod tests;
+pub mod timestamps;
 
-pub use config::{CubicConfig, DelayedAckConfig, DelayedAckMode, RtoConfig, RtoFlavor, TcpConfig, TcpVariant};
+pub use config::{
+    CubicConfig, DelayedAckConfig, DelayedAckMode, RtoConfig, RtoFlavor, SpuriousRto, TcpConfig, TcpVariant,
+};
 pub use rto::RtoEstimator;
-pub use segment::{flags, Segment};
+pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
 
 use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;
@@ -50,6 +61,7 @@ use delayed_ack::DelayedAck;
 use forensics::{GipTimeoutClasses, Timeout, TimeoutClasses};
 use receiver::Receiver;
 use sender::Sender;
+use timestamps::TsClock;
 
 /// Counters one endpoint keeps about its own sending and receiving.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -76,6 +88,8 @@ pub struct EndpointStats {
     pub acks_sent: u64,
     /// Delayed ACKs sent because the delayed-ACK timer fired.
     pub delayed_ack_timeouts: u64,
+    /// Retransmission timeouts judged spurious and undone (`tcp::spurious`).
+    pub spurious_timeouts: u64,
 }
 
 /// One end of an established TCP connection, driven by its caller.
@@ -87,6 +101,12 @@ pub struct Endpoint {
     sender: Sender,
     receiver: Receiver,
     delack: DelayedAck,
+    /// Most SACK blocks per segment; 0 when SACK is off.
+    sack_blocks: usize,
+    /// SACK or timestamps are on: segments may carry options.
+    options: bool,
+    /// The timestamps option's clock and echo state, when on.
+    ts: Option<TsClock>,
     stats: EndpointStats,
 }
 
@@ -120,7 +140,15 @@ impl Endpoint {
             rcv_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64) as u32,
             sender,
             receiver: Receiver::new(),
-            delack: DelayedAck::new(&cfg.delayed_ack, cfg.mss.max(1), cfg.rcv_wnd.get()),
+            delack: DelayedAck::new(&cfg.delayed_ack, cfg.segment_payload().max(1), cfg.rcv_wnd.get()),
+            // RFC 2018 (3): 4 blocks fit the option space, 3 beside timestamps.
+            sack_blocks: match (cfg.sack_enabled(), cfg.timestamps) {
+                (false, _) => 0,
+                (true, false) => MAX_SACK_BLOCKS,
+                (true, true) => MAX_SACK_BLOCKS - 1,
+            },
+            ts: cfg.timestamps.then(|| TsClock::new(cfg.timestamp_tick)),
+            options: cfg.sack_enabled() || cfg.timestamps,
             stats,
         }
     }
@@ -138,16 +166,24 @@ impl Endpoint {
     }
 
     /// Process one arriving segment: its ACK fields drive the send half, its
-    /// payload the receive half.
-    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) {
+    /// payload the receive half. Returns true when it showed this endpoint's
+    /// latest retransmission timeout to be spurious (`tcp::spurious`).
+    pub fn on_segment(&mut self, now: SimTime, seg: &Segment) -> bool {
+        let mut spurious = false;
+        let mut ts_rtt = None;
+        if let (Some(ts), Some(opt)) = (&mut self.ts, seg.ts()) {
+            ts.on_segment(seg.seq, opt);
+            ts_rtt = Some(ts.rtt_sample(now, opt.ecr));
+        }
         if seg.has(flags::ACK) {
-            self.sender.on_ack(now, &self.clock, seg, &mut self.stats);
+            spurious = self.sender.on_ack(now, &self.clock, seg, ts_rtt, &mut self.stats);
             self.note_cwnd();
         }
         if seg.has_data() {
             let arrival = self.receiver.on_data(seg.seq, seg.len);
             self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), self.sender.rto());
         }
+        spurious
     }
 
     /// Process every timer due at `now`; a no-op when none is due.
@@ -182,27 +218,45 @@ impl Endpoint {
             let push = if end == self.sender.written() { flags::PSH } else { 0 };
             // Data piggybacks the ACK: no separate ACK stays owed.
             self.delack.on_ack_sent(rcv_nxt);
-            return Some(Segment {
-                seq: tx.seq,
-                ack: rcv_nxt,
-                len: tx.len,
-                wnd: self.rcv_wnd,
-                flags: flags::ACK | push,
-            });
+            let seg = self.with_options(now, Segment::new(tx.seq, rcv_nxt, tx.len, self.rcv_wnd, flags::ACK | push));
+            if let (Some(ts), true) = (seg.ts(), tx.retransmission) {
+                self.sender.spurious_mut().on_retransmission_sent(ts.val);
+            }
+            return Some(seg);
         }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
             self.delack.on_ack_sent(rcv_nxt);
-            return Some(Segment {
-                seq: self.sender.snd_nxt(),
-                ack: rcv_nxt,
-                len: 0,
-                wnd: self.rcv_wnd,
-                flags: flags::ACK,
-            });
+            return Some(
+                self.with_options(now, Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK)),
+            );
         }
         None
+    }
+
+    /// `seg` with the options this connection uses: SACK blocks while data
+    /// waits out of order, and the timestamps option.
+    #[inline]
+    fn with_options(&mut self, now: SimTime, seg: Segment) -> Segment {
+        if self.options {
+            self.add_options(now, seg)
+        } else {
+            seg
+        }
+    }
+
+    #[inline(never)]
+    fn add_options(&mut self, now: SimTime, mut seg: Segment) -> Segment {
+        if self.sack_blocks > 0 && self.receiver.has_gap() {
+            let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
+            let n = self.receiver.sack_blocks(self.sack_blocks, &mut blocks);
+            seg.set_sack(&blocks[..n]);
+        }
+        if let Some(ts) = &mut self.ts {
+            seg.set_ts(Some(ts.stamp(now, seg.ack)));
+        }
+        seg
     }
 
     /// Earliest armed deadline: retransmission or delayed-ACK timer.
@@ -263,10 +317,10 @@ impl Endpoint {
         self.sender.written()
     }
 
-    /// True while in (Reno or NewReno) fast recovery.
+    /// True while in (Reno or NewReno) fast recovery or RFC 6675 loss recovery.
     #[inline]
     pub fn in_recovery(&self) -> bool {
-        self.sender.cc().in_recovery()
+        self.sender.in_recovery()
     }
 
     #[inline]

@@ -22,8 +22,10 @@
 //! on every ACK of new data). Slow start off is a growth rule (cwnd < ssthresh
 //! never selects slow start), not an ssthresh value: ssthresh starts at the
 //! initial window and keeps its RFC 5681 values, so it still sizes recovery.
-//! **Not modelled:** appropriate byte counting (RFC 3465), SACK-based recovery
-//! (RFC 6675), undo of spurious retransmissions (Eifel, F-RTO), ECN, the
+//! With SACK on, RFC 6675 (`tcp::sack`) replaces this recovery procedure;
+//! this module then only sizes the window ([`NewReno::on_sack_recovery`]),
+//! and undoes a spurious timeout's reduction ([`NewReno::undo`], `tcp::spurious`).
+//! **Not modelled:** appropriate byte counting (RFC 3465), ECN, the
 //! gradual cwnd decay of RFC 2861 / RFC 7661 after idle or
 //! application-limited periods.
 //!
@@ -150,6 +152,7 @@ impl NewReno {
     /// An ACK advanced SND.UNA by `acked` bytes to `ack` at `now`; `flight` is
     /// the data still outstanding after it and `srtt` the smoothed RTT (zero
     /// before a sample), which only Cubic's congestion avoidance reads.
+    #[inline]
     pub fn on_new_ack(&mut self, acked: u64, ack: u64, flight: u64, now: SimTime, srtt: SimDuration) -> NewAck {
         self.dupacks = 0;
         if self.in_recovery {
@@ -233,6 +236,34 @@ impl NewReno {
         self.in_recovery = true;
         self.first_partial = true;
         true
+    }
+
+    /// RFC 6675 loss recovery begins with `flight` bytes outstanding: cwnd and
+    /// ssthresh both drop to RFC 5681's eq. (4) (or Cubic's β), with no
+    /// inflation — the SACK sender counts `pipe` instead (`tcp::sack`).
+    pub fn on_sack_recovery(&mut self, flight: u64) {
+        self.ssthresh = match &mut self.cubic {
+            Some(cubic) => cubic.on_congestion(self.cwnd),
+            // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", with
+            // RFC 5681's floor of 2·SMSS.
+            None => (flight / 2).max(2 * self.smss),
+        };
+        self.cwnd = self.ssthresh;
+        self.dupacks = 0;
+    }
+
+    /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`).
+    pub fn cap_cwnd(&mut self, max: u64) {
+        self.cwnd = self.cwnd.min(max);
+    }
+
+    /// Undo a spurious timeout: cwnd and ssthresh return to at least
+    /// `prior_cwnd` and `prior_ssthresh` (Linux `tcp_undo_cwnd_reduction`),
+    /// and `recover` moves to `snd_una` (RFC 5682 §2.1 step 3b).
+    pub fn undo(&mut self, prior_cwnd: u64, prior_ssthresh: u64, snd_una: u64) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+        self.recover = Some(snd_una);
     }
 
     /// The sender resumes after an idle period longer than the RTO.

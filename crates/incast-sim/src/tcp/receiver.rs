@@ -2,13 +2,18 @@
 //!
 //! **Models:** RCV.NXT (RFC 793 §3.2), buffering of out-of-order segments so
 //! that a retransmission filling a hole delivers everything buffered behind it
-//! at once (RFC 793 §3.9), and classification of each arrival for the ACK
-//! policy (`tcp::delayed_ack`).
+//! at once (RFC 793 §3.9), classification of each arrival for the ACK
+//! policy (`tcp::delayed_ack`), and the SACK blocks an ACK reports (RFC 2018
+//! §4): the first block holds the segment that arrived most recently out of
+//! order, the others repeat the most recently reported blocks, newest first.
 //! **Deliberately different:** payload bytes are never stored, only the
 //! `[start, end)` ranges received; the application consumes in-order data at
 //! once, so the advertised window is the constant `TcpConfig::rcv_wnd`.
 //! **Not modelled:** receive-window enforcement (senders always respect the
-//! constant window), SACK blocks, D-SACK, out-of-order queue pruning.
+//! constant window), D-SACK (RFC 2883), out-of-order queue pruning (so
+//! never reneging on SACKed data).
+
+use super::segment::MAX_SACK_BLOCKS;
 
 /// How an arriving data segment relates to what was already received.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -29,12 +34,16 @@ pub struct Receiver {
     rcv_nxt: u64,
     /// Disjoint, non-adjacent `[start, end)` ranges above `rcv_nxt`, sorted.
     ooo: Vec<(u64, u64)>,
+    /// First offsets of the latest out-of-order arrivals, newest first: each
+    /// names the block that holds it, for the SACK block order of RFC 2018 §4.
+    recent: [u64; MAX_SACK_BLOCKS],
+    recent_n: usize,
 }
 
 impl Receiver {
     /// A receiver expecting stream offset 0.
     pub fn new() -> Self {
-        Receiver { rcv_nxt: 0, ooo: Vec::with_capacity(8) }
+        Receiver { rcv_nxt: 0, ooo: Vec::with_capacity(8), recent: [0; MAX_SACK_BLOCKS], recent_n: 0 }
     }
 
     /// RCV.NXT: the next in-order offset expected, = bytes delivered so far.
@@ -66,6 +75,7 @@ impl Receiver {
             // RFC 793 (3.9): "Segments with higher beginning sequence numbers
             // may be held for later processing."
             self.insert(seq, end);
+            self.note_recent(seq);
             return Arrival::OutOfOrder;
         }
         self.rcv_nxt = end;
@@ -79,6 +89,37 @@ impl Receiver {
             self.ooo.drain(..reached);
         }
         Arrival::FillsGap
+    }
+
+    /// Remember `seq` as the newest out-of-order arrival.
+    fn note_recent(&mut self, seq: u64) {
+        let n = (self.recent_n + 1).min(MAX_SACK_BLOCKS);
+        self.recent.copy_within(0..n - 1, 1);
+        self.recent[0] = seq;
+        self.recent_n = n;
+    }
+
+    /// The SACK blocks for an ACK sent now, at most `max` (RFC 2018 §4): "The
+    /// first SACK block ... MUST specify the contiguous block of data
+    /// containing the segment which triggered this ACK", and the rest "the
+    /// most recently reported SACK blocks". Writes them into `out`, newest
+    /// first, and returns how many; none when nothing is buffered out of order.
+    pub fn sack_blocks(&self, max: usize, out: &mut [(u64, u64); MAX_SACK_BLOCKS]) -> usize {
+        let mut n = 0;
+        for &seq in &self.recent[..self.recent_n] {
+            if n == max.min(MAX_SACK_BLOCKS) {
+                break;
+            }
+            let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+            match self.ooo.get(i) {
+                Some(&block) if block.0 <= seq && !out[..n].contains(&block) => {
+                    out[n] = block;
+                    n += 1;
+                }
+                _ => {}
+            }
+        }
+        n
     }
 
     /// Insert `[start, end)` (entirely above RCV.NXT), merging overlaps and neighbours.
@@ -100,6 +141,31 @@ impl Receiver {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn blocks(r: &Receiver, max: usize) -> Vec<(u64, u64)> {
+        let mut out = [(0, 0); MAX_SACK_BLOCKS];
+        let n = r.sack_blocks(max, &mut out);
+        out[..n].to_vec()
+    }
+
+    /// RFC 2018 §4: the block holding the latest arrival comes first, then
+    /// earlier reported blocks, newest first; filled holes drop out.
+    #[test]
+    fn rfc2018_4_sack_blocks_newest_first() {
+        let mut r = Receiver::new();
+        r.on_data(0, 1000);
+        r.on_data(2000, 1000);
+        r.on_data(4000, 1000);
+        r.on_data(6000, 1000);
+        assert_eq!(blocks(&r, 4), vec![(6000, 7000), (4000, 5000), (2000, 3000)]);
+        r.on_data(3000, 1000); // joins [2000, 3000) and [4000, 5000)
+        assert_eq!(blocks(&r, 4), vec![(2000, 5000), (6000, 7000)]);
+        assert_eq!(blocks(&r, 1), vec![(2000, 5000)], "at most `max` blocks");
+        r.on_data(1000, 1000); // fills the first hole
+        assert_eq!(blocks(&r, 4), vec![(6000, 7000)]);
+        r.on_data(5000, 1000);
+        assert_eq!(blocks(&r, 4), vec![]);
+    }
 
     #[test]
     fn in_order_data_advances_rcv_nxt() {

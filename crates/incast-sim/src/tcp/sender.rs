@@ -5,19 +5,28 @@
 //! sender silly-window avoidance (RFC 1122 4.2.3.4: only full-sized segments,
 //! except the tail of the buffer); the retransmission timer of RFC 6298 §5;
 //! go-back-N after a timeout; duplicate-ACK detection (RFC 5681 §2) feeding
-//! `tcp::newreno`; the hooks of limited transmit (`tcp::limited_transmit`)
-//! and restart after idle (`tcp::idle_restart`); the snapshot each timeout
-//! hands to `tcp::forensics` (DART, back-off count, start of the latest write). RTT sampling follows Linux
+//! `tcp::newreno`, or with SACK the RFC 6675 scoreboard of `tcp::sack`; the
+//! hooks of limited transmit (`tcp::limited_transmit`), restart after idle
+//! (`tcp::idle_restart`) and spurious-timeout detection (`tcp::spurious`);
+//! the snapshot each timeout hands to `tcp::forensics` (DART, back-off count,
+//! start of the latest write). RTT sampling follows Linux
 //! `tcp_clean_rtx_queue`: the sample is the age of the OLDEST segment a
 //! cumulative ACK newly covers, and no sample is taken when any newly covered
-//! segment was retransmitted (Karn's rule, RFC 6298 §3).
+//! segment was retransmitted (Karn's rule, RFC 6298 §3) — unless the ACK
+//! echoes a timestamp (RFC 7323 §4), which then gives the sample
+//! (`tcp::timestamps`).
+//!
+//! With SACK, SACKed data never counts as outstanding when the window is
+//! sized — RFC 6675's `pipe` during recovery, and outside it the same
+//! accounting as Linux `tcp_packets_in_flight` (which subsumes Limited
+//! Transmit, RFC 6675 §5 step 3) — and go-back-N after a timeout skips
+//! SACKed ranges.
 //! **Deliberately different:** Nagle is off (storage servers set
 //! TCP_NODELAY); the peer window is taken from every acceptable ACK without
 //! the SND.WL1/SND.WL2 ordering checks (the window is constant here);
-//! a timeout resends everything from SND.UNA (go-back-N), not only what SACK
-//! would mark lost.
-//! **Not modelled:** SACK, timestamps, zero-window probing, TSO/GSO, pacing,
-//! the RFC 6298 (5.7) SYN rule (connections start established).
+//! without SACK a timeout resends everything from SND.UNA (go-back-N).
+//! **Not modelled:** zero-window probing, TSO/GSO, pacing, the RFC 6298
+//! (5.7) SYN rule (connections start established).
 
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
@@ -26,6 +35,8 @@ use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
+use super::sack::Scoreboard;
+use super::spurious::{SpuriousDetector, Verdict};
 use super::{EndpointStats, Segment, TcpConfig};
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
@@ -82,14 +93,23 @@ pub struct Sender {
     dart: u32,
     /// Fast retransmit threshold, for timeout forensics.
     dupack_threshold: u32,
+    /// The RFC 6675 scoreboard, when SACK is on.
+    sack: Option<Box<Scoreboard>>,
+    /// With SACK: the segment that starts loss recovery, due now (RFC 6675 §5 step 4.3).
+    sack_rtx: Option<(u64, u64)>,
+    /// F-RTO and Eifel (`tcp::spurious`).
+    spurious: SpuriousDetector,
+    /// New segments F-RTO step 2b may still send beyond the window.
+    frto_new: u8,
 }
 
 impl Sender {
     /// An idle sender of an established connection; `timer_rng` feeds the
     /// randomized timeout and scheduling delay (`tcp::rto_timer`).
     pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {
+        let mss = cfg.segment_payload().max(1);
         Sender {
-            mss: cfg.mss.max(1) as u64,
+            mss: mss as u64,
             app_end: 0,
             write_start: 0,
             snd_una: 0,
@@ -99,7 +119,7 @@ impl Sender {
             sent: VecDeque::with_capacity(64),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: NewReno::new(cfg.mss.max(1), cfg.init_cwnd, cfg.dupack_threshold)
+            cc: NewReno::new(mss, cfg.init_cwnd, cfg.dupack_threshold)
                 .with_options(cfg.variant, cfg.slow_start)
                 .with_cubic(cfg.cubic),
             limited: LimitedTransmit::new(cfg.limited_transmit),
@@ -109,6 +129,10 @@ impl Sender {
             backoff: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
+            sack: cfg.sack_enabled().then(|| Box::new(Scoreboard::new(mss, cfg.dupack_threshold))),
+            sack_rtx: None,
+            spurious: SpuriousDetector::new(cfg.spurious_rto),
+            frto_new: 0,
         }
     }
 
@@ -120,38 +144,48 @@ impl Sender {
         self.app_end += bytes;
     }
 
-    /// Process the acknowledgment fields of an arriving segment.
-    pub fn on_ack(&mut self, now: SimTime, clock: &TcpClock, seg: &Segment, stats: &mut EndpointStats) {
+    /// Process the acknowledgment fields of an arriving segment; `ts_rtt` is
+    /// the RTT its echoed timestamp gives, when it carries one. Returns true
+    /// when the ACK showed the latest timeout to be spurious (`tcp::spurious`).
+    pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        clock: &TcpClock,
+        seg: &Segment,
+        ts_rtt: Option<SimDuration>,
+        stats: &mut EndpointStats,
+    ) -> bool {
         let ack = seg.ack;
         let wnd = seg.wnd as u64;
         if ack > self.snd_max || ack < self.snd_una {
             // RFC 793 (3.9): "If the ACK is a duplicate (SEG.ACK < SND.UNA), it
             // can be ignored. If the ACK acks something not yet sent ... drop"
-            return;
+            return false;
         }
+        // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
+        let newly_sacked = match &mut self.sack {
+            Some(sb) if seg.has_sack() || !sb.is_empty() => sb.update(ack, seg.sack()),
+            _ => false,
+        };
+        // RFC 5681 (2): a duplicate ACK when "(a) the receiver of the ACK has
+        // outstanding data, (b) the incoming acknowledgment carries no data,
+        // ... (d) the acknowledgment number is equal to the greatest
+        // acknowledgment received ... and (e) the advertised window in the
+        // incoming acknowledgment equals the advertised window in the last"
+        let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
+        let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
         if ack == self.snd_una {
-            // RFC 5681 (2): a duplicate ACK when "(a) the receiver of the ACK has
-            // outstanding data, (b) the incoming acknowledgment carries no data,
-            // ... (d) the acknowledgment number is equal to the greatest
-            // acknowledgment received ... and (e) the advertised window in the
-            // incoming acknowledgment equals the advertised window in the last"
-            let dup = self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
             self.peer_wnd = wnd;
             // FAST08 §5.1: DART, "Duplicate ACKs Received at Timeout".
             self.dart += u32::from(dup);
-            // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
-            // sent in limited transmit MUST NOT be included in this calculation."
-            let flight = self.flight_size().saturating_sub(self.limited.excluded());
-            if dup && self.cc.on_dup_ack(ack, flight, self.snd_max) {
-                stats.fast_retransmits += 1;
-                self.retransmit_now = true;
-                self.limited.reset();
+            if dup {
+                self.on_dup_ack(ack, newly_sacked, stats);
             }
-            return;
+            return spurious;
         }
         self.peer_wnd = wnd;
         let acked = ack - self.snd_una;
-        self.take_rtt_sample(now, clock, ack);
+        self.take_rtt_sample(now, clock, ack, ts_rtt);
         self.snd_una = ack;
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -159,13 +193,24 @@ impl Sender {
         self.dart = 0;
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
-        let restart = match self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt) {
-            NewAck::Advance => true,
-            NewAck::Partial { reset_timer } => {
-                // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."
-                self.retransmit_now = true;
-                reset_timer
+        let restart = match &mut self.sack {
+            Some(sb) => {
+                // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
+                let recovering = sb.in_recovery();
+                sb.on_cumulative_ack(ack);
+                if !recovering {
+                    self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt);
+                }
+                true
             }
+            None => match self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt) {
+                NewAck::Advance => true,
+                NewAck::Partial { reset_timer } => {
+                    // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."
+                    self.retransmit_now = true;
+                    reset_timer
+                }
+            },
         };
         if self.snd_una == self.snd_max {
             // RFC 6298 (5.2): "When all outstanding data has been acknowledged,
@@ -176,10 +221,79 @@ impl Sender {
             // data, restart the retransmission timer"
             self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
+        spurious
+    }
+
+    /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
+    /// when SACK is on (where a duplicate must also SACK new data).
+    fn on_dup_ack(&mut self, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
+        if let Some(sb) = &mut self.sack {
+            if newly_sacked && sb.on_dup_ack(ack) {
+                stats.fast_retransmits += 1;
+                // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
+                // FlightSize leaves out what SACKed data let through beyond cwnd
+                // (RFC 5681 3.2 leaves out Limited Transmit's segments).
+                self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
+                // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
+                self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
+            }
+            return;
+        }
+        // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
+        // sent in limited transmit MUST NOT be included in this calculation."
+        let flight = self.flight_size().saturating_sub(self.limited.excluded());
+        if self.cc.on_dup_ack(ack, flight, self.snd_max) {
+            stats.fast_retransmits += 1;
+            self.retransmit_now = true;
+            self.limited.reset();
+        }
+    }
+
+    /// Act on what the spurious-timeout detector makes of this ACK; true when
+    /// it judged the latest timeout spurious.
+    #[cold]
+    fn on_verdict(&mut self, ack: u64, dup: bool, seg: &Segment, stats: &mut EndpointStats) -> bool {
+        match self.spurious.on_ack(ack, self.snd_una, dup, seg.ts().map(|t| t.ecr)) {
+            Verdict::Continue => false,
+            Verdict::SendNew => {
+                // RFC 5682 (2.1 step 2b): "transmit up to two new (previously
+                // unsent) segments" — if there are any and the peer window allows.
+                if self.app_end > self.snd_max && self.snd_max + self.mss <= ack + seg.wnd as u64 {
+                    self.snd_nxt = self.snd_max;
+                    self.frto_new = 2;
+                } else {
+                    self.spurious.cancel();
+                }
+                false
+            }
+            Verdict::Conventional => {
+                // RFC 5682 (2.1 step 3a): "set the congestion window to no more than
+                // 3 * MSS, and continue with the slow start algorithm retransmitting
+                // unacknowledged segments."
+                self.cc.cap_cwnd(3 * self.mss);
+                self.snd_nxt = self.snd_una;
+                self.frto_new = 0;
+                false
+            }
+            Verdict::Spurious => {
+                let (cwnd, ssthresh) = self.spurious.prior();
+                // Undo (Linux tcp_undo_cwnd_reduction); RFC 5682 (2.1 step 3b):
+                // "set the value of the "recover" variable to SND.UNA".
+                self.cc.undo(cwnd, ssthresh, ack);
+                if let Some(sb) = &mut self.sack {
+                    sb.on_undo();
+                }
+                // RFC 4015 (3 step 4): resume with previously unsent data.
+                self.snd_nxt = self.snd_max;
+                self.frto_new = 0;
+                stats.spurious_timeouts += 1;
+                true
+            }
+        }
     }
 
     /// Drop the records `ack` covers and take at most one RTT sample from them.
-    fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64) {
+    fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) {
         let mut oldest = None;
         let mut retransmitted = false;
         while let Some(r) = self.sent.front() {
@@ -193,8 +307,15 @@ impl Sender {
         // RFC 6298 (3): "RTT samples MUST NOT be made using segments that were
         // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
         // any newly acknowledged segment was, and otherwise uses the oldest.
-        if let (Some(sent_at), false) = (oldest, retransmitted) {
-            self.rto.on_ack_rtt_sample(clock.sample(sent_at, now), ack, self.snd_nxt);
+        let sample = match (oldest, retransmitted) {
+            (Some(sent_at), false) => Some(clock.sample(sent_at, now)),
+            // Linux tcp_ack_update_rtt: the echoed timestamp when Karn's rule
+            // leaves no sample (RFC 7323 (4): RTTM needs no such rule).
+            (Some(_), true) => ts_rtt,
+            (None, _) => None,
+        };
+        if let Some(rtt) = sample {
+            self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
         }
     }
 
@@ -211,7 +332,16 @@ impl Sender {
         stats.timeouts += 1;
         // FAST08 §5.1 / GIP §III: classify from the state BEFORE the timeout acts.
         let timeout = forensics::classify(self.snapshot(now));
+        let rtx_end = self.snd_max.min(self.snd_una + self.mss);
+        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
         self.cc.on_rto(self.flight_size(), self.snd_max, self.backoff > 0);
+        if let Some(sb) = &mut self.sack {
+            // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
+            sb.on_timeout(self.snd_max);
+        }
+        self.sack_rtx = None;
+        self.frto_new = 0;
         self.backoff = self.backoff.saturating_add(1);
         self.retransmit_now = false;
         self.limited.reset();
@@ -250,8 +380,59 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        let (seq, len) = self.next_segment(now)?;
+        let (seq, len) = if self.sack.is_some() { self.next_sack_segment(now)? } else { self.next_segment(now)? };
         Some(self.transmit(now, clock, seq, len))
+    }
+
+    /// `(seq, len)` of the next segment with SACK on: the segment that starts
+    /// recovery, then RFC 6675 `NextSeg` while cwnd − pipe ≥ SMSS during
+    /// recovery; otherwise new data (or, after a timeout, the next unSACKed
+    /// data) as the window allows, SACKed data not counting as outstanding.
+    fn next_sack_segment(&mut self, now: SimTime) -> Option<(u64, u64)> {
+        if let Some(first) = self.sack_rtx.take() {
+            return Some(first);
+        }
+        let sb = self.sack.as_deref_mut()?;
+        if sb.in_recovery() {
+            // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
+            // transmit one or more segments"
+            if self.cc.cwnd() < sb.pipe(self.snd_una, self.snd_max) + self.mss {
+                return None;
+            }
+            let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
+            let (seq, len, rule) = sb.next_seg(self.snd_una, self.snd_max, self.app_end, may_send_new)?;
+            sb.on_sent(seq + len, rule);
+            return Some((seq, len));
+        }
+        let mut run_end = u64::MAX;
+        if self.snd_nxt < self.snd_max {
+            // After a timeout: skip what the receiver holds (Linux tcp_enter_loss keeps SACK marks).
+            (self.snd_nxt, run_end) = sb.hole_at(self.snd_nxt);
+        }
+        let unsent = self.app_end.saturating_sub(self.snd_nxt);
+        if unsent == 0 {
+            return None;
+        }
+        if self.snd_una == self.snd_max {
+            self.restart_if_idle(now);
+        }
+        let sb = self.sack.as_deref()?;
+        let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
+        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
+        let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
+        if len <= usable || self.frto_allows(len) {
+            return Some((self.snd_nxt, len));
+        }
+        None
+    }
+
+    /// F-RTO step 2b: one of the two new segments, within the peer window.
+    #[inline]
+    fn frto_allows(&mut self, len: u64) -> bool {
+        let allowed =
+            self.frto_new > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt + len <= self.snd_una + self.peer_wnd;
+        self.frto_new -= u8::from(allowed);
+        allowed
     }
 
     /// `(seq, len)` of the segment [`Sender::poll_data`] sends next, if any.
@@ -276,7 +457,7 @@ impl Sender {
         // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
         // "if the data is pushed and all queued data can be sent now" (Nagle off).
         let len = unsent.min(self.mss);
-        if len <= usable {
+        if len <= usable || self.frto_allows(len) {
             return Some((self.snd_nxt, len));
         }
         self.limited_transmit(len, flight)
@@ -384,6 +565,16 @@ impl Sender {
     #[inline]
     pub fn cc(&self) -> &NewReno {
         &self.cc
+    }
+    /// True during fast recovery (NewReno) or loss recovery (RFC 6675).
+    #[inline]
+    pub fn in_recovery(&self) -> bool {
+        self.sack.as_ref().map_or(self.cc.in_recovery(), |sb| sb.in_recovery())
+    }
+    /// The spurious-timeout detector, to hand it the TSval of a retransmission.
+    #[inline]
+    pub fn spurious_mut(&mut self) -> &mut SpuriousDetector {
+        &mut self.spurious
     }
 }
 

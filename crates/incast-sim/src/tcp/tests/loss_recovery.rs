@@ -170,7 +170,7 @@ fn rfc5681_3_1_repeated_timeout_holds_ssthresh() {
 fn rfc5681_2_data_segments_are_not_dup_acks() {
     let mut ep = with_flight(&cfg(), seg(10), 10);
     for i in 0..5 {
-        recv(&mut ep, us(100 + i), Segment { seq: 100 * i, ack: 0, len: 100, wnd: WND, flags: flags::ACK });
+        recv(&mut ep, us(100 + i), Segment::new(100 * i, 0, 100, WND, flags::ACK));
     }
     assert_eq!(ep.stats().fast_retransmits, 0);
     assert_eq!(ep.delivered(), 500);

@@ -11,6 +11,9 @@ mod cubic;
 mod exchange;
 mod idle;
 mod loss_recovery;
+mod options;
+mod sack_recovery;
+mod spurious_timeouts;
 mod timeout_forensics;
 mod timers;
 mod variants;
@@ -33,7 +36,8 @@ pub(super) fn ms(v: u64) -> SimTime {
 }
 
 /// MSS 1000, IW 10, RTO_min 10 ms, exact clock, delayed ACK off; NewReno,
-/// slow start, restart after idle, no limited transmit (the defaults).
+/// slow start, restart after idle, no limited transmit, no SACK, no
+/// timestamps, no spurious-timeout detection (the defaults).
 pub(super) fn cfg() -> TcpConfig {
     TcpConfig {
         mss: MSS,
@@ -47,6 +51,7 @@ pub(super) fn cfg() -> TcpConfig {
         limited_transmit: false,
         slow_start: true,
         restart_after_idle: true,
+        ..TcpConfig::default()
     }
 }
 
@@ -57,12 +62,12 @@ pub(super) fn cfg_delack() -> TcpConfig {
 
 /// A pure ACK from the peer acknowledging `n` bytes.
 pub(super) fn ack(n: u64) -> Segment {
-    Segment { seq: 0, ack: n, len: 0, wnd: WND, flags: flags::ACK }
+    Segment::new(0, n, 0, WND, flags::ACK)
 }
 
 /// A data segment from the peer (which has received nothing from us).
 pub(super) fn data(seq: u64, len: u32) -> Segment {
-    Segment { seq, ack: 0, len, wnd: WND, flags: flags::ACK }
+    Segment::new(seq, 0, len, WND, flags::ACK)
 }
 
 /// An endpoint (handshake RTT 100 µs) whose application wrote `written`
@@ -115,6 +120,32 @@ pub(super) fn expect_nothing(ep: &mut Endpoint, now: SimTime) {
     if let Some(s) = ep.poll_transmit(now) {
         panic!("expected nothing at {now}, got {s:?}");
     }
+}
+
+/// Fire the retransmission timer at its deadline; it must report a timeout,
+/// classified from the state at its deadline and not (yet) judged spurious.
+#[track_caller]
+pub(super) fn expire(ep: &mut Endpoint) -> forensics::Timeout {
+    let deadline = ep.poll_timeout().expect("the retransmission timer is armed");
+    let rto = ep.rto();
+    let t = ep.on_timer(deadline).expect("a timeout with data outstanding");
+    assert_eq!((t.snapshot.time, t.snapshot.rto), (deadline, rto));
+    assert!(!t.spurious, "a timeout is judged spurious only by later ACKs");
+    t
+}
+
+/// A pure ACK of `n` carrying the SACK `blocks` (in test MSS units: `(2, 4)` is
+/// segments 2 and 3).
+pub(super) fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Segment {
+    let mut s = ack(seg(n));
+    let abs: Vec<(u64, u64)> = blocks.iter().map(|&(a, b)| (seg(a), seg(b))).collect();
+    s.set_sack(&abs);
+    s
+}
+
+/// `cfg()` with SACK-based recovery (the `sack` variant).
+pub(super) fn cfg_sack() -> TcpConfig {
+    TcpConfig { variant: TcpVariant::Sack, ..cfg() }
 }
 
 /// Everything `ep` sends at `now`, as `(seq, len)` pairs.

@@ -2,18 +2,7 @@
 //! scripted loss pattern's timeout falls in.
 
 use super::*;
-use crate::tcp::forensics::{GipClass, Timeout, TimeoutClass};
-
-/// Fire the retransmission timer at its deadline; it must report a timeout.
-#[track_caller]
-fn expire(ep: &mut Endpoint) -> Timeout {
-    let deadline = ep.poll_timeout().expect("the retransmission timer is armed");
-    let rto = ep.rto();
-    let t = ep.on_timer(deadline).expect("a timeout with data outstanding");
-    assert_eq!((t.snapshot.time, t.snapshot.rto), (deadline, rto));
-    assert!(!t.spurious, "no spurious-timeout detection yet");
-    t
-}
+use crate::tcp::forensics::{GipClass, TimeoutClass};
 
 /// FAST08 §5.1 / GIP §III: a whole 10-segment response is lost, no ACK comes
 /// back (DART 0): a full window loss and an FLoss-TO, recorded with the state

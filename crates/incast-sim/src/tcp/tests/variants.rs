@@ -74,7 +74,11 @@ fn rfc3042_2_first_two_dup_acks_send_one_new_segment_each() {
 /// RFC 3042 (2): limited transmit needs the receiver's window to allow it.
 #[test]
 fn rfc3042_2_limited_transmit_respects_peer_window() {
-    let narrow = |n| Segment { wnd: 11_000, ..ack(n) };
+    let narrow = |n| {
+        let mut seg = ack(n);
+        seg.wnd = 11_000;
+        seg
+    };
     let mut ep = with_flight(&TcpConfig { limited_transmit: true, ..cfg() }, seg(20), 10);
     recv(&mut ep, us(100), narrow(seg(1)));
     assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);

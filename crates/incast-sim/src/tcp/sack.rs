@@ -1,0 +1,462 @@
+//! SACK-based loss recovery: the RFC 6675 scoreboard, `pipe` and `NextSeg`.
+//!
+//! **Models:** the sender's scoreboard of SACKed ranges above HighACK
+//! (SND.UNA), updated from every ACK's SACK blocks (RFC 6675 §4 `Update`);
+//! `IsLost` — an unSACKed octet is lost once `DupThresh` SACKed segments, or
+//! more than (`DupThresh` − 1)·SMSS SACKed bytes, lie above it (§4); `SetPipe`
+//! — the unSACKed octets between HighACK and HighData that are not lost, or
+//! that were retransmitted (below HighRxt) (§4); `NextSeg` rules (1)–(4),
+//! including the single rescue retransmission per recovery (§4); entry into
+//! loss recovery on the `DupThresh`-th duplicate ACK or when `IsLost(HighACK)`
+//! (§5 steps 1, 2, 4), its end at the cumulative ACK of RecoveryPoint (§5
+//! step A), and the rule that a timeout ends recovery and forbids a new one
+//! until HighACK reaches the new RecoveryPoint (§5.1).
+//!
+//! A duplicate ACK here is RFC 5681's (same ACK number, no data, same
+//! window, data outstanding) that also SACKs octets not SACKed before
+//! (RFC 6675 §2).
+//!
+//! Sequence offsets are one-past-the-end, as everywhere in `tcp`: HighData is
+//! SND.MAX, HighRxt and RescueRxt are one past the highest octet
+//! retransmitted, RecoveryPoint is SND.MAX when recovery began, and "HighACK >
+//! RecoveryPoint" reads `high_ack >= recovery_point`.
+//!
+//! **Deliberately different:** the scoreboard survives a retransmission
+//! timeout and the sender's slow-start retransmissions skip SACKed data, as
+//! Linux does (`tcp_enter_loss` keeps SACK marks unless it detects
+//! reneging); RFC 2018 §8 and RFC 6675 §5.1 would expunge it, to guard against
+//! receivers that discard SACKed data — which the receivers here never do.
+//! The window cut on entry is `tcp::newreno`'s (RFC 5681 eq. 4, or Cubic's β).
+//! **Not modelled:** D-SACK (RFC 2883), reneging, RACK-TLP (RFC 8985),
+//! Proportional Rate Reduction (RFC 6937: Linux's cwnd during recovery).
+
+/// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NextSegRule {
+    /// Rule (1): the first unSACKed, lost octet above HighRxt.
+    Lost,
+    /// Rule (2): previously unsent data.
+    New,
+    /// Rule (3): the first unSACKed octet above HighRxt below the highest SACK.
+    Unsacked,
+    /// Rule (4): the rescue retransmission of the highest outstanding octet.
+    Rescue,
+}
+
+/// The SACK scoreboard and RFC 6675 recovery state of one sender.
+#[derive(Clone, Debug)]
+pub struct Scoreboard {
+    smss: u64,
+    dupthresh: u32,
+    /// SACKed `[start, end)` ranges above HighACK: sorted, disjoint, non-adjacent.
+    sacked: Vec<(u64, u64)>,
+    /// Duplicate ACKs counted outside loss recovery.
+    dupacks: u32,
+    in_recovery: bool,
+    /// One past the highest octet retransmitted in this recovery (HighRxt).
+    high_rxt: u64,
+    /// One past the rescue retransmission's octet (RescueRxt); `None` = undefined.
+    rescue_rxt: Option<u64>,
+    /// SND.MAX when the last recovery or timeout began (RecoveryPoint).
+    recovery_point: Option<u64>,
+}
+
+impl Scoreboard {
+    /// An empty scoreboard; `dupthresh` is the duplicate-ACK threshold.
+    pub fn new(smss: u32, dupthresh: u32) -> Self {
+        Scoreboard {
+            smss: smss.max(1) as u64,
+            dupthresh: dupthresh.max(1),
+            sacked: Vec::with_capacity(8),
+            dupacks: 0,
+            in_recovery: false,
+            high_rxt: 0,
+            rescue_rxt: None,
+            recovery_point: None,
+        }
+    }
+
+    /// True during RFC 6675 loss recovery.
+    #[inline]
+    pub fn in_recovery(&self) -> bool {
+        self.in_recovery
+    }
+
+    /// True when nothing above HighACK is SACKed.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.sacked.is_empty()
+    }
+
+    /// The SACKed ranges, lowest first.
+    pub fn ranges(&self) -> &[(u64, u64)] {
+        &self.sacked
+    }
+
+    /// Duplicate ACKs counted since the last cumulative ACK.
+    #[inline]
+    pub fn dupacks(&self) -> u32 {
+        self.dupacks
+    }
+
+    /// HighRxt: one past the highest octet retransmitted in this recovery.
+    #[inline]
+    pub fn high_rxt(&self) -> u64 {
+        self.high_rxt
+    }
+
+    /// RFC 6675 §4 `Update`: record the SACK `blocks` of an ACK whose
+    /// cumulative acknowledgment is `high_ack`, and forget what it covers.
+    /// Returns true when some octet was SACKed for the first time.
+    pub fn update(&mut self, high_ack: u64, blocks: impl Iterator<Item = (u64, u64)>) -> bool {
+        let below = self.sacked.partition_point(|&(_, e)| e <= high_ack);
+        self.sacked.drain(..below);
+        if let Some(first) = self.sacked.first_mut() {
+            first.0 = first.0.max(high_ack);
+        }
+        let mut news = false;
+        for (s, e) in blocks {
+            let s = s.max(high_ack);
+            if s < e {
+                news |= self.insert(s, e);
+            }
+        }
+        news
+    }
+
+    /// Insert `[start, end)`, merging; true if it covered an octet not yet SACKed.
+    fn insert(&mut self, start: u64, end: u64) -> bool {
+        let i = self.sacked.partition_point(|&(_, e)| e < start);
+        let j = i + self.sacked[i..].partition_point(|&(s, _)| s <= end);
+        if i == j {
+            self.sacked.insert(i, (start, end));
+            return true;
+        }
+        let (lo, hi) = (start.min(self.sacked[i].0), end.max(self.sacked[j - 1].1));
+        let covered: u64 = self.sacked[i..j].iter().map(|&(s, e)| e - s).sum();
+        self.sacked[i] = (lo, hi);
+        self.sacked.drain(i + 1..j);
+        hi - lo > covered
+    }
+
+    /// SACKed segments in a range of `bytes` bytes: a partial segment counts as one.
+    #[inline]
+    fn segments(&self, bytes: u64) -> u64 {
+        bytes.div_ceil(self.smss)
+    }
+
+    /// Every unSACKed octet below this offset is lost (RFC 6675 §4 `IsLost`);
+    /// 0 when none is. `IsLost` is monotone: fewer octets lie SACKed above a
+    /// higher octet, so one boundary answers it for all.
+    pub fn lost_boundary(&self) -> u64 {
+        let (mut bytes, mut segments) = (0, 0);
+        for &(s, e) in self.sacked.iter().rev() {
+            bytes += e - s;
+            segments += self.segments(e - s);
+            // "DupThresh discontiguous SACKed sequences ... or more than
+            // (DupThresh - 1) * SMSS bytes ... have been SACKed" above it.
+            if segments >= self.dupthresh as u64 || bytes > (self.dupthresh as u64 - 1) * self.smss {
+                return s;
+            }
+        }
+        0
+    }
+
+    /// RFC 6675 §4 `IsLost(seq)` for an unSACKed octet `seq`.
+    #[inline]
+    pub fn is_lost(&self, seq: u64) -> bool {
+        seq < self.lost_boundary()
+    }
+
+    /// UnSACKed octets in `[a, b)`.
+    fn unsacked_in(&self, a: u64, b: u64) -> u64 {
+        if a >= b {
+            return 0;
+        }
+        let sacked: u64 = self.sacked.iter().map(|&(s, e)| e.min(b).saturating_sub(s.max(a))).sum();
+        (b - a) - sacked
+    }
+
+    /// SACKed octets in `[a, b)`.
+    pub fn sacked_in(&self, a: u64, b: u64) -> u64 {
+        (b.saturating_sub(a)) - self.unsacked_in(a, b)
+    }
+
+    /// RFC 6675 §4 `SetPipe`: octets between `high_ack` and `high_data` that
+    /// are unSACKed and either not lost or already retransmitted (below HighRxt).
+    pub fn pipe(&self, high_ack: u64, high_data: u64) -> u64 {
+        let lost = self.lost_boundary().clamp(high_ack, high_data);
+        // "(a) If IsLost (S1) returns false: Pipe is incremented" — octets above
+        // the boundary; "(b) If S1 <= HighRxt" — lost octets already resent.
+        self.unsacked_in(lost, high_data) + self.unsacked_in(high_ack, self.high_rxt.clamp(high_ack, lost))
+    }
+
+    /// The first unSACKed octet at or above `seq`, and where the unSACKed run
+    /// starting there ends (the next SACKed range, or `u64::MAX`).
+    pub fn hole_at(&self, seq: u64) -> (u64, u64) {
+        let i = self.sacked.partition_point(|&(_, e)| e <= seq);
+        match self.sacked.get(i) {
+            Some(&(s, e)) if s <= seq => (e, self.sacked.get(i + 1).map_or(u64::MAX, |r| r.0)),
+            Some(&(s, _)) => (seq, s),
+            None => (seq, u64::MAX),
+        }
+    }
+
+    /// A duplicate ACK (RFC 6675 §2) outside recovery: count it and return
+    /// true when loss recovery must begin (§5 steps 1, 2 and 4), given HighACK.
+    pub fn on_dup_ack(&mut self, high_ack: u64) -> bool {
+        if self.in_recovery {
+            return false;
+        }
+        self.dupacks = self.dupacks.saturating_add(1);
+        // RFC 6675 (5.1): after a timeout "a new recovery phase ... MUST NOT be
+        // initiated until HighACK is greater than or equal to the new value of RecoveryPoint."
+        if self.recovery_point.is_some_and(|rp| high_ack < rp) {
+            return false;
+        }
+        self.dupacks >= self.dupthresh || self.is_lost(high_ack)
+    }
+
+    /// A cumulative ACK moved HighACK to `high_ack`. Returns true when it ends
+    /// loss recovery (RFC 6675 §5 step A).
+    pub fn on_cumulative_ack(&mut self, high_ack: u64) -> bool {
+        self.dupacks = 0;
+        if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack >= rp) {
+            self.in_recovery = false;
+            return true;
+        }
+        false
+    }
+
+    /// Enter loss recovery with HighData = `high_data` (§5 step 4.1). Returns
+    /// `(seq, len)` of the segment at HighACK, which the caller retransmits now
+    /// (§5 step 4.3: "set both HighRxt and RescueRxt" to its end).
+    pub fn enter_recovery(&mut self, high_ack: u64, high_data: u64) -> (u64, u64) {
+        self.in_recovery = true;
+        self.recovery_point = Some(high_data);
+        let (start, run_end) = self.hole_at(high_ack);
+        let end = (start + self.smss).min(run_end).min(high_data);
+        self.high_rxt = end;
+        self.rescue_rxt = Some(end);
+        (start, end - start)
+    }
+
+    /// A retransmission timeout with HighData = `high_data` (RFC 6675 §5.1):
+    /// recovery ends and RecoveryPoint moves to HighData.
+    pub fn on_timeout(&mut self, high_data: u64) {
+        self.in_recovery = false;
+        self.recovery_point = Some(high_data);
+        self.dupacks = 0;
+    }
+
+    /// The latest timeout proved spurious (`tcp::spurious`): RecoveryPoint no
+    /// longer holds back a new recovery (RFC 5682 §2.1 step 3b sets `recover`
+    /// to SND.UNA).
+    pub fn on_undo(&mut self) {
+        self.recovery_point = None;
+    }
+
+    /// RFC 6675 §4 `NextSeg` during recovery: the next `(seq, len, rule)` to
+    /// send, given HighACK, HighData and the end of the written data; rule (2)
+    /// only when `may_send_new` (the peer window allows a new segment).
+    pub fn next_seg(
+        &mut self,
+        high_ack: u64,
+        high_data: u64,
+        app_end: u64,
+        may_send_new: bool,
+    ) -> Option<(u64, u64, NextSegRule)> {
+        let highest_sacked = self.sacked.last().map_or(high_ack, |r| r.1);
+        let from = self.high_rxt.max(high_ack);
+        let (s2, run_end) = self.hole_at(from);
+        let len = |s: u64, end: u64| self.smss.min(end - s);
+        // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c) IsLost.
+        if s2 < highest_sacked && self.is_lost(s2) {
+            return Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Lost));
+        }
+        // (2) previously unsent data, if the receiver's window allows.
+        if high_data < app_end && may_send_new {
+            return Some((high_data, self.smss.min(app_end - high_data), NextSegRule::New));
+        }
+        // (3) as (1) without (1.c).
+        if s2 < highest_sacked {
+            return Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Unsacked));
+        }
+        // (4) one rescue retransmission per recovery, of the highest outstanding
+        // unSACKed octet, "If HighACK is greater than RescueRxt".
+        if self.rescue_rxt.map_or(true, |r| high_ack > r) {
+            let top = self.highest_unsacked_below(high_ack, high_data)?;
+            let start = top.saturating_sub(self.smss).max(self.hole_start(top, high_ack));
+            self.rescue_rxt = self.recovery_point;
+            return Some((start, top - start, NextSegRule::Rescue));
+        }
+        None
+    }
+
+    /// One past the highest unSACKed octet in `[high_ack, high_data)`, if any.
+    fn highest_unsacked_below(&self, high_ack: u64, high_data: u64) -> Option<u64> {
+        let mut top = high_data;
+        for &(s, e) in self.sacked.iter().rev() {
+            if e < top {
+                break;
+            }
+            top = top.min(s);
+        }
+        (top > high_ack).then_some(top)
+    }
+
+    /// Start of the unSACKed run that ends at `top` (not below `high_ack`).
+    fn hole_start(&self, top: u64, high_ack: u64) -> u64 {
+        let i = self.sacked.partition_point(|&(_, e)| e < top);
+        (if i == 0 { high_ack } else { self.sacked[i - 1].1 }).max(high_ack)
+    }
+
+    /// The sender put a segment ending at `end` on the wire by `rule` (§5
+    /// step C.2): a retransmission moves HighRxt, "unless NextSeg () rule (4)
+    /// was invoked"; new data moves HighData only (the sender's SND.MAX).
+    pub fn on_sent(&mut self, end: u64, rule: NextSegRule) {
+        if matches!(rule, NextSegRule::Lost | NextSegRule::Unsacked) {
+            self.high_rxt = self.high_rxt.max(end);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const MSS: u64 = 1000;
+
+    fn board() -> Scoreboard {
+        Scoreboard::new(MSS as u32, 3)
+    }
+
+    fn seg(i: u64) -> (u64, u64) {
+        (i * MSS, (i + 1) * MSS)
+    }
+
+    /// RFC 6675 §4 `Update`: blocks merge, and a cumulative ACK forgets what it covers.
+    #[test]
+    fn rfc6675_4_update_merges_and_prunes() {
+        let mut b = board();
+        assert!(b.update(0, [seg(2)].into_iter()));
+        assert!(b.update(0, [seg(3), seg(5)].into_iter()));
+        assert!(!b.update(0, [seg(2)].into_iter()), "nothing new");
+        assert_eq!(b.ranges(), &[(2000, 4000), (5000, 6000)]);
+        b.update(3000, std::iter::empty());
+        assert_eq!(b.ranges(), &[(3000, 4000), (5000, 6000)]);
+    }
+
+    /// RFC 6675 §4 `IsLost`: lost once DupThresh segments are SACKed above it.
+    #[test]
+    fn rfc6675_4_is_lost_after_dupthresh_sacked_segments_above() {
+        let mut b = board();
+        b.update(0, [seg(1), seg(2)].into_iter());
+        assert!(!b.is_lost(0), "two SACKed segments above: not yet");
+        b.update(0, [seg(4)].into_iter());
+        assert!(b.is_lost(0));
+        assert!(!b.is_lost(3000), "only one SACKed segment above segment 3");
+    }
+
+    /// RFC 6675 §4 `IsLost`: small segments count by bytes: more than
+    /// (DupThresh − 1)·SMSS SACKed bytes above.
+    #[test]
+    fn rfc6675_4_is_lost_counts_bytes_beyond_two_smss() {
+        let mut b = board();
+        b.update(0, [(1000, 3000)].into_iter());
+        assert!(!b.is_lost(0), "exactly 2·SMSS bytes: not more than");
+        b.update(0, [(3000, 3001)].into_iter());
+        assert!(b.is_lost(0));
+    }
+
+    /// RFC 6675 §4 `SetPipe`: a window of 10 with segment 0 lost and 1..=9
+    /// SACKed has nothing in the pipe; the retransmission of 0 puts one
+    /// segment back.
+    #[test]
+    fn rfc6675_4_set_pipe() {
+        let mut b = board();
+        b.update(0, [(1000, 10_000)].into_iter());
+        assert_eq!(b.pipe(0, 10_000), 0);
+        assert_eq!(b.enter_recovery(0, 10_000), (0, 1000));
+        assert_eq!(b.pipe(0, 10_000), 1000);
+        assert_eq!(b.next_seg(0, 10_000, 10_000, true), None, "nothing else to send");
+    }
+
+    /// RFC 6675 §4 `NextSeg`: lost holes first, lowest first; then new data;
+    /// then unSACKed holes not yet lost; then one rescue retransmission.
+    #[test]
+    fn rfc6675_4_next_seg_rules_in_order() {
+        let mut b = board();
+        // Sent 0..10; 0, 2 and 5 lost, 1, 3, 4 and 6 SACKed, 7..=9 in flight; 2 more to write.
+        b.update(0, [(1000, 2000), (3000, 5000), (6000, 7000)].into_iter());
+        assert_eq!(b.enter_recovery(0, 10_000), (0, 1000), "step 4.3: HighACK's segment first");
+        let mut high_data = 10_000;
+        let mut sent = vec![];
+        while let Some((s, len, rule)) = b.next_seg(0, high_data, 12_000, true) {
+            high_data = high_data.max(s + len);
+            b.on_sent(s + len, rule);
+            sent.push((s, rule));
+        }
+        assert_eq!(
+            sent,
+            vec![
+                (2000, NextSegRule::Lost),
+                (10_000, NextSegRule::New),
+                (11_000, NextSegRule::New),
+                (5000, NextSegRule::Unsacked),
+            ],
+            "segment 5 has one SACKed segment above it: not lost, so rule (3) sends it after the new data"
+        );
+    }
+
+    /// RFC 6675 §4 `NextSeg` rule (4): with every hole resent and no new data,
+    /// one rescue retransmission of the highest unSACKed segment, once.
+    #[test]
+    fn rfc6675_4_one_rescue_retransmission() {
+        let mut b = board();
+        b.update(0, [(1000, 4000)].into_iter());
+        assert_eq!(b.enter_recovery(0, 5000), (0, 1000));
+        assert_eq!(b.next_seg(0, 5000, 5000, true), None, "RescueRxt is the first retransmission's end");
+        // HighACK advances past RescueRxt; segment 4 (above the SACKs) is outstanding.
+        b.update(4000, std::iter::empty());
+        let (s, len, rule) = b.next_seg(4000, 5000, 5000, true).unwrap();
+        assert_eq!((s, len, rule), (4000, 1000, NextSegRule::Rescue));
+        b.on_sent(s + len, rule);
+        assert_eq!(b.next_seg(4000, 5000, 5000, true), None);
+    }
+
+    /// RFC 6675 §5 steps 1–4: the third duplicate ACK starts recovery; so
+    /// does IsLost(HighACK) before it; not again until RecoveryPoint after a timeout.
+    #[test]
+    fn rfc6675_5_entry_and_timeout_guard() {
+        let mut b = board();
+        assert!(!b.on_dup_ack(0));
+        assert!(!b.on_dup_ack(0));
+        assert!(b.on_dup_ack(0));
+
+        let mut b = board();
+        b.update(0, [(1000, 4000)].into_iter());
+        assert!(b.on_dup_ack(0), "three segments SACKed above HighACK on the first duplicate ACK");
+
+        let mut b = board();
+        b.on_timeout(10_000);
+        for _ in 0..5 {
+            assert!(!b.on_dup_ack(2000), "RFC 6675 (5.1): no new recovery below RecoveryPoint");
+        }
+        b.on_cumulative_ack(10_000);
+        b.on_dup_ack(10_000);
+        b.on_dup_ack(10_000);
+        assert!(b.on_dup_ack(10_000));
+    }
+
+    /// RFC 6675 §5 step A: recovery ends on the cumulative ACK of RecoveryPoint.
+    #[test]
+    fn rfc6675_5_a_recovery_ends_at_recovery_point() {
+        let mut b = board();
+        b.enter_recovery(0, 10_000);
+        assert!(!b.on_cumulative_ack(5000));
+        assert!(b.in_recovery());
+        assert!(b.on_cumulative_ack(10_000));
+        assert!(!b.in_recovery());
+    }
+}

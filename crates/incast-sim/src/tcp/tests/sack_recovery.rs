@@ -1,0 +1,105 @@
+//! SACK loss recovery traces (RFC 6675) on a scripted window: the scoreboard,
+//! `pipe` and `NextSeg` as the sender sees them.
+
+use super::*;
+
+/// 20 segments written, 12 sent; segments 1 and 4 lost. The ACK of segment 0
+/// opened the window to 11 segments.
+fn two_holes() -> Endpoint {
+    let mut ep = with_flight(&cfg_sack(), seg(20), 10);
+    recv(&mut ep, us(100), ack(seg(1)));
+    assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);
+    ep
+}
+
+/// Segments 2, 3 and 5 arrive, each drawing a duplicate ACK with its SACK
+/// block.
+fn three_sacking_dup_acks() -> Endpoint {
+    let mut ep = two_holes();
+    // SACKed data has left the network: like Limited Transmit (RFC 6675 §5
+    // step 3; Linux counts packets in flight so), new data goes out.
+    recv(&mut ep, us(110), sack_ack(1, &[(2, 3)]));
+    assert_eq!(drain(&mut ep, us(110)), vec![(seg(12), MSS)]);
+    recv(&mut ep, us(120), sack_ack(1, &[(2, 4)]));
+    assert_eq!(drain(&mut ep, us(120)), vec![(seg(13), MSS)]);
+    assert!(!ep.in_recovery());
+    recv(&mut ep, us(130), sack_ack(1, &[(5, 6), (2, 4)]));
+    ep
+}
+
+/// RFC 6675 §5: the third SACKing duplicate ACK starts recovery;
+/// ssthresh = cwnd = FlightSize/2 (no inflation), FlightSize without the two
+/// segments SACKed data let through; segment 1 is retransmitted at once.
+#[test]
+fn rfc6675_5_third_sacking_dup_ack_starts_recovery_without_inflation() {
+    let mut ep = three_sacking_dup_acks();
+    assert!(ep.in_recovery());
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (5500, 5500));
+    expect_data(&mut ep, us(130), seg(1), MSS);
+    // pipe = segments 4 and 6..=13, not SACKed and not lost (9), + segment 1 resent > cwnd.
+    expect_nothing(&mut ep, us(130));
+    assert_eq!(ep.stats().fast_retransmits, 1);
+}
+
+/// RFC 6675 §4–5: as SACKs for 6..=10 arrive, segment 4 becomes lost (three
+/// SACKed segments above it) and, once pipe falls a segment below cwnd, is
+/// retransmitted before any partial ACK — the second loss of the window
+/// costs neither a timeout nor a round trip (FAST08 §5.1: the SACK variant).
+#[test]
+fn rfc6675_second_hole_is_resent_before_any_partial_ack() {
+    let mut ep = three_sacking_dup_acks();
+    expect_data(&mut ep, us(130), seg(1), MSS);
+    for (t, upto) in [(140, 7), (150, 8), (160, 9), (170, 10)] {
+        recv(&mut ep, us(t), sack_ack(1, &[(5, upto), (2, 4)]));
+        // pipe: the unSACKed segments above 5 plus segment 1 resent, ≥ cwnd (5.5).
+        expect_nothing(&mut ep, us(t));
+    }
+    recv(&mut ep, us(180), sack_ack(1, &[(5, 11), (2, 4)]));
+    expect_data(&mut ep, us(180), seg(4), MSS);
+    expect_nothing(&mut ep, us(180));
+    recv(&mut ep, us(190), sack_ack(1, &[(5, 12), (2, 4)]));
+    // NextSeg rule (2): with both holes resent, new data.
+    expect_data(&mut ep, us(190), seg(14), MSS);
+
+    // Segment 1's retransmission arrives: a cumulative ACK up to the next hole.
+    recv(&mut ep, us(230), sack_ack(4, &[(5, 12)]));
+    assert!(ep.in_recovery(), "RecoveryPoint (14) not yet acknowledged");
+    recv(&mut ep, us(260), ack(seg(15)));
+    assert!(!ep.in_recovery());
+    assert_eq!(ep.cwnd(), 5500, "RFC 6675: cwnd stays at ssthresh after recovery");
+    let st = ep.stats();
+    assert_eq!((st.timeouts, st.fast_retransmits, st.retransmitted_segments), (0, 1, 2));
+}
+
+/// Recovery after a timeout keeps the scoreboard (as Linux does): segments 0
+/// and 2 of four were lost, 1 and 3 SACKed; after the timeout's
+/// retransmission of 0 is acknowledged, slow start resends 2 and skips 3.
+#[test]
+fn retransmission_after_timeout_skips_sacked_segments() {
+    let mut ep = with_flight(&cfg_sack(), seg(4), 4);
+    recv(&mut ep, us(100), sack_ack(0, &[(1, 2)]));
+    recv(&mut ep, us(110), sack_ack(0, &[(3, 4), (1, 2)]));
+    assert!(!ep.in_recovery(), "two SACKed segments above SND.UNA: not yet lost");
+    let t = expire(&mut ep);
+    assert_eq!(drain(&mut ep, t.snapshot.time), vec![(seg(0), MSS)]);
+    let later = t.snapshot.time + SimDuration::from_micros(100);
+    recv(&mut ep, later, sack_ack(2, &[(3, 4)]));
+    assert_eq!(drain(&mut ep, later), vec![(seg(2), MSS)], "segment 3 is SACKed: not resent");
+}
+
+/// RFC 6675 §5.1: no new recovery until RecoveryPoint (SND.MAX at the
+/// timeout) is acknowledged, whatever the duplicate ACKs say.
+#[test]
+fn rfc6675_5_1_no_fast_retransmit_below_recovery_point_after_timeout() {
+    let mut ep = with_flight(&cfg_sack(), seg(10), 10);
+    let t = expire(&mut ep);
+    let now = t.snapshot.time + SimDuration::from_micros(100);
+    drain(&mut ep, t.snapshot.time);
+    recv(&mut ep, now, sack_ack(1, &[]));
+    drain(&mut ep, now);
+    for (i, upto) in [3, 4, 5, 6].into_iter().enumerate() {
+        recv(&mut ep, now + SimDuration::from_micros(i as u64), sack_ack(1, &[(2, upto)]));
+    }
+    assert!(!ep.in_recovery());
+    assert_eq!(ep.stats().fast_retransmits, 0);
+}
