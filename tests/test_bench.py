@@ -204,9 +204,11 @@ def test_read_prints_a_readable_summary_from_a_servers_file(
 ) -> None:
     listing = tmp_path / "servers.txt"
     listing.write_text(f"# rack 1\n{server.address}\n\n{server.address}  # again\n")
-    code, out, _ = cli(capfd, "read", "--servers-file", str(listing), "--blocks", "3", "--delayed-ack", "off")
+    args = ["--blocks", "3", "--delayed-ack", "off", "--stagger", "50us", "--congestion", "reno", "--rcvbuf", "1MiB"]
+    code, out, _ = cli(capfd, "read", "--servers-file", str(listing), *args)
     assert code == 0
-    assert out.startswith("2 servers, 256KiB SRU, 0 warm-up blocks\n")
+    heading = "2 servers, 256KiB SRU, 0 warm-up blocks, stagger 50us, delayed ACK off, congestion reno, rcvbuf 1MiB\n"
+    assert out.startswith(heading), out
     assert re.search(r"\ngoodput +[0-9.]+ Mbps", out) and re.search(r"\nblock time +p50 ", out) and "TCPTimeouts +" in out
     assert re.search(rf"slowest block +block \d+, [0-9.]+ ms, last answer from {server.address}", out), out
     assert out.count(f"│ {server.address} ") == 2  # one table row per server listed

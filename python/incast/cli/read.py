@@ -26,7 +26,7 @@ from rich.table import Table
 from incast import bench
 from incast.cli.run import _ms
 from incast.errors import ScenarioError
-from incast.units import format_size
+from incast.units import format_duration, format_size
 
 __all__ = ["read", "register"]
 
@@ -140,7 +140,8 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
     r = result
     size = f"{format_size(r.sru_bytes)} SRU" if r.sru_bytes is not None else f"{format_size(r.block_bytes)} block"
     state = "" if r.status == "complete" else f" — {r.status}, partial results"
-    console.print(f"{len(r.servers)} servers, {size}, {r.warmup_blocks} warm-up blocks{state}", style="bold")
+    heading = [f"{len(r.servers)} servers", size, f"{r.warmup_blocks} warm-up blocks", *_knobs(r.config)]
+    console.print(", ".join(heading) + state, style="bold")
     table = Table.grid(padding=(0, 2))
     goodput = "—" if math.isnan(r.goodput_mbps) else f"{r.goodput_mbps:.1f} Mbps ({r.goodput_mbps / 1e3:.2f} Gbit/s)"
     table.add_row("goodput", goodput)
@@ -157,12 +158,30 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
         table.add_row("host TCP", ", ".join(f"{name} +{r.tcpext[name]['delta']}" for name in shown))
     console.print(table)
     conns = Table()
-    for heading in ("server", "bytes", *_CONNECTION_COLUMNS.values()):
-        conns.add_column(heading, justify="left" if heading == "server" else "right", no_wrap=True)
+    for column in ("server", "bytes", *_CONNECTION_COLUMNS.values()):
+        conns.add_column(column, justify="left" if column == "server" else "right", no_wrap=True)
     for row in r.connections.to_dict("records"):
         cells = [_cell(name, row[name]) for name in _CONNECTION_COLUMNS]
         conns.add_row(str(row["server"]), f"{row['bytes_delivered']:,}", *cells)
     console.print(conns)
+
+
+def _knobs(config: dict[str, Any]) -> list[str]:
+    """The settings that differ from the defaults, as the heading names them."""
+    sock = config["socket"]
+    knobs = []
+    if config["max_inflight"] is not None:
+        knobs.append(f"max inflight {config['max_inflight']}")
+    if config["stagger"]:
+        knobs.append(f"stagger {format_duration(config['stagger'])}")
+    if sock["quickack"]:
+        knobs.append("delayed ACK off")
+    if not sock["nodelay"]:
+        knobs.append("Nagle on")
+    if sock["congestion"] is not None:
+        knobs.append(f"congestion {sock['congestion']}")
+    knobs += [f"{name} {format_size(sock[name])}" for name in ("rcvbuf", "sndbuf") if sock[name] is not None]
+    return knobs
 
 
 def _cell(column: str, value: Any) -> str:
