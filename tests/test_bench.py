@@ -16,9 +16,8 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import pytest
-
 import incast
+import pytest
 from incast import bench
 from incast.cli import main
 from incast.errors import ScenarioError
@@ -196,7 +195,13 @@ def test_read_json_has_the_shared_keys_and_the_kernels_view(
     assert (d["status"], d["error"], d["blocks"], d["servers"]) == ("complete", None, 4, [server.address] * 2)
     assert {"retransmits", "lost", "total_retrans", "rto_us", "rtt_us"} <= set(d["connections"][0])
     assert {"TCPTimeouts", "TCPLossProbes", "RetransSegs"} <= set(d["tcpext"])
-    assert d["config"]["socket"] == {"nodelay": True, "quickack": False, "congestion": None, "rcvbuf": None, "sndbuf": None}
+    assert d["config"]["socket"] == {
+        "nodelay": True,
+        "quickack": False,
+        "congestion": None,
+        "rcvbuf": None,
+        "sndbuf": None,
+    }
 
 
 def test_read_prints_a_readable_summary_from_a_servers_file(
@@ -209,7 +214,9 @@ def test_read_prints_a_readable_summary_from_a_servers_file(
     assert code == 0
     heading = "2 servers, 256KiB SRU, 0 warm-up blocks, stagger 50us, delayed ACK off, congestion reno, rcvbuf 1MiB\n"
     assert out.startswith(heading), out
-    assert re.search(r"\ngoodput +[0-9.]+ Mbps", out) and re.search(r"\nblock time +p50 ", out) and "TCPTimeouts +" in out
+    assert (
+        re.search(r"\ngoodput +[0-9.]+ Mbps", out) and re.search(r"\nblock time +p50 ", out) and "TCPTimeouts +" in out
+    )
     assert re.search(rf"slowest block +block \d+, [0-9.]+ ms, last answer from {server.address}", out), out
     assert out.count(f"│ {server.address} ") == 2  # one table row per server listed
 
@@ -298,7 +305,9 @@ def test_serve_stops_cleanly_on_a_signal_and_frees_its_port(sig: signal.Signals)
     assert proc.returncode == 0, err
     lines = err.splitlines()
     assert any("rejected request: count: 2097152 bytes requested for block 0" in line for line in lines), err
-    shutdown = r"shutdown: 2 connections, 3 requests, 3145728 bytes served, 1 connections rejected, \d+ segments retransmitted"
+    shutdown = (
+        r"shutdown: 2 connections, 3 requests, 3145728 bytes served, 1 connections rejected, \d+ segments retransmitted"
+    )
     assert re.fullmatch(shutdown, lines[-1]), lines[-1]
     assert _port_is_free(port)
 

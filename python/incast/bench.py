@@ -201,9 +201,7 @@ def _count(name: str, value: Any) -> int | None:
     return value
 
 
-def _socket(
-    nodelay: bool, delayed_ack: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any
-) -> dict[str, Any]:
+def _socket(nodelay: bool, delayed_ack: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any) -> dict[str, Any]:
     return {
         "nodelay": bool(nodelay),
         "quickack": not delayed_ack,
@@ -269,9 +267,7 @@ def read(
     return result
 
 
-def _server_config(
-    max_response: int | str, nodelay: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any
-) -> str:
+def _server_config(max_response: int | str, nodelay: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any) -> str:
     config = {
         "max_response": _size("max_response", max_response),
         "socket": _socket(nodelay, True, congestion, rcvbuf, sndbuf),

@@ -72,8 +72,12 @@ def read(
     max_inflight: Annotated[
         int | None, _opt("--max-inflight", "K", "At most K servers answer at once (default: all).")
     ] = None,
-    stagger: Annotated[str, _opt("--stagger", "DURATION", "Delay the i-th request of a block by i×D, e.g. 100us.")] = "0",
-    nodelay: Annotated[bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).", show_default=False)] = True,
+    stagger: Annotated[
+        str, _opt("--stagger", "DURATION", "Delay the i-th request of a block by i×D, e.g. 100us.")
+    ] = "0",
+    nodelay: Annotated[
+        bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).", show_default=False)
+    ] = True,
     delayed_ack: Annotated[
         str, _opt("--delayed-ack", "on|off", "off: TCP_QUICKACK re-armed after every receive (default on).")
     ] = "on",
@@ -152,7 +156,9 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
         slowest = r.blocks_table.loc[r.blocks_table["time_ms"].idxmax()]
         held_up_by = r.servers[int(slowest["last_server"])]
         time_ms = float(slowest["time_ms"])
-        table.add_row("slowest block", f"block {int(slowest['block'])}, {_ms(time_ms)} ms, last answer from {held_up_by}")
+        table.add_row(
+            "slowest block", f"block {int(slowest['block'])}, {_ms(time_ms)} ms, last answer from {held_up_by}"
+        )
     shown = [name for name, c in r.tcpext.items() if name in _ALWAYS_SHOWN or c["delta"]]
     if shown:
         table.add_row("host TCP", ", ".join(f"{name} +{r.tcpext[name]['delta']}" for name in shown))

@@ -34,7 +34,8 @@ def serve(
         str, _opt("--max-response", "SIZE", "Largest byte count a request may ask for (default 64MiB).")
     ] = "64MiB",
     nodelay: Annotated[
-        bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on the connections (default on).", show_default=False)
+        bool,
+        typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on the connections (default on).", show_default=False),
     ] = True,
     congestion: Annotated[
         str | None, _opt("--congestion", "NAME", "TCP_CONGESTION of the responses, e.g. reno, cubic, bbr.")
