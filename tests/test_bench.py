@@ -16,8 +16,9 @@ import threading
 from collections.abc import Iterator
 from typing import Any
 
-import incast
 import pytest
+
+import incast
 from incast import bench
 from incast.cli import main
 from incast.errors import ScenarioError
