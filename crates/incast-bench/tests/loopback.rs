@@ -232,3 +232,28 @@ fn a_stop_request_ends_the_run_with_the_blocks_done_so_far() {
     assert_eq!(report.bytes_delivered, report.blocks * 10_000);
     assert_eq!(report.block_rows.len() as u64, report.blocks);
 }
+
+#[test]
+fn a_duration_run_starts_no_block_after_the_duration() {
+    let (srv, _) = server(1 << 20);
+    let duration = Duration::from_millis(200);
+    let cfg = ReadConfig { sru: Some(10_000), duration: Some(duration), ..config(&[srv.local_addr().to_string()]) };
+    let report = read(&cfg, &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Complete);
+    assert!(report.blocks > 0);
+    assert!(report.block_rows.iter().all(|r| r.start_s < duration.as_secs_f64()), "{:?}", report.block_rows.last());
+    assert!(report.wall_s >= duration.as_secs_f64(), "the last block ends after the duration");
+}
+
+#[test]
+fn every_silent_server_is_counted_and_the_first_is_named() {
+    let silent: Vec<TcpListener> = (0..3).map(|_| TcpListener::bind("127.0.0.1:0").unwrap()).collect();
+    let names: Vec<String> = silent.iter().map(|l| l.local_addr().unwrap().to_string()).collect();
+    let cfg = ReadConfig { sru: Some(1), timeout: Some(Duration::from_millis(100)), ..config(&names) };
+    let error = read(&cfg, &mut never_stop()).unwrap().error.unwrap();
+    let expected = format!(
+        "server {}, block 0: stalled: 0 of 1 bytes after the 100ms timeout (2 more servers unfinished)",
+        names[0]
+    );
+    assert_eq!(error.to_string(), expected);
+}
