@@ -193,7 +193,8 @@ def test_read_json_has_the_shared_keys_and_the_kernels_view(
     assert code == 0, err
     d = json.loads(out)
     assert SHARED_KEYS | {"status", "servers", "sru_bytes", "connections", "tcpext", "config"} <= set(d)
-    assert (d["status"], d["error"], d["blocks"], d["servers"]) == ("complete", None, 4, [server.address] * 2)
+    assert (d["source"], d["status"], d["error"]) == ("bench", "complete", None)
+    assert (d["blocks"], d["servers"]) == (4, [server.address] * 2)
     assert {"retransmits", "lost", "total_retrans", "rto_us", "rtt_us"} <= set(d["connections"][0])
     assert {"TCPTimeouts", "TCPLossProbes", "RetransSegs"} <= set(d["tcpext"])
     assert d["config"]["socket"] == {

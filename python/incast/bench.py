@@ -132,10 +132,12 @@ class ReadResult:
     def to_dict(self) -> dict[str, Any]:
         """The summary, ``connections`` and ``tcpext`` as one JSON-safe object: ``incast read --json``.
 
-        The keys shared with ``incast run --json`` mean the same; NaN becomes ``None``.
+        Tagged ``"source": "bench"``. The keys shared with ``incast run --json``
+        mean the same; NaN becomes ``None``.
         Per-block rows are left out (see :attr:`blocks_table`).
         """
-        out = {k: v for k, v in self._report.items() if k not in ("block_rows", "error")}
+        out: dict[str, Any] = {"source": "bench"}
+        out.update((k, v) for k, v in self._report.items() if k not in ("block_rows", "error"))
         out["error"] = self.error
         out["config"] = self.config
         return out
