@@ -7,7 +7,7 @@ dev:            ## build the Rust core into the current environment (release)
 test: test-rust test-python
 
 test-rust:
-	cargo test -p incast-sim
+	cargo test -p incast-sim -p incast-bench
 
 test-python:
 	python3 -m pytest

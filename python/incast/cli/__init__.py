@@ -57,9 +57,21 @@ def _root(
     """A laboratory for the TCP incast problem: simulate synchronized reads through one switch."""
 
 
-from incast.cli import run as _run  # noqa: E402  (each verb registers itself on `app`)
+from incast.cli import experiments as _experiments  # noqa: E402  (each verb registers itself on `app`)
+from incast.cli import read as _read  # noqa: E402
+from incast.cli import report as _report  # noqa: E402
+from incast.cli import reproduce as _reproduce  # noqa: E402
+from incast.cli import run as _run  # noqa: E402
+from incast.cli import serve as _serve  # noqa: E402
+from incast.cli import sweep as _sweep  # noqa: E402
 
 _run.register(app)
+_serve.register(app)
+_read.register(app)
+_sweep.register(app)
+_reproduce.register(app)
+_experiments.register(app)
+_report.register(app)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:
