@@ -31,6 +31,9 @@ in SI base units (seconds, bit/s, bytes)::
     timestamps = false          # RFC 7323 option on every segment (payload mss - 12)
     timestamp_tick = "1ms"      # TSval clock tick (Linux: 1ms)
     spurious_rto = "off"        # or "frto" (RFC 5682), "eifel" (RFC 3522, needs timestamps)
+    gip = "off"                 # or "333" (GIP: cwnd 2 at unit head, last packet resent up to 3x), "123"
+    gip_copies = 3
+    gip_head_cwnd = 2
     # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
     # delayed_ack_quickack_segments = 16, delayed_ack_ato_min = "40ms", delayed_ack_ato_max = "500ms",
     # delayed_ack_adaptive_gain_shift = 3, delayed_ack_adaptive_multiplier = 2,
@@ -384,7 +387,7 @@ class Tcp(_Model):
     rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``);
     ``sack`` and ``timestamps`` false (FAST08 Table 1; Linux negotiates both);
     ``timestamp_tick`` 1 ms (Linux ``TCP_TS_HZ``); ``spurious_rto`` off (the
-    papers' stacks); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
+    papers' stacks); ``gip`` off, ``gip_copies`` 3 and ``gip_head_cwnd`` 2 (GIP §V); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
     ``cubic_fast_convergence`` true (RFC 9438, Linux ``tcp_cubic.c``);
     ``delayed_ack_quickack_segments`` 16, ``delayed_ack_ato_min`` 40 ms and
     ``delayed_ack_ato_max`` 500 ms (Linux, "linux" mode);
@@ -499,6 +502,17 @@ class Tcp(_Model):
         "payload bytes; echoed timestamps give RTT samples where Karn's rule gives none.",
     )
     timestamp_tick: PositiveSeconds = Field(default=0.001, description="Tick of the TSval clock, in seconds.")
+    gip: Annotated[str, PlainValidator(_choice("off", "333", "123"))] = Field(
+        default="off",
+        description='GIP (Zhang et al.): "333" resets cwnd to gip_head_cwnd at each stripe unit head and resends '
+        'the unit\'s last packet once per ACK, up to gip_copies times; "123" resends the last three in turn.',
+    )
+    gip_copies: Annotated[int, PlainValidator(_count(0, 255, "copies"))] = Field(
+        default=3, description="GIP: most redundant copies per stripe unit."
+    )
+    gip_head_cwnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=2, description="GIP: cwnd at the head of each stripe unit, in segments."
+    )
     spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
         default="off",
         description='Spurious-timeout detection, with undo of the window reduction: "off", "frto" (RFC 5682) '
@@ -784,6 +798,9 @@ class Scenario(_Model):
                 "timestamps": tcp.timestamps,
                 "timestamp_tick": format_duration(tcp.timestamp_tick),
                 "spurious_rto": tcp.spurious_rto,
+                "gip": tcp.gip,
+                "gip_copies": tcp.gip_copies,
+                "gip_head_cwnd": tcp.gip_head_cwnd,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -848,6 +865,9 @@ class Scenario(_Model):
                 "timestamps": tcp.timestamps,
                 "timestamp_tick": seconds_to_ps(tcp.timestamp_tick),
                 "spurious_rto": tcp.spurious_rto,
+                "gip": tcp.gip,
+                "gip_copies": tcp.gip_copies,
+                "gip_head_cwnd": tcp.gip_head_cwnd,
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

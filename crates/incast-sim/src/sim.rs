@@ -29,7 +29,7 @@ use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
-use crate::tcp::Endpoint;
+use crate::tcp::{Endpoint, SendFlags};
 use crate::time::SimTime;
 use crate::workload::{BlockDone, SyncRead};
 
@@ -179,7 +179,8 @@ impl<'a> Sim<'a> {
                 Event::Respond { flow } => {
                     let ep = endpoint_of(flow, Direction::ToServer);
                     let bytes = std::mem::take(&mut self.preparing[flow as usize]);
-                    self.eps[ep].send(bytes);
+                    // The storage application knows its stripe units (GIP §V-A).
+                    self.eps[ep].send_with(bytes, SendFlags::UNIT_TAIL);
                     self.service(ep);
                 }
             }
@@ -303,7 +304,7 @@ impl<'a> Sim<'a> {
         let delivered = self.eps[ep].delivered();
         if ep % 2 == 1 {
             match self.app.on_server_delivered(flow, delivered) {
-                Some(r) if r.after.is_zero() => self.eps[ep].send(r.bytes),
+                Some(r) if r.after.is_zero() => self.eps[ep].send_with(r.bytes, SendFlags::UNIT_TAIL),
                 Some(r) => {
                     self.preparing[flow as usize] += r.bytes;
                     self.events.push(self.now + r.after, Event::Respond { flow });
@@ -432,6 +433,7 @@ impl<'a> Sim<'a> {
             spurious_timeouts: sum(&|e| e.stats().spurious_timeouts),
             fast_retransmits: sum(&|e| e.stats().fast_retransmits),
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
+            redundant_packets: sum(&|e| e.stats().redundant_segments),
             drops: self.dropped,
             block_time_ms: Percentiles::of(&times),
             data_packets: sum(&|e| e.stats().data_segments_sent),

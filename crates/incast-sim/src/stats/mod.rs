@@ -47,6 +47,8 @@ pub struct Summary {
     pub fast_retransmits: u64,
     /// Data segments sent again, all endpoints.
     pub retransmitted_packets: u64,
+    /// GIP's redundant copies of stripe-unit tail packets (part of `retransmitted_packets`).
+    pub redundant_packets: u64,
     /// Packets dropped at switch ports.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.

@@ -218,6 +218,10 @@ impl DelayedAckConfig {
 ///   `mss_cache` does; RTT samples come from the echoed timestamp when Karn's
 ///   rule forbids one from the send time (`tcp::timestamps`).
 /// - `timestamp_tick`: 1 ms — Linux's TSval clock (`TCP_TS_HZ` = 1000).
+/// - `gip`: `off` — GIP (GIP §IV–V, `tcp::gip`) is a remedy to compare, not
+///   a default; `333` is the paper's proposal, `123` its rejected alternative.
+/// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
+/// - `gip_head_cwnd`: 2 segments — GIP §V-C ("we set cwnd of each sender to 2").
 /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
 ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
 ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -257,6 +261,27 @@ pub struct TcpConfig {
     pub timestamp_tick: SimDuration,
     /// Spurious-timeout detection and response.
     pub spurious_rto: SpuriousRto,
+    /// GIP: cwnd reset at each stripe unit head and redundant tail packets.
+    pub gip: GipPattern,
+    /// GIP: most redundant copies per stripe unit.
+    pub gip_copies: u32,
+    /// GIP: cwnd, in segments, at the head of each stripe unit.
+    pub gip_head_cwnd: u32,
+}
+
+/// Which GIP redundant-transmission pattern a sender runs (GIP §IV-B).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum GipPattern {
+    /// No GIP.
+    #[default]
+    #[serde(rename = "off")]
+    Off,
+    /// GIP's proposal: the unit's last packet, once per ACK, up to `gip_copies` times.
+    #[serde(rename = "333")]
+    Pattern333,
+    /// GIP's first attempt: the unit's last three packets in turn, after cutting cwnd by three.
+    #[serde(rename = "123")]
+    Pattern123,
 }
 
 /// How a sender detects that a retransmission timeout was spurious (the
@@ -344,6 +369,9 @@ impl Default for TcpConfig {
             timestamps: false,
             timestamp_tick: SimDuration::from_millis(1),
             spurious_rto: SpuriousRto::Off,
+            gip: GipPattern::Off,
+            gip_copies: 3,
+            gip_head_cwnd: 2,
         }
     }
 }

@@ -17,7 +17,7 @@
 //! TCP clock ([`clock`]); with the options on, SACK-based loss recovery
 //! ([`sack`], RFC 2018 and RFC 6675) and timestamps ([`timestamps`], RFC
 //! 7323); spurious-timeout detection and undo ([`spurious`], F-RTO RFC 5682
-//! and Eifel RFC 3522). Each retransmission timeout is classified by
+//! and Eifel RFC 3522); GIP's stripe-unit-aware sender ([`gip`]). Each retransmission timeout is classified by
 //! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window, plus SACK blocks while data is buffered
 //! out of order (SACK on) and the timestamps option (timestamps on); sending
@@ -35,6 +35,7 @@ mod config;
 pub mod cubic;
 pub mod delayed_ack;
 pub mod forensics;
+pub mod gip;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
@@ -50,7 +51,7 @@ mod tests;
 pub mod timestamps;
 
 pub use config::{
-    CubicConfig, DelayedAckConfig, DelayedAckMode, RtoConfig, RtoFlavor, SpuriousRto, TcpConfig, TcpVariant,
+    CubicConfig, DelayedAckConfig, DelayedAckMode, GipPattern, RtoConfig, RtoFlavor, SpuriousRto, TcpConfig, TcpVariant,
 };
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
@@ -62,6 +63,24 @@ use forensics::{GipTimeoutClasses, Timeout, TimeoutClasses};
 use receiver::Receiver;
 use sender::Sender;
 use timestamps::TsClock;
+
+/// Flags the application passes with a write, as `send(2)` takes `flags`.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct SendFlags(u8);
+
+impl SendFlags {
+    /// No flag.
+    pub const NONE: SendFlags = SendFlags(0);
+    /// This write ends a stripe unit (GIP §V-A's `flags = 0x10000`); only a
+    /// GIP sender acts on it (`tcp::gip`).
+    pub const UNIT_TAIL: SendFlags = SendFlags(1);
+
+    /// True if every flag of `other` is set.
+    #[inline]
+    pub fn contains(self, other: SendFlags) -> bool {
+        self.0 & other.0 == other.0
+    }
+}
 
 /// Counters one endpoint keeps about its own sending and receiving.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -90,6 +109,8 @@ pub struct EndpointStats {
     pub delayed_ack_timeouts: u64,
     /// Retransmission timeouts judged spurious and undone (`tcp::spurious`).
     pub spurious_timeouts: u64,
+    /// Redundant copies of stripe-unit tail packets (`tcp::gip`); also in `retransmitted_segments`.
+    pub redundant_segments: u64,
 }
 
 /// One end of an established TCP connection, driven by its caller.
@@ -156,7 +177,13 @@ impl Endpoint {
     /// The application writes `bytes` more bytes.
     #[inline]
     pub fn send(&mut self, bytes: u64) {
-        self.sender.write(bytes);
+        self.sender.write(bytes, SendFlags::NONE);
+    }
+
+    /// The application writes `bytes` more bytes with `flags` (`send(2)` with flags).
+    #[inline]
+    pub fn send_with(&mut self, bytes: u64, flags: SendFlags) {
+        self.sender.write(bytes, flags);
     }
 
     /// Cumulative in-order bytes received from the peer (RCV.NXT).
@@ -214,6 +241,7 @@ impl Endpoint {
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += tx.len as u64;
             self.stats.retransmitted_segments += tx.retransmission as u64;
+            self.stats.redundant_segments += tx.redundant as u64;
             let end = tx.seq + tx.len as u64;
             let push = if end == self.sender.written() { flags::PSH } else { 0 };
             // Data piggybacks the ACK: no separate ACK stays owed.

@@ -252,7 +252,16 @@ impl NewReno {
         self.dupacks = 0;
     }
 
-    /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`).
+    /// Restart from a window of `cwnd` bytes, in slow start up to ssthresh
+    /// (GIP §V-C, at the head of each stripe unit; `tcp::gip`).
+    pub fn restart_at(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+        if let Some(cubic) = &mut self.cubic {
+            cubic.on_idle_restart();
+        }
+    }
+
+    /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`; GIP Pattern 123).
     pub fn cap_cwnd(&mut self, max: u64) {
         self.cwnd = self.cwnd.min(max);
     }

@@ -30,6 +30,7 @@
 
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
+use super::gip::Gip;
 use super::idle_restart::IdleRestart;
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
@@ -37,7 +38,7 @@ use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
 use super::sack::Scoreboard;
 use super::spurious::{SpuriousDetector, Verdict};
-use super::{EndpointStats, Segment, TcpConfig};
+use super::{EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -62,6 +63,8 @@ pub struct DataTx {
     pub len: u32,
     /// Some of these bytes were sent before.
     pub retransmission: bool,
+    /// A GIP redundant copy (`tcp::gip`).
+    pub redundant: bool,
 }
 
 /// The sending half of an endpoint.
@@ -101,6 +104,10 @@ pub struct Sender {
     spurious: SpuriousDetector,
     /// New segments F-RTO step 2b may still send beyond the window.
     frto_new: u8,
+    /// GIP (`tcp::gip`), when on.
+    gip: Option<Gip>,
+    /// A GIP redundant copy due now, sent whatever the window.
+    gip_copy: Option<(u64, u64)>,
 }
 
 impl Sender {
@@ -133,15 +140,25 @@ impl Sender {
             sack_rtx: None,
             spurious: SpuriousDetector::new(cfg.spurious_rto),
             frto_new: 0,
+            gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
+            gip_copy: None,
         }
     }
 
-    /// The application appends `bytes` to the send buffer.
+    /// The application appends `bytes` to the send buffer, with `flags`.
     #[inline]
-    pub fn write(&mut self, bytes: u64) {
+    pub fn write(&mut self, bytes: u64, flags: SendFlags) {
         // GIP §III: the current stripe unit starts here (FLoss-TO test).
         self.write_start = self.app_end;
         self.app_end += bytes;
+        if let Some(gip) = &mut self.gip {
+            let tail = flags.contains(SendFlags::UNIT_TAIL);
+            if let Some(segments) = gip.on_write(self.write_start, self.app_end, tail) {
+                // GIP §V-C: every stripe unit starts from a window of 2 segments.
+                self.cc.restart_at(segments as u64 * self.mss);
+                self.gip_copy = None;
+            }
+        }
     }
 
     /// Process the acknowledgment fields of an arriving segment; `ts_rtt` is
@@ -174,6 +191,15 @@ impl Sender {
         // incoming acknowledgment equals the advertised window in the last"
         let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
         let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
+        if let Some(gip) = &mut self.gip {
+            if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
+                if cut {
+                    // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
+                    self.cc.cap_cwnd(self.cc.cwnd().saturating_sub(3 * self.mss).max(self.mss));
+                }
+                self.gip_copy = Some(copy);
+            }
+        }
         if ack == self.snd_una {
             self.peer_wnd = wnd;
             // FAST08 §5.1: DART, "Duplicate ACKs Received at Timeout".
@@ -380,6 +406,11 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
+        if let Some((seq, len)) = self.gip_copy.take() {
+            if seq + len > self.snd_una {
+                return Some(DataTx { redundant: true, ..self.transmit(now, clock, seq, len) });
+            }
+        }
         let (seq, len) = if self.sack.is_some() { self.next_sack_segment(now)? } else { self.next_segment(now)? };
         Some(self.transmit(now, clock, seq, len))
     }
@@ -506,7 +537,7 @@ impl Sender {
             // (including a retransmission), if the timer is not running, start it"
             self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
-        DataTx { seq, len: len as u32, retransmission }
+        DataTx { seq, len: len as u32, retransmission, redundant: false }
     }
 
     /// Flag every record overlapping `[start, end)` as retransmitted.
@@ -596,7 +627,7 @@ mod tests {
     #[test]
     fn rfc1122_4_2_3_4_full_segments_then_tail() {
         let (mut s, c) = sender(1000, 10);
-        s.write(2500);
+        s.write(2500, SendFlags::NONE);
         assert_eq!(drain(&mut s, &c, SimTime(0)), vec![(0, 1000), (1000, 1000), (2000, 500)]);
         assert_eq!(s.flight_size(), 2500);
     }
@@ -605,9 +636,9 @@ mod tests {
     #[test]
     fn rfc1122_4_2_3_4_no_runt_when_window_short() {
         let (mut s, c) = sender(1000, 2);
-        s.write(1500);
+        s.write(1500, SendFlags::NONE);
         assert_eq!(drain(&mut s, &c, SimTime(0)), vec![(0, 1000), (1000, 500)]);
-        s.write(3000);
+        s.write(3000, SendFlags::NONE);
         // cwnd 2000, 1500 in flight: 500 usable, but 3000 more queued → wait.
         assert_eq!(drain(&mut s, &c, SimTime(0)), vec![]);
     }
@@ -617,10 +648,10 @@ mod tests {
     fn rfc6298_5_1_timer_started_by_first_data_segment() {
         let (mut s, c) = sender(1000, 10);
         assert_eq!(s.rtx_deadline(), None);
-        s.write(1000);
+        s.write(1000, SendFlags::NONE);
         s.poll_data(SimTime(5), &c);
         assert_eq!(s.rtx_deadline(), Some(SimTime(5) + s.rto().rto()));
-        s.write(1000);
+        s.write(1000, SendFlags::NONE);
         s.poll_data(SimTime(9), &c);
         assert_eq!(s.rtx_deadline(), Some(SimTime(5) + s.rto().rto()));
     }

@@ -9,6 +9,7 @@ mod ack_modes;
 mod ack_policy;
 mod cubic;
 mod exchange;
+mod gip;
 mod idle;
 mod loss_recovery;
 mod options;

@@ -1,0 +1,91 @@
+//! GIP traces (GIP §IV–V): cwnd at each stripe unit's head, and redundant
+//! copies of its last packet.
+
+use super::*;
+
+fn cfg_gip(pattern: GipPattern) -> TcpConfig {
+    TcpConfig { gip: pattern, ..cfg() }
+}
+
+/// A GIP sender that wrote one 10-segment stripe unit (marked as the tail)
+/// and sent its first two segments: cwnd 2 at the unit head.
+fn unit_of_ten(pattern: GipPattern) -> Endpoint {
+    let mut ep = Endpoint::new(&cfg_gip(pattern), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send_with(seg(10), SendFlags::UNIT_TAIL);
+    assert_eq!(drain(&mut ep, SimTime::ZERO), vec![(seg(0), MSS), (seg(1), MSS)], "cwnd 2 at the unit head");
+    ep
+}
+
+/// ACK segments one by one (slow start from 2) until the whole unit is sent.
+fn all_sent(ep: &mut Endpoint) {
+    let mut acked = 0;
+    while ep.stats().data_segments_sent < 10 {
+        acked += 1;
+        recv(ep, us(100 * acked), ack(seg(acked)));
+        drain(ep, us(100 * acked));
+    }
+    assert_eq!(ep.stats().redundant_segments, 0, "no copy before the unit is fully sent");
+}
+
+/// GIP §V-C: every stripe unit starts from cwnd = 2 segments, whatever the
+/// window grew to in the previous unit; a write that is not marked keeps the window.
+#[test]
+fn gip_v_c_each_unit_head_restarts_at_two_segments() {
+    let mut ep = unit_of_ten(GipPattern::Pattern333);
+    all_sent(&mut ep);
+    recv(&mut ep, ms(1), ack(seg(10)));
+    assert!(ep.cwnd() > seg(2));
+    ep.send_with(seg(10), SendFlags::UNIT_TAIL);
+    assert_eq!(ep.cwnd(), seg(2));
+    assert_eq!(drain(&mut ep, ms(1)).len(), 2);
+
+    let mut plain = Endpoint::new(&cfg(), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    plain.send_with(seg(10), SendFlags::UNIT_TAIL);
+    assert_eq!(drain(&mut plain, SimTime::ZERO).len(), 10, "without GIP the flag changes nothing");
+}
+
+/// GIP §V-B, Pattern 333: once the unit is sent, each ACK short of the last
+/// packet sends one copy of it, regardless of cwnd — exactly three, never a fourth.
+#[test]
+fn gip_v_b_exactly_three_copies_of_the_last_packet() {
+    let mut ep = unit_of_ten(GipPattern::Pattern333);
+    all_sent(&mut ep);
+    let before = ep.stats().data_segments_sent;
+    // ACKs of segments 5..=8, then a duplicate: none covers segment 9.
+    for (i, n) in [5, 6, 7, 8, 8].into_iter().enumerate() {
+        let t = us(700 + i as u64);
+        recv(&mut ep, t, ack(seg(n)));
+        let sent = drain(&mut ep, t);
+        assert_eq!(sent, if i < 3 { vec![(seg(9), MSS)] } else { vec![] }, "ACK {i}");
+    }
+    let st = ep.stats();
+    assert_eq!((st.redundant_segments, st.data_segments_sent - before), (3, 3));
+    assert_eq!(st.retransmitted_segments, 3, "copies count as retransmissions");
+}
+
+/// GIP §V-B: "if the sender has received the ACK of the last packet, it will
+/// not transmit it any more".
+#[test]
+fn gip_v_b_no_copy_once_the_last_packet_is_acknowledged() {
+    let mut ep = unit_of_ten(GipPattern::Pattern333);
+    all_sent(&mut ep);
+    recv(&mut ep, us(700), ack(seg(9)));
+    assert_eq!(drain(&mut ep, us(700)), vec![(seg(9), MSS)]);
+    recv(&mut ep, us(800), ack(seg(10)));
+    assert_eq!(drain(&mut ep, us(800)), vec![]);
+    assert_eq!(ep.stats().redundant_segments, 1);
+}
+
+/// GIP §IV-B, Pattern 123: the last three packets in turn, one per ACK.
+#[test]
+fn gip_iv_b_pattern_123_resends_the_last_three_in_turn() {
+    let mut ep = unit_of_ten(GipPattern::Pattern123);
+    all_sent(&mut ep);
+    let copies: Vec<_> = (700..703)
+        .flat_map(|t| {
+            recv(&mut ep, us(t), ack(seg(6)));
+            drain(&mut ep, us(t))
+        })
+        .collect();
+    assert_eq!(copies, vec![(seg(7), MSS), (seg(8), MSS), (seg(9), MSS)]);
+}
