@@ -56,7 +56,14 @@ FAST08_16_ENGINE_JSON = {
         "gip_copies": 3,
         "gip_head_cwnd": 2,
     },
-    "workload": {"response": {"sru": 262144}, "request": 100, "order": "shuffled", "server_jitter": 10_000_000},
+    "workload": {
+        "response": {"sru": 262144},
+        "request": 100,
+        "order": "shuffled",
+        "server_jitter": 10_000_000,
+        "max_inflight": None,
+        "stagger": 0,
+    },
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},
@@ -511,3 +518,20 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
 )
 def test_loss_recovery_options_bad_values_are_one_line_errors(tcp: dict[str, Any], message: str) -> None:
     assert scenario_error({"servers": 1, "tcp": tcp}).startswith(message)
+
+
+def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
+    s = Scenario(servers=8).with_overrides({"workload.max_inflight": 3, "workload.stagger": "20us"})
+    assert s.to_engine_dict()["workload"] | {"response": None} == {
+        "response": None,
+        "request": 100,
+        "order": "shuffled",
+        "server_jitter": 10_000_000,
+        "max_inflight": 3,
+        "stagger": 20_000_000,
+    }
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s
+    assert Scenario(servers=8).with_overrides({"workload.max_inflight": "all"}).workload.max_inflight is None
+    assert scenario_error({"servers": 1, "workload": {"max_inflight": 0}}).startswith("workload.max_inflight: must be")

@@ -45,6 +45,8 @@ in SI base units (seconds, bit/s, bytes)::
     request = "100B"
     order = "shuffled"          # or "fixed"
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
+    max_inflight = "all"        # or K: at most K servers answer at once (the next asked as each completes)
+    stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -306,6 +308,16 @@ def _positive_number(value: Any) -> float:
     return float(value)
 
 
+def _max_inflight(value: Any) -> int | None:
+    """``"all"`` (or ``None``) for no limit, else a whole number of servers, at least 1."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
+        return None
+    try:
+        return _count(1, _U32_MAX, "servers")(value)
+    except PydanticCustomError as e:
+        raise _invalid(f'must be "all" or {e.message()}') from None
+
+
 def _flag(value: Any) -> bool:
     """``true``/``false`` (TOML booleans, or those words from ``--set``)."""
     if isinstance(value, bool):
@@ -530,7 +542,8 @@ class Workload(_Model):
     Exactly one of ``sru`` and ``block``. Default values: ``sru`` 256 KiB
     (FAST08 Table 1), ``request`` 100 bytes, ``order`` shuffled,
     ``server_jitter`` 10 µs (breaks the phase lock of identical servers at a
-    drop-tail queue; 0 makes every server answer at once).
+    drop-tail queue; 0 makes every server answer at once); no application-level
+    mitigation: ``max_inflight`` all, ``stagger`` 0.
     """
 
     kind: Annotated[str, PlainValidator(_choice("sync_read"))] = Field(
@@ -554,6 +567,18 @@ class Workload(_Model):
         description="Each server starts its response a delay drawn uniformly from [0, server_jitter] after the "
         "request arrives, in seconds.",
     )
+    max_inflight: Annotated[int | None, PlainValidator(_max_inflight)] = Field(
+        default=None,
+        description='At most this many servers answer at once; the client asks the next server as each response '
+        'completes. None (TOML: "all") asks every server at once.',
+    )
+    stagger: Seconds = Field(
+        default=0.0, description="The i-th request of a block leaves i × stagger after the block starts, in seconds."
+    )
+
+    @field_serializer("max_inflight")
+    def _dump_max_inflight(self, value: int | None) -> int | str:
+        return "all" if value is None else value
 
     @model_validator(mode="before")
     @classmethod
@@ -762,6 +787,8 @@ class Scenario(_Model):
         workload["request"] = format_size(self.workload.request)
         workload["order"] = self.workload.order
         workload["server_jitter"] = format_duration(self.workload.server_jitter)
+        workload["max_inflight"] = "all" if self.workload.max_inflight is None else self.workload.max_inflight
+        workload["stagger"] = format_duration(self.workload.stagger)
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt)},
@@ -874,6 +901,8 @@ class Scenario(_Model):
                 "request": wl.request,
                 "order": wl.order,
                 "server_jitter": seconds_to_ps(wl.server_jitter),
+                "max_inflight": wl.max_inflight,
+                "stagger": seconds_to_ps(wl.stagger),
             },
             "stop": {
                 "blocks": self.blocks,

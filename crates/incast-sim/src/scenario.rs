@@ -88,7 +88,8 @@ pub enum RequestOrder {
 /// Barrier-synchronized reads (FAST08 §3, CMU09 §4).
 ///
 /// Default values: `response` 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
-/// `order` shuffled, `server_jitter` 10 µs.
+/// `order` shuffled, `server_jitter` 10 µs; no application-level mitigation
+/// (`max_inflight` none: every server is asked at once; `stagger` 0).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncReadConfig {
@@ -106,6 +107,15 @@ pub struct SyncReadConfig {
     /// phase effect of Floyd and Jacobson (1992) that ns-2 users break with
     /// random per-packet overhead and CMU09 §3 with a random timer delay.
     pub server_jitter: SimDuration,
+    /// Application-level mitigation: at most this many servers answer at
+    /// once; the client asks the next server (in request order) as each
+    /// response completes (Panasas stripes over about 10 servers; Facebook's
+    /// memcache clients limit outstanding requests). `None`: all at once.
+    pub max_inflight: Option<u32>,
+    /// Application-level mitigation: the i-th request of a block (0-based,
+    /// in request order) leaves `i × stagger` after the block starts, or
+    /// later if `max_inflight` holds it back.
+    pub stagger: SimDuration,
 }
 
 impl Default for SyncReadConfig {
@@ -115,6 +125,8 @@ impl Default for SyncReadConfig {
             request: Bytes::new(100),
             order: RequestOrder::Shuffled,
             server_jitter: SimDuration::from_micros(10),
+            max_inflight: None,
+            stagger: SimDuration::ZERO,
         }
     }
 }
@@ -315,6 +327,9 @@ impl Scenario {
                 return Err(invalid("workload.block", "must give every server at least 1 byte"));
             }
             _ => {}
+        }
+        if self.workload.max_inflight == Some(0) {
+            return Err(invalid("workload.max_inflight", "must be at least 1 server, or none for all at once"));
         }
         if self.workload.request.0 == 0 {
             return Err(invalid("workload.request", "must be at least 1 byte"));

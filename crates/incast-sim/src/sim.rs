@@ -31,7 +31,7 @@ use crate::stats::{
 use crate::tcp::forensics::Timeout;
 use crate::tcp::{Endpoint, SendFlags};
 use crate::time::SimTime;
-use crate::workload::{BlockDone, SyncRead};
+use crate::workload::{BlockDone, Progress, Release, SyncRead};
 
 /// Host index of the client.
 const CLIENT: u32 = 0;
@@ -54,6 +54,8 @@ enum Event {
     Wake { ep: u32 },
     /// The server of `flow` writes the response it has prepared.
     Respond { flow: u32 },
+    /// The client writes its request on `flow` (held back by `workload.stagger`).
+    Request { flow: u32 },
 }
 
 /// Where an endpoint's segments go.
@@ -88,7 +90,8 @@ struct Sim<'a> {
     client_seen: Vec<u64>,
     /// Response bytes each server is preparing (written at its `Respond` event).
     preparing: Vec<u64>,
-    order: Vec<u32>,
+    /// The requests released at the start of the current block (a reused buffer).
+    first: Vec<Release>,
     blocks: Vec<BlockRecord>,
     flow_drops: Vec<u64>,
     /// Timeouts of each flow (both ends) in the current block.
@@ -150,7 +153,7 @@ impl<'a> Sim<'a> {
             app: SyncRead::new(s),
             client_seen: vec![0; n as usize],
             preparing: vec![0; n as usize],
-            order: Vec::with_capacity(n as usize),
+            first: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
             flow_drops: vec![0; n as usize],
             block_timeouts: vec![0; n as usize],
@@ -183,6 +186,7 @@ impl<'a> Sim<'a> {
                     self.eps[ep].send_with(bytes, SendFlags::UNIT_TAIL);
                     self.service(ep);
                 }
+                Event::Request { flow } => self.request(flow),
             }
             if self.stopped_at.is_some() {
                 return;
@@ -322,9 +326,27 @@ impl<'a> Sim<'a> {
                 tr.delivered(self.now, delivered - before);
             }
         }
-        if let Some(done) = self.app.on_client_delivered(self.now, flow, delivered, before) {
-            self.on_block_done(done);
+        match self.app.on_client_delivered(self.now, flow, delivered, before) {
+            Progress::Waiting => {}
+            Progress::Release(r) => self.release(r),
+            Progress::Done(done) => self.on_block_done(done),
         }
+    }
+
+    /// Write the request `r` now, or schedule it for its release time.
+    fn release(&mut self, r: Release) {
+        if r.at <= self.now {
+            self.request(r.flow);
+        } else {
+            self.events.push(r.at, Event::Request { flow: r.flow });
+        }
+    }
+
+    /// The client writes this block's request on `flow`.
+    fn request(&mut self, flow: u32) {
+        let ep = endpoint_of(flow, Direction::ToClient);
+        self.eps[ep].send(self.s.workload.request.0);
+        self.service(ep);
     }
 
     fn on_block_done(&mut self, done: BlockDone) {
@@ -342,7 +364,8 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The client writes one request per server, in the workload's order.
+    /// The client writes its requests, in the workload's order and as its
+    /// mitigations (`max_inflight`, `stagger`) release them.
     fn start_block(&mut self) {
         if let Some(tr) = self.tr.as_mut().filter(|_| self.trace.block_cwnd) {
             let block = self.app.blocks_completed();
@@ -350,16 +373,13 @@ impl<'a> Sim<'a> {
                 tr.block_start(block, flow, self.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
             }
         }
-        let mut order = std::mem::take(&mut self.order);
-        let (o, request) = self.app.start_block(self.now);
-        order.clear();
-        order.extend_from_slice(o);
-        for &flow in &order {
-            let ep = endpoint_of(flow, Direction::ToClient);
-            self.eps[ep].send(request);
-            self.service(ep);
+        let mut first = std::mem::take(&mut self.first);
+        first.clear();
+        first.extend_from_slice(self.app.start_block(self.now).0);
+        for &r in &first {
+            self.release(r);
         }
-        self.order = order;
+        self.first = first;
     }
 
     /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.

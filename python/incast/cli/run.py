@@ -59,6 +59,9 @@ OPTION_FIELDS = {
     "request_order": "workload.order",
     "tcp": "tcp.variant",
     "spurious_rto": "tcp.spurious_rto",
+    "gip": "tcp.gip",
+    "max_inflight": "workload.max_inflight",
+    "stagger": "workload.stagger",
 }
 
 
@@ -117,6 +120,16 @@ def run(
         str | None,
         _opt("--spurious-rto", "off|frto|eifel", "Detect and undo spurious timeouts: F-RTO (RFC 5682) or Eifel (RFC 3522)."),
     ] = None,
+    gip: Annotated[
+        str | None,
+        _opt("--gip", "off|333|123", "GIP: cwnd 2 at each stripe unit head, redundant copies of its last packet(s)."),
+    ] = None,
+    max_inflight: Annotated[
+        str | None, _opt("--max-inflight", "K|all", "At most K servers answer at once (the next asked as one completes).")
+    ] = None,
+    stagger: Annotated[
+        str | None, _opt("--stagger", "DURATION", "The i-th request of a block leaves i x DURATION after its start.")
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -141,7 +154,8 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
-        "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto,
+        "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip,
+        "max_inflight": max_inflight, "stagger": stagger,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")

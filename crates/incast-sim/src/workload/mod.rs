@@ -2,4 +2,4 @@
 
 mod sync_read;
 
-pub use sync_read::{BlockDone, Response, SyncRead};
+pub use sync_read::{BlockDone, Progress, Release, Response, SyncRead};

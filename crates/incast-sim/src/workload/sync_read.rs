@@ -5,7 +5,11 @@
 //! per-block shuffled order); a server that has received a whole request
 //! writes its response (an SRU, or its share of a fixed block) after a
 //! seeded random turnaround in `[0, server_jitter]`; the block completes when the last response byte reaches the client
-//! application, and the client immediately starts the next block.
+//! application, and the client immediately starts the next block. Two
+//! application-level mitigations used in production shape when requests
+//! leave: `max_inflight` K asks only K servers at first and the next one as
+//! each response completes, and `stagger` D holds the i-th request of a block
+//! until i·D after its start.
 //! **Deliberately different:** apart from the turnaround jitter, servers
 //! answer instantly: "simulated source nodes serve data as rapidly as the
 //! network can handle" (FAST08 §4.1). Set `server_jitter = 0` for exactly that.
@@ -25,6 +29,15 @@ pub struct Response {
     pub after: SimDuration,
 }
 
+/// A request the client writes on `flow` at `at` (now, or later: the caller schedules it).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Release {
+    /// Connection to write the request on.
+    pub flow: u32,
+    /// When to write it.
+    pub at: SimTime,
+}
+
 /// A block that just completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockDone {
@@ -34,6 +47,17 @@ pub struct BlockDone {
     pub started: SimTime,
     /// From the first request to the last response byte.
     pub duration: SimDuration,
+}
+
+/// What a delivery to the client means for the block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing to do yet.
+    Waiting,
+    /// A response completed and `max_inflight` lets the next request go.
+    Release(Release),
+    /// The block completed.
+    Done(BlockDone),
 }
 
 /// State of the synchronized-read application on both sides.
@@ -53,6 +77,13 @@ pub struct SyncRead {
     jitter_rng: Rng,
     block: u64,
     started: SimTime,
+    /// Most servers answering at once (`u32::MAX`: all).
+    max_inflight: u32,
+    stagger: SimDuration,
+    /// Requests of the current block released so far (an index into `order`).
+    released: usize,
+    /// The requests released at the start of the current block.
+    first: Vec<Release>,
 }
 
 impl SyncRead {
@@ -71,12 +102,25 @@ impl SyncRead {
             jitter_rng: Rng::substream(s.seed, "server_jitter"),
             block: 0,
             started: SimTime::ZERO,
+            max_inflight: s.workload.max_inflight.unwrap_or(u32::MAX),
+            stagger: s.workload.stagger,
+            released: 0,
+            first: Vec::with_capacity(n as usize),
         }
     }
 
-    /// Start the next block at `now`: returns the flows to write a request on,
-    /// in order, and the request size.
-    pub fn start_block(&mut self, now: SimTime) -> (&[u32], u64) {
+    /// Release the next request of the block in order, no earlier than `now`.
+    fn release_next(&mut self, now: SimTime) -> Release {
+        let i = self.released;
+        self.released += 1;
+        let at = (self.started + self.stagger.saturating_mul(i as u64)).max(now);
+        Release { flow: self.order[i], at }
+    }
+
+    /// Start the next block at `now`: returns the requests to write (in
+    /// order, each at its release time) and the request size; more follow from
+    /// [`SyncRead::on_client_delivered`] when `max_inflight` holds some back.
+    pub fn start_block(&mut self, now: SimTime) -> (&[Release], u64) {
         debug_assert_eq!(self.pending, 0, "a block starts only after the previous one completed");
         self.started = now;
         self.pending = self.response.len() as u32;
@@ -86,7 +130,13 @@ impl SyncRead {
         if let Some(rng) = &mut self.shuffle {
             rng.shuffle(&mut self.order);
         }
-        (&self.order, self.request)
+        self.released = 0;
+        self.first.clear();
+        for _ in 0..self.order.len().min(self.max_inflight as usize) {
+            let r = self.release_next(now);
+            self.first.push(r);
+        }
+        (&self.first, self.request)
     }
 
     /// The server of `flow` has now received `delivered` request bytes in
@@ -107,20 +157,26 @@ impl SyncRead {
     }
 
     /// The client has now received `delivered` response bytes on `flow` in
-    /// total; returns the completed block if this was its last byte.
-    pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Option<BlockDone> {
+    /// total (`before` until this delivery): the completed block if this was
+    /// its last byte, or the next request to release if a response completed
+    /// while `max_inflight` held requests back.
+    pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Progress {
         let target = self.target[flow as usize];
         debug_assert!(delivered <= target, "flow {flow} delivered beyond what was requested");
         if before >= target || delivered < target {
-            return None;
+            return Progress::Waiting;
         }
         self.pending -= 1;
         if self.pending > 0 {
-            return None;
+            return if self.released < self.order.len() {
+                Progress::Release(self.release_next(now))
+            } else {
+                Progress::Waiting
+            };
         }
         let done = BlockDone { block: self.block, started: self.started, duration: now.since(self.started) };
         self.block += 1;
-        Some(done)
+        Progress::Done(done)
     }
 
     /// Blocks completed so far.
@@ -171,12 +227,43 @@ mod tests {
     fn block_completes_when_every_response_has_arrived() {
         let mut a = app(2);
         a.start_block(SimTime(5));
-        assert_eq!(a.on_client_delivered(SimTime(10), 0, 1000, 0), None);
-        assert_eq!(a.on_client_delivered(SimTime(20), 1, 600, 0), None);
-        let done = a.on_client_delivered(SimTime(30), 1, 1000, 600).unwrap();
-        assert_eq!(done, BlockDone { block: 0, started: SimTime(5), duration: SimDuration(25) });
-        let (order, req) = a.start_block(SimTime(30));
-        assert_eq!((order.to_vec(), req), (vec![0, 1], 10));
-        assert_eq!(a.on_client_delivered(SimTime(40), 0, 2000, 1000), None, "second block needs both flows again");
+        assert_eq!(a.on_client_delivered(SimTime(10), 0, 1000, 0), Progress::Waiting);
+        assert_eq!(a.on_client_delivered(SimTime(20), 1, 600, 0), Progress::Waiting);
+        let done = a.on_client_delivered(SimTime(30), 1, 1000, 600);
+        assert_eq!(done, Progress::Done(BlockDone { block: 0, started: SimTime(5), duration: SimDuration(25) }));
+        let (first, req) = a.start_block(SimTime(30));
+        let flows: Vec<u32> = first.iter().map(|r| r.flow).collect();
+        assert_eq!((flows, req), (vec![0, 1], 10));
+        assert_eq!(
+            a.on_client_delivered(SimTime(40), 0, 2000, 1000),
+            Progress::Waiting,
+            "second block needs both flows again"
+        );
+    }
+
+    /// Application-level mitigations: `max_inflight` 2 asks two servers and
+    /// the next one as each response completes; `stagger` spaces the requests.
+    #[test]
+    fn max_inflight_and_stagger_release_requests_in_order() {
+        let mut s = Scenario::fast08(4);
+        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
+        s.workload.order = RequestOrder::Fixed;
+        s.workload.max_inflight = Some(2);
+        s.workload.stagger = SimDuration(100);
+        let mut a = SyncRead::new(&s);
+        let (first, _) = a.start_block(SimTime(1000));
+        assert_eq!(first, &[Release { flow: 0, at: SimTime(1000) }, Release { flow: 1, at: SimTime(1100) }]);
+        // Flow 1 finishes first, early: flow 2 may leave at its stagger slot, 1200.
+        assert_eq!(
+            a.on_client_delivered(SimTime(1150), 1, 1000, 0),
+            Progress::Release(Release { flow: 2, at: SimTime(1200) })
+        );
+        // Flow 0 finishes late: flow 3 leaves at once.
+        assert_eq!(
+            a.on_client_delivered(SimTime(5000), 0, 1000, 0),
+            Progress::Release(Release { flow: 3, at: SimTime(5000) })
+        );
+        assert_eq!(a.on_client_delivered(SimTime(6000), 2, 1000, 0), Progress::Waiting);
+        assert!(matches!(a.on_client_delivered(SimTime(7000), 3, 1000, 0), Progress::Done(_)));
     }
 }
