@@ -166,7 +166,7 @@ BAD_INPUTS = [
     ),
     (
         ["--servers", "2", "--tcp", "vegas"],
-        'error: tcp.variant: must be "reno" or "newreno" or "sack" or "cubic", got \'vegas\'',
+        'error: tcp.variant: must be "reno" or "newreno" or "sack" or "cubic" or "dctcp", got \'vegas\'',
     ),
     (
         ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],

@@ -16,7 +16,7 @@ from incast.config import settings
 FAST08_16_ENGINE_JSON = {
     "servers": 16,
     "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
-    "switch": {"buffer": {"bytes": 32768}},
+    "switch": {"buffer": {"bytes": 32768}, "ecn_threshold": None},
     "tcp": {
         "mss": 1460,
         "init_cwnd": 10,
@@ -52,6 +52,7 @@ FAST08_16_ENGINE_JSON = {
         "timestamps": False,
         "timestamp_tick": 1_000_000_000,
         "spurious_rto": "off",
+        "dctcp": {"alpha_init": 1024, "g_shift": 4},
         "gip": "off",
         "gip_copies": 3,
         "gip_head_cwnd": 2,
@@ -436,7 +437,7 @@ def test_cubic_variant_round_trips_to_the_engine() -> None:
 
 def test_bad_variant_and_flag_are_one_line_errors() -> None:
     assert scenario_error({"servers": 1, "tcp": {"variant": "vegas"}}) == (
-        "tcp.variant: must be \"reno\" or \"newreno\" or \"sack\" or \"cubic\", got 'vegas'"
+        "tcp.variant: must be \"reno\" or \"newreno\" or \"sack\" or \"cubic\" or \"dctcp\", got 'vegas'"
     )
     assert scenario_error({"servers": 1, "tcp": {"slow_start": "yes"}}) == (
         "tcp.slow_start: must be true or false, got 'yes'"

@@ -13,6 +13,7 @@ in SI base units (seconds, bit/s, bytes)::
     rtt = "100us"           # round-trip propagation delay
     [switch]
     buffer = "32KiB"        # or "64pkt"
+    ecn_threshold = "off"   # or a size / "20pkt": mark ECN-capable frames above it (DCTCP)
     [tcp]
     mss = 1460
     init_cwnd = 10
@@ -23,7 +24,7 @@ in SI base units (seconds, bit/s, bytes)::
     rto_initial = "1s"
     clock_granularity = "0"     # 0 = high-resolution timers; "1ms"/"4ms" = jiffy clock
     delayed_ack = "40ms"        # or "off", "linux", "adaptive"
-    variant = "newreno"         # or "reno", "sack", "cubic"
+    variant = "newreno"         # or "reno", "sack", "cubic", "dctcp"
     limited_transmit = false    # RFC 3042
     slow_start = true           # false: additive increase only (FAST08 5.1.3)
     restart_after_idle = true   # RFC 5681 4.1 restart window (Linux default)
@@ -237,6 +238,18 @@ def _buffer(value: Any) -> int | str:
     return int(limit)
 
 
+def _optional_buffer(value: Any) -> int | str | None:
+    """``"off"`` (or ``None``) for no threshold, else a buffer size as for ``switch.buffer``."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "off"):
+        return None
+    return _buffer(value)
+
+
+def _buffer_engine(value: int | str) -> dict[str, int]:
+    """Engine ``BufferLimit``: ``{"packets": n}`` or ``{"bytes": n}``."""
+    return {"packets": int(value[: -len("pkt")])} if isinstance(value, str) else {"bytes": value}
+
+
 #: Named delayed-ACK modes besides "off" (crates/incast-sim/src/tcp/delayed_ack.rs).
 DELAYED_ACK_MODES = ("linux", "adaptive")
 _DELAYED_ACK_FORMS = 'a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or "adaptive"'
@@ -301,6 +314,13 @@ def _fraction(value: Any) -> float:
     return float(value)
 
 
+def _unit_interval(value: Any) -> float:
+    """A number from 0 to 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
+        raise _invalid(f"must be a number from 0 to 1, got {value!r}")
+    return float(value)
+
+
 def _positive_number(value: Any) -> float:
     """A positive finite number."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
@@ -359,13 +379,23 @@ class Switch(_Model):
     """The switch.
 
     Default values: ``buffer`` 32 KiB per output port, the estimate for the HP
-    Procurve 2848 of FAST08 §3.2 and CMU09 §3.
+    Procurve 2848 of FAST08 §3.2 and CMU09 §3; ``ecn_threshold`` off (no
+    marking, as on the papers' switches).
     """
 
     buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
         default=32 * 1024,
         description='Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.',
     )
+    ecn_threshold: Annotated[int | str | None, PlainValidator(_optional_buffer)] = Field(
+        default=None,
+        description='ECN marking threshold K of each output port (RFC 8257 3.1): frames arriving above it are '
+        'marked CE if ECN-capable; bytes, "Npkt", or None (TOML: "off").',
+    )
+
+    @field_serializer("ecn_threshold")
+    def _dump_ecn_threshold(self, value: int | str | None) -> int | str:
+        return "off" if value is None else value
 
     @property
     def buffer_bytes(self) -> int | None:
@@ -476,12 +506,19 @@ class Tcp(_Model):
         default=0.04, description='"adaptive" mode: upper clamp on the timeout and on each gap sample, in seconds.'
     )
 
-    variant: Annotated[str, PlainValidator(_choice("reno", "newreno", "sack", "cubic"))] = Field(
+    variant: Annotated[str, PlainValidator(_choice("reno", "newreno", "sack", "cubic", "dctcp"))] = Field(
         default="newreno",
         description='Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery), "newreno" '
         '(RFC 6582: partial ACKs retransmit the next hole), "sack" (RFC 5681 windows with RFC 6675 '
-        'SACK recovery) or "cubic" (RFC 9438 window growth and β = 0.7 decrease, on NewReno recovery, '
-        "or on SACK recovery with sack = true).",
+        'SACK recovery), "cubic" (RFC 9438 window growth and β = 0.7 decrease, on NewReno recovery, '
+        'or on SACK recovery with sack = true) or "dctcp" (RFC 8257: ECN-capable, cwnd cut by α/2 on marks; '
+        "needs switch.ecn_threshold).",
+    )
+    dctcp_alpha_init: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=1.0, description="DCTCP's initial α (kept in 1/1024 steps, as Linux)."
+    )
+    dctcp_g_shift: Annotated[int, PlainValidator(_count(1, 10))] = Field(
+        default=4, description="DCTCP's gain g = 1/2^shift for α's moving average (RFC 8257: 1/16)."
     )
     cubic_beta: Annotated[float, PlainValidator(_fraction)] = Field(
         default=0.7, description="Cubic β, the multiplicative decrease (kept in 1/1024 steps, as Linux)."
@@ -792,7 +829,10 @@ class Scenario(_Model):
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt)},
-            "switch": {"buffer": format_buffer(self.switch.buffer)},
+            "switch": {
+                "buffer": format_buffer(self.switch.buffer),
+                "ecn_threshold": "off" if self.switch.ecn_threshold is None else format_buffer(self.switch.ecn_threshold),
+            },
             "tcp": {
                 "mss": tcp.mss,
                 "init_cwnd": tcp.init_cwnd,
@@ -828,6 +868,8 @@ class Scenario(_Model):
                 "gip": tcp.gip,
                 "gip_copies": tcp.gip_copies,
                 "gip_head_cwnd": tcp.gip_head_cwnd,
+                "dctcp_alpha_init": tcp.dctcp_alpha_init,
+                "dctcp_g_shift": tcp.dctcp_g_shift,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -849,11 +891,13 @@ class Scenario(_Model):
     def to_engine_dict(self) -> dict[str, Any]:
         """The engine's JSON shape: integer picoseconds, bit/s and bytes."""
         tcp, wl = self.tcp, self.workload
-        packets = self.switch.buffer_packets
         return {
             "servers": self.servers,
             "link": {"rate": self.link.rate, "rtt": seconds_to_ps(self.link.rtt)},
-            "switch": {"buffer": {"packets": packets} if packets is not None else {"bytes": self.switch.buffer}},
+            "switch": {
+                "buffer": _buffer_engine(self.switch.buffer),
+                "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
+            },
             "tcp": {
                 "mss": tcp.mss,
                 "init_cwnd": tcp.init_cwnd,
@@ -892,6 +936,7 @@ class Scenario(_Model):
                 "timestamps": tcp.timestamps,
                 "timestamp_tick": seconds_to_ps(tcp.timestamp_tick),
                 "spurious_rto": tcp.spurious_rto,
+                "dctcp": {"alpha_init": round(tcp.dctcp_alpha_init * 1024), "g_shift": tcp.dctcp_g_shift},
                 "gip": tcp.gip,
                 "gip_copies": tcp.gip_copies,
                 "gip_head_cwnd": tcp.gip_head_cwnd,

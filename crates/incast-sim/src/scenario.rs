@@ -48,17 +48,21 @@ pub enum BufferLimit {
 /// The switch.
 ///
 /// Default values: `buffer` 32 KiB per output port — the estimate for the
-/// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3.
+/// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3; `ecn_threshold` none
+/// (no marking, as on the papers' switches; DCTCP's paper suggests 20
+/// packets at 1 Gbps and 65 at 10 Gbps).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
     /// Drop-tail limit of each output port.
     pub buffer: BufferLimit,
+    /// ECN marking threshold K of each output port (RFC 8257 §3.1), or none.
+    pub ecn_threshold: Option<BufferLimit>,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)) }
+        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None }
     }
 }
 
@@ -327,6 +331,15 @@ impl Scenario {
                 return Err(invalid("workload.block", "must give every server at least 1 byte"));
             }
             _ => {}
+        }
+        if tcp.dctcp.alpha_init > 1024 {
+            return Err(invalid("tcp.dctcp.alpha_init", "must be at most 1024 (α = 1)"));
+        }
+        if !(1..=10).contains(&tcp.dctcp.g_shift) {
+            return Err(invalid("tcp.dctcp.g_shift", "must be between 1 and 10 (g = 1/2 to 1/1024)"));
+        }
+        if matches!(self.switch.ecn_threshold, Some(BufferLimit::Packets(0))) {
+            return Err(invalid("switch.ecn_threshold", "must be at least 1 packet, or none"));
         }
         if self.workload.max_inflight == Some(0) {
             return Err(invalid("workload.max_inflight", "must be at least 1 server, or none for all at once"));

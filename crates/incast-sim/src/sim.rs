@@ -29,7 +29,7 @@ use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
-use crate::tcp::{Endpoint, SendFlags};
+use crate::tcp::{flags, Endpoint, SendFlags};
 use crate::time::SimTime;
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 
@@ -110,6 +110,10 @@ struct Sim<'a> {
     sent: u64,
     delivered: u64,
     dropped: u64,
+    /// ECN marking is on at the switch ports.
+    ecn: bool,
+    /// ECN-capable packets marked CE.
+    marks: u64,
     stopped_at: Option<SimTime>,
 }
 
@@ -121,6 +125,9 @@ impl<'a> Sim<'a> {
         let bottleneck = route[CLIENT as usize];
         if s.trace.queue {
             net.port_mut(bottleneck).queue.log_occupancy();
+        }
+        if let Some(k) = s.switch.ecn_threshold {
+            net.set_ecn_threshold(k.into());
         }
         // The handshake's sample: a minimum-size frame each way over two hops.
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
@@ -166,6 +173,8 @@ impl<'a> Sim<'a> {
             sent: 0,
             delivered: 0,
             dropped: 0,
+            ecn: s.switch.ecn_threshold.is_some(),
+            marks: 0,
             stopped_at: None,
         }
     }
@@ -293,12 +302,27 @@ impl<'a> Sim<'a> {
     /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`.
     fn forward(&mut self, pkt: PktId, port: PortId, tcp_bytes: u32, flow: u32) {
         match self.net.send(port, self.now, tcp_bytes) {
-            Some((node, at)) => self.events.push(at, Event::Arrive { pkt, node }),
+            Some((node, at)) => {
+                if self.ecn && self.net.port(port).queue.marked() {
+                    self.mark(pkt);
+                }
+                self.events.push(at, Event::Arrive { pkt, node })
+            }
             None => {
                 self.pool.release(pkt);
                 self.dropped += 1;
                 self.flow_drops[flow as usize] += 1;
             }
+        }
+    }
+
+    /// The queue was above its ECN threshold: mark the packet CE if it is ECN-capable.
+    #[cold]
+    fn mark(&mut self, pkt: PktId) {
+        let seg = &mut self.pool.get_mut(pkt).seg;
+        if seg.has(flags::ECT) {
+            seg.flags |= flags::CE;
+            self.marks += 1;
         }
     }
 
@@ -454,6 +478,7 @@ impl<'a> Sim<'a> {
             fast_retransmits: sum(&|e| e.stats().fast_retransmits),
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             redundant_packets: sum(&|e| e.stats().redundant_segments),
+            ecn_marks: self.marks,
             drops: self.dropped,
             block_time_ms: Percentiles::of(&times),
             data_packets: sum(&|e| e.stats().data_segments_sent),

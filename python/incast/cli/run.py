@@ -60,6 +60,7 @@ OPTION_FIELDS = {
     "tcp": "tcp.variant",
     "spurious_rto": "tcp.spurious_rto",
     "gip": "tcp.gip",
+    "ecn_threshold": "switch.ecn_threshold",
     "max_inflight": "workload.max_inflight",
     "stagger": "workload.stagger",
 }
@@ -112,13 +113,16 @@ def run(
         str | None,
         _opt(
             "--tcp",
-            "reno|newreno|sack|cubic",
-            "Loss recovery: Reno (RFC 5681), NewReno (RFC 6582), SACK (RFC 6675) or Cubic (RFC 9438).",
+            "reno|newreno|sack|cubic|dctcp",
+            "Loss recovery: Reno (RFC 5681), NewReno (RFC 6582), SACK (RFC 6675), Cubic (RFC 9438) or DCTCP (RFC 8257).",
         ),
     ] = None,
     spurious_rto: Annotated[
         str | None,
         _opt("--spurious-rto", "off|frto|eifel", "Detect and undo spurious timeouts: F-RTO (RFC 5682) or Eifel (RFC 3522)."),
+    ] = None,
+    ecn_threshold: Annotated[
+        str | None, _opt("--ecn-threshold", "SIZE|Npkt|off", "Mark ECN-capable frames above this queue (DCTCP's K).")
     ] = None,
     gip: Annotated[
         str | None,
@@ -154,7 +158,7 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
-        "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip,
+        "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger,
     }  # fmt: skip
     if sru is not None and block is not None:

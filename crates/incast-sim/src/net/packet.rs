@@ -61,6 +61,11 @@ impl PacketPool {
     pub fn get(&self, id: PktId) -> &Packet {
         &self.slots[id.0 as usize]
     }
+    /// The packet stored at `id`, to change (a switch marking it CE).
+    #[inline]
+    pub fn get_mut(&mut self, id: PktId) -> &mut Packet {
+        &mut self.slots[id.0 as usize]
+    }
     /// Release `id`; its slot may be reused by the next [`PacketPool::alloc`].
     #[inline]
     pub fn release(&mut self, id: PktId) {

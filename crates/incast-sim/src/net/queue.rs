@@ -8,7 +8,10 @@
 //! queue trace of `stats::trace`).
 //! **Deliberately different:** departures are known at enqueue time (see
 //! `net`), so departed frames are retired lazily on the next arrival.
-//! **Not modelled:** shared-memory buffers, QoS partitions, AQM/ECN marking.
+//! With an ECN threshold K (RFC 8257 §3.1, DCTCP), a frame that arrives while
+//! the queue holds more than K (bytes or frames) is marked CE if it is
+//! ECN-capable: the instantaneous queue, no averaging.
+//! **Not modelled:** shared-memory buffers, QoS partitions, RED.
 
 use crate::scenario::BufferLimit;
 use crate::time::SimTime;
@@ -49,6 +52,8 @@ pub struct QueueStats {
     pub peak_bytes: u64,
     /// Largest occupancy seen, in frames.
     pub peak_packets: u64,
+    /// Frames that arrived above the ECN threshold (marked if ECN-capable).
+    pub above_threshold: u64,
 }
 
 /// Occupancy of a queue at every frame offered to it, one entry per frame.
@@ -74,6 +79,10 @@ pub struct DropTailQueue {
     stats: QueueStats,
     /// The occupancy log, when it was asked for.
     log: Option<Box<OccupancyLog>>,
+    /// ECN marking threshold K, when marking is on.
+    mark: Option<QueueLimit>,
+    /// The frame last admitted arrived above K.
+    marked: bool,
 }
 
 impl DropTailQueue {
@@ -86,7 +95,20 @@ impl DropTailQueue {
             bytes: 0,
             stats: QueueStats::default(),
             log: None,
+            mark: None,
+            marked: false,
         }
+    }
+
+    /// Mark frames that arrive while more than `k` is queued (RFC 8257 §3.1).
+    pub fn set_mark_threshold(&mut self, k: QueueLimit) {
+        self.mark = Some(k);
+    }
+
+    /// True when the frame last admitted arrived above the marking threshold.
+    #[inline]
+    pub fn marked(&self) -> bool {
+        self.marked
     }
 
     /// Log the occupancy at every frame offered from now on.
@@ -128,6 +150,10 @@ impl DropTailQueue {
         let fits = self.bytes + frame_bytes <= self.limit.bytes && (self.held.len() as u64) < self.limit.packets;
         if !fits {
             self.stats.drops += 1;
+        }
+        if let Some(k) = self.mark {
+            self.marked = fits && (self.bytes > k.bytes || self.held.len() as u64 > k.packets);
+            self.stats.above_threshold += u64::from(self.marked);
         }
         if self.log.is_some() {
             self.log_offer(now, if fits { self.bytes + frame_bytes } else { self.bytes }, !fits);

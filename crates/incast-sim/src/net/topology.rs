@@ -86,6 +86,17 @@ impl Network {
         Network { nodes, ports, host_nodes }
     }
 
+    /// Mark ECN-capable frames at every switch output port above `k` (RFC 8257 §3.1).
+    pub fn set_ecn_threshold(&mut self, k: QueueLimit) {
+        for node in &self.nodes {
+            if let Node::Switch { route } = node {
+                for p in route {
+                    self.ports[p.0 as usize].queue.set_mark_threshold(k);
+                }
+            }
+        }
+    }
+
     /// The node at `id`.
     #[inline]
     pub fn node(&self, id: NodeId) -> &Node {

@@ -49,6 +49,8 @@ pub struct Summary {
     pub retransmitted_packets: u64,
     /// GIP's redundant copies of stripe-unit tail packets (part of `retransmitted_packets`).
     pub redundant_packets: u64,
+    /// ECN-capable packets a switch port marked CE (`switch.ecn_threshold`).
+    pub ecn_marks: u64,
     /// Packets dropped at switch ports.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.

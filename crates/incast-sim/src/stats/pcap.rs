@@ -10,8 +10,9 @@
 //! Ethernet, snaplen 262144), little-endian. Host `h` (0 the client, `i + 1`
 //! server `i`) has MAC `02:00:hh:hh:hh:hh` (`h` big-endian in the last four
 //! bytes) and IPv4 address `10.0.0.0 + h + 1` (client 10.0.0.1, server 0
-//! 10.0.0.2); these addresses exist only inside the files. IPv4: IHL 5, DF
-//! set, identification 0, TTL 64, protocol 6, header checksum. TCP: the
+//! 10.0.0.2); these addresses exist only inside the files. IPv4: IHL 5, the
+//! ECN field from the segment (Not-ECT, ECT(0), or CE once a switch marked
+//! it), DF set, identification 0, TTL 64, protocol 6, header checksum. TCP: the
 //! server listens on port 5001, the client's port is `40000 + flow` (modulo
 //! 25536, since each server has its own address the pair stays unique);
 //! sequence and acknowledgment numbers are the 64-bit stream offsets plus a
@@ -31,8 +32,7 @@
 //! queue drops still appears as sent, as in a capture taken before the queue.
 //! **Not modelled:** SYN/FIN (the connections exist before the run and never
 //! close, so no window-scale option is ever negotiated and windows above
-//! 65535 bytes are clipped), the IPv4 ECN field (no ECN marking yet: every
-//! packet is Not-ECT), captures at the switch.
+//! 65535 bytes are clipped), captures at the switch.
 
 use crate::net::Direction;
 use crate::tcp::{flags, Segment};
@@ -220,6 +220,14 @@ pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEAD
     // IPv4 (RFC 791).
     let ip = &mut h[14..34];
     ip[0] = 0x45; // version 4, IHL 5
+                  // RFC 3168 (5): the ECN field, ECT(0) = 0b10, CE = 0b11.
+    ip[1] = if seg.has(flags::CE) {
+        0b11
+    } else if seg.has(flags::ECT) {
+        0b10
+    } else {
+        0
+    };
     let tcp_len = 20 + opt_len as u32 + seg.len; // at most 65515: the MSS is bounded by frame::MAX_MSS
     ip[2..4].copy_from_slice(&((20 + tcp_len) as u16).to_be_bytes());
     ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF

@@ -218,6 +218,7 @@ impl DelayedAckConfig {
 ///   `mss_cache` does; RTT samples come from the echoed timestamp when Karn's
 ///   rule forbids one from the send time (`tcp::timestamps`).
 /// - `timestamp_tick`: 1 ms — Linux's TSval clock (`TCP_TS_HZ` = 1000).
+/// - `dctcp`: [`DctcpConfig::default`] — read only when `variant` is `dctcp`.
 /// - `gip`: `off` — GIP (GIP §IV–V, `tcp::gip`) is a remedy to compare, not
 ///   a default; `333` is the paper's proposal, `123` its rejected alternative.
 /// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
@@ -261,6 +262,8 @@ pub struct TcpConfig {
     pub timestamp_tick: SimDuration,
     /// Spurious-timeout detection and response.
     pub spurious_rto: SpuriousRto,
+    /// DCTCP's constants (RFC 8257), read only when `variant` is `dctcp`.
+    pub dctcp: DctcpConfig,
     /// GIP: cwnd reset at each stripe unit head and redundant tail packets.
     pub gip: GipPattern,
     /// GIP: most redundant copies per stripe unit.
@@ -322,6 +325,31 @@ pub enum TcpVariant {
     /// FAST08 §5.1 "SACK" variant. Implies `TcpConfig::sack`.
     #[serde(rename = "sack")]
     Sack,
+    /// RFC 8257: ECN-capable segments, the window cut by α/2 on marks
+    /// (`tcp::dctcp`); NewReno recovery, or SACK's with `sack` on.
+    #[serde(rename = "dctcp")]
+    Dctcp,
+}
+
+/// DCTCP constants (RFC 8257 §4.2), with Linux `tcp_dctcp.c` defaults.
+///
+/// Default values:
+/// - `alpha_init`: 1024 (α = 1.0) — Linux `dctcp_alpha_on_init`; RFC 8257
+///   §3.3 lets the implementation choose, and 1 is the cautious start.
+/// - `g_shift`: 4 (g = 1/16) — RFC 8257 §4.2 and Linux `dctcp_shift_g`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DctcpConfig {
+    /// Initial α in 1/1024 units (at most 1024).
+    pub alpha_init: u32,
+    /// g = 1/2^g_shift, the gain of α's moving average.
+    pub g_shift: u32,
+}
+
+impl Default for DctcpConfig {
+    fn default() -> Self {
+        DctcpConfig { alpha_init: 1024, g_shift: 4 }
+    }
 }
 
 /// Cubic constants (RFC 9438 §4–§5), with Linux `tcp_cubic.c` defaults.
@@ -369,6 +397,7 @@ impl Default for TcpConfig {
             timestamps: false,
             timestamp_tick: SimDuration::from_millis(1),
             spurious_rto: SpuriousRto::Off,
+            dctcp: DctcpConfig::default(),
             gip: GipPattern::Off,
             gip_copies: 3,
             gip_head_cwnd: 2,

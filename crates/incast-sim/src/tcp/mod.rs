@@ -33,6 +33,7 @@
 pub mod clock;
 mod config;
 pub mod cubic;
+pub mod dctcp;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod gip;
@@ -51,7 +52,8 @@ mod tests;
 pub mod timestamps;
 
 pub use config::{
-    CubicConfig, DelayedAckConfig, DelayedAckMode, GipPattern, RtoConfig, RtoFlavor, SpuriousRto, TcpConfig, TcpVariant,
+    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, RtoConfig, RtoFlavor, SpuriousRto,
+    TcpConfig, TcpVariant,
 };
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
@@ -128,6 +130,14 @@ pub struct Endpoint {
     options: bool,
     /// The timestamps option's clock and echo state, when on.
     ts: Option<TsClock>,
+    /// DCTCP receiver (RFC 8257 §3.2): the CE state of the latest data
+    /// segment, echoed as ECE on every ACK.
+    ce_state: bool,
+    /// DCTCP receiver: a CE change arrived while an ACK was held back; that
+    /// ACK (of this RCV.NXT, with the old ECE) goes out first.
+    ce_ack: Option<u64>,
+    /// DCTCP at both ends: data is ECT, ACKs echo CE.
+    ecn: bool,
     stats: EndpointStats,
 }
 
@@ -170,6 +180,9 @@ impl Endpoint {
             },
             ts: cfg.timestamps.then(|| TsClock::new(cfg.timestamp_tick)),
             options: cfg.sack_enabled() || cfg.timestamps,
+            ce_state: false,
+            ce_ack: None,
+            ecn: cfg.variant == TcpVariant::Dctcp,
             stats,
         }
     }
@@ -207,10 +220,24 @@ impl Endpoint {
             self.note_cwnd();
         }
         if seg.has_data() {
+            if self.ecn && seg.has(flags::CE) != self.ce_state {
+                self.on_ce_change(seg.has(flags::CE));
+            }
             let arrival = self.receiver.on_data(seg.seq, seg.len);
             self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), self.sender.rto());
         }
         spurious
+    }
+
+    /// RFC 8257 (3.2): "If the CE codepoint is set and DCTCP.CE is false, set
+    /// DCTCP.CE to true and send an immediate ACK" — the ACK of what arrived
+    /// before, with the old ECE, when one was being delayed; likewise when CE clears.
+    #[cold]
+    fn on_ce_change(&mut self, ce: bool) {
+        if self.delack.poll_timeout().is_some() || self.delack.should_ack() {
+            self.ce_ack = Some(self.receiver.rcv_nxt());
+        }
+        self.ce_state = ce;
     }
 
     /// Process every timer due at `now`; a no-op when none is due.
@@ -244,6 +271,7 @@ impl Endpoint {
             self.stats.redundant_segments += tx.redundant as u64;
             let end = tx.seq + tx.len as u64;
             let push = if end == self.sender.written() { flags::PSH } else { 0 };
+            let push = push | self.ecn_flags(flags::ECT);
             // Data piggybacks the ACK: no separate ACK stays owed.
             self.delack.on_ack_sent(rcv_nxt);
             let seg = self.with_options(now, Segment::new(tx.seq, rcv_nxt, tx.len, self.rcv_wnd, flags::ACK | push));
@@ -252,15 +280,31 @@ impl Endpoint {
             }
             return Some(seg);
         }
+        if let Some(held) = self.ce_ack.take() {
+            // The held-back ACK, with the CE state of the data it covers (the old one).
+            self.stats.segments_sent += 1;
+            self.stats.acks_sent += 1;
+            let ece = if self.ce_state { 0 } else { flags::ECE };
+            let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
+            return Some(self.with_options(now, ack));
+        }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
             self.delack.on_ack_sent(rcv_nxt);
-            return Some(
-                self.with_options(now, Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK)),
-            );
+            let ack = Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK | self.ecn_flags(0));
+            return Some(self.with_options(now, ack));
         }
         None
+    }
+
+    /// DCTCP: `data_bits` (ECT on data), plus ECE while the CE state is set.
+    #[inline]
+    fn ecn_flags(&self, data_bits: u8) -> u8 {
+        if !self.ecn {
+            return 0;
+        }
+        data_bits | if self.ce_state { flags::ECE } else { 0 }
     }
 
     /// `seg` with the options this connection uses: SACK blocks while data

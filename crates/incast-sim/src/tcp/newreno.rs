@@ -261,6 +261,13 @@ impl NewReno {
         }
     }
 
+    /// An ECN congestion response set the window to `cwnd` bytes; ssthresh
+    /// follows (RFC 8257 §3.3 / Linux `dctcp_ssthresh`, `tcp::dctcp`).
+    pub fn on_ecn_cut(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+        self.ssthresh = cwnd;
+    }
+
     /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`; GIP Pattern 123).
     pub fn cap_cwnd(&mut self, max: u64) {
         self.cwnd = self.cwnd.min(max);

@@ -27,6 +27,10 @@ pub mod flags {
     pub const CWR: u8 = 1 << 2;
     /// Push: the sender's buffer is empty after this segment.
     pub const PSH: u8 = 1 << 3;
+    /// IP header: ECN-Capable Transport, ECT(0) (RFC 3168 §5).
+    pub const ECT: u8 = 1 << 4;
+    /// IP header: Congestion Experienced, set by a marking switch on an ECT packet (RFC 3168 §5).
+    pub const CE: u8 = 1 << 5;
 }
 
 /// Most SACK blocks one segment carries: 4 fit in the 40 option bytes, 3

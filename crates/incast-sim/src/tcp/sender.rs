@@ -29,6 +29,7 @@
 //! (5.7) SYN rule (connections start established).
 
 use super::clock::TcpClock;
+use super::dctcp::Dctcp;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::gip::Gip;
 use super::idle_restart::IdleRestart;
@@ -38,7 +39,7 @@ use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
 use super::sack::Scoreboard;
 use super::spurious::{SpuriousDetector, Verdict};
-use super::{EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
+use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -108,6 +109,8 @@ pub struct Sender {
     gip: Option<Gip>,
     /// A GIP redundant copy due now, sent whatever the window.
     gip_copy: Option<(u64, u64)>,
+    /// DCTCP's α and observation window (`tcp::dctcp`), when the variant is DCTCP.
+    dctcp: Option<Dctcp>,
 }
 
 impl Sender {
@@ -142,6 +145,7 @@ impl Sender {
             frto_new: 0,
             gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
             gip_copy: None,
+            dctcp: (cfg.variant == TcpVariant::Dctcp).then(|| Dctcp::new(cfg.dctcp.alpha_init, cfg.dctcp.g_shift)),
         }
     }
 
@@ -219,16 +223,27 @@ impl Sender {
         self.dart = 0;
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
+        let recovering = self.in_recovery();
+        let mut cut = false;
+        if let Some(d) = &mut self.dctcp {
+            // RFC 8257 (3.3): α per window; on ECE, at most once per window and
+            // not during loss recovery, cwnd = cwnd · (1 − α/2) — and no growth
+            // from the ACK that cut (Linux enters CWR).
+            if d.on_ack(acked, ack, seg.has(flags::ECE), self.snd_nxt) && !recovering {
+                self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
+                cut = true;
+            }
+        }
         let restart = match &mut self.sack {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
-                let recovering = sb.in_recovery();
                 sb.on_cumulative_ack(ack);
-                if !recovering {
+                if !recovering && !cut {
                     self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt);
                 }
                 true
             }
+            None if cut => true,
             None => match self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt) {
                 NewAck::Advance => true,
                 NewAck::Partial { reset_timer } => {
@@ -238,16 +253,26 @@ impl Sender {
                 }
             },
         };
-        if self.snd_una == self.snd_max {
-            // RFC 6298 (5.2): "When all outstanding data has been acknowledged,
-            // turn off the retransmission timer."
+        if restart {
+            self.rearm_after_ack(now, clock);
+        } else if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
-        } else if restart {
-            // RFC 6298 (5.3): "When an ACK is received that acknowledges new
-            // data, restart the retransmission timer"
-            self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
         spurious
+    }
+
+    /// The retransmission timer after an ACK of new data.
+    #[inline]
+    fn rearm_after_ack(&mut self, now: SimTime, clock: &TcpClock) {
+        self.rtx_deadline = if self.snd_una == self.snd_max {
+            // RFC 6298 (5.2): "When all outstanding data has been acknowledged,
+            // turn off the retransmission timer."
+            None
+        } else {
+            // RFC 6298 (5.3): "When an ACK is received that acknowledges new
+            // data, restart the retransmission timer"
+            Some(self.timer.deadline(now, clock, self.rto.rto()))
+        };
     }
 
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
@@ -601,6 +626,16 @@ impl Sender {
     #[inline]
     pub fn in_recovery(&self) -> bool {
         self.sack.as_ref().map_or(self.cc.in_recovery(), |sb| sb.in_recovery())
+    }
+    /// True when data segments are ECN-capable (DCTCP).
+    #[inline]
+    pub fn ecn_capable(&self) -> bool {
+        self.dctcp.is_some()
+    }
+    /// DCTCP's α in 1/1024 units, when the variant is DCTCP.
+    #[inline]
+    pub fn dctcp_alpha(&self) -> Option<u32> {
+        self.dctcp.map(|d| d.alpha())
     }
     /// The spurious-timeout detector, to hand it the TSval of a retransmission.
     #[inline]

@@ -8,6 +8,7 @@
 mod ack_modes;
 mod ack_policy;
 mod cubic;
+mod dctcp;
 mod exchange;
 mod gip;
 mod idle;
