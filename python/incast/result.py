@@ -30,6 +30,7 @@ from pydantic import ValidationError
 from incast import _core
 from incast.config import Scenario
 from incast.errors import ScenarioError, describe_validation_error, python_field
+from incast.presets import with_preset
 
 __all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
 
@@ -301,13 +302,20 @@ def _dtype(column: str) -> str:
 
 
 def _scenario(scenario: Scenario | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> Scenario:
+    fields = dict(fields)
+    preset = fields.pop("preset", None)
     if isinstance(scenario, Scenario):
+        if preset is not None:
+            raise ScenarioError("preset: give it with a mapping or keyword fields; a Scenario has every field set")
         return scenario.with_overrides(fields) if fields else scenario
-    if scenario is None:
-        return Scenario.parse({}, fields)
-    if isinstance(scenario, Mapping):
-        return Scenario.parse(scenario, fields)
-    raise TypeError(f"run() takes a Scenario, a mapping or keyword fields, not {type(scenario).__name__}")
+    if scenario is not None and not isinstance(scenario, Mapping):
+        raise TypeError(f"run() takes a Scenario, a mapping or keyword fields, not {type(scenario).__name__}")
+    data = scenario or {}
+    if preset is not None:
+        if not isinstance(preset, str):
+            raise ScenarioError(f"preset: must be a preset name (see incast presets), got {preset!r}")
+        data = with_preset(preset, data)
+    return Scenario.parse(data, fields)
 
 
 def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) -> Result:
@@ -316,8 +324,10 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     ``scenario`` is a :class:`~incast.config.Scenario`, a mapping in the TOML
     shape, or omitted; keyword ``fields`` (``servers=16``, ``blocks=5``,
     ``tcp={"rto_min": "1ms"}`` or dotted names through ``**{"tcp.rto_min": "1ms"}``)
-    override it. Raises :class:`~incast.errors.ScenarioError` for an invalid
-    scenario and :class:`~incast.errors.SimulationError` if the engine fails.
+    override it. ``preset="dctcp"`` (see :mod:`incast.presets`) starts from a
+    named bundle of settings that everything else overrides. Raises
+    :class:`~incast.errors.ScenarioError` for an invalid scenario and
+    :class:`~incast.errors.SimulationError` if the engine fails.
     """
     try:
         resolved = _scenario(scenario, fields)

@@ -58,6 +58,7 @@ def _root(
 
 
 from incast.cli import experiments as _experiments  # noqa: E402  (each verb registers itself on `app`)
+from incast.cli import presets as _presets  # noqa: E402
 from incast.cli import read as _read  # noqa: E402
 from incast.cli import report as _report  # noqa: E402
 from incast.cli import reproduce as _reproduce  # noqa: E402
@@ -66,6 +67,7 @@ from incast.cli import serve as _serve  # noqa: E402
 from incast.cli import sweep as _sweep  # noqa: E402
 
 _run.register(app)
+_presets.register(app)
 _serve.register(app)
 _read.register(app)
 _sweep.register(app)

@@ -1,7 +1,8 @@
 """``incast run``: run one scenario, or one per value of ``--servers 1,4,16``.
 
 Where each setting comes from, later winning: the engine defaults, the
-scenario file, the named options, then ``--set KEY=VALUE`` in the order given.
+``--preset`` (``incast presets`` lists them), the scenario file, the named
+options, then ``--set KEY=VALUE`` in the order given.
 Named options take unit strings (``--rtt 100us``, ``--buffer 64pkt``); a
 ``--set`` value is read as a TOML value, so ``--set tcp.rto_min=0.001`` is a
 number of seconds and ``--set tcp.rto_min=1ms`` a unit string.
@@ -29,6 +30,7 @@ from rich.table import Table
 
 from incast.config import Scenario, apply_overrides, read_toml
 from incast.errors import ScenarioError
+from incast.presets import with_preset
 from incast.result import Result
 from incast.result import run as run_scenario
 
@@ -134,6 +136,9 @@ def run(
     stagger: Annotated[
         str | None, _opt("--stagger", "DURATION", "The i-th request of a block leaves i x DURATION after its start.")
     ] = None,
+    preset: Annotated[
+        str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
+    ] = None,
     set_: Annotated[
         list[str] | None,
         typer.Option(
@@ -166,6 +171,8 @@ def run(
     overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
+    if preset is not None:
+        base = with_preset(preset, base)
     counts = _parse_servers(servers) if servers is not None else [None]
     scenarios = [_resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
     trace_dirs: list[Path | None] = [None] * len(scenarios)

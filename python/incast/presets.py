@@ -1,0 +1,118 @@
+"""Named presets: documented bundles of settings for the remedies people compare.
+
+A preset sits between the engine defaults and everything the user says: a
+scenario file, keyword fields, named CLI options and ``--set`` all override
+it. ``incast presets`` lists them; ``incast run --preset NAME`` and
+``incast.run(preset=NAME, ...)`` apply one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from incast.config import apply_overrides
+from incast.errors import ScenarioError
+
+__all__ = ["PRESETS", "Preset", "preset_base", "with_preset"]
+
+
+@dataclass(frozen=True)
+class Preset:
+    """A named bundle of settings (dotted names, values as in TOML)."""
+
+    name: str
+    summary: str
+    why: str
+    settings: Mapping[str, Any]
+
+
+#: Every preset, by name.
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in [
+        Preset(
+            "linux-default",
+            "A stock Linux host: Cubic on SACK recovery, timestamps, F-RTO, Linux delayed ACK, 4 ms jiffies.",
+            "Cubic because it is the kernel's default (bbr on some distributions, this machine included, "
+            "but incast validate sets the congestion control explicitly); SACK, timestamps and F-RTO are on "
+            "by default in Linux; the RTO follows tcp_rtt_estimator with RTO_min 200 ms on a HZ=250 clock.",
+            {
+                "tcp.variant": "cubic",
+                "tcp.sack": True,
+                "tcp.timestamps": True,
+                "tcp.spurious_rto": "frto",
+                "tcp.limited_transmit": True,
+                "tcp.rto_flavor": "linux",
+                "tcp.rto_min": "200ms",
+                "tcp.clock_granularity": "4ms",
+                "tcp.delayed_ack": "linux",
+            },
+        ),
+        Preset(
+            "fine-rto",
+            "CMU09's remedy: 200 us RTO_min on high-resolution timers, randomized timeouts, delayed ACK off.",
+            "CMU09 §5-7: microsecond timers remove the 200 ms idle time; randomizing each timeout "
+            "(RTO + rand(0, 0.5)·RTO) desynchronizes retransmissions; delayed ACK off avoids the 40 ms wait.",
+            {
+                "tcp.rto_min": "200us",
+                "tcp.clock_granularity": "0",
+                "tcp.rto_randomize": True,
+                "tcp.delayed_ack": "off",
+            },
+        ),
+        Preset(
+            "fine-rto-unmodified-client",
+            "fine-rto on the servers while the client keeps Linux's 40 ms delayed ACK.",
+            "CMU09 §4.1: a server's 200 us timer fires long before an unmodified client's delayed ACK "
+            "(only the client's ACK policy shapes the response direction).",
+            {
+                "tcp.rto_min": "200us",
+                "tcp.clock_granularity": "0",
+                "tcp.rto_randomize": True,
+                "tcp.delayed_ack": "40ms",
+            },
+        ),
+        Preset(
+            "gip",
+            "GIP: cwnd 2 at each stripe unit head and up to three copies of its last packet (Pattern 333).",
+            "GIP §IV-V, on NewReno as the paper implemented it.",
+            {"tcp.variant": "newreno", "tcp.gip": "333"},
+        ),
+        Preset(
+            "dctcp",
+            "DCTCP: ECN marking above 20 packets at every switch port, alpha-proportional window cuts.",
+            "RFC 8257; K = 20 packets is the DCTCP paper's threshold at 1 Gbps (65 at 10 Gbps: override "
+            "switch.ecn_threshold). DCTCP runs on SACK recovery as in Linux.",
+            {"tcp.variant": "dctcp", "tcp.sack": True, "switch.ecn_threshold": "20pkt"},
+        ),
+        Preset(
+            "app-limit-10",
+            "The client asks at most 10 servers at once (the next as each response completes).",
+            "Application-level mitigation used in production: Panasas stripes over about 10 servers "
+            "(FAST08 §6), Facebook's memcache clients cap outstanding requests.",
+            {"workload.max_inflight": 10},
+        ),
+    ]
+}
+
+
+def _lookup(name: str) -> Preset:
+    try:
+        return PRESETS[name]
+    except KeyError:
+        raise ScenarioError(f"preset: unknown {name!r}; one of {', '.join(PRESETS)}") from None
+
+
+def preset_base(name: str) -> dict[str, Any]:
+    """The settings of preset ``name`` as a scenario mapping (TOML shape).
+
+    Raises ScenarioError for an unknown name.
+    """
+    return apply_overrides({}, _lookup(name).settings)
+
+
+def with_preset(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
+    """``data`` (TOML shape) over the settings of preset ``name``: what ``data`` names wins."""
+    return apply_overrides(preset_base(name), data)
