@@ -16,6 +16,7 @@ from incast.config import settings
 FAST08_16_ENGINE_JSON = {
     "servers": 16,
     "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
+    "topology": "star",
     "switch": {"buffer": {"bytes": 32768}, "ecn_threshold": None},
     "tcp": {
         "mss": 1460,

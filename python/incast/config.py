@@ -11,6 +11,8 @@ in SI base units (seconds, bit/s, bytes)::
     [link]
     rate = "1Gbps"
     rtt = "100us"           # round-trip propagation delay
+    [topology]
+    kind = "star"           # or "tree" (edge_switches, trunk_rate, trunk_delay), "graph" (see incast.topology)
     [switch]
     buffer = "32KiB"        # or "64pkt"
     ecn_threshold = "off"   # or a size / "20pkt": mark ECN-capable frames above it (DCTCP)
@@ -677,6 +679,15 @@ class Trace(_Model):
         return self.goodput_bin is not None or self.queue or self.flows or self.block_cwnd
 
 
+def _field_error(field: str, message: str) -> PydanticCustomError:
+    """A cross-field error that names its own dotted field (see errors.describe_validation_error)."""
+    return PydanticCustomError("incast_field", "{field}: {detail}", {"field": field, "detail": message})
+
+
+# The topology models reuse the field validators above.
+from incast.topology import Topology  # noqa: E402
+
+
 class Scenario(_Model):
     """One complete run description; a run is a pure function of it (``seed`` included).
 
@@ -698,6 +709,7 @@ class Scenario(_Model):
         default=None, description="Stop at this simulated time, in seconds (1 s if neither blocks nor duration is set)."
     )
     link: Link = Field(default_factory=Link)
+    topology: Topology = Field(default_factory=Topology)
     switch: Switch = Field(default_factory=Switch)
     tcp: Tcp = Field(default_factory=Tcp)
     workload: Workload = Field(default_factory=Workload)
@@ -829,6 +841,7 @@ class Scenario(_Model):
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt)},
+            "topology": self.topology.to_toml(),
             "switch": {
                 "buffer": format_buffer(self.switch.buffer),
                 "ecn_threshold": "off" if self.switch.ecn_threshold is None else format_buffer(self.switch.ecn_threshold),
@@ -894,6 +907,7 @@ class Scenario(_Model):
         return {
             "servers": self.servers,
             "link": {"rate": self.link.rate, "rtt": seconds_to_ps(self.link.rtt)},
+            "topology": self.topology.to_engine(),
             "switch": {
                 "buffer": _buffer_engine(self.switch.buffer),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
@@ -974,6 +988,7 @@ class Scenario(_Model):
                 response,
                 format_rate(self.link.rate),
                 f"RTT {format_duration(self.link.rtt)}",
+                *([] if self.topology.kind == "star" else [self.topology.describe()]),
                 f"buffer {format_buffer(self.switch.buffer)}",
                 f"RTO_min {format_duration(self.tcp.rto_min)}",
             ]
@@ -981,13 +996,8 @@ class Scenario(_Model):
 
 
 Scenario.TABLES.update(
-    {"link": Link, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats, "trace": Trace}
+    {"link": Link, "topology": Topology, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats, "trace": Trace}
 )
-
-
-def _field_error(field: str, message: str) -> PydanticCustomError:
-    """A cross-field error that names its own dotted field (see errors.describe_validation_error)."""
-    return PydanticCustomError("incast_field", "{field}: {detail}", {"field": field, "detail": message})
 
 
 # ---------------------------------------------------------------------------

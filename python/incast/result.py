@@ -32,7 +32,7 @@ from incast.config import Scenario
 from incast.errors import ScenarioError, describe_validation_error, python_field
 from incast.presets import with_preset
 
-__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
+__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "PORT_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
 
 #: Columns of :attr:`Result.flows`, one row per connection (server).
 FLOW_COLUMNS = (
@@ -64,8 +64,20 @@ TIMEOUT_COLUMNS = (
     "gip_class",
     "spurious",
 )
+#: Columns of :attr:`Result.ports`, one row per switch output port (one direction of a link).
+PORT_COLUMNS = (
+    "node",
+    "peer",
+    "rate_mbps",
+    "frames",
+    "drops",
+    "ecn_marks",
+    "peak_bytes",
+    "peak_packets",
+    "mean_bytes",
+)
 #: Column dtypes where the unit suffix does not tell (used for empty frames).
-_DTYPES = {"side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
+_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64","side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
 
 
 #: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
@@ -148,8 +160,10 @@ class Result:
     ``floss``, ``lack``, ``other``). Besides: ``wall_s`` (wall-clock seconds of
     the engine call), ``events_per_s``, the resolved ``scenario``, and three
     DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
-    completed block) and ``timeouts_table`` (one row per retransmission timeout;
-    empty when ``stats.timeouts`` is off); and ``traces`` (:class:`Traces`, the
+    completed block), ``timeouts_table`` (one row per retransmission timeout;
+    empty when ``stats.timeouts`` is off) and ``ports`` (one row per switch output
+    port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``ecn_marks``,
+    ``peak_bytes``, ``peak_packets``, ``mean_bytes``); and ``traces`` (:class:`Traces`, the
     time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
     with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
@@ -194,6 +208,7 @@ class Result:
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
         self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
+        self.ports = _frame(engine_result["ports"], PORT_COLUMNS)
         self.traces = Traces(engine_result.get("traces"))
 
     def write_traces(self, directory: str | Path) -> list[Path]:

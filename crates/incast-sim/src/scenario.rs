@@ -4,13 +4,15 @@
 //! scenario always gives the same bytes of output.
 //!
 //! **Models:** FAST08 §3 / CMU09 §4 synchronized reads — one client, `servers`
-//! servers, all on one switch; every host link has the same rate and
-//! propagation delay.
-//! **Not modelled (yet):** other topologies, background traffic, several
-//! clients (see docs/MODEL.md).
+//! servers, by default all on one switch; every host link has the same rate
+//! and propagation delay. Other fabrics (trees, files) come from `topology`
+//! (`net::fabric`).
+//! **Not modelled (yet):** background traffic, several clients (see
+//! docs/MODEL.md).
 
 use crate::error::SimError;
-use crate::net::frame;
+use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
+use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
 use serde::{Deserialize, Serialize};
@@ -212,6 +214,8 @@ pub struct Scenario {
     pub servers: u32,
     /// Every host link.
     pub link: LinkConfig,
+    /// How hosts and switches are wired (the single-switch star by default).
+    pub topology: TopologyConfig,
     /// The switch.
     pub switch: SwitchConfig,
     /// TCP at every host.
@@ -249,6 +253,7 @@ impl Scenario {
         if self.link.rate.0 == 0 {
             return Err(invalid("link.rate", "must be a positive rate"));
         }
+        self.validate_fabric()?;
         let tcp = &self.tcp;
         if !(1..=frame::MAX_MSS).contains(&tcp.mss) {
             return Err(invalid("tcp.mss", format!("must be between 1 and {} bytes", frame::MAX_MSS)));
@@ -355,6 +360,36 @@ impl Scenario {
             (Some(0), _) => return Err(invalid("stop.blocks", "must be at least 1")),
             (_, Some(d)) if d.is_zero() => return Err(invalid("stop.duration", "must be positive")),
             _ => {}
+        }
+        Ok(())
+    }
+
+    /// The hosts, switches and links of the run.
+    pub fn fabric(&self) -> Result<Fabric, SimError> {
+        let hosts = HostCounts { servers: self.servers, background_pairs: 0 };
+        let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4 };
+        match &self.topology {
+            TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
+            TopologyConfig::Tree(t) => {
+                if t.edge_switches == 0 || t.edge_switches > MAX_SERVERS {
+                    return Err(invalid("topology.edge_switches", format!("must be between 1 and {MAX_SERVERS}")));
+                }
+                if t.trunk_rate.is_some_and(|r| r.0 == 0) {
+                    return Err(invalid("topology.trunk_rate", "must be a positive rate"));
+                }
+                let trunk = Hop { rate: t.trunk_rate.unwrap_or(host.rate), delay: t.trunk_delay.unwrap_or(host.delay) };
+                Ok(Fabric::tree(hosts, host, trunk, t.edge_switches))
+            }
+            TopologyConfig::Graph(g) => Fabric::graph(g, hosts, host),
+        }
+    }
+
+    /// The fabric is well formed and every connection has a route both ways.
+    fn validate_fabric(&self) -> Result<(), SimError> {
+        let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED);
+        for server in 1..=self.servers {
+            net.path(0, server)?;
+            net.path(server, 0)?;
         }
         Ok(())
     }

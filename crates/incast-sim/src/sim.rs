@@ -1,10 +1,11 @@
 //! The engine: wires the network, the TCP endpoints and the workload, and
 //! runs events until the stop condition.
 //!
-//! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on a
-//! star; connection `i` joins the client and server `i`, each end a sans-IO
-//! [`Endpoint`]. Connections are established at time zero with one RTT sample
-//! already taken, as the SYN/SYN-ACK exchange would have given it; block 0
+//! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on
+//! the scenario's fabric (a star by default); connection `i` joins the client
+//! and server `i`, each end a sans-IO [`Endpoint`]. Connections are
+//! established at time zero with one RTT sample already taken, as the
+//! SYN/SYN-ACK exchange would have given it along the connection's path; block 0
 //! starts at time zero. Every retransmission timeout an endpoint reports is
 //! tagged with its flow, side and block, counted toward the block's
 //! unluckiest flow (GIP §III), and kept as a row if `stats.timeouts` is on.
@@ -20,13 +21,14 @@
 
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
+use crate::net::{Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
-    BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
+    BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, PortStats, RunResult, Side, Summary, TimeoutClasses,
+    TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
 use crate::tcp::{flags, Endpoint, SendFlags};
@@ -114,29 +116,34 @@ struct Sim<'a> {
     ecn: bool,
     /// ECN-capable packets marked CE.
     marks: u64,
+    /// ECN-capable packets marked CE at each port.
+    port_marks: Vec<u64>,
     stopped_at: Option<SimTime>,
 }
 
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
-        let mut net = Network::star(n + 1, &s.link, s.switch.buffer);
-        let Node::Switch { route } = net.node(NodeId(0)) else { unreachable!("node 0 is the switch") };
-        let bottleneck = route[CLIENT as usize];
+        let fabric = s.fabric().expect("a validated scenario has a fabric");
+        let mut net = Network::build(&fabric, s.switch.buffer.into());
+        let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
+        let bottleneck = *path(1, CLIENT).last().expect("a path has a port");
         if s.trace.queue {
             net.port_mut(bottleneck).queue.log_occupancy();
         }
         if let Some(k) = s.switch.ecn_threshold {
             net.set_ecn_threshold(k.into());
         }
-        // The handshake's sample: a minimum-size frame each way over two hops.
-        let syn = s.link.rate.tx_time(frame::wire_bytes(0));
-        let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
+        // The handshake's sample: a minimum-size frame each way along the path.
+        let handshake_rtt = |server| {
+            let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
+            way(CLIENT, server) + way(server, CLIENT)
+        };
         // Each endpoint's retransmission timer draws from its own substream.
         let eps = (0..2 * n)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
-                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt), rng)
+                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt(i / 2 + 1)), rng)
             })
             .collect();
         let routes = (0..n)
@@ -148,6 +155,7 @@ impl<'a> Sim<'a> {
                 ]
             })
             .collect();
+        let ports = net.ports();
         Sim {
             s,
             now: SimTime::ZERO,
@@ -175,6 +183,7 @@ impl<'a> Sim<'a> {
             dropped: 0,
             ecn: s.switch.ecn_threshold.is_some(),
             marks: 0,
+            port_marks: vec![0; ports],
             stopped_at: None,
         }
     }
@@ -304,7 +313,7 @@ impl<'a> Sim<'a> {
         match self.net.send(port, self.now, tcp_bytes) {
             Some((node, at)) => {
                 if self.ecn && self.net.port(port).queue.marked() {
-                    self.mark(pkt);
+                    self.mark(pkt, port);
                 }
                 self.events.push(at, Event::Arrive { pkt, node })
             }
@@ -318,11 +327,12 @@ impl<'a> Sim<'a> {
 
     /// The queue was above its ECN threshold: mark the packet CE if it is ECN-capable.
     #[cold]
-    fn mark(&mut self, pkt: PktId) {
+    fn mark(&mut self, pkt: PktId, port: PortId) {
         let seg = &mut self.pool.get_mut(pkt).seg;
         if seg.has(flags::ECT) {
             seg.flags |= flags::CE;
             self.marks += 1;
+            self.port_marks[port.0 as usize] += 1;
         }
     }
 
@@ -488,7 +498,31 @@ impl<'a> Sim<'a> {
             queue_peak_bytes: bottleneck.peak_bytes,
             events: self.processed,
         };
+        let ports = self.port_stats(end);
         let capture = self.capture.take().map(|c| *c);
-        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, traces, capture }
+        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, ports, traces, capture }
+    }
+
+    /// One row per switch output port.
+    fn port_stats(&self, end: SimTime) -> Vec<PortStats> {
+        (0..self.net.ports() as u32)
+            .map(PortId)
+            .filter(|&id| matches!(self.net.node(self.net.port(id).node), Node::Switch { .. }))
+            .map(|id| {
+                let p = self.net.port(id);
+                let q = p.queue.stats();
+                PortStats {
+                    node: self.net.name(p.node).to_owned(),
+                    peer: self.net.name(p.peer).to_owned(),
+                    rate_mbps: p.link.rate().0 as f64 / 1e6,
+                    frames: q.enqueued,
+                    drops: q.drops,
+                    ecn_marks: self.port_marks[id.0 as usize],
+                    peak_bytes: q.peak_bytes,
+                    peak_packets: q.peak_packets,
+                    mean_bytes: p.queue.mean_bytes(end),
+                }
+            })
+            .collect()
     }
 }

@@ -33,6 +33,7 @@ from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.result import Result
 from incast.result import run as run_scenario
+from incast.topology import parse_topology_flag
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -136,6 +137,10 @@ def run(
     stagger: Annotated[
         str | None, _opt("--stagger", "DURATION", "The i-th request of a block leaves i x DURATION after its start.")
     ] = None,
+    topology: Annotated[
+        str | None,
+        _opt("--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."),
+    ] = None,
     preset: Annotated[
         str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
     ] = None,
@@ -168,7 +173,9 @@ def run(
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
-    overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
+    overrides: list[tuple[str, Any]] = [(OPTION_FIELDS[name], v) for name, v in named.items() if v is not None]
+    if topology is not None:
+        overrides.insert(0, ("topology", parse_topology_flag(topology)))
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -304,6 +311,10 @@ def _print_summary(console: Console, r: Result) -> None:
         f"(GIP: floss {g['floss']}, lack {g['lack']}, other {g['other']})",
     )
     table.add_row("drops", f"{r.drops} (switch queue peak {r.queue_peak_bytes} bytes)")
+    lossy = r.ports[r.ports["drops"] > 0]
+    if r.scenario.topology.kind != "star" and len(lossy):
+        where = ", ".join(f"{p.node}->{p.peer} {p.drops}" for p in lossy.itertuples())
+        table.add_row("drops by port", where)
     table.add_row("engine", f"{r.events:,} events in {r.wall_s:.3f} s = {_rate(r.events_per_s)}events/s")
     console.print(table)
 

@@ -36,6 +36,11 @@ impl Link {
         tx_done + self.delay
     }
 
+    /// One-way propagation delay.
+    pub fn delay(&self) -> SimDuration {
+        self.delay
+    }
+
     /// Line rate.
     pub fn rate(&self) -> BitRate {
         self.byte_time.rate()

@@ -8,9 +8,11 @@
 //! frame's departure time the moment it is queued, so a port schedules one
 //! event per packet (its arrival at the next node) rather than one per
 //! dequeue; queue occupancy is recovered exactly from those departure times.
+//! Any fabric of hosts and switches ([`fabric`]) is wired the same way.
 //! **Not modelled (yet):** switch processing latency, cut-through switching,
-//! Ethernet PAUSE, shared-memory buffers, multi-switch topologies.
+//! Ethernet PAUSE, shared-memory buffers.
 
+pub mod fabric;
 pub mod frame;
 mod link;
 mod packet;

@@ -54,6 +54,9 @@ pub struct QueueStats {
     pub peak_packets: u64,
     /// Frames that arrived above the ECN threshold (marked if ECN-capable).
     pub above_threshold: u64,
+    /// Occupancy integrated over time, in frame bytes × picoseconds: every
+    /// admitted frame adds its size times its time in the buffer.
+    pub byte_ps: u128,
 }
 
 /// Occupancy of a queue at every frame offered to it, one entry per frame.
@@ -161,13 +164,14 @@ impl DropTailQueue {
         fits
     }
 
-    /// Record an admitted frame that leaves the link at `done`.
+    /// Record a frame admitted at `now` that leaves the link at `done`.
     #[inline]
-    pub fn push(&mut self, done: SimTime, frame_bytes: u64) {
+    pub fn push(&mut self, now: SimTime, done: SimTime, frame_bytes: u64) {
         self.stats.enqueued += 1;
         if self.unlimited {
             return;
         }
+        self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
         self.held.push_back((done, frame_bytes as u32));
         self.bytes += frame_bytes;
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes);
@@ -182,6 +186,17 @@ impl DropTailQueue {
     /// Counters.
     pub fn stats(&self) -> QueueStats {
         self.stats
+    }
+
+    /// Mean occupancy from time zero to `end`, in frame bytes; the part of
+    /// each frame's stay after `end` does not count.
+    pub fn mean_bytes(&self, end: SimTime) -> f64 {
+        if end == SimTime::ZERO {
+            return 0.0;
+        }
+        let after: u128 =
+            self.held.iter().filter(|h| h.0 > end).map(|&(done, b)| u128::from(b) * u128::from(done.0 - end.0)).sum();
+        (self.stats.byte_ps - after) as f64 / end.0 as f64
     }
 }
 
@@ -199,7 +214,7 @@ mod tests {
     fn frees_space_when_transmission_completes() {
         let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
         assert!(q.admit(us(0), 1518));
-        q.push(us(12), 1518);
+        q.push(us(0), us(12), 1518);
         assert!(!q.admit(us(1), 1518), "two frames exceed 3000 bytes");
         assert!(q.admit(us(12), 1518), "the first frame has left");
         assert_eq!(q.stats().drops, 1);
@@ -210,7 +225,7 @@ mod tests {
         let mut q = DropTailQueue::new(BufferLimit::Packets(2).into());
         for i in 0..2 {
             assert!(q.admit(us(0), 64));
-            q.push(us(10 + i), 64);
+            q.push(us(0), us(10 + i), 64);
         }
         assert!(!q.admit(us(0), 64));
         assert_eq!(q.stats().peak_packets, 2);
@@ -223,14 +238,27 @@ mod tests {
         let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
         q.log_occupancy();
         assert!(q.admit(us(0), 1518));
-        q.push(us(12), 1518);
+        q.push(us(0), us(12), 1518);
         assert!(!q.admit(us(1), 1518));
         assert!(q.admit(us(12), 64));
-        q.push(us(13), 64);
+        q.push(us(12), us(13), 64);
         let log = q.take_occupancy_log().unwrap();
         assert_eq!(log.time, vec![us(0), us(1), us(12)]);
         assert_eq!(log.bytes, vec![1518, 1518, 64]);
         assert_eq!(log.dropped, vec![false, true, false]);
+    }
+
+    /// Two frames held 12 µs each over a 48 µs window: a mean of half a frame;
+    /// a frame still held at the end counts only up to it.
+    #[test]
+    fn mean_occupancy_integrates_time_in_the_buffer() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
+        assert!(q.admit(us(0), 1000));
+        q.push(us(0), us(12), 1000);
+        assert!(q.admit(us(30), 1000));
+        q.push(us(30), us(42), 1000);
+        assert_eq!(q.mean_bytes(us(48)), 500.0);
+        assert_eq!(q.mean_bytes(us(36)), 1000.0 * 18.0 / 36.0);
     }
 
     #[test]
@@ -238,7 +266,7 @@ mod tests {
         let mut q = DropTailQueue::new(QueueLimit::UNLIMITED);
         for _ in 0..10_000 {
             assert!(q.admit(us(0), 1518));
-            q.push(us(1), 1518);
+            q.push(us(0), us(1), 1518);
         }
         assert_eq!(q.stats().drops, 0);
         assert_eq!(q.stats().enqueued, 10_000);

@@ -1,15 +1,20 @@
 //! Nodes, ports and how they are wired.
 //!
-//! **Models:** the single-switch star of FAST08 §3 and CMU09 §3: every host
-//! has one NIC port toward the switch, and the switch has one output port per
-//! host, chosen by a static route on the destination host.
-//! **Not modelled (yet):** trees, multi-hop paths and routing protocols.
+//! **Models:** a [`Fabric`] turned into output ports: every link gives one
+//! port at each end (a queue in front of that direction of the link); a
+//! host's single port is its NIC, with an unlimited queue; a switch's ports
+//! hold `buffer` each and forward on the destination host by a static table,
+//! filled by breadth-first search from each switch (shortest path by hop
+//! count, ties to the link listed first; hosts never forward) and then by
+//! the fabric's explicit routes.
+//! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
 
+use super::fabric::Fabric;
 use super::frame;
 use super::link::Link;
 use super::queue::{DropTailQueue, QueueLimit};
-use crate::scenario::{BufferLimit, LinkConfig};
-use crate::time::SimTime;
+use crate::error::SimError;
+use crate::time::{SimDuration, SimTime};
 
 /// Index of a node (host or switch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -18,6 +23,9 @@ pub struct NodeId(pub u32);
 /// Index of an output port.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PortId(pub u32);
+
+/// A forwarding entry that leads nowhere.
+const NO_ROUTE: PortId = PortId(u32::MAX);
 
 /// What sits at a node.
 #[derive(Clone, Debug)]
@@ -43,6 +51,8 @@ pub struct Port {
     pub link: Link,
     /// Its queue.
     pub queue: DropTailQueue,
+    /// The node the port belongs to.
+    pub node: NodeId,
     /// The node at the far end.
     pub peer: NodeId,
 }
@@ -50,49 +60,133 @@ pub struct Port {
 /// The wired network.
 pub struct Network {
     nodes: Vec<Node>,
+    names: Vec<String>,
     ports: Vec<Port>,
     host_nodes: Vec<NodeId>,
 }
 
 impl Network {
-    /// One switch, `hosts` hosts; every link has `link.rate` and a one-way delay
-    /// of `link.rtt / 4`; switch ports hold `buffer`, host NICs are unlimited.
-    pub fn star(hosts: u32, link: &LinkConfig, buffer: BufferLimit) -> Self {
-        let delay = link.rtt / 4;
-        let switch = NodeId(0);
-        let mut nodes = vec![Node::Switch { route: Vec::with_capacity(hosts as usize) }];
-        let mut ports = Vec::with_capacity(2 * hosts as usize);
-        let mut host_nodes = Vec::with_capacity(hosts as usize);
-        for h in 0..hosts {
-            let node = NodeId(h + 1);
-            let nic = PortId(ports.len() as u32);
-            ports.push(Port {
-                link: Link::new(link.rate, delay),
-                queue: DropTailQueue::new(QueueLimit::UNLIMITED),
-                peer: switch,
-            });
-            let down = PortId(ports.len() as u32);
-            ports.push(Port {
-                link: Link::new(link.rate, delay),
-                queue: DropTailQueue::new(buffer.into()),
-                peer: node,
-            });
-            if let Node::Switch { route } = &mut nodes[0] {
-                route.push(down);
+    /// Wire `fabric`: switch ports hold `buffer`, host NICs are unlimited.
+    pub fn build(fabric: &Fabric, buffer: QueueLimit) -> Self {
+        let hosts = fabric.nodes.iter().filter(|n| n.host.is_some()).count();
+        let mut host_nodes = vec![NodeId(u32::MAX); hosts];
+        let mut nodes: Vec<Node> = fabric
+            .nodes
+            .iter()
+            .enumerate()
+            .map(|(i, n)| match n.host {
+                Some(h) => {
+                    host_nodes[h as usize] = NodeId(i as u32);
+                    Node::Host { host: h, nic: NO_ROUTE }
+                }
+                None => Node::Switch { route: vec![NO_ROUTE; hosts] },
+            })
+            .collect();
+        let is_host = |i: usize| fabric.nodes[i].host.is_some();
+        let mut ports = Vec::with_capacity(2 * fabric.links.len());
+        // adjacency[n]: (neighbour, port toward it), in link order.
+        let mut adjacency: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); nodes.len()];
+        for l in &fabric.links {
+            for (from, to, hop) in [(l.a, l.b, l.ab), (l.b, l.a, l.ba)] {
+                let id = PortId(ports.len() as u32);
+                let limit = if is_host(from) { QueueLimit::UNLIMITED } else { buffer };
+                ports.push(Port {
+                    link: Link::new(hop.rate, hop.delay),
+                    queue: DropTailQueue::new(limit),
+                    node: NodeId(from as u32),
+                    peer: NodeId(to as u32),
+                });
+                adjacency[from].push((to, id));
+                if let Node::Host { nic, .. } = &mut nodes[from] {
+                    *nic = id;
+                }
             }
-            nodes.push(Node::Host { host: h, nic });
-            host_nodes.push(node);
         }
-        Network { nodes, ports, host_nodes }
+        for s in 0..nodes.len() {
+            if is_host(s) {
+                continue;
+            }
+            let mut route = vec![NO_ROUTE; hosts];
+            if fabric.shortest_path {
+                // Breadth-first from the switch; every node inherits the first
+                // hop of the node it was reached from.
+                let mut first: Vec<Option<PortId>> = vec![None; nodes.len()];
+                let mut frontier = std::collections::VecDeque::from([s]);
+                let mut seen = vec![false; nodes.len()];
+                seen[s] = true;
+                while let Some(u) = frontier.pop_front() {
+                    if let Some(h) = fabric.nodes[u].host {
+                        route[h as usize] = first[u].expect("a host is reached through a port");
+                        continue;
+                    }
+                    for &(v, port) in &adjacency[u] {
+                        if !seen[v] {
+                            seen[v] = true;
+                            first[v] = Some(first[u].unwrap_or(port));
+                            frontier.push_back(v);
+                        }
+                    }
+                }
+            }
+            for &(at, h, via) in fabric.routes.iter().filter(|r| r.0 == s) {
+                if let Some(&(_, port)) = adjacency[at].iter().find(|a| a.0 == via) {
+                    route[h as usize] = port;
+                }
+            }
+            nodes[s] = Node::Switch { route };
+        }
+        let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
+        Network { nodes, names, ports, host_nodes }
+    }
+
+    /// The output ports a frame from host `src` to host `dst` crosses, the
+    /// source's NIC first; the error names where the route breaks.
+    pub fn path(&self, src: u32, dst: u32) -> Result<Vec<PortId>, SimError> {
+        let broken = |why: String| SimError::InvalidScenario {
+            field: "topology.routes",
+            message: format!("{} to {}: {why}", self.name(self.host_node(src)), self.name(self.host_node(dst))),
+        };
+        let mut ports = vec![self.nic(src)];
+        let mut at = self.port(ports[0]).peer;
+        loop {
+            match self.node(at) {
+                Node::Host { host, .. } if *host == dst => return Ok(ports),
+                Node::Host { .. } => return Err(broken(format!("the route ends at host {}", self.name(at)))),
+                Node::Switch { route } => {
+                    let next = route[dst as usize];
+                    if next == NO_ROUTE {
+                        return Err(broken(format!("switch {} has no route", self.name(at))));
+                    }
+                    if ports.len() > self.nodes.len() {
+                        return Err(broken(format!("the route loops through switch {}", self.name(at))));
+                    }
+                    ports.push(next);
+                    at = self.port(next).peer;
+                }
+            }
+        }
+    }
+
+    /// Propagation and serialization of one frame carrying `payload` bytes
+    /// from host `src` to host `dst` on an idle network.
+    pub fn one_way(&self, src: u32, dst: u32, payload: u32) -> Result<SimDuration, SimError> {
+        let wire = frame::wire_bytes(payload);
+        Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
+            let l = &self.port(p).link;
+            t + l.rate().tx_time(wire) + l.delay()
+        }))
+    }
+
+    /// Name of node `id`.
+    pub fn name(&self, id: NodeId) -> &str {
+        &self.names[id.0 as usize]
     }
 
     /// Mark ECN-capable frames at every switch output port above `k` (RFC 8257 §3.1).
     pub fn set_ecn_threshold(&mut self, k: QueueLimit) {
-        for node in &self.nodes {
-            if let Node::Switch { route } = node {
-                for p in route {
-                    self.ports[p.0 as usize].queue.set_mark_threshold(k);
-                }
+        for p in &mut self.ports {
+            if matches!(self.nodes[p.node.0 as usize], Node::Switch { .. }) {
+                p.queue.set_mark_threshold(k);
             }
         }
     }
@@ -145,7 +239,7 @@ impl Network {
             return None;
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
-        p.queue.push(done, frame_bytes);
+        p.queue.push(now, done, frame_bytes);
         Some((p.peer, p.link.arrival(done)))
     }
 }
@@ -153,29 +247,112 @@ impl Network {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::time::{Bytes, SimDuration};
+    use crate::net::fabric::{GraphConfig, Hop, HostCounts, LinkSpec, NodeKind, NodeSpec, RouteSpec, Routing};
+    use crate::scenario::BufferLimit;
+    use crate::time::{BitRate, Bytes};
+
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
+
+    fn star(servers: u32, buffer: BufferLimit) -> Network {
+        Network::build(&Fabric::star(HostCounts { servers, background_pairs: 0 }, HOP), buffer.into())
+    }
 
     /// A full frame from a server reaches the client after two serializations
     /// and two propagation delays (store and forward).
     #[test]
     fn server_to_client_crosses_two_hops() {
-        let cfg = LinkConfig::default();
-        let mut net = Network::star(3, &cfg, BufferLimit::Bytes(Bytes::kib(32)));
+        let mut net = star(2, BufferLimit::Bytes(Bytes::kib(32)));
         let (sw, t1) = net.send(net.nic(2), SimTime::ZERO, 1460).unwrap();
-        assert_eq!(sw, NodeId(0));
+        assert_eq!(net.name(sw), "switch");
         let Node::Switch { route } = net.node(sw).clone() else { panic!() };
         let (client, t2) = net.send(route[0], t1, 1460).unwrap();
         assert_eq!(client, net.host_node(0));
         let hop = SimDuration::from_nanos(12_304) + SimDuration::from_micros(25);
         assert_eq!(t2, SimTime::ZERO + hop + hop);
+        assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop);
     }
 
     #[test]
     fn switch_port_drops_beyond_its_buffer() {
-        let mut net = Network::star(2, &LinkConfig::default(), BufferLimit::Packets(2));
+        let mut net = star(1, BufferLimit::Packets(2));
         let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
         let sent = (0..5).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
         assert_eq!(sent, 2);
         assert_eq!(net.port(route[0]).queue.stats().drops, 3);
+    }
+
+    /// In a tree a server's frames cross its edge switch, the trunk and the core.
+    #[test]
+    fn tree_paths_cross_the_trunk() {
+        let f = Fabric::tree(HostCounts { servers: 3, background_pairs: 0 }, HOP, HOP, 2);
+        let net = Network::build(&f, QueueLimit::UNLIMITED);
+        let names = |src, dst| -> Vec<String> {
+            net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()
+        };
+        assert_eq!(names(2, 0), ["edge1", "core", "client"]);
+        assert_eq!(names(0, 3), ["core", "edge0", "server2"]);
+        assert_eq!(names(1, 3), ["edge0", "server2"], "servers on one edge switch talk directly");
+    }
+
+    fn diamond(routing: Routing, routes: &[(&str, &str, &str)]) -> Network {
+        let node = |n: &str, kind| NodeSpec { name: n.into(), kind };
+        let link = |a: &str, b: &str| LinkSpec {
+            a: a.into(),
+            b: b.into(),
+            rate: None,
+            delay: None,
+            rate_ba: None,
+            delay_ba: None,
+        };
+        let g = GraphConfig {
+            nodes: vec![
+                node("c", NodeKind::Client),
+                node("s", NodeKind::Server),
+                node("a", NodeKind::Switch),
+                node("b1", NodeKind::Switch),
+                node("b2", NodeKind::Switch),
+                node("d", NodeKind::Switch),
+            ],
+            links: vec![
+                link("c", "a"),
+                link("a", "b1"),
+                link("a", "b2"),
+                link("b1", "d"),
+                link("b2", "d"),
+                link("s", "d"),
+            ],
+            routing,
+            routes: routes
+                .iter()
+                .map(|&(at, to, via)| RouteSpec { at: at.into(), to: to.into(), via: via.into() })
+                .collect(),
+        };
+        let f = Fabric::graph(&g, HostCounts { servers: 1, background_pairs: 0 }, HOP).unwrap();
+        Network::build(&f, QueueLimit::UNLIMITED)
+    }
+
+    fn via(net: &Network, src: u32, dst: u32) -> Vec<String> {
+        net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()
+    }
+
+    /// Equal-length paths: the link listed first wins; an explicit route overrides it.
+    #[test]
+    fn shortest_path_ties_go_to_the_first_link_and_routes_override() {
+        let net = diamond(Routing::ShortestPath, &[]);
+        assert_eq!(via(&net, 0, 1), ["a", "b1", "d", "s"]);
+        assert_eq!(via(&net, 1, 0), ["d", "b1", "a", "c"]);
+        let net = diamond(Routing::ShortestPath, &[("a", "s", "b2")]);
+        assert_eq!(via(&net, 0, 1), ["a", "b2", "d", "s"]);
+    }
+
+    /// With static routing a missing entry or a loop is named.
+    #[test]
+    fn static_routing_reports_missing_entries_and_loops() {
+        let net = diamond(Routing::Static, &[("a", "s", "b1"), ("b1", "s", "d")]);
+        assert_eq!(net.path(0, 1).unwrap_err().to_string(), "topology.routes: c to s: switch d has no route");
+        let net = diamond(Routing::Static, &[("a", "s", "b1"), ("b1", "s", "a")]);
+        assert!(net.path(0, 1).unwrap_err().to_string().contains("loops through switch"));
+        let net = diamond(Routing::Static, &[("a", "s", "b1"), ("b1", "s", "d"), ("d", "s", "s")]);
+        assert_eq!(via(&net, 0, 1), ["a", "b1", "d", "s"]);
     }
 }

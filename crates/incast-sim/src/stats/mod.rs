@@ -148,6 +148,30 @@ pub struct TimeoutRecord {
     pub spurious: bool,
 }
 
+/// One switch output port: the queue at `node` in front of its link to
+/// `peer` (one direction of one link).
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct PortStats {
+    /// The switch holding the port.
+    pub node: String,
+    /// The node at the far end of its link.
+    pub peer: String,
+    /// Line rate of the link, in Mbit/s.
+    pub rate_mbps: f64,
+    /// Frames admitted to the queue.
+    pub frames: u64,
+    /// Frames dropped on arrival (tail drop).
+    pub drops: u64,
+    /// ECN-capable frames marked CE here.
+    pub ecn_marks: u64,
+    /// Largest occupancy, in frame bytes.
+    pub peak_bytes: u64,
+    /// Largest occupancy, in frames.
+    pub peak_packets: u64,
+    /// Time-averaged occupancy over the run, in frame bytes.
+    pub mean_bytes: f64,
+}
+
 /// Everything a run produces.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct RunResult {
@@ -160,6 +184,8 @@ pub struct RunResult {
     /// One row per retransmission timeout, in time order (empty when
     /// `stats.timeouts` is off).
     pub timeouts: Vec<TimeoutRecord>,
+    /// One row per switch output port, in link order.
+    pub ports: Vec<PortStats>,
     /// The time series `trace` turned on (each `None` when off).
     pub traces: Traces,
     /// Every packet seen at a host, when `trace.pcap` is on; never

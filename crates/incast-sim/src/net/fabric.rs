@@ -1,0 +1,472 @@
+//! The fabric a run uses: named hosts and switches, the links between them
+//! and how switches route, as a scenario describes it.
+//!
+//! **Models:** four topologies. `star`: every host on one switch (FAST08 §3,
+//! CMU09 §3; the default). `tree`: the client on a core switch and the
+//! servers spread round-robin over K edge switches, each joined to the core
+//! by one trunk (FAST08 §3.2's Procurve tree); with K = 1 this is the GIP
+//! Fig 14 path, where the trunk is the intermediate link that becomes the
+//! bottleneck (GIP §VI-C). `graph`: any set of nodes and links from a file,
+//! each link with its own rate and delay in each direction. Switches forward
+//! on the destination host by a static table: shortest paths by hop count
+//! (ties go to the link listed first), overridden per (switch, destination)
+//! by explicit routes, or explicit routes only.
+//! **Deliberately different:** a host has exactly one link (one NIC);
+//! hosts never forward.
+//! **Not modelled:** link aggregation, equal-cost multipath, routing
+//! protocols and their convergence, link failures.
+
+use crate::error::SimError;
+use crate::time::{BitRate, SimDuration};
+use serde::{Deserialize, Serialize};
+
+/// Which fabric joins the client and the servers.
+///
+/// Default value: `star`.
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TopologyConfig {
+    /// Every host on one switch; every link has `link.rate` and `link.rtt / 4`.
+    #[default]
+    Star,
+    /// A two-tier tree (FAST08 §3.2); with one edge switch, GIP Fig 14's path.
+    Tree(TreeConfig),
+    /// Any fabric, node by node and link by link.
+    Graph(GraphConfig),
+}
+
+/// A two-tier tree: the client (and any background receiver) on the core
+/// switch, server `i` on edge switch `i mod edge_switches`, each edge switch
+/// joined to the core by a trunk.
+///
+/// Default values: one edge switch; the trunks have the host links' rate and
+/// delay (`link.rate`, `link.rtt / 4`), so a server's round trip crosses six
+/// link delays instead of four.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TreeConfig {
+    /// Number of edge switches the servers are spread over.
+    pub edge_switches: u32,
+    /// Line rate of each trunk, both directions (`None`: `link.rate`).
+    pub trunk_rate: Option<BitRate>,
+    /// One-way propagation delay of each trunk (`None`: `link.rtt / 4`).
+    pub trunk_delay: Option<SimDuration>,
+}
+
+impl Default for TreeConfig {
+    fn default() -> Self {
+        TreeConfig { edge_switches: 1, trunk_rate: None, trunk_delay: None }
+    }
+}
+
+/// What a node of a [`GraphConfig`] is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NodeKind {
+    /// The host that reads the blocks (exactly one).
+    Client,
+    /// A host that answers them; servers are numbered in the order listed.
+    Server,
+    /// A store-and-forward switch.
+    Switch,
+}
+
+/// One node of a [`GraphConfig`].
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct NodeSpec {
+    /// Unique name, used by links and routes.
+    pub name: String,
+    /// What the node is.
+    pub kind: NodeKind,
+}
+
+/// One full-duplex link of a [`GraphConfig`] between nodes `a` and `b`.
+///
+/// Default values: `rate` `link.rate`, `delay` `link.rtt / 4`; the `b → a`
+/// direction takes the `a → b` values unless `rate_ba` / `delay_ba` are set.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    /// One end.
+    pub a: String,
+    /// The other end.
+    pub b: String,
+    /// Line rate from `a` to `b`.
+    #[serde(default)]
+    pub rate: Option<BitRate>,
+    /// One-way propagation delay from `a` to `b`.
+    #[serde(default)]
+    pub delay: Option<SimDuration>,
+    /// Line rate from `b` to `a` (`None`: as `rate`).
+    #[serde(default)]
+    pub rate_ba: Option<BitRate>,
+    /// One-way propagation delay from `b` to `a` (`None`: as `delay`).
+    #[serde(default)]
+    pub delay_ba: Option<SimDuration>,
+}
+
+/// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RouteSpec {
+    /// The switch holding the entry.
+    pub at: String,
+    /// The destination host.
+    pub to: String,
+    /// The neighbour of `at` the frames go to.
+    pub via: String,
+}
+
+/// How switches of a [`GraphConfig`] fill their forwarding tables.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Routing {
+    /// Shortest paths by hop count, then the explicit routes on top.
+    #[default]
+    ShortestPath,
+    /// The explicit routes only: every hop of every path must be listed.
+    Static,
+}
+
+/// A fabric given node by node and link by link (a topology file).
+#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GraphConfig {
+    /// Hosts and switches.
+    pub nodes: Vec<NodeSpec>,
+    /// Links between them.
+    pub links: Vec<LinkSpec>,
+    /// How forwarding tables are filled.
+    pub routing: Routing,
+    /// Explicit routes.
+    pub routes: Vec<RouteSpec>,
+}
+
+/// One direction of a link, resolved.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Hop {
+    /// Line rate.
+    pub rate: BitRate,
+    /// One-way propagation delay.
+    pub delay: SimDuration,
+}
+
+/// A link between fabric nodes `a` and `b` (indices into [`Fabric::nodes`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FabricLink {
+    /// One end.
+    pub a: usize,
+    /// The other end.
+    pub b: usize,
+    /// From `a` to `b`.
+    pub ab: Hop,
+    /// From `b` to `a`.
+    pub ba: Hop,
+}
+
+/// A node of a resolved fabric.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FabricNode {
+    /// Its name (in results and error messages).
+    pub name: String,
+    /// Host index (client 0, servers 1..=N, then background hosts), or
+    /// `None` for a switch.
+    pub host: Option<u32>,
+}
+
+/// A fabric with every default filled in: what [`super::Network::build`] wires.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fabric {
+    /// Hosts and switches.
+    pub nodes: Vec<FabricNode>,
+    /// Links, in the order given.
+    pub links: Vec<FabricLink>,
+    /// Compute shortest paths before applying `routes`.
+    pub shortest_path: bool,
+    /// Explicit routes as (switch node, destination host, neighbour node).
+    pub routes: Vec<(usize, u32, usize)>,
+}
+
+/// Hosts a fabric must hold besides its switches.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HostCounts {
+    /// Servers (hosts 1..=servers).
+    pub servers: u32,
+    /// Background (sender, receiver) host pairs after the servers.
+    pub background_pairs: u32,
+}
+
+fn invalid(field: &'static str, message: impl Into<String>) -> SimError {
+    SimError::InvalidScenario { field, message: message.into() }
+}
+
+impl Fabric {
+    fn node(&mut self, name: String, host: Option<u32>) -> usize {
+        self.nodes.push(FabricNode { name, host });
+        self.nodes.len() - 1
+    }
+
+    fn link(&mut self, a: usize, b: usize, hop: Hop) {
+        self.links.push(FabricLink { a, b, ab: hop, ba: hop });
+    }
+
+    /// Background host pairs after the servers: sender `2i`, receiver `2i+1`,
+    /// the sender on `src` and the receiver on `dst`.
+    fn background(&mut self, hosts: HostCounts, src: usize, dst: usize, hop: Hop) {
+        for i in 0..hosts.background_pairs {
+            let first = hosts.servers + 1 + 2 * i;
+            let s = self.node(format!("bg_sender{i}"), Some(first));
+            self.link(s, src, hop);
+            let r = self.node(format!("bg_receiver{i}"), Some(first + 1));
+            self.link(r, dst, hop);
+        }
+    }
+
+    fn empty() -> Self {
+        Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new() }
+    }
+
+    /// Every host on one switch, each link `host` both ways (FAST08 §3).
+    pub fn star(hosts: HostCounts, host: Hop) -> Self {
+        let mut f = Fabric::empty();
+        let sw = f.node("switch".into(), None);
+        let c = f.node("client".into(), Some(0));
+        f.link(c, sw, host);
+        for i in 0..hosts.servers {
+            let s = f.node(format!("server{i}"), Some(i + 1));
+            f.link(s, sw, host);
+        }
+        f.background(hosts, sw, sw, host);
+        f
+    }
+
+    /// The two-tier tree of [`TreeConfig`]; background senders sit on the
+    /// first edge switch and their receivers on the core, so their flows share
+    /// a trunk with servers' responses.
+    pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32) -> Self {
+        let mut f = Fabric::empty();
+        let core = f.node("core".into(), None);
+        let c = f.node("client".into(), Some(0));
+        f.link(c, core, host);
+        let edge: Vec<usize> = (0..edges)
+            .map(|e| {
+                let n = f.node(format!("edge{e}"), None);
+                f.link(n, core, trunk);
+                n
+            })
+            .collect();
+        for i in 0..hosts.servers {
+            let s = f.node(format!("server{i}"), Some(i + 1));
+            f.link(s, edge[(i % edges) as usize], host);
+        }
+        f.background(hosts, edge[0], core, host);
+        f
+    }
+
+    /// The fabric of a topology file; `default` fills unset link fields.
+    pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
+        if hosts.background_pairs > 0 {
+            return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
+        }
+        let mut f = Fabric::empty();
+        f.shortest_path = g.routing == Routing::ShortestPath;
+        let mut servers = 0;
+        let mut clients = 0;
+        for n in &g.nodes {
+            if n.name.is_empty() {
+                return Err(invalid("topology.nodes", "every node needs a non-empty name"));
+            }
+            if f.nodes.iter().any(|m| m.name == n.name) {
+                return Err(invalid("topology.nodes", format!("node {:?} is listed twice", n.name)));
+            }
+            let host = match n.kind {
+                NodeKind::Switch => None,
+                NodeKind::Client => {
+                    clients += 1;
+                    Some(0)
+                }
+                NodeKind::Server => {
+                    servers += 1;
+                    Some(servers)
+                }
+            };
+            f.node(n.name.clone(), host);
+        }
+        if clients != 1 {
+            return Err(invalid(
+                "topology.nodes",
+                format!("need exactly one node of kind \"client\", found {clients}"),
+            ));
+        }
+        if servers != hosts.servers {
+            return Err(invalid(
+                "topology.nodes",
+                format!("lists {servers} nodes of kind \"server\" but servers = {}", hosts.servers),
+            ));
+        }
+        let find = |field: &'static str, what: &str, name: &str| {
+            f.nodes
+                .iter()
+                .position(|n| n.name == name)
+                .ok_or_else(|| invalid(field, format!("{what} names unknown node {name:?}")))
+        };
+        let mut links = Vec::with_capacity(g.links.len());
+        for l in &g.links {
+            let what = format!("link {:?}-{:?}", l.a, l.b);
+            let (a, b) = (find("topology.links", &what, &l.a)?, find("topology.links", &what, &l.b)?);
+            if a == b {
+                return Err(invalid("topology.links", format!("{what} joins a node to itself")));
+            }
+            let ab = Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay) };
+            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay) };
+            if ab.rate.0 == 0 || ba.rate.0 == 0 {
+                return Err(invalid("topology.links", format!("{what} needs a positive rate")));
+            }
+            links.push(FabricLink { a, b, ab, ba });
+        }
+        let mut routes = Vec::with_capacity(g.routes.len());
+        for r in &g.routes {
+            let what = format!("route at {:?} to {:?}", r.at, r.to);
+            let at = find("topology.routes", &what, &r.at)?;
+            let to = find("topology.routes", &what, &r.to)?;
+            let via = find("topology.routes", &what, &r.via)?;
+            if f.nodes[at].host.is_some() {
+                return Err(invalid("topology.routes", format!("{what}: {:?} is a host; only switches route", r.at)));
+            }
+            let Some(host) = f.nodes[to].host else {
+                return Err(invalid("topology.routes", format!("{what}: {:?} is a switch, not a host", r.to)));
+            };
+            if !links.iter().any(|l: &FabricLink| (l.a, l.b) == (at, via) || (l.a, l.b) == (via, at)) {
+                return Err(invalid("topology.routes", format!("{what}: no link between {:?} and {:?}", r.at, r.via)));
+            }
+            routes.push((at, host, via));
+        }
+        f.links = links;
+        f.routes = routes;
+        f.check_hosts()?;
+        Ok(f)
+    }
+
+    /// Every host has exactly one link, to a switch.
+    fn check_hosts(&self) -> Result<(), SimError> {
+        for (i, n) in self.nodes.iter().enumerate() {
+            if n.host.is_none() {
+                continue;
+            }
+            let mine: Vec<&FabricLink> = self.links.iter().filter(|l| l.a == i || l.b == i).collect();
+            if mine.len() != 1 {
+                return Err(invalid(
+                    "topology.links",
+                    format!("host {:?} has {} links; a host has exactly one (its NIC)", n.name, mine.len()),
+                ));
+            }
+            let peer = if mine[0].a == i { mine[0].b } else { mine[0].a };
+            if self.nodes[peer].host.is_some() {
+                return Err(invalid(
+                    "topology.links",
+                    format!(
+                        "host {:?} is linked to host {:?}; hosts connect to switches",
+                        n.name, self.nodes[peer].name
+                    ),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// Name of the node of host `h`.
+    pub fn host_name(&self, h: u32) -> &str {
+        self.nodes.iter().find(|n| n.host == Some(h)).map_or("?", |n| n.name.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
+
+    fn graph(nodes: &[(&str, NodeKind)], links: &[(&str, &str)]) -> GraphConfig {
+        GraphConfig {
+            nodes: nodes.iter().map(|&(n, k)| NodeSpec { name: n.into(), kind: k }).collect(),
+            links: links
+                .iter()
+                .map(|&(a, b)| LinkSpec {
+                    a: a.into(),
+                    b: b.into(),
+                    rate: None,
+                    delay: None,
+                    rate_ba: None,
+                    delay_ba: None,
+                })
+                .collect(),
+            ..GraphConfig::default()
+        }
+    }
+
+    fn message(r: Result<Fabric, SimError>) -> String {
+        match r {
+            Err(e) => e.to_string(),
+            Ok(_) => panic!("expected an error"),
+        }
+    }
+
+    const ONE: HostCounts = HostCounts { servers: 1, background_pairs: 0 };
+
+    #[test]
+    fn tree_spreads_servers_round_robin_over_edge_switches() {
+        let f = Fabric::tree(HostCounts { servers: 5, background_pairs: 0 }, HOP, HOP, 2);
+        let edge_of = |s: &str| {
+            let i = f.nodes.iter().position(|n| n.name == s).unwrap();
+            let l = f.links.iter().find(|l| l.a == i).unwrap();
+            f.nodes[l.b].name.clone()
+        };
+        assert_eq!(edge_of("server0"), "edge0");
+        assert_eq!(edge_of("server1"), "edge1");
+        assert_eq!(edge_of("server4"), "edge0");
+    }
+
+    #[test]
+    fn graph_errors_name_the_offending_node_or_link() {
+        use NodeKind::*;
+        let g = graph(&[("c", Client), ("s", Server), ("sw", Switch)], &[("c", "sw"), ("s", "sw9")]);
+        assert_eq!(
+            message(Fabric::graph(&g, ONE, HOP)),
+            "topology.links: link \"s\"-\"sw9\" names unknown node \"sw9\""
+        );
+        let g = graph(&[("c", Client), ("s", Server), ("sw", Switch)], &[("c", "sw")]);
+        assert!(message(Fabric::graph(&g, ONE, HOP)).contains("host \"s\" has 0 links"));
+        let g = graph(&[("c", Client), ("c", Server)], &[]);
+        assert!(message(Fabric::graph(&g, ONE, HOP)).contains("node \"c\" is listed twice"));
+        let g = graph(&[("c", Client), ("s", Server)], &[("c", "s")]);
+        assert!(message(Fabric::graph(&g, ONE, HOP)).contains("hosts connect to switches"));
+        let g = graph(&[("c", Client), ("sw", Switch)], &[("c", "sw")]);
+        assert!(message(Fabric::graph(&g, ONE, HOP)).contains("0 nodes of kind \"server\" but servers = 1"));
+    }
+
+    #[test]
+    fn a_static_route_must_follow_a_link() {
+        use NodeKind::*;
+        let mut g =
+            graph(&[("c", Client), ("s", Server), ("a", Switch), ("b", Switch)], &[("c", "a"), ("s", "b"), ("a", "b")]);
+        g.routes.push(RouteSpec { at: "a".into(), to: "s".into(), via: "b".into() });
+        assert_eq!(Fabric::graph(&g, ONE, HOP).unwrap().routes, vec![(2, 1, 3)]);
+        g.routes[0].via = "s".into();
+        assert_eq!(
+            message(Fabric::graph(&g, ONE, HOP)),
+            "topology.routes: route at \"a\" to \"s\": no link between \"a\" and \"s\""
+        );
+    }
+
+    #[test]
+    fn one_direction_may_differ_from_the_other() {
+        use NodeKind::*;
+        let mut g = graph(&[("c", Client), ("s", Server), ("sw", Switch)], &[("c", "sw"), ("s", "sw")]);
+        g.links[1].rate_ba = Some(BitRate(100_000_000));
+        let f = Fabric::graph(&g, ONE, HOP).unwrap();
+        assert_eq!(f.links[1].ab.rate, HOP.rate);
+        assert_eq!(f.links[1].ba.rate, BitRate(100_000_000));
+        assert_eq!(f.links[1].ba.delay, HOP.delay);
+    }
+}

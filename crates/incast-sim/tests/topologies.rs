@@ -1,0 +1,120 @@
+//! Every fabric conserves packets, and the per-port table accounts for them.
+
+use incast_sim::net::fabric::{GraphConfig, LinkSpec, NodeKind, NodeSpec, TopologyConfig, TreeConfig};
+use incast_sim::time::{BitRate, SimDuration};
+use incast_sim::{run, RunResult, Scenario};
+
+/// 12 lossy servers for 100 ms on `topology`.
+fn lossy(topology: TopologyConfig) -> RunResult {
+    let mut s = Scenario::fast08(12);
+    s.topology = topology;
+    s.tcp.rto.min = SimDuration::from_micros(200);
+    s.stop.duration = Some(SimDuration::from_millis(100));
+    s.seed = 4;
+    run(&s).unwrap()
+}
+
+fn tree(edge_switches: u32, trunk_rate: Option<BitRate>) -> TopologyConfig {
+    TopologyConfig::Tree(TreeConfig { edge_switches, trunk_rate, trunk_delay: None })
+}
+
+/// Twelve servers on two switches that reach the client's switch over two
+/// different trunks of a ring.
+fn ring_file() -> TopologyConfig {
+    let node = |name: &str, kind| NodeSpec { name: name.into(), kind };
+    let link = |a: &str, b: &str| LinkSpec {
+        a: a.into(),
+        b: b.into(),
+        rate: None,
+        delay: None,
+        rate_ba: None,
+        delay_ba: None,
+    };
+    let mut nodes = vec![node("c", NodeKind::Client), node("x", NodeKind::Switch), node("y", NodeKind::Switch)];
+    nodes.push(node("z", NodeKind::Switch));
+    let mut links = vec![link("c", "x"), link("x", "y"), link("y", "z"), link("z", "x")];
+    for i in 0..12 {
+        let name = format!("s{i}");
+        links.push(link(&name, if i % 2 == 0 { "y" } else { "z" }));
+        nodes.push(node(&name, NodeKind::Server));
+    }
+    TopologyConfig::Graph(GraphConfig { nodes, links, ..GraphConfig::default() })
+}
+
+fn every_topology() -> Vec<(&'static str, TopologyConfig)> {
+    vec![
+        ("star", TopologyConfig::Star),
+        ("tree:3", tree(3, None)),
+        ("path with a 500 Mbps trunk", tree(1, Some(BitRate::mbps(500)))),
+        ("ring file", ring_file()),
+    ]
+}
+
+/// Every packet handed to a NIC is delivered, dropped at a switch port, or
+/// still queued or on a link; the ports' drops add up to the run's.
+#[test]
+fn packets_are_conserved_on_every_topology() {
+    for (name, t) in every_topology() {
+        let r = lossy(t);
+        let s = &r.summary;
+        assert!(s.drops > 0, "{name}: the run must be lossy to test anything");
+        assert_eq!(s.packets_sent, s.packets_delivered + s.drops + s.packets_in_flight, "{name}");
+        assert_eq!(r.ports.iter().map(|p| p.drops).sum::<u64>(), s.drops, "{name}");
+    }
+}
+
+/// The ports table names each queue by its switch and the far end.
+#[test]
+fn port_table_names_switch_and_peer() {
+    let r = lossy(tree(2, None));
+    let port = |node: &str, peer: &str| r.ports.iter().find(|p| p.node == node && p.peer == peer).unwrap();
+    let client = port("core", "client");
+    let trunks = port("edge0", "core").drops + port("edge1", "core").drops;
+    assert!(trunks > 0, "six servers share each edge switch's trunk");
+    assert_eq!(client.drops + trunks, r.summary.drops, "only ports toward the client overflow");
+    assert_eq!(client.peak_bytes, r.summary.queue_peak_bytes);
+    assert!(client.mean_bytes > 0.0 && client.mean_bytes <= client.peak_bytes as f64);
+    // Two host ports and one trunk port per edge switch; two trunk ports and the client's at the core.
+    assert_eq!(r.ports.len(), 2 * (6 + 1) + 3);
+    assert_eq!(port("edge1", "core").rate_mbps, 1000.0);
+}
+
+/// GIP Fig 14: when the intermediate link is slower than the hosts' links,
+/// the losses move from the client's port to the trunk's.
+#[test]
+fn a_slow_trunk_becomes_the_bottleneck() {
+    let r = lossy(tree(1, Some(BitRate::mbps(500))));
+    let port = |node: &str, peer: &str| r.ports.iter().find(|p| p.node == node && p.peer == peer).unwrap();
+    assert!(port("edge0", "core").drops > 0);
+    assert_eq!(port("core", "client").drops, 0);
+    assert!(r.summary.goodput_mbps < 500.0);
+}
+
+/// The handshake's RTT sample follows the path: a tree's server is two trunk
+/// delays further away, so one server's first block takes longer.
+#[test]
+fn a_tree_adds_the_trunk_to_the_round_trip() {
+    let first_block_ms = |t| {
+        let mut s = Scenario::fast08(1);
+        s.topology = t;
+        s.workload.server_jitter = SimDuration::ZERO;
+        s.stop.blocks = Some(1);
+        run(&s).unwrap().blocks[0].time_ms
+    };
+    let star = first_block_ms(TopologyConfig::Star);
+    let tree = first_block_ms(tree(1, None));
+    assert!(tree > star + 0.05, "star {star} ms, tree {tree} ms");
+}
+
+/// Validation names the field, and for a file the node or link.
+#[test]
+fn validation_names_the_topology_field() {
+    let error = |t| {
+        let mut s = Scenario::fast08(2);
+        s.topology = t;
+        s.validate().unwrap_err().to_string()
+    };
+    assert_eq!(error(tree(0, None)), "topology.edge_switches: must be between 1 and 100000");
+    assert_eq!(error(tree(1, Some(BitRate(0)))), "topology.trunk_rate: must be a positive rate");
+    assert_eq!(error(ring_file()), "topology.nodes: lists 12 nodes of kind \"server\" but servers = 2");
+}

@@ -1,0 +1,99 @@
+"""Fabrics: the ``[topology]`` table, topology files, ``--topology`` and the per-port table."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+
+import incast
+from incast import Scenario
+from incast.cli import main
+from incast.errors import ScenarioError
+from incast.result import PORT_COLUMNS
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover
+    import tomli as tomllib
+
+RING = """\
+routing = "shortest_path"
+nodes = [
+    {name = "c", kind = "client"},
+    {name = "s0", kind = "server"},
+    {name = "s1", kind = "server"},
+    {name = "x", kind = "switch"},
+    {name = "y", kind = "switch"},
+]
+[[links]]
+a = "c"
+b = "x"
+[[links]]
+a = "x"
+b = "y"
+rate = "500Mbps"
+delay = "5us"
+[[links]]
+a = "s0"
+b = "y"
+[[links]]
+a = "s1"
+b = "y"
+"""
+
+
+def test_default_scenario_is_a_star_and_has_one_port_per_host() -> None:
+    r = incast.run(servers=3, blocks=2, workload={"sru": "64KiB"})
+    assert Scenario(servers=3).topology.kind == "star"
+    assert tuple(r.ports.columns) == PORT_COLUMNS
+    assert sorted(r.ports["peer"]) == ["client", "server0", "server1", "server2"]
+    assert set(r.ports["node"]) == {"switch"}
+    assert r.ports["drops"].sum() == r.drops
+
+
+def test_tree_scenario_round_trips_through_toml() -> None:
+    s = Scenario(servers=4, topology={"kind": "tree", "edge_switches": 2, "trunk_rate": "10Gbps"})
+    text = s.to_toml()
+    assert 'trunk_rate = "10Gbps"' in text and 'trunk_delay = "link"' in text
+    assert Scenario.parse(tomllib.loads(text)) == s
+    assert "tree:2" in s.describe()
+
+
+def test_a_slow_trunk_in_a_file_takes_the_drops(tmp_path: Path) -> None:
+    (tmp_path / "ring.toml").write_text(RING)
+    code = main(["run", "--servers", "2", "--duration", "50ms", "--topology", str(tmp_path / "ring.toml"), "--json"])
+    assert code == 0
+    s = Scenario(servers=2, duration=0.05, topology={"kind": "graph", **tomllib.loads(RING)})
+    ports = incast.run(s).ports.set_index(["node", "peer"])
+    assert ports.loc[("y", "x"), "rate_mbps"] == 500.0
+    assert ports.loc[("y", "x"), "drops"] > 0
+    assert ports.loc[("x", "c"), "drops"] == 0
+
+
+def test_engine_names_the_offending_node(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "bad.toml").write_text(RING.replace('b = "y"\n[[links]]\na = "s1"', 'b = "y"\n[[links]]\na = "s9"'))
+    code = main(["run", "--servers", "2", "--topology", str(tmp_path / "bad.toml")])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.strip().splitlines() == ['error: topology.links: link "s9"-"y" names unknown node "s9"']
+
+
+@pytest.mark.parametrize(
+    ("topology", "message"),
+    [
+        ({"kind": "star", "edge_switches": 3}, 'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"'),
+        ({"kind": "graph"}, "topology.nodes: a graph needs its nodes"),
+        ({"kind": "ring"}, "topology.kind: must be"),
+        ({"kind": "tree", "trunk_rate": "fast"}, 'topology.trunk_rate: must be "link"'),
+    ],
+)
+def test_bad_topology_tables_name_the_field(topology: dict[str, object], message: str) -> None:
+    with pytest.raises(ScenarioError, match="^" + message.replace("(", r"\(")):
+        Scenario.parse({"servers": 2, "topology": topology})
+
+
+def test_topology_flag_rejects_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--servers", "2", "--topology", "mesh"]) == 2
+    assert "topology: must be \"star\", \"tree:K\"" in capsys.readouterr().err
