@@ -17,7 +17,7 @@ FAST08_16_ENGINE_JSON = {
     "servers": 16,
     "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
     "topology": "star",
-    "switch": {"buffer": {"bytes": 32768}, "ecn_threshold": None},
+    "switch": {"buffer": {"bytes": 32768}, "ecn_threshold": None, "pause": None},
     "tcp": {
         "mss": 1460,
         "init_cwnd": 10,
@@ -66,6 +66,7 @@ FAST08_16_ENGINE_JSON = {
         "max_inflight": None,
         "stagger": 0,
     },
+    "background": {"tcp_flows": 0},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},

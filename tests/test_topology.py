@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -97,3 +98,36 @@ def test_bad_topology_tables_name_the_field(topology: dict[str, object], message
 def test_topology_flag_rejects_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--servers", "2", "--topology", "mesh"]) == 2
     assert "topology: must be \"star\", \"tree:K\"" in capsys.readouterr().err
+
+
+def test_pause_and_background_reach_the_engine_and_round_trip() -> None:
+    s = Scenario(
+        servers=4,
+        duration=0.05,
+        topology={"kind": "tree", "trunk_rate": "10Gbps"},
+        switch={"buffer": "64KiB", "pause": True, "pause_xoff": "20KiB"},
+        background={"tcp_flows": 1},
+    )
+    assert s.to_engine_dict()["switch"]["pause"] == {"xoff": 20480, "xon": 8192, "quanta": 65535}
+    assert Scenario.parse(tomllib.loads(s.to_toml())) == s
+    r = incast.run(s)
+    assert len(r.background) == 1 and r.background_goodput_mbps > 0
+    assert r.ports["pause_frames"].sum() > 0
+    assert r.packets_sent == r.packets_delivered + r.drops + r.packets_in_flight
+
+
+def test_pause_thresholds_are_checked() -> None:
+    with pytest.raises(ScenarioError, match="^switch.pause_xon: must be below switch.pause_xoff"):
+        Scenario.parse({"servers": 2, "switch": {"pause": True, "pause_xon": "16KiB"}})
+    with pytest.raises(ScenarioError, match="^switch.pause_xoff: must be below switch.buffer"):
+        Scenario.parse({"servers": 2, "switch": {"pause": True, "pause_xoff": "32KiB"}})
+
+
+def test_cli_flags_for_pause_and_background(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["run", "--servers", "4", "--duration", "20ms", "--topology", "tree:2", "--pause", "--pause-xoff", "12KiB"]
+    assert main([*args, "--background", "tcp:1", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenario"]["switch"]["pause"] is True and d["scenario"]["switch"]["pause_xoff"] == 12 * 1024
+    assert d["scenario"]["background"]["tcp_flows"] == 1 and d["background_goodput_mbps"] > 0
+    assert main([*args, "--background", "udp:100Mbps"]) == 2
+    assert "UDP background is not modelled yet" in capsys.readouterr().err

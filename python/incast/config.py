@@ -16,6 +16,10 @@ in SI base units (seconds, bit/s, bytes)::
     [switch]
     buffer = "32KiB"        # or "64pkt"
     ecn_threshold = "off"   # or a size / "20pkt": mark ECN-capable frames above it (DCTCP)
+    pause = false           # Ethernet flow control (802.3x PAUSE); see incast-sim net/pause.rs
+    pause_xoff = "16KiB"    # a port above this pauses the links feeding it
+    pause_xon = "8KiB"      # ... and releases them once drained to this
+    pause_quanta = 65535    # pause time per PAUSE frame, in 512-bit-time quanta
     [tcp]
     mss = 1460
     init_cwnd = 10
@@ -50,6 +54,8 @@ in SI base units (seconds, bit/s, bytes)::
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
     max_inflight = "all"        # or K: at most K servers answer at once (the next asked as each completes)
     stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
+    [background]
+    tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -111,6 +117,7 @@ else:  # pragma: no cover
 
 __all__ = [
     "MAX_SERVERS",
+    "Background",
     "Link",
     "Scenario",
     "Stats",
@@ -382,7 +389,9 @@ class Switch(_Model):
 
     Default values: ``buffer`` 32 KiB per output port, the estimate for the HP
     Procurve 2848 of FAST08 §3.2 and CMU09 §3; ``ecn_threshold`` off (no
-    marking, as on the papers' switches).
+    marking, as on the papers' switches); ``pause`` off, with ``pause_xoff``
+    16 KiB, ``pause_xon`` 8 KiB and ``pause_quanta`` 65535 when on
+    (``crates/incast-sim/src/net/pause.rs`` says when a port is lossless).
     """
 
     buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
@@ -393,6 +402,20 @@ class Switch(_Model):
         default=None,
         description='ECN marking threshold K of each output port (RFC 8257 3.1): frames arriving above it are '
         'marked CE if ECN-capable; bytes, "Npkt", or None (TOML: "off").',
+    )
+
+    pause: Flag = Field(
+        default=False,
+        description="Ethernet flow control (IEEE 802.3x PAUSE) at every switch port (FAST08 6).",
+    )
+    pause_xoff: Annotated[int, PlainValidator(_size(min_bytes=1))] = Field(
+        default=16 * 1024, description="A port holding more frame bytes than this pauses the links feeding it."
+    )
+    pause_xon: Annotated[int, PlainValidator(_size(min_bytes=0))] = Field(
+        default=8 * 1024, description="A congested port that drains to this many bytes releases them (XON)."
+    )
+    pause_quanta: Annotated[int, PlainValidator(_count(1, 65535, "pause quanta"))] = Field(
+        default=65535, description="Pause time of each PAUSE frame, in quanta of 512 bit times (802.3 31B)."
     )
 
     @field_serializer("ecn_threshold")
@@ -631,6 +654,19 @@ class Workload(_Model):
         return data
 
 
+class Background(_Model):
+    """Traffic beside the reads (``crates/incast-sim/src/workload/background.rs``).
+
+    Default values: no background flow.
+    """
+
+    tcp_flows: Annotated[int, PlainValidator(_count(0, 10_000, "background flows"))] = Field(
+        default=0,
+        description="Long-lived bulk TCP flows, each between its own sender and receiver (GIP VII-B); "
+        "in a tree the sender is on the first edge switch and the receiver on the core.",
+    )
+
+
 class Stats(_Model):
     """What the run records beyond its counters.
 
@@ -713,6 +749,7 @@ class Scenario(_Model):
     switch: Switch = Field(default_factory=Switch)
     tcp: Tcp = Field(default_factory=Tcp)
     workload: Workload = Field(default_factory=Workload)
+    background: Background = Field(default_factory=Background)
     stats: Stats = Field(default_factory=Stats)
     trace: Trace = Field(default_factory=Trace)
 
@@ -763,6 +800,13 @@ class Scenario(_Model):
             raise _field_error(
                 "switch.buffer",
                 f"{self.switch.buffer_bytes} bytes cannot hold one full frame ({full} bytes for MSS {tcp.mss})",
+            )
+        sw = self.switch
+        if sw.pause and sw.pause_xon >= sw.pause_xoff:
+            raise _field_error("switch.pause_xon", f"must be below switch.pause_xoff ({sw.pause_xoff} bytes), got {sw.pause_xon}")
+        if sw.pause and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
+            raise _field_error(
+                "switch.pause_xoff", f"must be below switch.buffer ({sw.buffer_bytes} bytes), got {sw.pause_xoff}"
             )
         if self.workload.block is not None and self.workload.block < self.servers:
             raise _field_error(
@@ -845,6 +889,10 @@ class Scenario(_Model):
             "switch": {
                 "buffer": format_buffer(self.switch.buffer),
                 "ecn_threshold": "off" if self.switch.ecn_threshold is None else format_buffer(self.switch.ecn_threshold),
+                "pause": self.switch.pause,
+                "pause_xoff": format_size(self.switch.pause_xoff),
+                "pause_xon": format_size(self.switch.pause_xon),
+                "pause_quanta": self.switch.pause_quanta,
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -885,6 +933,7 @@ class Scenario(_Model):
                 "dctcp_g_shift": tcp.dctcp_g_shift,
             },
             "workload": workload,
+            "background": {"tcp_flows": self.background.tcp_flows},
             "stats": {"timeouts": self.stats.timeouts},
             "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
         }
@@ -911,6 +960,7 @@ class Scenario(_Model):
             "switch": {
                 "buffer": _buffer_engine(self.switch.buffer),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
+                "pause": self._pause_engine(),
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -963,6 +1013,7 @@ class Scenario(_Model):
                 "max_inflight": wl.max_inflight,
                 "stagger": seconds_to_ps(wl.stagger),
             },
+            "background": {"tcp_flows": self.background.tcp_flows},
             "stop": {
                 "blocks": self.blocks,
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),
@@ -971,6 +1022,11 @@ class Scenario(_Model):
             "trace": self._trace_dict(lambda b: None if b is None else seconds_to_ps(b)),
             "seed": self.seed,
         }
+
+    def _pause_engine(self) -> dict[str, int] | None:
+        """Engine ``PauseConfig``, or ``None`` when flow control is off."""
+        sw = self.switch
+        return {"xoff": sw.pause_xoff, "xon": sw.pause_xon, "quanta": sw.pause_quanta} if sw.pause else None
 
     def to_engine_json(self) -> str:
         """:meth:`to_engine_dict` as compact JSON, the input of ``incast._core.run_json``."""
@@ -996,7 +1052,16 @@ class Scenario(_Model):
 
 
 Scenario.TABLES.update(
-    {"link": Link, "topology": Topology, "switch": Switch, "tcp": Tcp, "workload": Workload, "stats": Stats, "trace": Trace}
+    {
+        "link": Link,
+        "topology": Topology,
+        "switch": Switch,
+        "tcp": Tcp,
+        "workload": Workload,
+        "background": Background,
+        "stats": Stats,
+        "trace": Trace,
+    }
 )
 
 

@@ -75,9 +75,11 @@ PORT_COLUMNS = (
     "peak_bytes",
     "peak_packets",
     "mean_bytes",
+    "pause_frames",
+    "paused_us",
 )
 #: Column dtypes where the unit suffix does not tell (used for empty frames).
-_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64","side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
+_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64", "paused_us": "float64","side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
 
 
 #: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
@@ -163,7 +165,9 @@ class Result:
     completed block), ``timeouts_table`` (one row per retransmission timeout;
     empty when ``stats.timeouts`` is off) and ``ports`` (one row per switch output
     port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``ecn_marks``,
-    ``peak_bytes``, ``peak_packets``, ``mean_bytes``); and ``traces`` (:class:`Traces`, the
+    ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` sent to
+    ``peer``, ``paused_us`` stopped by ``peer``) and ``background`` (one row per
+    background flow, columns as ``flows``; ``background_goodput_mbps`` sums them); and ``traces`` (:class:`Traces`, the
     time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
     with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
@@ -188,6 +192,7 @@ class Result:
     packets_delivered: int
     packets_in_flight: int
     queue_peak_bytes: int
+    background_goodput_mbps: float
     events: int
     timeout_classes: dict[str, int]
     gip_timeout_classes: dict[str, int]
@@ -209,6 +214,7 @@ class Result:
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
         self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
         self.ports = _frame(engine_result["ports"], PORT_COLUMNS)
+        self.background = _frame(engine_result["background"], FLOW_COLUMNS)
         self.traces = Traces(engine_result.get("traces"))
 
     def write_traces(self, directory: str | Path) -> list[Path]:

@@ -7,14 +7,17 @@
 //! servers, by default all on one switch; every host link has the same rate
 //! and propagation delay. Other fabrics (trees, files) come from `topology`
 //! (`net::fabric`).
-//! **Not modelled (yet):** background traffic, several clients (see
+//! Bulk TCP background flows come from `background`.
+//! **Not modelled (yet):** UDP background traffic, several clients (see
 //! docs/MODEL.md).
 
 use crate::error::SimError;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
+use crate::net::pause::PauseConfig;
 use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
+use crate::workload::background::{flow_hosts, BackgroundConfig, MAX_BACKGROUND_FLOWS};
 use serde::{Deserialize, Serialize};
 
 /// Every host link (server↔switch and client↔switch).
@@ -52,7 +55,8 @@ pub enum BufferLimit {
 /// Default values: `buffer` 32 KiB per output port — the estimate for the
 /// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3; `ecn_threshold` none
 /// (no marking, as on the papers' switches; DCTCP's paper suggests 20
-/// packets at 1 Gbps and 65 at 10 Gbps).
+/// packets at 1 Gbps and 65 at 10 Gbps); `pause` none (flow control off, as
+/// FAST08 ran its switches except in §6).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
@@ -60,11 +64,13 @@ pub struct SwitchConfig {
     pub buffer: BufferLimit,
     /// ECN marking threshold K of each output port (RFC 8257 §3.1), or none.
     pub ecn_threshold: Option<BufferLimit>,
+    /// Ethernet flow control (IEEE 802.3x PAUSE) at every switch port, or none.
+    pub pause: Option<PauseConfig>,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None }
+        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None, pause: None }
     }
 }
 
@@ -222,6 +228,8 @@ pub struct Scenario {
     pub tcp: TcpConfig,
     /// The synchronized-read workload.
     pub workload: SyncReadConfig,
+    /// Traffic beside the reads (none by default).
+    pub background: BackgroundConfig,
     /// When to stop.
     pub stop: StopConfig,
     /// What to record.
@@ -343,6 +351,22 @@ impl Scenario {
         if !(1..=10).contains(&tcp.dctcp.g_shift) {
             return Err(invalid("tcp.dctcp.g_shift", "must be between 1 and 10 (g = 1/2 to 1/1024)"));
         }
+        if let Some(p) = self.switch.pause {
+            if p.xon.0 >= p.xoff.0 {
+                return Err(invalid(
+                    "switch.pause.xon",
+                    format!("must be below switch.pause.xoff ({} bytes)", p.xoff.0),
+                ));
+            }
+            if let BufferLimit::Bytes(b) = self.switch.buffer {
+                if p.xoff.0 >= b.0 {
+                    return Err(invalid("switch.pause.xoff", format!("must be below switch.buffer ({} bytes)", b.0)));
+                }
+            }
+            if p.quanta == 0 {
+                return Err(invalid("switch.pause.quanta", "must be at least 1 (512 bit times)"));
+            }
+        }
         if matches!(self.switch.ecn_threshold, Some(BufferLimit::Packets(0))) {
             return Err(invalid("switch.ecn_threshold", "must be at least 1 packet, or none"));
         }
@@ -366,7 +390,7 @@ impl Scenario {
 
     /// The hosts, switches and links of the run.
     pub fn fabric(&self) -> Result<Fabric, SimError> {
-        let hosts = HostCounts { servers: self.servers, background_pairs: 0 };
+        let hosts = HostCounts { servers: self.servers, background_pairs: self.background.tcp_flows };
         let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4 };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
@@ -386,10 +410,14 @@ impl Scenario {
 
     /// The fabric is well formed and every connection has a route both ways.
     fn validate_fabric(&self) -> Result<(), SimError> {
+        if self.background.tcp_flows > MAX_BACKGROUND_FLOWS {
+            return Err(invalid("background.tcp_flows", format!("must be at most {MAX_BACKGROUND_FLOWS}")));
+        }
         let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED);
-        for server in 1..=self.servers {
-            net.path(0, server)?;
-            net.path(server, 0)?;
+        for flow in 0..self.servers + self.background.tcp_flows {
+            let (a, b) = flow_hosts(flow, self.servers);
+            net.path(a, b)?;
+            net.path(b, a)?;
         }
         Ok(())
     }

@@ -19,9 +19,11 @@
 //! due simply re-arms at the endpoint's current deadline.
 //! **Not modelled:** connection setup and teardown, host processing delays.
 
+mod pause;
+
 use crate::error::SimError;
 use crate::event::EventQueue;
-use crate::net::{Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
+use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::Scenario;
 use crate::stats::pcap::{Capture, Way};
@@ -32,8 +34,10 @@ use crate::stats::{
 };
 use crate::tcp::forensics::Timeout;
 use crate::tcp::{flags, Endpoint, SendFlags};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
+use crate::workload::background::{flow_hosts, BULK_BYTES};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
+use pause::Lossless;
 
 /// Host index of the client.
 const CLIENT: u32 = 0;
@@ -58,6 +62,16 @@ enum Event {
     Respond { flow: u32 },
     /// The client writes its request on `flow` (held back by `workload.stagger`).
     Request { flow: u32 },
+    /// With PAUSE on: the last bit of a packet sent on `port` reaches its peer.
+    ArriveVia { pkt: PktId, port: PortId },
+    /// With PAUSE on: `port` finished sending a frame.
+    TxDone { port: PortId },
+    /// A PAUSE frame of `quanta` reached `port` (802.3x).
+    PauseFrame { port: PortId, quanta: u16 },
+    /// Time to refresh the pause of the link whose upstream port is `port`.
+    PauseRefresh { port: PortId },
+    /// The pause of `port` may have run out.
+    Resume { port: PortId },
 }
 
 /// Where an endpoint's segments go.
@@ -118,6 +132,8 @@ struct Sim<'a> {
     marks: u64,
     /// ECN-capable packets marked CE at each port.
     port_marks: Vec<u64>,
+    /// Ethernet flow control, when `switch.pause` is on.
+    lossless: Option<Box<Lossless>>,
     stopped_at: Option<SimTime>,
 }
 
@@ -134,24 +150,27 @@ impl<'a> Sim<'a> {
         if let Some(k) = s.switch.ecn_threshold {
             net.set_ecn_threshold(k.into());
         }
+        // Connections: the servers' first, then the background flows'.
+        let flows = n + s.background.tcp_flows;
         // The handshake's sample: a minimum-size frame each way along the path.
-        let handshake_rtt = |server| {
+        let handshake_rtt = |flow| {
+            let (a, b) = flow_hosts(flow, n);
             let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
-            way(CLIENT, server) + way(server, CLIENT)
+            way(a, b) + way(b, a)
         };
         // Each endpoint's retransmission timer draws from its own substream.
-        let eps = (0..2 * n)
+        let eps = (0..2 * flows)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
-                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt(i / 2 + 1)), rng)
+                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt(i / 2)), rng)
             })
             .collect();
-        let routes = (0..n)
+        let routes = (0..flows)
             .flat_map(|flow| {
-                let server = flow + 1;
+                let (client, server) = flow_hosts(flow, n);
                 [
-                    Route { nic: net.nic(CLIENT), dst: server, dir: Direction::ToServer },
-                    Route { nic: net.nic(server), dst: CLIENT, dir: Direction::ToClient },
+                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
+                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
                 ]
             })
             .collect();
@@ -164,13 +183,13 @@ impl<'a> Sim<'a> {
             pool: PacketPool::default(),
             eps,
             routes,
-            wake_at: vec![NEVER; 2 * n as usize],
+            wake_at: vec![NEVER; 2 * flows as usize],
             app: SyncRead::new(s),
             client_seen: vec![0; n as usize],
             preparing: vec![0; n as usize],
             first: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
-            flow_drops: vec![0; n as usize],
+            flow_drops: vec![0; flows as usize],
             block_timeouts: vec![0; n as usize],
             timeouts: Vec::new(),
             bottleneck,
@@ -184,6 +203,7 @@ impl<'a> Sim<'a> {
             ecn: s.switch.ecn_threshold.is_some(),
             marks: 0,
             port_marks: vec![0; ports],
+            lossless: s.switch.pause.map(|cfg| Box::new(Lossless::new(cfg, ports))),
             stopped_at: None,
         }
     }
@@ -191,6 +211,11 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
         self.start_block();
+        for flow in self.s.servers..self.eps.len() as u32 / 2 {
+            let ep = endpoint_of(flow, Direction::ToServer);
+            self.eps[ep].send(BULK_BYTES);
+            self.service(ep);
+        }
         while let Some((t, ev)) = self.events.pop_until(end) {
             self.now = t;
             self.processed += 1;
@@ -205,6 +230,11 @@ impl<'a> Sim<'a> {
                     self.service(ep);
                 }
                 Event::Request { flow } => self.request(flow),
+                Event::ArriveVia { pkt, port } => self.on_arrive_via(pkt, port),
+                Event::TxDone { port } => self.on_tx_done(port),
+                Event::PauseFrame { port, quanta } => self.on_pause_frame(port, quanta),
+                Event::PauseRefresh { port } => self.on_pause_refresh(port),
+                Event::Resume { port } => self.on_tx_resume(port),
             }
             if self.stopped_at.is_some() {
                 return;
@@ -225,7 +255,7 @@ impl<'a> Sim<'a> {
                 // The packet is read in place and its slot freed after: no copy on the hot path.
                 let p = self.pool.get(pkt);
                 let (flow, dir) = (p.flow, p.dir);
-                if let Some(c) = &mut self.capture {
+                if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
                     c.record(self.now, Way::Rx, flow, dir, p.seg);
                 }
                 let ep = endpoint_of(flow, dir);
@@ -261,7 +291,9 @@ impl<'a> Sim<'a> {
     #[cold]
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
         let flow = ep / 2;
-        self.block_timeouts[flow] += 1;
+        if let Some(t) = self.block_timeouts.get_mut(flow) {
+            *t += 1; // a server's, not a background flow's
+        }
         if self.trace.flows && ep % 2 == 1 {
             self.trace_flow(ep);
         }
@@ -297,6 +329,9 @@ impl<'a> Sim<'a> {
     /// Sample the congestion state of server endpoint `ep`.
     #[cold]
     fn trace_flow(&mut self, ep: usize) {
+        if ep / 2 >= self.s.servers as usize {
+            return; // traces follow the servers only
+        }
         let e = &self.eps[ep];
         let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
         if let Some(tr) = &mut self.tr {
@@ -339,6 +374,9 @@ impl<'a> Sim<'a> {
     /// Let the applications react to what endpoint `ep` has received.
     fn on_progress(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
+        if flow >= self.s.servers {
+            return; // a background flow: no application to tell
+        }
         let delivered = self.eps[ep].delivered();
         if ep % 2 == 1 {
             match self.app.on_server_delivered(flow, delivered) {
@@ -422,12 +460,16 @@ impl<'a> Sim<'a> {
         let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
             self.sent += 1;
-            if let Some(c) = &mut self.capture {
+            if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
                 c.record(self.now, Way::Tx, flow, dir, seg);
             }
             let tcp_bytes = seg.len + seg.option_bytes();
             let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
-            self.forward(pkt, nic, tcp_bytes, flow);
+            if self.lossless.is_some() {
+                self.forward_lossless(pkt, nic, tcp_bytes, flow, None);
+            } else {
+                self.forward(pkt, nic, tcp_bytes, flow);
+            }
         }
         if let Some(deadline) = self.eps[ep].poll_timeout() {
             let deadline = deadline.max(self.now);
@@ -442,9 +484,11 @@ impl<'a> Sim<'a> {
         let end = self.stopped_at.unwrap_or(self.now);
         let elapsed = end.since(SimTime::ZERO);
         let mbps = |bytes: u64| if elapsed.is_zero() { 0.0 } else { bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e6 };
-        // Endpoints come in (client, server) pairs, one pair per connection.
-        let pairs = || self.eps.chunks_exact(2).map(|p| (&p[0], &p[1]));
-        let sum = |f: &dyn Fn(&Endpoint) -> u64| self.eps.iter().map(f).sum::<u64>();
+        // Endpoints come in (client, server) pairs, one pair per connection;
+        // the servers' connections first, then the background flows'.
+        let (servers, background) = self.eps.split_at(2 * self.s.servers as usize);
+        let pairs = || servers.chunks_exact(2).map(|p| (&p[0], &p[1]));
+        let sum = |f: &dyn Fn(&Endpoint) -> u64| servers.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
         let bytes_sent: u64 = pairs().map(|(_, s)| s.stats().bytes_sent).sum();
         let best = self.s.best_goodput_bps() / 1e6;
@@ -455,24 +499,25 @@ impl<'a> Sim<'a> {
         let traces = self.tr.take().map(|tr| tr.finish(end, queue_log)).unwrap_or_default();
         let mut timeout_classes = TimeoutClasses::default();
         let mut gip_timeout_classes = GipTimeoutClasses::default();
-        for e in &self.eps {
+        for e in servers {
             timeout_classes.merge(&e.stats().timeout_classes);
             gip_timeout_classes.merge(&e.stats().gip_timeout_classes);
         }
-        let flows = pairs()
-            .enumerate()
-            .map(|(i, (c, s))| FlowStats {
-                flow: i as u32,
-                bytes_delivered: c.delivered(),
-                bytes_sent: s.stats().bytes_sent,
-                data_packets_sent: s.stats().data_segments_sent,
-                retransmitted_packets: s.stats().retransmitted_segments + c.stats().retransmitted_segments,
-                timeouts: s.stats().timeouts + c.stats().timeouts,
-                fast_retransmits: s.stats().fast_retransmits + c.stats().fast_retransmits,
-                max_cwnd_bytes: s.stats().max_cwnd,
-                drops: self.flow_drops[i],
-            })
-            .collect();
+        let row = |i: usize, c: &Endpoint, s: &Endpoint| FlowStats {
+            flow: i as u32,
+            bytes_delivered: c.delivered(),
+            bytes_sent: s.stats().bytes_sent,
+            data_packets_sent: s.stats().data_segments_sent,
+            retransmitted_packets: s.stats().retransmitted_segments + c.stats().retransmitted_segments,
+            timeouts: s.stats().timeouts + c.stats().timeouts,
+            fast_retransmits: s.stats().fast_retransmits + c.stats().fast_retransmits,
+            max_cwnd_bytes: s.stats().max_cwnd,
+            drops: self.flow_drops[i],
+        };
+        let flows = pairs().enumerate().map(|(i, (c, s))| row(i, c, s)).collect();
+        let first = self.s.servers as usize;
+        let background: Vec<FlowStats> =
+            background.chunks_exact(2).enumerate().map(|(i, p)| row(first + i, &p[0], &p[1])).collect();
         let summary = Summary {
             goodput_mbps: goodput,
             throughput_mbps: mbps(bytes_sent),
@@ -496,11 +541,12 @@ impl<'a> Sim<'a> {
             packets_delivered: self.delivered,
             packets_in_flight: self.pool.live() as u64,
             queue_peak_bytes: bottleneck.peak_bytes,
+            background_goodput_mbps: mbps(background.iter().map(|f| f.bytes_delivered).sum()),
             events: self.processed,
         };
         let ports = self.port_stats(end);
         let capture = self.capture.take().map(|c| *c);
-        RunResult { summary, flows, blocks: self.blocks, timeouts: self.timeouts, ports, traces, capture }
+        RunResult { summary, flows, background, blocks: self.blocks, timeouts: self.timeouts, ports, traces, capture }
     }
 
     /// One row per switch output port.
@@ -511,6 +557,17 @@ impl<'a> Sim<'a> {
             .map(|id| {
                 let p = self.net.port(id);
                 let q = p.queue.stats();
+                let (pause_frames, paused, waiting) = match &self.lossless {
+                    None => (0, SimDuration::ZERO, 0),
+                    Some(l) => {
+                        let (frames, paused) = l.port_stats(id, end);
+                        let waiting = l.waiting(id).map(|&(pkt, arrived)| {
+                            let bytes = frame::frame_bytes(self.pool.get(pkt).tcp_bytes);
+                            u128::from(bytes) * u128::from(end.since(arrived).as_ps())
+                        });
+                        (frames, paused, waiting.sum())
+                    }
+                };
                 PortStats {
                     node: self.net.name(p.node).to_owned(),
                     peer: self.net.name(p.peer).to_owned(),
@@ -520,7 +577,9 @@ impl<'a> Sim<'a> {
                     ecn_marks: self.port_marks[id.0 as usize],
                     peak_bytes: q.peak_bytes,
                     peak_packets: q.peak_packets,
-                    mean_bytes: p.queue.mean_bytes(end),
+                    mean_bytes: p.queue.mean_bytes(end, waiting),
+                    pause_frames,
+                    paused_us: paused.as_micros_f64(),
                 }
             })
             .collect()

@@ -66,6 +66,8 @@ OPTION_FIELDS = {
     "ecn_threshold": "switch.ecn_threshold",
     "max_inflight": "workload.max_inflight",
     "stagger": "workload.stagger",
+    "pause_xoff": "switch.pause_xoff",
+    "pause_xon": "switch.pause_xon",
 }
 
 
@@ -141,6 +143,18 @@ def run(
         str | None,
         _opt("--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."),
     ] = None,
+    pause: Annotated[
+        bool, typer.Option("--pause", help="Ethernet flow control (802.3x PAUSE) at every switch port.")
+    ] = False,
+    pause_xoff: Annotated[
+        str | None, _opt("--pause-xoff", "SIZE", "With --pause: a port above this pauses the links feeding it.")
+    ] = None,
+    pause_xon: Annotated[
+        str | None, _opt("--pause-xon", "SIZE", "With --pause: a paused port's links restart once it drains to this.")
+    ] = None,
+    background: Annotated[
+        str | None, _opt("--background", "tcp:N", "N long-lived bulk TCP flows beside the reads.")
+    ] = None,
     preset: Annotated[
         str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
     ] = None,
@@ -169,13 +183,17 @@ def run(
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
         "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
-        "max_inflight": max_inflight, "stagger": stagger,
+        "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
     overrides: list[tuple[str, Any]] = [(OPTION_FIELDS[name], v) for name, v in named.items() if v is not None]
     if topology is not None:
         overrides.insert(0, ("topology", parse_topology_flag(topology)))
+    if pause:
+        overrides.append(("switch.pause", True))
+    if background is not None:
+        overrides.append(("background.tcp_flows", _parse_background(background)))
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -252,6 +270,16 @@ def _parse_servers(text: str) -> list[int]:
     return [int(part) for part in values]
 
 
+def _parse_background(text: str) -> str:
+    """``tcp:N`` -> ``"N"`` (checked as a count by the scenario)."""
+    kind, sep, count = text.partition(":")
+    if kind.strip() != "tcp" or not sep:
+        raise ScenarioError(
+            f"background: must be tcp:N (N bulk TCP flows), got {text!r}; UDP background is not modelled yet"
+        )
+    return count.strip()
+
+
 def _parse_set(item: str) -> tuple[str, Any]:
     key, sep, text = item.partition("=")
     key = key.strip()
@@ -311,6 +339,8 @@ def _print_summary(console: Console, r: Result) -> None:
         f"(GIP: floss {g['floss']}, lack {g['lack']}, other {g['other']})",
     )
     table.add_row("drops", f"{r.drops} (switch queue peak {r.queue_peak_bytes} bytes)")
+    if r.scenario.background.tcp_flows:
+        table.add_row("background", f"{r.background_goodput_mbps:.1f} Mbps over {r.scenario.background.tcp_flows} TCP flows")
     lossy = r.ports[r.ports["drops"] > 0]
     if r.scenario.topology.kind != "star" and len(lossy):
         where = ", ".join(f"{p.node}->{p.peer} {p.drops}" for p in lossy.itertuples())

@@ -3,7 +3,8 @@
 //! **Models:** a serializer at a fixed line rate (one frame at a time, back to
 //! back, with preamble and inter-frame gap counted in the frame's wire bytes)
 //! followed by a fixed propagation delay.
-//! **Not modelled:** bit errors, rate changes, PAUSE (see docs/MODEL.md).
+//! Ethernet PAUSE stops a link from outside (`net::pause`).
+//! **Not modelled:** bit errors, rate changes.
 
 use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
 

@@ -9,13 +9,16 @@
 //! event per packet (its arrival at the next node) rather than one per
 //! dequeue; queue occupancy is recovered exactly from those departure times.
 //! Any fabric of hosts and switches ([`fabric`]) is wired the same way.
+//! With Ethernet flow control on ([`pause`]) ports send from explicit FIFOs
+//! instead, since a PAUSE can stop a link with frames queued on it.
 //! **Not modelled (yet):** switch processing latency, cut-through switching,
-//! Ethernet PAUSE, shared-memory buffers.
+//! shared-memory buffers.
 
 pub mod fabric;
 pub mod frame;
 mod link;
 mod packet;
+pub mod pause;
 mod queue;
 mod topology;
 

@@ -41,6 +41,10 @@ impl From<BufferLimit> for QueueLimit {
     }
 }
 
+/// Departure of a frame that waits for its link (IEEE 802.3x PAUSE may
+/// hold it for an unknown time).
+const WAITING: SimTime = SimTime(u64::MAX);
+
 /// Counters of one queue.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct QueueStats {
@@ -76,8 +80,12 @@ pub struct DropTailQueue {
     limit: QueueLimit,
     /// `limit` is [`QueueLimit::UNLIMITED`]: nothing to track.
     unlimited: bool,
-    /// (departure of the last bit, frame bytes) of every frame still held.
+    /// (departure of the last bit, frame bytes) of every frame still held;
+    /// the last `waiting` ones have not started transmission (departure
+    /// [`WAITING`]).
     held: VecDeque<(SimTime, u32)>,
+    /// Frames held behind a paused link, departure not known yet.
+    waiting: usize,
     bytes: u64,
     stats: QueueStats,
     /// The occupancy log, when it was asked for.
@@ -95,6 +103,7 @@ impl DropTailQueue {
             limit,
             unlimited: limit == QueueLimit::UNLIMITED,
             held: VecDeque::new(),
+            waiting: 0,
             bytes: 0,
             stats: QueueStats::default(),
             log: None,
@@ -171,11 +180,39 @@ impl DropTailQueue {
         if self.unlimited {
             return;
         }
-        self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
+        if done != WAITING {
+            self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
+        }
         self.held.push_back((done, frame_bytes as u32));
         self.bytes += frame_bytes;
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes);
         self.stats.peak_packets = self.stats.peak_packets.max(self.held.len() as u64);
+    }
+
+    /// Record a frame admitted at `now` whose departure is not known yet:
+    /// it waits until [`DropTailQueue::start_next`] (a link that PAUSE can stop).
+    pub fn push_waiting(&mut self, now: SimTime, frame_bytes: u64) {
+        self.push(now, WAITING, frame_bytes);
+        self.waiting += usize::from(!self.unlimited);
+    }
+
+    /// The oldest waiting frame, admitted at `arrived`, starts transmission;
+    /// its last bit leaves at `done`.
+    pub fn start_next(&mut self, arrived: SimTime, done: SimTime) {
+        if self.unlimited {
+            return;
+        }
+        let i = self.held.len() - self.waiting;
+        self.waiting -= 1;
+        let entry = &mut self.held[i];
+        entry.0 = done;
+        self.stats.byte_ps += u128::from(entry.1) * u128::from(done.0 - arrived.0);
+    }
+
+    /// Frame bytes held at `now`.
+    pub fn bytes_at(&mut self, now: SimTime) -> u64 {
+        self.retire(now);
+        self.bytes
     }
 
     /// Frame bytes held at the last arrival.
@@ -189,14 +226,19 @@ impl DropTailQueue {
     }
 
     /// Mean occupancy from time zero to `end`, in frame bytes; the part of
-    /// each frame's stay after `end` does not count.
-    pub fn mean_bytes(&self, end: SimTime) -> f64 {
+    /// each frame's stay after `end` does not count. `waiting_byte_ps` is the
+    /// stay until `end` of the frames still waiting for their link.
+    pub fn mean_bytes(&self, end: SimTime, waiting_byte_ps: u128) -> f64 {
         if end == SimTime::ZERO {
             return 0.0;
         }
-        let after: u128 =
-            self.held.iter().filter(|h| h.0 > end).map(|&(done, b)| u128::from(b) * u128::from(done.0 - end.0)).sum();
-        (self.stats.byte_ps - after) as f64 / end.0 as f64
+        let after: u128 = self
+            .held
+            .iter()
+            .filter(|h| h.0 > end && h.0 != WAITING)
+            .map(|&(done, b)| u128::from(b) * u128::from(done.0 - end.0))
+            .sum();
+        (self.stats.byte_ps + waiting_byte_ps - after) as f64 / end.0 as f64
     }
 }
 
@@ -257,8 +299,25 @@ mod tests {
         q.push(us(0), us(12), 1000);
         assert!(q.admit(us(30), 1000));
         q.push(us(30), us(42), 1000);
-        assert_eq!(q.mean_bytes(us(48)), 500.0);
-        assert_eq!(q.mean_bytes(us(36)), 1000.0 * 18.0 / 36.0);
+        assert_eq!(q.mean_bytes(us(48), 0), 500.0);
+        assert_eq!(q.mean_bytes(us(36), 0), 1000.0 * 18.0 / 36.0);
+    }
+
+    /// A frame behind a paused link holds its space until it has started and
+    /// left; frames start in arrival order.
+    #[test]
+    fn waiting_frames_hold_space_until_they_start_and_leave() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
+        assert!(q.admit(us(0), 1000));
+        q.push_waiting(us(0), 1000);
+        assert!(q.admit(us(1), 1500));
+        q.push_waiting(us(1), 1500);
+        assert_eq!(q.bytes_at(us(100)), 2500, "nothing leaves while the link is paused");
+        q.start_next(us(0), us(110));
+        assert_eq!(q.bytes_at(us(110)), 1500);
+        q.start_next(us(1), us(130));
+        assert_eq!(q.bytes_at(us(130)), 0);
+        assert_eq!(q.stats().byte_ps, 1000 * 110_000_000 + 1500 * 129_000_000);
     }
 
     #[test]

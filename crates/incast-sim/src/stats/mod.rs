@@ -65,6 +65,9 @@ pub struct Summary {
     pub packets_in_flight: u64,
     /// Peak occupancy of the switch port toward the client, in frame bytes.
     pub queue_peak_bytes: u64,
+    /// Bytes the background flows delivered to their receivers, over
+    /// `sim_time_s`, in Mbit/s (0 without background flows).
+    pub background_goodput_mbps: f64,
     /// Events the engine processed.
     pub events: u64,
 }
@@ -170,6 +173,11 @@ pub struct PortStats {
     pub peak_packets: u64,
     /// Time-averaged occupancy over the run, in frame bytes.
     pub mean_bytes: f64,
+    /// IEEE 802.3x PAUSE frames `node` sent to `peer` on this port, telling
+    /// `peer` to stop sending to `node` (XON, zero quanta, included).
+    pub pause_frames: u64,
+    /// Time this port was stopped by PAUSE frames from `peer`, in microseconds.
+    pub paused_us: f64,
 }
 
 /// Everything a run produces.
@@ -179,6 +187,9 @@ pub struct RunResult {
     pub summary: Summary,
     /// One row per connection.
     pub flows: Vec<FlowStats>,
+    /// One row per background flow (`flow` numbers continue after the
+    /// servers'); counters of the servers' connections leave them out.
+    pub background: Vec<FlowStats>,
     /// One row per completed block.
     pub blocks: Vec<BlockRecord>,
     /// One row per retransmission timeout, in time order (empty when

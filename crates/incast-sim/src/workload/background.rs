@@ -1,0 +1,56 @@
+//! Background traffic beside the synchronized reads.
+//!
+//! **Models:** long-lived bulk TCP flows (GIP §VII-B): each background flow
+//! joins a sender host and a receiver host of its own, and its sender has an
+//! unending amount of data to send from time zero. The fabric places them
+//! (`net::fabric`): on a star both hosts sit on the switch; in a tree the
+//! sender sits on the first edge switch and the receiver on the core, so
+//! the flow shares a trunk with the servers' responses but not the
+//! client's port — the victim of FAST08 §6's head-of-line blocking when
+//! PAUSE stops that trunk.
+//! **Not modelled (yet):** constant-bit-rate UDP, several clients, the
+//! latency-sensitive request/response client, background flows in topology files.
+
+use serde::{Deserialize, Serialize};
+
+/// Background traffic.
+///
+/// Default values: no background flow.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct BackgroundConfig {
+    /// Long-lived bulk TCP flows, each between its own sender and receiver.
+    pub tcp_flows: u32,
+}
+
+/// Most background flows one run may have.
+pub const MAX_BACKGROUND_FLOWS: u32 = 10_000;
+
+/// Bytes a background sender writes at time zero: more than any run can
+/// send (a petabyte, 93 days at 1 Gbps).
+pub const BULK_BYTES: u64 = 1 << 50;
+
+/// The (client-end host, server-end host) of connection `flow`: the client
+/// and server `flow` for the first `servers` flows, then each background
+/// flow's receiver and sender (hosts `servers + 1 + 2i` send, `servers + 2 + 2i` receive).
+pub fn flow_hosts(flow: u32, servers: u32) -> (u32, u32) {
+    if flow < servers {
+        (0, flow + 1)
+    } else {
+        let sender = servers + 1 + 2 * (flow - servers);
+        (sender + 1, sender)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn background_flows_come_after_the_servers() {
+        assert_eq!(flow_hosts(0, 3), (0, 1));
+        assert_eq!(flow_hosts(2, 3), (0, 3));
+        assert_eq!(flow_hosts(3, 3), (5, 4));
+        assert_eq!(flow_hosts(4, 3), (7, 6));
+    }
+}
