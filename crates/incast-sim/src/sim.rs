@@ -345,6 +345,10 @@ impl<'a> Sim<'a> {
     #[inline(always)]
     /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`.
     fn forward(&mut self, pkt: PktId, port: PortId, tcp_bytes: u32, flow: u32) {
+        if self.lossless.is_some() {
+            // Only from a host: with PAUSE on, switches forward in `on_arrive_via`.
+            return self.forward_lossless(pkt, port, tcp_bytes, flow, None);
+        }
         match self.net.send(port, self.now, tcp_bytes) {
             Some((node, at)) => {
                 if self.ecn && self.net.port(port).queue.marked() {
@@ -465,11 +469,7 @@ impl<'a> Sim<'a> {
             }
             let tcp_bytes = seg.len + seg.option_bytes();
             let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
-            if self.lossless.is_some() {
-                self.forward_lossless(pkt, nic, tcp_bytes, flow, None);
-            } else {
-                self.forward(pkt, nic, tcp_bytes, flow);
-            }
+            self.forward(pkt, nic, tcp_bytes, flow);
         }
         if let Some(deadline) = self.eps[ep].poll_timeout() {
             let deadline = deadline.max(self.now);

@@ -54,6 +54,8 @@ impl Sim<'_> {
 
     /// Offer `pkt` to `port`; `ingress` is the port whose link brought it to
     /// this switch (`None` at a host's NIC).
+    // Cold for the layout of the engine's per-packet path with PAUSE off.
+    #[cold]
     pub(super) fn forward_lossless(
         &mut self,
         pkt: PktId,
