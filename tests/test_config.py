@@ -17,7 +17,7 @@ FAST08_16_ENGINE_JSON = {
     "servers": 16,
     "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
     "topology": "star",
-    "switch": {"buffer": {"bytes": 32768}, "ecn_threshold": None, "pause": None},
+    "switch": {"buffer": {"bytes": 32768}, "buffer_model": "static", "ecn_threshold": None, "pause": None},
     "tcp": {
         "mss": 1460,
         "init_cwnd": 10,

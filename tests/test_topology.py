@@ -131,3 +131,19 @@ def test_cli_flags_for_pause_and_background(capsys: pytest.CaptureFixture[str]) 
     assert d["scenario"]["background"]["tcp_flows"] == 1 and d["background_goodput_mbps"] > 0
     assert main([*args, "--background", "udp:100Mbps"]) == 2
     assert "UDP background is not modelled yet" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(("model", "engine"), [("qos:4", {"qos": {"classes": 4}}), ("shared:0.5", {"shared": {"alpha_thousandths": 500}})])
+def test_buffer_models_reach_the_engine(model: str, engine: object) -> None:
+    s = Scenario(servers=8, duration=0.05, switch={"buffer_model": model})
+    assert s.to_engine_dict()["switch"]["buffer_model"] == engine
+    assert Scenario.parse(tomllib.loads(s.to_toml())) == s
+    r = incast.run(s)
+    assert r.packets_sent == r.packets_delivered + r.drops + r.packets_in_flight
+
+
+def test_qos_classes_shrink_the_port(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--servers", "8", "--duration", "50ms", "--buffer-model", "qos:4", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["queue_peak_bytes"] <= 8 * 1024
+    assert main(["run", "--servers", "8", "--buffer-model", "shared:0"]) == 2
+    assert capsys.readouterr().err.startswith("error: switch.buffer_model: must be")

@@ -15,6 +15,7 @@ in SI base units (seconds, bit/s, bytes)::
     kind = "star"           # or "tree" (edge_switches, trunk_rate, trunk_delay), "graph" (see incast.topology)
     [switch]
     buffer = "32KiB"        # or "64pkt"
+    buffer_model = "static" # or "qos:4" (a quarter of each port), "shared:1" (dynamic thresholds, alpha 1)
     ecn_threshold = "off"   # or a size / "20pkt": mark ECN-capable frames above it (DCTCP)
     pause = false           # Ethernet flow control (802.3x PAUSE); see incast-sim net/pause.rs
     pause_xoff = "16KiB"    # a port above this pauses the links feeding it
@@ -247,6 +248,33 @@ def _buffer(value: Any) -> int | str:
     return int(limit)
 
 
+def _buffer_model(value: Any) -> str:
+    """``static``, ``qos:K`` (K classes, 1-64) or ``shared:ALPHA`` (Choudhury-Hahne alpha > 0), normalized."""
+    allowed = 'must be "static", "qos:K" (K QoS classes, 1 to 64) or "shared:ALPHA" (e.g. "shared:1")'
+    text = value.strip().lower() if isinstance(value, str) else ""
+    kind, _, arg = text.partition(":")
+    if text == "static":
+        return text
+    try:
+        if kind == "qos" and 1 <= int(arg) <= 64:
+            return f"qos:{int(arg)}"
+        if kind == "shared" and 0.001 <= float(arg) <= 1e6:
+            return f"shared:{float(arg):g}"
+    except ValueError:
+        pass
+    raise _invalid(f"{allowed}, got {value!r}")
+
+
+def _buffer_model_engine(value: str) -> Any:
+    """Engine ``BufferModel``: ``"static"``, ``{"qos": {"classes": K}}`` or ``{"shared": {"alpha_thousandths": n}}``."""
+    kind, _, arg = value.partition(":")
+    if kind == "qos":
+        return {"qos": {"classes": int(arg)}}
+    if kind == "shared":
+        return {"shared": {"alpha_thousandths": round(float(arg) * 1000)}}
+    return "static"
+
+
 def _optional_buffer(value: Any) -> int | str | None:
     """``"off"`` (or ``None``) for no threshold, else a buffer size as for ``switch.buffer``."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "off"):
@@ -404,6 +432,12 @@ class Switch(_Model):
         'marked CE if ECN-capable; bytes, "Npkt", or None (TOML: "off").',
     )
 
+    buffer_model: Annotated[str, PlainValidator(_buffer_model)] = Field(
+        default="static",
+        description='How each switch allocates its buffer: "static" (every port owns it), "qos:K" (K classes '
+        'share each port; traffic sees 1/K, FAST08 4.1) or "shared:ALPHA" (one memory of buffer x ports per '
+        "switch, dynamic thresholds alpha x free memory, Choudhury-Hahne).",
+    )
     pause: Flag = Field(
         default=False,
         description="Ethernet flow control (IEEE 802.3x PAUSE) at every switch port (FAST08 6).",
@@ -802,6 +836,10 @@ class Scenario(_Model):
                 f"{self.switch.buffer_bytes} bytes cannot hold one full frame ({full} bytes for MSS {tcp.mss})",
             )
         sw = self.switch
+        if sw.buffer_model.startswith("shared") and (sw.pause or sw.buffer_bytes is None):
+            raise _field_error(
+                "switch.buffer_model", "shared memory needs switch.buffer in bytes and switch.pause off"
+            )
         if sw.pause and sw.pause_xon >= sw.pause_xoff:
             raise _field_error("switch.pause_xon", f"must be below switch.pause_xoff ({sw.pause_xoff} bytes), got {sw.pause_xon}")
         if sw.pause and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
@@ -888,6 +926,7 @@ class Scenario(_Model):
             "topology": self.topology.to_toml(),
             "switch": {
                 "buffer": format_buffer(self.switch.buffer),
+                "buffer_model": self.switch.buffer_model,
                 "ecn_threshold": "off" if self.switch.ecn_threshold is None else format_buffer(self.switch.ecn_threshold),
                 "pause": self.switch.pause,
                 "pause_xoff": format_size(self.switch.pause_xoff),
@@ -959,6 +998,7 @@ class Scenario(_Model):
             "topology": self.topology.to_engine(),
             "switch": {
                 "buffer": _buffer_engine(self.switch.buffer),
+                "buffer_model": _buffer_model_engine(self.switch.buffer_model),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
                 "pause": self._pause_engine(),
             },

@@ -12,6 +12,7 @@
 //! docs/MODEL.md).
 
 use crate::error::SimError;
+use crate::net::buffer::BufferModel;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pause::PauseConfig;
 use crate::net::{frame, Network};
@@ -56,12 +57,15 @@ pub enum BufferLimit {
 /// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3; `ecn_threshold` none
 /// (no marking, as on the papers' switches; DCTCP's paper suggests 20
 /// packets at 1 Gbps and 65 at 10 Gbps); `pause` none (flow control off, as
-/// FAST08 ran its switches except in §6).
+/// FAST08 ran its switches except in §6); `buffer_model` static (every port
+/// owns its buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
     /// Drop-tail limit of each output port.
     pub buffer: BufferLimit,
+    /// How each switch allocates its buffer to its ports.
+    pub buffer_model: BufferModel,
     /// ECN marking threshold K of each output port (RFC 8257 §3.1), or none.
     pub ecn_threshold: Option<BufferLimit>,
     /// Ethernet flow control (IEEE 802.3x PAUSE) at every switch port, or none.
@@ -70,7 +74,12 @@ pub struct SwitchConfig {
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None, pause: None }
+        SwitchConfig {
+            buffer: BufferLimit::Bytes(Bytes::kib(32)),
+            buffer_model: BufferModel::Static,
+            ecn_threshold: None,
+            pause: None,
+        }
     }
 }
 
@@ -351,6 +360,41 @@ impl Scenario {
         if !(1..=10).contains(&tcp.dctcp.g_shift) {
             return Err(invalid("tcp.dctcp.g_shift", "must be between 1 and 10 (g = 1/2 to 1/1024)"));
         }
+        match self.switch.buffer_model {
+            BufferModel::Qos { classes } if !(1..=64).contains(&classes) => {
+                return Err(invalid("switch.buffer_model", "qos needs between 1 and 64 classes"));
+            }
+            BufferModel::Qos { classes } => {
+                let share = match self.switch.buffer {
+                    BufferLimit::Bytes(b) => b.0 / u64::from(classes) >= full_frame,
+                    BufferLimit::Packets(n) => n / classes >= 1,
+                };
+                if !share {
+                    return Err(invalid(
+                        "switch.buffer_model",
+                        format!("a 1/{classes} share of switch.buffer cannot hold one full frame ({full_frame} bytes)"),
+                    ));
+                }
+            }
+            BufferModel::Shared { alpha_thousandths } => {
+                if alpha_thousandths == 0 {
+                    return Err(invalid("switch.buffer_model", "shared needs a positive alpha"));
+                }
+                if matches!(self.switch.buffer, BufferLimit::Packets(_)) {
+                    return Err(invalid(
+                        "switch.buffer_model",
+                        "shared memory is counted in bytes: give switch.buffer in bytes",
+                    ));
+                }
+                if self.switch.pause.is_some() {
+                    return Err(invalid(
+                        "switch.buffer_model",
+                        "shared memory together with switch.pause is not modelled",
+                    ));
+                }
+            }
+            BufferModel::Static => {}
+        }
         if let Some(p) = self.switch.pause {
             if p.xon.0 >= p.xoff.0 {
                 return Err(invalid(
@@ -413,7 +457,7 @@ impl Scenario {
         if self.background.tcp_flows > MAX_BACKGROUND_FLOWS {
             return Err(invalid("background.tcp_flows", format!("must be at most {MAX_BACKGROUND_FLOWS}")));
         }
-        let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED);
+        let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED, BufferModel::Static);
         for flow in 0..self.servers + self.background.tcp_flows {
             let (a, b) = flow_hosts(flow, self.servers);
             net.path(a, b)?;

@@ -141,7 +141,7 @@ impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
         let fabric = s.fabric().expect("a validated scenario has a fabric");
-        let mut net = Network::build(&fabric, s.switch.buffer.into());
+        let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model);
         let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
         let bottleneck = *path(1, CLIENT).last().expect("a path has a port");
         if s.trace.queue {

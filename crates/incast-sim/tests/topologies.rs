@@ -1,5 +1,6 @@
 //! Every fabric conserves packets, and the per-port table accounts for them.
 
+use incast_sim::net::buffer::BufferModel;
 use incast_sim::net::fabric::{GraphConfig, LinkSpec, NodeKind, NodeSpec, TopologyConfig, TreeConfig};
 use incast_sim::time::{BitRate, SimDuration};
 use incast_sim::{run, RunResult, Scenario};
@@ -117,4 +118,28 @@ fn validation_names_the_topology_field() {
     assert_eq!(error(tree(0, None)), "topology.edge_switches: must be between 1 and 100000");
     assert_eq!(error(tree(1, Some(BitRate(0)))), "topology.trunk_rate: must be a positive rate");
     assert_eq!(error(ring_file()), "topology.nodes: lists 12 nodes of kind \"server\" but servers = 2");
+}
+
+fn with_buffer_model(model: BufferModel) -> incast_sim::stats::Summary {
+    let mut s = Scenario::fast08(12);
+    s.switch.buffer_model = model;
+    s.tcp.rto.min = SimDuration::from_micros(200);
+    s.stop.duration = Some(SimDuration::from_millis(200));
+    s.seed = 4;
+    run(&s).unwrap().summary
+}
+
+/// FAST08 §4.1: QoS classes shrink what a flow gets of the port; a shared
+/// memory (Choudhury–Hahne) lends the congested port the idle ports' buffer.
+#[test]
+fn buffer_models_move_the_collapse() {
+    let fixed = with_buffer_model(BufferModel::Static);
+    let qos = with_buffer_model(BufferModel::Qos { classes: 4 });
+    let shared = with_buffer_model(BufferModel::Shared { alpha_thousandths: 1000 });
+    assert!(qos.queue_peak_bytes <= 8 * 1024 && fixed.queue_peak_bytes > 24 * 1024);
+    assert!(shared.queue_peak_bytes > 4 * fixed.queue_peak_bytes, "13 ports × 32 KiB shared");
+    assert!(qos.drops > fixed.drops && shared.drops < fixed.drops);
+    for m in [fixed, qos, shared] {
+        assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
+    }
 }

@@ -66,6 +66,7 @@ OPTION_FIELDS = {
     "ecn_threshold": "switch.ecn_threshold",
     "max_inflight": "workload.max_inflight",
     "stagger": "workload.stagger",
+    "buffer_model": "switch.buffer_model",
     "pause_xoff": "switch.pause_xoff",
     "pause_xon": "switch.pause_xon",
 }
@@ -143,6 +144,10 @@ def run(
         str | None,
         _opt("--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."),
     ] = None,
+    buffer_model: Annotated[
+        str | None,
+        _opt("--buffer-model", "static|qos:K|shared:ALPHA", "Per-port buffers, K QoS classes per port, or shared memory."),
+    ] = None,
     pause: Annotated[
         bool, typer.Option("--pause", help="Ethernet flow control (802.3x PAUSE) at every switch port.")
     ] = False,
@@ -184,6 +189,7 @@ def run(
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
         "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
+        "buffer_model": buffer_model,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")

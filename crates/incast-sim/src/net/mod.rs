@@ -11,9 +11,10 @@
 //! Any fabric of hosts and switches ([`fabric`]) is wired the same way.
 //! With Ethernet flow control on ([`pause`]) ports send from explicit FIFOs
 //! instead, since a PAUSE can stop a link with frames queued on it.
-//! **Not modelled (yet):** switch processing latency, cut-through switching,
-//! shared-memory buffers.
+//! How a switch allocates its buffer to ports is a [`buffer`] model.
+//! **Not modelled (yet):** switch processing latency, cut-through switching.
 
+pub mod buffer;
 pub mod fabric;
 pub mod frame;
 mod link;

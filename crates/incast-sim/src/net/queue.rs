@@ -11,7 +11,7 @@
 //! With an ECN threshold K (RFC 8257 §3.1, DCTCP), a frame that arrives while
 //! the queue holds more than K (bytes or frames) is marked CE if it is
 //! ECN-capable: the instantaneous queue, no averaging.
-//! **Not modelled:** shared-memory buffers, QoS partitions, RED.
+//! **Not modelled:** RED. (Shared memory and QoS partitions: `net::buffer`.)
 
 use crate::scenario::BufferLimit;
 use crate::time::SimTime;
@@ -170,6 +170,16 @@ impl DropTailQueue {
         if self.log.is_some() {
             self.log_offer(now, if fits { self.bytes + frame_bytes } else { self.bytes }, !fits);
         }
+        fits
+    }
+
+    /// [`DropTailQueue::admit`] with the byte limit lowered to `bound` for
+    /// this frame (a shared memory's dynamic threshold).
+    pub fn admit_below(&mut self, now: SimTime, frame_bytes: u64, bound: u64) -> bool {
+        let own = self.limit.bytes;
+        self.limit.bytes = own.min(bound);
+        let fits = self.admit(now, frame_bytes);
+        self.limit.bytes = own;
         fits
     }
 

@@ -9,6 +9,7 @@
 //! the fabric's explicit routes.
 //! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
 
+use super::buffer::{BufferModel, SharedPool};
 use super::fabric::Fabric;
 use super::frame;
 use super::link::Link;
@@ -55,7 +56,12 @@ pub struct Port {
     pub node: NodeId,
     /// The node at the far end.
     pub peer: NodeId,
+    /// The shared memory the port draws from (`NO_POOL`: its own buffer).
+    pool: u32,
 }
+
+/// A port with a buffer of its own.
+const NO_POOL: u32 = u32::MAX;
 
 /// The wired network.
 pub struct Network {
@@ -63,11 +69,21 @@ pub struct Network {
     names: Vec<String>,
     ports: Vec<Port>,
     host_nodes: Vec<NodeId>,
+    /// Shared memories, one per switch in the `shared` buffer model.
+    pools: Vec<SharedPool>,
 }
 
 impl Network {
-    /// Wire `fabric`: switch ports hold `buffer`, host NICs are unlimited.
-    pub fn build(fabric: &Fabric, buffer: QueueLimit) -> Self {
+    /// Wire `fabric`: switch ports hold `buffer` as `model` allocates it,
+    /// host NICs are unlimited.
+    pub fn build(fabric: &Fabric, buffer: QueueLimit, model: BufferModel) -> Self {
+        let buffer = match model {
+            BufferModel::Static | BufferModel::Shared { .. } => buffer,
+            BufferModel::Qos { classes } => {
+                let share = |n: u64| if n == u64::MAX { n } else { n / u64::from(classes) };
+                QueueLimit { bytes: share(buffer.bytes), packets: share(buffer.packets) }
+            }
+        };
         let hosts = fabric.nodes.iter().filter(|n| n.host.is_some()).count();
         let mut host_nodes = vec![NodeId(u32::MAX); hosts];
         let mut nodes: Vec<Node> = fabric
@@ -95,6 +111,7 @@ impl Network {
                     queue: DropTailQueue::new(limit),
                     node: NodeId(from as u32),
                     peer: NodeId(to as u32),
+                    pool: NO_POOL,
                 });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
@@ -135,8 +152,20 @@ impl Network {
             }
             nodes[s] = Node::Switch { route };
         }
+        let mut pools = Vec::new();
+        if let BufferModel::Shared { alpha_thousandths } = model {
+            for s in (0..nodes.len()).filter(|&s| !is_host(s)) {
+                let mine: Vec<usize> = (0..ports.len()).filter(|&p| ports[p].node.0 as usize == s).collect();
+                let capacity = buffer.bytes.saturating_mul(mine.len() as u64);
+                for &p in &mine {
+                    ports[p].pool = pools.len() as u32;
+                    ports[p].queue = DropTailQueue::new(QueueLimit { bytes: capacity, packets: u64::MAX });
+                }
+                pools.push(SharedPool::new(capacity, alpha_thousandths));
+            }
+        }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
-        Network { nodes, names, ports, host_nodes }
+        Network { nodes, names, ports, host_nodes, pools }
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
@@ -234,12 +263,33 @@ impl Network {
     #[inline(always)]
     pub fn send(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
         let p = &mut self.ports[port.0 as usize];
+        if p.pool != NO_POOL {
+            return self.send_shared(port, now, payload);
+        }
         let frame_bytes = frame::frame_bytes(payload);
         if !p.queue.admit(now, frame_bytes) {
             return None;
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
         p.queue.push(now, done, frame_bytes);
+        Some((p.peer, p.link.arrival(done)))
+    }
+}
+
+impl Network {
+    /// [`Network::send`] at a port that draws from its switch's shared memory.
+    #[cold]
+    fn send_shared(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
+        let p = &mut self.ports[port.0 as usize];
+        let pool = &mut self.pools[p.pool as usize];
+        let frame_bytes = frame::frame_bytes(payload);
+        let bound = pool.threshold(now, p.queue.bytes_at(now));
+        if !p.queue.admit_below(now, frame_bytes, bound) {
+            return None;
+        }
+        let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
+        p.queue.push(now, done, frame_bytes);
+        pool.push(done, frame_bytes);
         Some((p.peer, p.link.arrival(done)))
     }
 }
@@ -254,7 +304,11 @@ mod tests {
     const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
-        Network::build(&Fabric::star(HostCounts { servers, background_pairs: 0 }, HOP), buffer.into())
+        Network::build(
+            &Fabric::star(HostCounts { servers, background_pairs: 0 }, HOP),
+            buffer.into(),
+            BufferModel::Static,
+        )
     }
 
     /// A full frame from a server reaches the client after two serializations
@@ -272,6 +326,30 @@ mod tests {
         assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop);
     }
 
+    /// QoS with 4 classes leaves a flow a quarter of the port (FAST08 §4.1).
+    #[test]
+    fn qos_classes_partition_the_port() {
+        let f = Fabric::star(HostCounts { servers: 1, background_pairs: 0 }, HOP);
+        let mut net = Network::build(&f, BufferLimit::Packets(8).into(), BufferModel::Qos { classes: 4 });
+        let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
+        let sent = (0..8).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
+        assert_eq!(sent, 2);
+    }
+
+    /// In shared memory a lone congested port takes α/(1+α) of the switch's
+    /// memory: with α = 1 and four ports of 4 frames each, 8 frames where a
+    /// static buffer would give it 4.
+    #[test]
+    fn shared_memory_lends_a_congested_port_the_idle_ports_buffer() {
+        let f = Fabric::star(HostCounts { servers: 3, background_pairs: 0 }, HOP);
+        let frame = frame::frame_bytes(1460);
+        let buffer = BufferLimit::Bytes(crate::time::Bytes::new(4 * frame));
+        let mut net = Network::build(&f, buffer.into(), BufferModel::Shared { alpha_thousandths: 1000 });
+        let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
+        let sent = (0..20).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
+        assert_eq!(sent, 8);
+    }
+
     #[test]
     fn switch_port_drops_beyond_its_buffer() {
         let mut net = star(1, BufferLimit::Packets(2));
@@ -285,7 +363,7 @@ mod tests {
     #[test]
     fn tree_paths_cross_the_trunk() {
         let f = Fabric::tree(HostCounts { servers: 3, background_pairs: 0 }, HOP, HOP, 2);
-        let net = Network::build(&f, QueueLimit::UNLIMITED);
+        let net = Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static);
         let names = |src, dst| -> Vec<String> {
             net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()
         };
@@ -328,7 +406,7 @@ mod tests {
                 .collect(),
         };
         let f = Fabric::graph(&g, HostCounts { servers: 1, background_pairs: 0 }, HOP).unwrap();
-        Network::build(&f, QueueLimit::UNLIMITED)
+        Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static)
     }
 
     fn via(net: &Network, src: u32, dst: u32) -> Vec<String> {
