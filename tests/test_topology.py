@@ -147,3 +147,20 @@ def test_qos_classes_shrink_the_port(capsys: pytest.CaptureFixture[str]) -> None
     assert json.loads(capsys.readouterr().out)["queue_peak_bytes"] <= 8 * 1024
     assert main(["run", "--servers", "8", "--buffer-model", "shared:0"]) == 2
     assert capsys.readouterr().err.startswith("error: switch.buffer_model: must be")
+
+
+def test_latency_client_beside_bulk_flows_into_its_server() -> None:
+    """SIGCOMM09 2.2: ten bulk flows into one server; another client reads 1 KB at a time from it."""
+    base = {
+        "servers": 1,
+        "duration": "1s",
+        "workload": {"sru": "1000B"},
+        "background": {"tcp_flows": 10, "tcp_to_server": True},
+        "switch": {"buffer": "128pkt"},
+    }
+    coarse = incast.run(base)
+    fine = incast.run(base, tcp={"rto_min": "200us", "delayed_ack": "off"})
+    slow = lambda r: (r.blocks_table["time_ms"] >= 200).mean()  # noqa: E731
+    assert slow(coarse) > 0
+    assert slow(fine) == 0
+    assert len(coarse.background) == 10 and coarse.background_goodput_mbps > 800

@@ -57,6 +57,7 @@ in SI base units (seconds, bit/s, bytes)::
     stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
+    tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -691,13 +692,18 @@ class Workload(_Model):
 class Background(_Model):
     """Traffic beside the reads (``crates/incast-sim/src/workload/background.rs``).
 
-    Default values: no background flow.
+    Default values: no background flow; each flow has its own receiver.
     """
 
     tcp_flows: Annotated[int, PlainValidator(_count(0, 10_000, "background flows"))] = Field(
         default=0,
         description="Long-lived bulk TCP flows, each between its own sender and receiver (GIP VII-B); "
         "in a tree the sender is on the first edge switch and the receiver on the core.",
+    )
+    tcp_to_server: Flag = Field(
+        default=False,
+        description="Every background flow sends to server 0 instead of a receiver of its own (SIGCOMM09 2.2: "
+        "bulk flows into the server a latency-sensitive client reads 1 KB at a time from).",
     )
 
 
@@ -972,7 +978,7 @@ class Scenario(_Model):
                 "dctcp_g_shift": tcp.dctcp_g_shift,
             },
             "workload": workload,
-            "background": {"tcp_flows": self.background.tcp_flows},
+            "background": {"tcp_flows": self.background.tcp_flows, "tcp_to_server": self.background.tcp_to_server},
             "stats": {"timeouts": self.stats.timeouts},
             "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
         }
@@ -1053,7 +1059,7 @@ class Scenario(_Model):
                 "max_inflight": wl.max_inflight,
                 "stagger": seconds_to_ps(wl.stagger),
             },
-            "background": {"tcp_flows": self.background.tcp_flows},
+            "background": {"tcp_flows": self.background.tcp_flows, "tcp_to_server": self.background.tcp_to_server},
             "stop": {
                 "blocks": self.blocks,
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),

@@ -434,7 +434,11 @@ impl Scenario {
 
     /// The hosts, switches and links of the run.
     pub fn fabric(&self) -> Result<Fabric, SimError> {
-        let hosts = HostCounts { servers: self.servers, background_pairs: self.background.tcp_flows };
+        let hosts = HostCounts {
+            servers: self.servers,
+            background_senders: self.background.tcp_flows,
+            background_receivers: !self.background.tcp_to_server,
+        };
         let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4 };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
@@ -459,7 +463,7 @@ impl Scenario {
         }
         let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED, BufferModel::Static);
         for flow in 0..self.servers + self.background.tcp_flows {
-            let (a, b) = flow_hosts(flow, self.servers);
+            let (a, b) = flow_hosts(flow, self.servers, &self.background);
             net.path(a, b)?;
             net.path(b, a)?;
         }

@@ -154,7 +154,7 @@ impl<'a> Sim<'a> {
         let flows = n + s.background.tcp_flows;
         // The handshake's sample: a minimum-size frame each way along the path.
         let handshake_rtt = |flow| {
-            let (a, b) = flow_hosts(flow, n);
+            let (a, b) = flow_hosts(flow, n, &s.background);
             let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
             way(a, b) + way(b, a)
         };
@@ -167,7 +167,7 @@ impl<'a> Sim<'a> {
             .collect();
         let routes = (0..flows)
             .flat_map(|flow| {
-                let (client, server) = flow_hosts(flow, n);
+                let (client, server) = flow_hosts(flow, n, &s.background);
                 [
                     Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
                     Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },

@@ -193,8 +193,17 @@ pub struct Fabric {
 pub struct HostCounts {
     /// Servers (hosts 1..=servers).
     pub servers: u32,
-    /// Background (sender, receiver) host pairs after the servers.
-    pub background_pairs: u32,
+    /// Background senders after the servers.
+    pub background_senders: u32,
+    /// Each background sender has a receiver of its own (else they all send to server 0).
+    pub background_receivers: bool,
+}
+
+impl HostCounts {
+    /// Servers only.
+    pub const fn servers(servers: u32) -> Self {
+        HostCounts { servers, background_senders: 0, background_receivers: true }
+    }
 }
 
 fn invalid(field: &'static str, message: impl Into<String>) -> SimError {
@@ -211,15 +220,18 @@ impl Fabric {
         self.links.push(FabricLink { a, b, ab: hop, ba: hop });
     }
 
-    /// Background host pairs after the servers: sender `2i`, receiver `2i+1`,
-    /// the sender on `src` and the receiver on `dst`.
+    /// Background hosts after the servers (numbered as `workload::background`
+    /// says): senders on `src`, their receivers, if any, on `dst`.
     fn background(&mut self, hosts: HostCounts, src: usize, dst: usize, hop: Hop) {
-        for i in 0..hosts.background_pairs {
-            let first = hosts.servers + 1 + 2 * i;
+        let per_flow = if hosts.background_receivers { 2 } else { 1 };
+        for i in 0..hosts.background_senders {
+            let first = hosts.servers + 1 + per_flow * i;
             let s = self.node(format!("bg_sender{i}"), Some(first));
             self.link(s, src, hop);
-            let r = self.node(format!("bg_receiver{i}"), Some(first + 1));
-            self.link(r, dst, hop);
+            if hosts.background_receivers {
+                let r = self.node(format!("bg_receiver{i}"), Some(first + 1));
+                self.link(r, dst, hop);
+            }
         }
     }
 
@@ -266,7 +278,7 @@ impl Fabric {
 
     /// The fabric of a topology file; `default` fills unset link fields.
     pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
-        if hosts.background_pairs > 0 {
+        if hosts.background_senders > 0 {
             return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
         }
         let mut f = Fabric::empty();
@@ -412,11 +424,11 @@ mod tests {
         }
     }
 
-    const ONE: HostCounts = HostCounts { servers: 1, background_pairs: 0 };
+    const ONE: HostCounts = HostCounts::servers(1);
 
     #[test]
     fn tree_spreads_servers_round_robin_over_edge_switches() {
-        let f = Fabric::tree(HostCounts { servers: 5, background_pairs: 0 }, HOP, HOP, 2);
+        let f = Fabric::tree(HostCounts::servers(5), HOP, HOP, 2);
         let edge_of = |s: &str| {
             let i = f.nodes.iter().position(|n| n.name == s).unwrap();
             let l = f.links.iter().find(|l| l.a == i).unwrap();

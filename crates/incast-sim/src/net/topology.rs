@@ -304,11 +304,7 @@ mod tests {
     const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
-        Network::build(
-            &Fabric::star(HostCounts { servers, background_pairs: 0 }, HOP),
-            buffer.into(),
-            BufferModel::Static,
-        )
+        Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static)
     }
 
     /// A full frame from a server reaches the client after two serializations
@@ -329,7 +325,7 @@ mod tests {
     /// QoS with 4 classes leaves a flow a quarter of the port (FAST08 §4.1).
     #[test]
     fn qos_classes_partition_the_port() {
-        let f = Fabric::star(HostCounts { servers: 1, background_pairs: 0 }, HOP);
+        let f = Fabric::star(HostCounts::servers(1), HOP);
         let mut net = Network::build(&f, BufferLimit::Packets(8).into(), BufferModel::Qos { classes: 4 });
         let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
         let sent = (0..8).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
@@ -341,7 +337,7 @@ mod tests {
     /// static buffer would give it 4.
     #[test]
     fn shared_memory_lends_a_congested_port_the_idle_ports_buffer() {
-        let f = Fabric::star(HostCounts { servers: 3, background_pairs: 0 }, HOP);
+        let f = Fabric::star(HostCounts::servers(3), HOP);
         let frame = frame::frame_bytes(1460);
         let buffer = BufferLimit::Bytes(crate::time::Bytes::new(4 * frame));
         let mut net = Network::build(&f, buffer.into(), BufferModel::Shared { alpha_thousandths: 1000 });
@@ -362,7 +358,7 @@ mod tests {
     /// In a tree a server's frames cross its edge switch, the trunk and the core.
     #[test]
     fn tree_paths_cross_the_trunk() {
-        let f = Fabric::tree(HostCounts { servers: 3, background_pairs: 0 }, HOP, HOP, 2);
+        let f = Fabric::tree(HostCounts::servers(3), HOP, HOP, 2);
         let net = Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static);
         let names = |src, dst| -> Vec<String> {
             net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()
@@ -405,7 +401,7 @@ mod tests {
                 .map(|&(at, to, via)| RouteSpec { at: at.into(), to: to.into(), via: via.into() })
                 .collect(),
         };
-        let f = Fabric::graph(&g, HostCounts { servers: 1, background_pairs: 0 }, HOP).unwrap();
+        let f = Fabric::graph(&g, HostCounts::servers(1), HOP).unwrap();
         Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static)
     }
 

@@ -7,7 +7,8 @@
 //! sender sits on the first edge switch and the receiver on the core, so
 //! the flow shares a trunk with the servers' responses but not the
 //! client's port — the victim of FAST08 §6's head-of-line blocking when
-//! PAUSE stops that trunk.
+//! PAUSE stops that trunk. With `tcp_to_server` the flows all send to
+//! server 0 instead (SIGCOMM09 §2.2).
 //! **Not modelled (yet):** constant-bit-rate UDP, several clients, the
 //! latency-sensitive request/response client, background flows in topology files.
 
@@ -15,12 +16,17 @@ use serde::{Deserialize, Serialize};
 
 /// Background traffic.
 ///
-/// Default values: no background flow.
+/// Default values: no background flow; each flow has its own receiver.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackgroundConfig {
-    /// Long-lived bulk TCP flows, each between its own sender and receiver.
+    /// Long-lived bulk TCP flows, each from its own sender.
     pub tcp_flows: u32,
+    /// Every background flow sends to server 0 instead of a receiver of its
+    /// own: SIGCOMM09 §2.2's ten bulk flows into the server a
+    /// latency-sensitive client asks for 1 KB at a time (`servers = 1`, a
+    /// 1 KB SRU: each block is one request and its response).
+    pub tcp_to_server: bool,
 }
 
 /// Most background flows one run may have.
@@ -32,10 +38,14 @@ pub const BULK_BYTES: u64 = 1 << 50;
 
 /// The (client-end host, server-end host) of connection `flow`: the client
 /// and server `flow` for the first `servers` flows, then each background
-/// flow's receiver and sender (hosts `servers + 1 + 2i` send, `servers + 2 + 2i` receive).
-pub fn flow_hosts(flow: u32, servers: u32) -> (u32, u32) {
+/// flow's receiver and sender. Background flow `i` sends from host
+/// `servers + 1 + 2i` to `servers + 2 + 2i`, or with `tcp_to_server` from
+/// host `servers + 1 + i` to server 0 (host 1).
+pub fn flow_hosts(flow: u32, servers: u32, bg: &BackgroundConfig) -> (u32, u32) {
     if flow < servers {
         (0, flow + 1)
+    } else if bg.tcp_to_server {
+        (1, servers + 1 + (flow - servers))
     } else {
         let sender = servers + 1 + 2 * (flow - servers);
         (sender + 1, sender)
@@ -48,9 +58,13 @@ mod tests {
 
     #[test]
     fn background_flows_come_after_the_servers() {
-        assert_eq!(flow_hosts(0, 3), (0, 1));
-        assert_eq!(flow_hosts(2, 3), (0, 3));
-        assert_eq!(flow_hosts(3, 3), (5, 4));
-        assert_eq!(flow_hosts(4, 3), (7, 6));
+        let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false };
+        assert_eq!(flow_hosts(0, 3, &own), (0, 1));
+        assert_eq!(flow_hosts(2, 3, &own), (0, 3));
+        assert_eq!(flow_hosts(3, 3, &own), (5, 4));
+        assert_eq!(flow_hosts(4, 3, &own), (7, 6));
+        let to_server = BackgroundConfig { tcp_to_server: true, ..own };
+        assert_eq!(flow_hosts(3, 3, &to_server), (1, 4));
+        assert_eq!(flow_hosts(4, 3, &to_server), (1, 5));
     }
 }
