@@ -66,7 +66,7 @@ FAST08_16_ENGINE_JSON = {
         "max_inflight": None,
         "stagger": 0,
     },
-    "background": {"tcp_flows": 0, "tcp_to_server": False},
+    "background": {"tcp_flows": 0, "tcp_to_server": False, "udp_rate": None},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},

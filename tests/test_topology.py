@@ -129,8 +129,11 @@ def test_cli_flags_for_pause_and_background(capsys: pytest.CaptureFixture[str]) 
     d = json.loads(capsys.readouterr().out)
     assert d["scenario"]["switch"]["pause"] is True and d["scenario"]["switch"]["pause_xoff"] == 12 * 1024
     assert d["scenario"]["background"]["tcp_flows"] == 1 and d["background_goodput_mbps"] > 0
-    assert main([*args, "--background", "udp:100Mbps"]) == 2
-    assert "UDP background is not modelled yet" in capsys.readouterr().err
+    assert main([*args, "--background", "udp:100Mbps", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenario"]["background"]["udp_rate"] == 100_000_000 and d["udp_goodput_mbps"] > 0
+    assert main([*args, "--background", "icmp:5"]) == 2
+    assert "background: must be tcp:N" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize(("model", "engine"), [("qos:4", {"qos": {"classes": 4}}), ("shared:0.5", {"shared": {"alpha_thousandths": 500}})])

@@ -58,6 +58,7 @@ in SI base units (seconds, bit/s, bytes)::
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
+    udp_rate = "off"            # or e.g. "100Mbps": constant-bit-rate UDP into the client (GIP VI-C)
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -217,6 +218,13 @@ def _rate(value: Any) -> int:
     if bps > _U64_MAX:
         raise _invalid(f"{value!r} is too fast: at most 2^64-1 bit/s")
     return bps
+
+
+def _optional_rate(value: Any) -> int | None:
+    """``"off"`` (or ``None``) for none, else a positive rate."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "off"):
+        return None
+    return _rate(value)
 
 
 def _size(*, min_bytes: int) -> Callable[[Any], int]:
@@ -705,6 +713,15 @@ class Background(_Model):
         description="Every background flow sends to server 0 instead of a receiver of its own (SIGCOMM09 2.2: "
         "bulk flows into the server a latency-sensitive client reads 1 KB at a time from).",
     )
+    udp_rate: Annotated[int | None, PlainValidator(_optional_rate)] = Field(
+        default=None,
+        description='A constant-bit-rate UDP source sending full-sized datagrams to the client at this rate, in '
+        'bit/s of link time (GIP VI-C: "100Mbps"); None (TOML: "off") for none.',
+    )
+
+    @field_serializer("udp_rate")
+    def _dump_udp_rate(self, value: int | None) -> int | str:
+        return "off" if value is None else value
 
 
 class Stats(_Model):
@@ -978,7 +995,11 @@ class Scenario(_Model):
                 "dctcp_g_shift": tcp.dctcp_g_shift,
             },
             "workload": workload,
-            "background": {"tcp_flows": self.background.tcp_flows, "tcp_to_server": self.background.tcp_to_server},
+            "background": {
+                "tcp_flows": self.background.tcp_flows,
+                "tcp_to_server": self.background.tcp_to_server,
+                "udp_rate": "off" if self.background.udp_rate is None else format_rate(self.background.udp_rate),
+            },
             "stats": {"timeouts": self.stats.timeouts},
             "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
         }
@@ -1059,7 +1080,11 @@ class Scenario(_Model):
                 "max_inflight": wl.max_inflight,
                 "stagger": seconds_to_ps(wl.stagger),
             },
-            "background": {"tcp_flows": self.background.tcp_flows, "tcp_to_server": self.background.tcp_to_server},
+            "background": {
+                "tcp_flows": self.background.tcp_flows,
+                "tcp_to_server": self.background.tcp_to_server,
+                "udp_rate": self.background.udp_rate,
+            },
             "stop": {
                 "blocks": self.blocks,
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),

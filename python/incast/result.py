@@ -167,7 +167,8 @@ class Result:
     port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``ecn_marks``,
     ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` sent to
     ``peer``, ``paused_us`` stopped by ``peer``) and ``background`` (one row per
-    background flow, columns as ``flows``; ``background_goodput_mbps`` sums them); and ``traces`` (:class:`Traces`, the
+    background flow, columns as ``flows``; ``background_goodput_mbps`` sums them;
+    ``udp_goodput_mbps`` is what the UDP source delivered); and ``traces`` (:class:`Traces`, the
     time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
     with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
@@ -193,6 +194,7 @@ class Result:
     packets_in_flight: int
     queue_peak_bytes: int
     background_goodput_mbps: float
+    udp_goodput_mbps: float
     events: int
     timeout_classes: dict[str, int]
     gip_timeout_classes: dict[str, int]

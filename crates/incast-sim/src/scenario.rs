@@ -18,7 +18,7 @@ use crate::net::pause::PauseConfig;
 use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
-use crate::workload::background::{flow_hosts, BackgroundConfig, MAX_BACKGROUND_FLOWS};
+use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig, MAX_BACKGROUND_FLOWS};
 use serde::{Deserialize, Serialize};
 
 /// Every host link (server↔switch and client↔switch).
@@ -438,6 +438,7 @@ impl Scenario {
             servers: self.servers,
             background_senders: self.background.tcp_flows,
             background_receivers: !self.background.tcp_to_server,
+            udp_sender: self.background.udp_rate.is_some(),
         };
         let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4 };
         match &self.topology {
@@ -461,7 +462,13 @@ impl Scenario {
         if self.background.tcp_flows > MAX_BACKGROUND_FLOWS {
             return Err(invalid("background.tcp_flows", format!("must be at most {MAX_BACKGROUND_FLOWS}")));
         }
+        if self.background.udp_rate.is_some_and(|r| r.0 == 0) {
+            return Err(invalid("background.udp_rate", "must be a positive rate, or none"));
+        }
         let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED, BufferModel::Static);
+        if self.background.udp_rate.is_some() {
+            net.path(udp_host(self.servers, &self.background), 0)?;
+        }
         for flow in 0..self.servers + self.background.tcp_flows {
             let (a, b) = flow_hosts(flow, self.servers, &self.background);
             net.path(a, b)?;

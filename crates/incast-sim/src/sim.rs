@@ -35,7 +35,7 @@ use crate::stats::{
 use crate::tcp::forensics::Timeout;
 use crate::tcp::{flags, Endpoint, SendFlags};
 use crate::time::{SimDuration, SimTime};
-use crate::workload::background::{flow_hosts, BULK_BYTES};
+use crate::workload::background::{flow_hosts, udp_host, BULK_BYTES, UDP_FRAME_PAYLOAD};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 use pause::Lossless;
 
@@ -62,6 +62,8 @@ enum Event {
     Respond { flow: u32 },
     /// The client writes its request on `flow` (held back by `workload.stagger`).
     Request { flow: u32 },
+    /// The UDP source sends its next datagram.
+    Datagram,
     /// With PAUSE on: the last bit of a packet sent on `port` reaches its peer.
     ArriveVia { pkt: PktId, port: PortId },
     /// With PAUSE on: `port` finished sending a frame.
@@ -134,6 +136,12 @@ struct Sim<'a> {
     port_marks: Vec<u64>,
     /// Ethernet flow control, when `switch.pause` is on.
     lossless: Option<Box<Lossless>>,
+    /// The UDP source's NIC and datagram interval, when `background.udp_rate` is set.
+    udp: Option<(PortId, SimDuration)>,
+    /// The flow number UDP datagrams carry (one past the last connection).
+    udp_flow: u32,
+    /// UDP payload bytes delivered to the client.
+    udp_delivered: u64,
     stopped_at: Option<SimTime>,
 }
 
@@ -175,6 +183,10 @@ impl<'a> Sim<'a> {
             })
             .collect();
         let ports = net.ports();
+        let udp = s.background.udp_rate.map(|rate| {
+            let wire = frame::wire_bytes(UDP_FRAME_PAYLOAD);
+            (net.nic(udp_host(n, &s.background)), rate.tx_time(wire))
+        });
         Sim {
             s,
             now: SimTime::ZERO,
@@ -189,7 +201,7 @@ impl<'a> Sim<'a> {
             preparing: vec![0; n as usize],
             first: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
-            flow_drops: vec![0; flows as usize],
+            flow_drops: vec![0; flows as usize + 1],
             block_timeouts: vec![0; n as usize],
             timeouts: Vec::new(),
             bottleneck,
@@ -204,6 +216,9 @@ impl<'a> Sim<'a> {
             marks: 0,
             port_marks: vec![0; ports],
             lossless: s.switch.pause.map(|cfg| Box::new(Lossless::new(cfg, ports))),
+            udp,
+            udp_flow: flows,
+            udp_delivered: 0,
             stopped_at: None,
         }
     }
@@ -211,6 +226,9 @@ impl<'a> Sim<'a> {
     fn run(&mut self) {
         let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
         self.start_block();
+        if self.udp.is_some() {
+            self.on_datagram();
+        }
         for flow in self.s.servers..self.eps.len() as u32 / 2 {
             let ep = endpoint_of(flow, Direction::ToServer);
             self.eps[ep].send(BULK_BYTES);
@@ -230,6 +248,7 @@ impl<'a> Sim<'a> {
                     self.service(ep);
                 }
                 Event::Request { flow } => self.request(flow),
+                Event::Datagram => self.on_datagram(),
                 Event::ArriveVia { pkt, port } => self.on_arrive_via(pkt, port),
                 Event::TxDone { port } => self.on_tx_done(port),
                 Event::PauseFrame { port, quanta } => self.on_pause_frame(port, quanta),
@@ -255,6 +274,9 @@ impl<'a> Sim<'a> {
                 // The packet is read in place and its slot freed after: no copy on the hot path.
                 let p = self.pool.get(pkt);
                 let (flow, dir) = (p.flow, p.dir);
+                if flow == self.udp_flow {
+                    return self.on_datagram_delivered(pkt);
+                }
                 if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
                     c.record(self.now, Way::Rx, flow, dir, p.seg);
                 }
@@ -285,6 +307,25 @@ impl<'a> Sim<'a> {
             self.on_timeout(ep, t);
         }
         self.service(ep);
+    }
+
+    /// The UDP source sends a full-sized datagram to the client and schedules the next.
+    #[cold]
+    fn on_datagram(&mut self) {
+        let Some((nic, interval)) = self.udp else { return };
+        let seg = crate::tcp::Segment::default();
+        let (flow, tcp_bytes) = (self.udp_flow, UDP_FRAME_PAYLOAD);
+        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes });
+        self.sent += 1;
+        self.forward(pkt, nic, tcp_bytes, flow);
+        self.events.push(self.now + interval, Event::Datagram);
+    }
+
+    /// A UDP datagram reached the client: nothing listens but the count.
+    #[cold]
+    fn on_datagram_delivered(&mut self, pkt: PktId) {
+        self.udp_delivered += u64::from(UDP_FRAME_PAYLOAD + 12);
+        self.pool.release(pkt);
     }
 
     /// Endpoint `ep` suffered the retransmission timeout `t`.
@@ -542,6 +583,7 @@ impl<'a> Sim<'a> {
             packets_in_flight: self.pool.live() as u64,
             queue_peak_bytes: bottleneck.peak_bytes,
             background_goodput_mbps: mbps(background.iter().map(|f| f.bytes_delivered).sum()),
+            udp_goodput_mbps: mbps(self.udp_delivered),
             events: self.processed,
         };
         let ports = self.port_stats(end);

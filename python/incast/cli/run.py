@@ -158,7 +158,8 @@ def run(
         str | None, _opt("--pause-xon", "SIZE", "With --pause: a paused port's links restart once it drains to this.")
     ] = None,
     background: Annotated[
-        str | None, _opt("--background", "tcp:N", "N long-lived bulk TCP flows beside the reads.")
+        str | None,
+        _opt("--background", "tcp:N|udp:RATE", "N bulk TCP flows, or constant-bit-rate UDP into the client."),
     ] = None,
     preset: Annotated[
         str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
@@ -199,7 +200,7 @@ def run(
     if pause:
         overrides.append(("switch.pause", True))
     if background is not None:
-        overrides.append(("background.tcp_flows", _parse_background(background)))
+        overrides.append(_parse_background(background))
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -276,14 +277,13 @@ def _parse_servers(text: str) -> list[int]:
     return [int(part) for part in values]
 
 
-def _parse_background(text: str) -> str:
-    """``tcp:N`` -> ``"N"`` (checked as a count by the scenario)."""
-    kind, sep, count = text.partition(":")
-    if kind.strip() != "tcp" or not sep:
-        raise ScenarioError(
-            f"background: must be tcp:N (N bulk TCP flows), got {text!r}; UDP background is not modelled yet"
-        )
-    return count.strip()
+def _parse_background(text: str) -> tuple[str, str]:
+    """``tcp:N`` or ``udp:RATE`` -> the setting it overrides (the scenario checks the value)."""
+    kind, sep, value = text.partition(":")
+    field = {"tcp": "background.tcp_flows", "udp": "background.udp_rate"}.get(kind.strip())
+    if field is None or not sep:
+        raise ScenarioError(f"background: must be tcp:N (N bulk TCP flows) or udp:RATE (e.g. udp:100Mbps), got {text!r}")
+    return field, value.strip()
 
 
 def _parse_set(item: str) -> tuple[str, Any]:

@@ -197,12 +197,14 @@ pub struct HostCounts {
     pub background_senders: u32,
     /// Each background sender has a receiver of its own (else they all send to server 0).
     pub background_receivers: bool,
+    /// A UDP source host after all the others.
+    pub udp_sender: bool,
 }
 
 impl HostCounts {
     /// Servers only.
     pub const fn servers(servers: u32) -> Self {
-        HostCounts { servers, background_senders: 0, background_receivers: true }
+        HostCounts { servers, background_senders: 0, background_receivers: true, udp_sender: false }
     }
 }
 
@@ -232,6 +234,11 @@ impl Fabric {
                 let r = self.node(format!("bg_receiver{i}"), Some(first + 1));
                 self.link(r, dst, hop);
             }
+        }
+        if hosts.udp_sender {
+            let h = hosts.servers + 1 + per_flow * hosts.background_senders;
+            let u = self.node("udp_sender".into(), Some(h));
+            self.link(u, src, hop);
         }
     }
 
@@ -278,7 +285,7 @@ impl Fabric {
 
     /// The fabric of a topology file; `default` fills unset link fields.
     pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
-        if hosts.background_senders > 0 {
+        if hosts.background_senders > 0 || hosts.udp_sender {
             return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
         }
         let mut f = Fabric::empty();

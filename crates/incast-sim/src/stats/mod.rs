@@ -68,6 +68,9 @@ pub struct Summary {
     /// Bytes the background flows delivered to their receivers, over
     /// `sim_time_s`, in Mbit/s (0 without background flows).
     pub background_goodput_mbps: f64,
+    /// UDP payload bytes the background UDP source delivered to the client,
+    /// over `sim_time_s`, in Mbit/s (0 without it).
+    pub udp_goodput_mbps: f64,
     /// Events the engine processed.
     pub events: u64,
 }

@@ -9,9 +9,16 @@
 //! client's port — the victim of FAST08 §6's head-of-line blocking when
 //! PAUSE stops that trunk. With `tcp_to_server` the flows all send to
 //! server 0 instead (SIGCOMM09 §2.2).
-//! **Not modelled (yet):** constant-bit-rate UDP, several clients, the
-//! latency-sensitive request/response client, background flows in topology files.
+//! One constant-bit-rate UDP source (GIP §VI-C) sends full-sized datagrams
+//! back to back at a fixed interval to the client, from a sender host placed
+//! as a background sender: on the star's switch, on a tree's first edge
+//! switch (so it crosses the trunk and the client's port).
+//! **Deliberately different:** GIP Fig 14's UDP flow ends at a host of its
+//! own behind the intermediate link; here it ends at the client.
+//! **Not modelled (yet):** several clients, UDP with a receiver of its own,
+//! background flows in topology files.
 
+use crate::time::BitRate;
 use serde::{Deserialize, Serialize};
 
 /// Background traffic.
@@ -27,7 +34,15 @@ pub struct BackgroundConfig {
     /// latency-sensitive client asks for 1 KB at a time (`servers = 1`, a
     /// 1 KB SRU: each block is one request and its response).
     pub tcp_to_server: bool,
+    /// A constant-bit-rate UDP source sending full-sized datagrams to the
+    /// client at this rate of link time (GIP §VI-C: 100 Mbps into the
+    /// bottleneck), or none.
+    pub udp_rate: Option<BitRate>,
 }
+
+/// Bytes above the UDP/IP headers that fill a 1518-byte frame: 1472 bytes
+/// of UDP payload take the place of a 1460-byte TCP segment.
+pub const UDP_FRAME_PAYLOAD: u32 = 1460;
 
 /// Most background flows one run may have.
 pub const MAX_BACKGROUND_FLOWS: u32 = 10_000;
@@ -35,6 +50,12 @@ pub const MAX_BACKGROUND_FLOWS: u32 = 10_000;
 /// Bytes a background sender writes at time zero: more than any run can
 /// send (a petabyte, 93 days at 1 Gbps).
 pub const BULK_BYTES: u64 = 1 << 50;
+
+/// The host of the UDP source: after every other host.
+pub fn udp_host(servers: u32, bg: &BackgroundConfig) -> u32 {
+    let per_flow = if bg.tcp_to_server { 1 } else { 2 };
+    servers + 1 + per_flow * bg.tcp_flows
+}
 
 /// The (client-end host, server-end host) of connection `flow`: the client
 /// and server `flow` for the first `servers` flows, then each background
@@ -58,7 +79,7 @@ mod tests {
 
     #[test]
     fn background_flows_come_after_the_servers() {
-        let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false };
+        let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false, udp_rate: None };
         assert_eq!(flow_hosts(0, 3, &own), (0, 1));
         assert_eq!(flow_hosts(2, 3, &own), (0, 3));
         assert_eq!(flow_hosts(3, 3, &own), (5, 4));
