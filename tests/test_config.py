@@ -15,7 +15,7 @@ from incast.config import settings
 #: The engine JSON of the FAST08 defaults with 16 servers (integer ps, bit/s, bytes).
 FAST08_16_ENGINE_JSON = {
     "servers": 16,
-    "link": {"rate": 1_000_000_000, "rtt": 100_000_000},
+    "link": {"rate": 1_000_000_000, "rtt": 100_000_000, "loss_ppb": 0},
     "topology": "star",
     "switch": {"buffer": {"bytes": 32768}, "buffer_model": "static", "ecn_threshold": None, "pause": None},
     "tcp": {
@@ -277,7 +277,7 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt$"):
+    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss$"):
         Scenario.from_toml(path)
     assert scenario_error({"servers": 4, "srevers": 5}).startswith(
         "srevers: unknown setting; a scenario has servers, seed"
@@ -367,7 +367,7 @@ def test_overrides_accept_nested_tables() -> None:
         ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; \[tcp\] has mss, init_cwnd, "),
         ("speed", r"^speed: unknown setting; the settings are servers, seed, blocks, duration, "),
         ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
-        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt$"),
+        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, loss$"),
     ],
 )
 def test_unknown_override_path_is_named(path: str, message: str) -> None:

@@ -167,3 +167,12 @@ def test_latency_client_beside_bulk_flows_into_its_server() -> None:
     assert slow(coarse) > 0
     assert slow(fine) == 0
     assert len(coarse.background) == 10 and coarse.background_goodput_mbps > 800
+
+
+def test_random_loss_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--servers", "1", "--duration", "100ms", "--loss", "0.01", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenario"]["link"]["loss"] == 0.01
+    assert 0.01 < d["drops"] / d["packets_sent"] < 0.03
+    assert main(["run", "--servers", "1", "--loss", "1.5"]) == 2
+    assert capsys.readouterr().err.startswith("error: link.loss: must be a probability")

@@ -11,6 +11,7 @@ in SI base units (seconds, bit/s, bytes)::
     [link]
     rate = "1Gbps"
     rtt = "100us"           # round-trip propagation delay
+    loss = 0.0              # probability that a link loses a frame (random loss)
     [topology]
     kind = "star"           # or "tree" (edge_switches, trunk_rate, trunk_delay), "graph" (see incast.topology)
     [switch]
@@ -220,6 +221,18 @@ def _rate(value: Any) -> int:
     return bps
 
 
+def _probability(value: Any) -> float:
+    """A loss probability: a number from 0 up to (not including) 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
+    return float(value)
+
+
+def loss_ppb(probability: float) -> int:
+    """A loss probability in the engine's parts per billion."""
+    return round(probability * 1e9)
+
+
 def _optional_rate(value: Any) -> int | None:
     """``"off"`` (or ``None``) for none, else a positive rate."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "off"):
@@ -418,6 +431,11 @@ class Link(_Model):
         default=100e-6,
         description="Round-trip propagation delay server-client, in seconds, without serialization or "
         "queueing; each of the four link hops gets rtt/4.",
+    )
+    loss: Annotated[float, PlainValidator(_probability)] = Field(
+        default=0.0,
+        description="Probability that any link loses a frame on the wire (random loss, each direction from "
+        "its own seeded substream); 0 for none.",
     )
 
 
@@ -945,7 +963,7 @@ class Scenario(_Model):
         workload["stagger"] = format_duration(self.workload.stagger)
         doc = {
             **top,
-            "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt)},
+            "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt), "loss": self.link.loss},
             "topology": self.topology.to_toml(),
             "switch": {
                 "buffer": format_buffer(self.switch.buffer),
@@ -1021,7 +1039,7 @@ class Scenario(_Model):
         tcp, wl = self.tcp, self.workload
         return {
             "servers": self.servers,
-            "link": {"rate": self.link.rate, "rtt": seconds_to_ps(self.link.rtt)},
+            "link": {"rate": self.link.rate, "rtt": seconds_to_ps(self.link.rtt), "loss_ppb": loss_ppb(self.link.loss)},
             "topology": self.topology.to_engine(),
             "switch": {
                 "buffer": _buffer_engine(self.switch.buffer),

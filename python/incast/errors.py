@@ -34,6 +34,7 @@ _ENGINE_FIELDS = {
     "tcp.rto.granularity": "tcp.clock_granularity",
     "tcp.delayed_ack.timeout": "tcp.delayed_ack",
     "tcp.delayed_ack.mode": "tcp.delayed_ack",
+    "link.loss_ppb": "link.loss",
     "switch.pause.xoff": "switch.pause_xoff",
     "switch.pause.xon": "switch.pause_xon",
     "switch.pause.quanta": "switch.pause_quanta",

@@ -71,6 +71,7 @@ PORT_COLUMNS = (
     "rate_mbps",
     "frames",
     "drops",
+    "lost",
     "ecn_marks",
     "peak_bytes",
     "peak_packets",
@@ -164,7 +165,8 @@ class Result:
     DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
     completed block), ``timeouts_table`` (one row per retransmission timeout;
     empty when ``stats.timeouts`` is off) and ``ports`` (one row per switch output
-    port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``ecn_marks``,
+    port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``lost`` on the
+    wire, ``ecn_marks``,
     ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` sent to
     ``peer``, ``paused_us`` stopped by ``peer``) and ``background`` (one row per
     background flow, columns as ``flows``; ``background_goodput_mbps`` sums them;

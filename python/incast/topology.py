@@ -18,8 +18,9 @@ The ``[topology]`` table of a scenario picks one of three fabrics::
     links = [{a = "c", b = "sw"}, {a = "s0", b = "sw", rate = "10Gbps", delay = "5us"}]
     routes = [{at = "sw", to = "s0", via = "s0"}]
 
-A link's ``rate``/``delay`` default to the host links' (``link.rate``,
-``link.rtt / 4``); ``rate_ba``/``delay_ba`` set the ``b -> a`` direction apart.
+A link's ``rate``/``delay``/``loss`` default to the host links' (``link.rate``,
+``link.rtt / 4``, ``link.loss``); ``rate_ba``/``delay_ba`` set the ``b -> a``
+direction apart.
 A topology file (``incast run --topology FILE``) holds ``routing``,
 ``[[nodes]]``, ``[[links]]`` and ``[[routes]]`` at its top level
 (:func:`read_topology`). Pydantic checks the shapes here; the engine checks
@@ -68,6 +69,15 @@ def _same_as_link(check: Any) -> Any:
     return inner
 
 
+def _optional_probability(value: Any) -> float | None:
+    """``None`` for the host links' ``link.loss``, else a probability in [0, 1)."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
+    return float(value)
+
+
 def _name(value: Any) -> str:
     if not isinstance(value, str) or not value:
         raise _invalid(f"must be a non-empty node name, got {value!r}")
@@ -95,6 +105,7 @@ class TopologyLink(_Model):
     delay: OptionalSeconds = None
     rate_ba: OptionalRate = None
     delay_ba: OptionalSeconds = None
+    loss: Annotated[float | None, PlainValidator(_optional_probability)] = None
 
     def to_engine(self) -> dict[str, Any]:
         """The engine's ``LinkSpec``."""
@@ -105,6 +116,7 @@ class TopologyLink(_Model):
             "delay": None if self.delay is None else seconds_to_ps(self.delay),
             "rate_ba": self.rate_ba,
             "delay_ba": None if self.delay_ba is None else seconds_to_ps(self.delay_ba),
+            "loss_ppb": None if self.loss is None else round(self.loss * 1e9),
         }
 
     def to_toml(self) -> dict[str, Any]:
@@ -116,6 +128,8 @@ class TopologyLink(_Model):
         for key in ("delay", "delay_ba"):
             if (delay := getattr(self, key)) is not None:
                 out[key] = format_duration(delay)
+        if self.loss is not None:
+            out["loss"] = self.loss
         return out
 
 

@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 
 /// Every host link (server↔switch and client↔switch).
 ///
-/// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1).
+/// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1); no loss.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct LinkConfig {
@@ -33,11 +33,15 @@ pub struct LinkConfig {
     /// of the four one-way link delays, without serialization or queueing.
     /// Each link gets `rtt / 4`.
     pub rtt: SimDuration,
+    /// Probability that any link loses a frame on the wire, in parts per
+    /// billion (random loss, each direction of each link from its own
+    /// seeded substream); 0 for none.
+    pub loss_ppb: u32,
 }
 
 impl Default for LinkConfig {
     fn default() -> Self {
-        LinkConfig { rate: BitRate::gbps(1), rtt: SimDuration::from_micros(100) }
+        LinkConfig { rate: BitRate::gbps(1), rtt: SimDuration::from_micros(100), loss_ppb: 0 }
     }
 }
 
@@ -440,7 +444,7 @@ impl Scenario {
             background_receivers: !self.background.tcp_to_server,
             udp_sender: self.background.udp_rate.is_some(),
         };
-        let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4 };
+        let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
             TopologyConfig::Tree(t) => {
@@ -450,7 +454,11 @@ impl Scenario {
                 if t.trunk_rate.is_some_and(|r| r.0 == 0) {
                     return Err(invalid("topology.trunk_rate", "must be a positive rate"));
                 }
-                let trunk = Hop { rate: t.trunk_rate.unwrap_or(host.rate), delay: t.trunk_delay.unwrap_or(host.delay) };
+                let trunk = Hop {
+                    rate: t.trunk_rate.unwrap_or(host.rate),
+                    delay: t.trunk_delay.unwrap_or(host.delay),
+                    loss_ppb: host.loss_ppb,
+                };
                 Ok(Fabric::tree(hosts, host, trunk, t.edge_switches))
             }
             TopologyConfig::Graph(g) => Fabric::graph(g, hosts, host),
@@ -465,7 +473,15 @@ impl Scenario {
         if self.background.udp_rate.is_some_and(|r| r.0 == 0) {
             return Err(invalid("background.udp_rate", "must be a positive rate, or none"));
         }
-        let net = Network::build(&self.fabric()?, crate::net::QueueLimit::UNLIMITED, BufferModel::Static);
+        if self.link.loss_ppb >= 1_000_000_000 {
+            return Err(invalid("link.loss_ppb", "must be below 1000000000 (a probability below 1)"));
+        }
+        let fabric = self.fabric()?;
+        let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
+        if lossy && self.switch.pause.is_some() {
+            return Err(invalid("link.loss_ppb", "random loss together with switch.pause is not modelled"));
+        }
+        let net = Network::build(&fabric, crate::net::QueueLimit::UNLIMITED, BufferModel::Static, 0);
         if self.background.udp_rate.is_some() {
             net.path(udp_host(self.servers, &self.background), 0)?;
         }

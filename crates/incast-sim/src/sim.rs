@@ -149,7 +149,7 @@ impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
         let fabric = s.fabric().expect("a validated scenario has a fabric");
-        let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model);
+        let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model, s.seed);
         let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
         let bottleneck = *path(1, CLIENT).last().expect("a path has a port");
         if s.trace.queue {
@@ -616,6 +616,7 @@ impl<'a> Sim<'a> {
                     rate_mbps: p.link.rate().0 as f64 / 1e6,
                     frames: q.enqueued,
                     drops: q.drops,
+                    lost: self.net.lost(id),
                     ecn_marks: self.port_marks[id.0 as usize],
                     peak_bytes: q.peak_bytes,
                     peak_packets: q.peak_packets,

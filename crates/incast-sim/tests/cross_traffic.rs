@@ -1,4 +1,5 @@
-//! Cross traffic beside the reads: constant-bit-rate UDP (GIP §VI-C).
+//! Cross traffic beside the reads (constant-bit-rate UDP, GIP §VI-C) and
+//! random loss on the links.
 
 use incast_sim::net::fabric::{TopologyConfig, TreeConfig};
 use incast_sim::time::{BitRate, SimDuration};
@@ -44,4 +45,20 @@ fn udp_datagrams_are_conserved() {
         assert!(m.drops > 0);
         assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
     }
+}
+
+/// Random loss of 1% on every link: a packet crosses two links, so about 2%
+/// of packets never arrive; the switch's ports count what their links lost.
+#[test]
+fn random_loss_takes_its_share_of_every_link() {
+    let mut s = reads(1, None);
+    s.link.loss_ppb = 10_000_000;
+    let r = run(&s).unwrap();
+    let m = &r.summary;
+    let rate = m.drops as f64 / m.packets_sent as f64;
+    assert!((0.015..0.025).contains(&rate), "{rate}");
+    assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
+    let lost: u64 = r.ports.iter().map(|p| p.lost).sum();
+    assert!(lost > 0 && lost < m.drops, "the hosts' links lose the rest");
+    assert!(m.timeouts + m.fast_retransmits > 0);
 }

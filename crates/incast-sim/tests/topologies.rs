@@ -30,6 +30,7 @@ fn ring_file() -> TopologyConfig {
         delay: None,
         rate_ba: None,
         delay_ba: None,
+        loss_ppb: None,
     };
     let mut nodes = vec![node("c", NodeKind::Client), node("x", NodeKind::Switch), node("y", NodeKind::Switch)];
     nodes.push(node("z", NodeKind::Switch));

@@ -67,6 +67,7 @@ OPTION_FIELDS = {
     "max_inflight": "workload.max_inflight",
     "stagger": "workload.stagger",
     "buffer_model": "switch.buffer_model",
+    "loss": "link.loss",
     "pause_xoff": "switch.pause_xoff",
     "pause_xon": "switch.pause_xon",
 }
@@ -148,6 +149,9 @@ def run(
         str | None,
         _opt("--buffer-model", "static|qos:K|shared:ALPHA", "Per-port buffers, K QoS classes per port, or shared memory."),
     ] = None,
+    loss: Annotated[
+        str | None, _opt("--loss", "P", "Probability that a link loses a frame on the wire, e.g. 0.001.")
+    ] = None,
     pause: Annotated[
         bool, typer.Option("--pause", help="Ethernet flow control (802.3x PAUSE) at every switch port.")
     ] = False,
@@ -190,7 +194,7 @@ def run(
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
         "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
-        "buffer_model": buffer_model,
+        "buffer_model": buffer_model, "loss": None if loss is None else _toml_value(loss),
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")

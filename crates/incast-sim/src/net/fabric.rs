@@ -10,7 +10,9 @@
 //! each link with its own rate and delay in each direction. Switches forward
 //! on the destination host by a static table: shortest paths by hop count
 //! (ties go to the link listed first), overridden per (switch, destination)
-//! by explicit routes, or explicit routes only.
+//! by explicit routes, or explicit routes only. A link may lose frames on
+//! the wire at random with a fixed probability (`link.loss_ppb`, or per link
+//! of a file), each direction from its own seeded substream.
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
 //! **Not modelled:** link aggregation, equal-cost multipath, routing
@@ -104,6 +106,10 @@ pub struct LinkSpec {
     /// One-way propagation delay from `b` to `a` (`None`: as `delay`).
     #[serde(default)]
     pub delay_ba: Option<SimDuration>,
+    /// Probability that a frame is lost on the wire, either way, in parts
+    /// per billion (`None`: `link.loss_ppb`).
+    #[serde(default)]
+    pub loss_ppb: Option<u32>,
 }
 
 /// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
@@ -150,6 +156,8 @@ pub struct Hop {
     pub rate: BitRate,
     /// One-way propagation delay.
     pub delay: SimDuration,
+    /// Probability that a frame is lost on the wire, in parts per billion.
+    pub loss_ppb: u32,
 }
 
 /// A link between fabric nodes `a` and `b` (indices into [`Fabric::nodes`]).
@@ -337,8 +345,12 @@ impl Fabric {
             if a == b {
                 return Err(invalid("topology.links", format!("{what} joins a node to itself")));
             }
-            let ab = Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay) };
-            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay) };
+            let loss_ppb = l.loss_ppb.unwrap_or(default.loss_ppb);
+            if loss_ppb >= 1_000_000_000 {
+                return Err(invalid("topology.links", format!("{what} needs a loss probability below 1")));
+            }
+            let ab = Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb };
+            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), loss_ppb };
             if ab.rate.0 == 0 || ba.rate.0 == 0 {
                 return Err(invalid("topology.links", format!("{what} needs a positive rate")));
             }
@@ -404,7 +416,7 @@ impl Fabric {
 mod tests {
     use super::*;
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
 
     fn graph(nodes: &[(&str, NodeKind)], links: &[(&str, &str)]) -> GraphConfig {
         GraphConfig {
@@ -418,6 +430,7 @@ mod tests {
                     delay: None,
                     rate_ba: None,
                     delay_ba: None,
+                    loss_ppb: None,
                 })
                 .collect(),
             ..GraphConfig::default()

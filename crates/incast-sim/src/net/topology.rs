@@ -6,7 +6,9 @@
 //! hold `buffer` each and forward on the destination host by a static table,
 //! filled by breadth-first search from each switch (shortest path by hop
 //! count, ties to the link listed first; hosts never forward) and then by
-//! the fabric's explicit routes.
+//! the fabric's explicit routes. A lossy link's port draws one number from
+//! its own substream per frame and loses the frame on the wire (it takes its
+//! link time, and never arrives).
 //! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
 
 use super::buffer::{BufferModel, SharedPool};
@@ -15,6 +17,7 @@ use super::frame;
 use super::link::Link;
 use super::queue::{DropTailQueue, QueueLimit};
 use crate::error::SimError;
+use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 
 /// Index of a node (host or switch).
@@ -58,6 +61,8 @@ pub struct Port {
     pub peer: NodeId,
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
+    /// The port needs [`Network::send_special`]: a shared memory or a lossy link.
+    special: bool,
 }
 
 /// A port with a buffer of its own.
@@ -71,12 +76,16 @@ pub struct Network {
     host_nodes: Vec<NodeId>,
     /// Shared memories, one per switch in the `shared` buffer model.
     pools: Vec<SharedPool>,
+    /// Each lossy port's loss probability (parts per billion) and random stream.
+    loss: Vec<Option<(u32, Rng)>>,
+    /// Frames each port's link lost.
+    lost: Vec<u64>,
 }
 
 impl Network {
     /// Wire `fabric`: switch ports hold `buffer` as `model` allocates it,
     /// host NICs are unlimited.
-    pub fn build(fabric: &Fabric, buffer: QueueLimit, model: BufferModel) -> Self {
+    pub fn build(fabric: &Fabric, buffer: QueueLimit, model: BufferModel, seed: u64) -> Self {
         let buffer = match model {
             BufferModel::Static | BufferModel::Shared { .. } => buffer,
             BufferModel::Qos { classes } => {
@@ -100,6 +109,7 @@ impl Network {
             .collect();
         let is_host = |i: usize| fabric.nodes[i].host.is_some();
         let mut ports = Vec::with_capacity(2 * fabric.links.len());
+        let mut loss = Vec::with_capacity(2 * fabric.links.len());
         // adjacency[n]: (neighbour, port toward it), in link order.
         let mut adjacency: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); nodes.len()];
         for l in &fabric.links {
@@ -112,7 +122,9 @@ impl Network {
                     node: NodeId(from as u32),
                     peer: NodeId(to as u32),
                     pool: NO_POOL,
+                    special: hop.loss_ppb > 0,
                 });
+                loss.push((hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0)))));
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -159,13 +171,15 @@ impl Network {
                 let capacity = buffer.bytes.saturating_mul(mine.len() as u64);
                 for &p in &mine {
                     ports[p].pool = pools.len() as u32;
+                    ports[p].special = true;
                     ports[p].queue = DropTailQueue::new(QueueLimit { bytes: capacity, packets: u64::MAX });
                 }
                 pools.push(SharedPool::new(capacity, alpha_thousandths));
             }
         }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
-        Network { nodes, names, ports, host_nodes, pools }
+        let lost = vec![0; ports.len()];
+        Network { nodes, names, ports, host_nodes, pools, loss, lost }
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
@@ -263,8 +277,8 @@ impl Network {
     #[inline(always)]
     pub fn send(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
         let p = &mut self.ports[port.0 as usize];
-        if p.pool != NO_POOL {
-            return self.send_shared(port, now, payload);
+        if p.special {
+            return self.send_special(port, now, payload);
         }
         let frame_bytes = frame::frame_bytes(payload);
         if !p.queue.admit(now, frame_bytes) {
@@ -277,20 +291,41 @@ impl Network {
 }
 
 impl Network {
-    /// [`Network::send`] at a port that draws from its switch's shared memory.
+    /// [`Network::send`] at a port that draws from its switch's shared memory
+    /// or whose link loses frames; a lost frame is `None` too, counted in
+    /// [`Network::lost`].
     #[cold]
-    fn send_shared(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
-        let p = &mut self.ports[port.0 as usize];
-        let pool = &mut self.pools[p.pool as usize];
+    fn send_special(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
+        let i = port.0 as usize;
+        let p = &mut self.ports[i];
         let frame_bytes = frame::frame_bytes(payload);
-        let bound = pool.threshold(now, p.queue.bytes_at(now));
-        if !p.queue.admit_below(now, frame_bytes, bound) {
+        let admitted = match self.pools.get_mut(p.pool as usize) {
+            None => p.queue.admit(now, frame_bytes),
+            Some(pool) => {
+                let bound = pool.threshold(now, p.queue.bytes_at(now));
+                p.queue.admit_below(now, frame_bytes, bound)
+            }
+        };
+        if !admitted {
             return None;
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
         p.queue.push(now, done, frame_bytes);
-        pool.push(done, frame_bytes);
+        if let Some(pool) = self.pools.get_mut(p.pool as usize) {
+            pool.push(done, frame_bytes);
+        }
+        if let Some((ppb, rng)) = &mut self.loss[i] {
+            if rng.below(1_000_000_000) < u64::from(*ppb) {
+                self.lost[i] += 1;
+                return None;
+            }
+        }
         Some((p.peer, p.link.arrival(done)))
+    }
+
+    /// Frames the link of `port` lost on the wire.
+    pub fn lost(&self, port: PortId) -> u64 {
+        self.lost[port.0 as usize]
     }
 }
 
@@ -301,10 +336,10 @@ mod tests {
     use crate::scenario::BufferLimit;
     use crate::time::{BitRate, Bytes};
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000) };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
-        Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static)
+        Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static, 0)
     }
 
     /// A full frame from a server reaches the client after two serializations
@@ -326,7 +361,7 @@ mod tests {
     #[test]
     fn qos_classes_partition_the_port() {
         let f = Fabric::star(HostCounts::servers(1), HOP);
-        let mut net = Network::build(&f, BufferLimit::Packets(8).into(), BufferModel::Qos { classes: 4 });
+        let mut net = Network::build(&f, BufferLimit::Packets(8).into(), BufferModel::Qos { classes: 4 }, 0);
         let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
         let sent = (0..8).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
         assert_eq!(sent, 2);
@@ -340,7 +375,7 @@ mod tests {
         let f = Fabric::star(HostCounts::servers(3), HOP);
         let frame = frame::frame_bytes(1460);
         let buffer = BufferLimit::Bytes(crate::time::Bytes::new(4 * frame));
-        let mut net = Network::build(&f, buffer.into(), BufferModel::Shared { alpha_thousandths: 1000 });
+        let mut net = Network::build(&f, buffer.into(), BufferModel::Shared { alpha_thousandths: 1000 }, 0);
         let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
         let sent = (0..20).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
         assert_eq!(sent, 8);
@@ -359,7 +394,7 @@ mod tests {
     #[test]
     fn tree_paths_cross_the_trunk() {
         let f = Fabric::tree(HostCounts::servers(3), HOP, HOP, 2);
-        let net = Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static);
+        let net = Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static, 0);
         let names = |src, dst| -> Vec<String> {
             net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()
         };
@@ -377,6 +412,7 @@ mod tests {
             delay: None,
             rate_ba: None,
             delay_ba: None,
+            loss_ppb: None,
         };
         let g = GraphConfig {
             nodes: vec![
@@ -402,7 +438,7 @@ mod tests {
                 .collect(),
         };
         let f = Fabric::graph(&g, HostCounts::servers(1), HOP).unwrap();
-        Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static)
+        Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static, 0)
     }
 
     fn via(net: &Network, src: u32, dst: u32) -> Vec<String> {

@@ -51,7 +51,7 @@ pub struct Summary {
     pub redundant_packets: u64,
     /// ECN-capable packets a switch port marked CE (`switch.ecn_threshold`).
     pub ecn_marks: u64,
-    /// Packets dropped at switch ports.
+    /// Packets dropped at switch ports or lost on links.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.
     pub block_time_ms: Percentiles,
@@ -168,6 +168,8 @@ pub struct PortStats {
     pub frames: u64,
     /// Frames dropped on arrival (tail drop).
     pub drops: u64,
+    /// Frames the link lost on the wire after this port sent them (`link.loss_ppb`).
+    pub lost: u64,
     /// ECN-capable frames marked CE here.
     pub ecn_marks: u64,
     /// Largest occupancy, in frame bytes.
