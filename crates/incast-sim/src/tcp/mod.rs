@@ -280,13 +280,8 @@ impl Endpoint {
             }
             return Some(seg);
         }
-        if let Some(held) = self.ce_ack.take() {
-            // The held-back ACK, with the CE state of the data it covers (the old one).
-            self.stats.segments_sent += 1;
-            self.stats.acks_sent += 1;
-            let ece = if self.ce_state { 0 } else { flags::ECE };
-            let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
-            return Some(self.with_options(now, ack));
+        if self.ce_ack.is_some() {
+            return Some(self.held_ce_ack(now));
         }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
@@ -296,6 +291,18 @@ impl Endpoint {
             return Some(self.with_options(now, ack));
         }
         None
+    }
+
+    /// DCTCP (RFC 8257 §3.2): the ACK held back when the CE state changed,
+    /// with the ECE of the data it covers (the old state).
+    #[cold]
+    fn held_ce_ack(&mut self, now: SimTime) -> Segment {
+        let held = self.ce_ack.take().unwrap_or(self.receiver.rcv_nxt());
+        self.stats.segments_sent += 1;
+        self.stats.acks_sent += 1;
+        let ece = if self.ce_state { 0 } else { flags::ECE };
+        let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
+        self.with_options(now, ack)
     }
 
     /// DCTCP: `data_bits` (ECT on data), plus ECE while the CE state is set.

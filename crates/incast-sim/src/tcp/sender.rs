@@ -195,14 +195,8 @@ impl Sender {
         // incoming acknowledgment equals the advertised window in the last"
         let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
         let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
-        if let Some(gip) = &mut self.gip {
-            if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
-                if cut {
-                    // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
-                    self.cc.cap_cwnd(self.cc.cwnd().saturating_sub(3 * self.mss).max(self.mss));
-                }
-                self.gip_copy = Some(copy);
-            }
+        if self.gip.is_some() {
+            self.gip_on_ack(ack);
         }
         if ack == self.snd_una {
             self.peer_wnd = wnd;
@@ -223,20 +217,11 @@ impl Sender {
         self.dart = 0;
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
-        let recovering = self.in_recovery();
-        let mut cut = false;
-        if let Some(d) = &mut self.dctcp {
-            // RFC 8257 (3.3): α per window; on ECE, at most once per window and
-            // not during loss recovery, cwnd = cwnd · (1 − α/2) — and no growth
-            // from the ACK that cut (Linux enters CWR).
-            if d.on_ack(acked, ack, seg.has(flags::ECE), self.snd_nxt) && !recovering {
-                self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
-                cut = true;
-            }
-        }
+        let cut = self.dctcp.is_some() && self.dctcp_on_ack(acked, ack, seg.has(flags::ECE));
         let restart = match &mut self.sack {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
+                let recovering = sb.in_recovery();
                 sb.on_cumulative_ack(ack);
                 if !recovering && !cut {
                     self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt);
@@ -273,6 +258,33 @@ impl Sender {
             // data, restart the retransmission timer"
             Some(self.timer.deadline(now, clock, self.rto.rto()))
         };
+    }
+
+    /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
+    #[cold]
+    fn gip_on_ack(&mut self, ack: u64) {
+        let Some(gip) = &mut self.gip else { return };
+        if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
+            if cut {
+                // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
+                self.cc.cap_cwnd(self.cc.cwnd().saturating_sub(3 * self.mss).max(self.mss));
+            }
+            self.gip_copy = Some(copy);
+        }
+    }
+
+    /// DCTCP (RFC 8257 §3.3): α per window; on ECE, at most once per window
+    /// and not during loss recovery, cwnd = cwnd · (1 − α/2). Returns true when
+    /// it cut: that ACK grows nothing (Linux enters CWR).
+    #[cold]
+    fn dctcp_on_ack(&mut self, acked: u64, ack: u64, ece: bool) -> bool {
+        let recovering = self.in_recovery();
+        let Some(d) = &mut self.dctcp else { return false };
+        if d.on_ack(acked, ack, ece, self.snd_nxt) && !recovering {
+            self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
+            return true;
+        }
+        false
     }
 
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
@@ -431,13 +443,21 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        if let Some((seq, len)) = self.gip_copy.take() {
-            if seq + len > self.snd_una {
-                return Some(DataTx { redundant: true, ..self.transmit(now, clock, seq, len) });
-            }
-        }
-        let (seq, len) = if self.sack.is_some() { self.next_sack_segment(now)? } else { self.next_segment(now)? };
-        Some(self.transmit(now, clock, seq, len))
+        let copy = if self.gip_copy.is_some() { self.take_gip_copy() } else { None };
+        let (seq, len) = match copy {
+            Some(c) => c,
+            None if self.sack.is_some() => self.next_sack_segment(now)?,
+            None => self.next_segment(now)?,
+        };
+        let mut tx = self.transmit(now, clock, seq, len);
+        tx.redundant = copy.is_some();
+        Some(tx)
+    }
+
+    /// The GIP copy due now, unless its data was acknowledged meanwhile.
+    #[cold]
+    fn take_gip_copy(&mut self) -> Option<(u64, u64)> {
+        self.gip_copy.take().filter(|&(seq, len)| seq + len > self.snd_una)
     }
 
     /// `(seq, len)` of the next segment with SACK on: the segment that starts
