@@ -56,6 +56,15 @@ FAST08_16_ENGINE_JSON = {
         "gip": "off",
         "gip_copies": 3,
         "gip_head_cwnd": 2,
+        "ictcp": {
+            "on": False,
+            "alpha_permille": 900,
+            "beta_permille": 750,
+            "gamma1_permille": 100,
+            "gamma2_permille": 500,
+            "min_wnd": 2,
+            "init_wnd": 2,
+        },
     },
     "workload": {
         "response": {"sru": 262144},

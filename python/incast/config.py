@@ -35,6 +35,9 @@ in SI base units (seconds, bit/s, bytes)::
     gip = "off"                 # or "333" (GIP: cwnd 2 at unit head, last packet resent up to 3x), "123"
     gip_copies = 3
     gip_head_cwnd = 2
+    ictcp = false               # ICTCP at the client (receive windows from measured throughput)
+    # ictcp_alpha = 0.9, ictcp_beta = 0.75, ictcp_gamma1 = 0.1, ictcp_gamma2 = 0.5,
+    # ictcp_min_wnd = 2, ictcp_init_wnd = 2 (segments)
     # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
     # delayed_ack_quickack_segments = 16, delayed_ack_ato_min = "40ms", delayed_ack_ato_max = "500ms",
     # delayed_ack_adaptive_gain_shift = 3, delayed_ack_adaptive_multiplier = 2,
@@ -429,7 +432,9 @@ class Tcp(_Model):
     rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``);
     ``sack`` and ``timestamps`` false (FAST08 Table 1; Linux negotiates both);
     ``timestamp_tick`` 1 ms (Linux ``TCP_TS_HZ``); ``spurious_rto`` off (the
-    papers' stacks); ``gip`` off, ``gip_copies`` 3 and ``gip_head_cwnd`` 2 (GIP §V); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
+    papers' stacks); ``gip`` off, ``gip_copies`` 3 and ``gip_head_cwnd`` 2 (GIP §V);
+    ``ictcp`` off with the paper's α 0.9, β 0.75, γ1 0.1, γ2 0.5 and windows of
+    2 segments at least and at the start (Wu et al. 2010 §3); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
     ``cubic_fast_convergence`` true (RFC 9438, Linux ``tcp_cubic.c``);
     ``delayed_ack_quickack_segments`` 16, ``delayed_ack_ato_min`` 40 ms and
     ``delayed_ack_ato_max`` 500 ms (Linux, "linux" mode);
@@ -561,6 +566,29 @@ class Tcp(_Model):
     )
     gip_head_cwnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
         default=2, description="GIP: cwnd at the head of each stripe unit, in segments."
+    )
+    ictcp: Flag = Field(
+        default=False,
+        description="ICTCP (Wu et al. 2010) at the client: each connection's receive window follows its measured "
+        "throughput, growing only while the link has spare bandwidth.",
+    )
+    ictcp_alpha: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.9, description="ICTCP α: the fraction of the link rate its connections may use."
+    )
+    ictcp_beta: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.75, description="ICTCP β: weight of the old value in the measured-throughput average."
+    )
+    ictcp_gamma1: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.1, description="ICTCP γ1: grow a window when (expected − measured)/expected is at most this."
+    )
+    ictcp_gamma2: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.5, description="ICTCP γ2: shrink a window after three intervals above this."
+    )
+    ictcp_min_wnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=2, description="ICTCP: smallest receive window, in segments."
+    )
+    ictcp_init_wnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=2, description="ICTCP: receive window at the start, in segments."
     )
     spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
         default="off",
@@ -870,6 +898,13 @@ class Scenario(_Model):
                 "gip_head_cwnd": tcp.gip_head_cwnd,
                 "dctcp_alpha_init": tcp.dctcp_alpha_init,
                 "dctcp_g_shift": tcp.dctcp_g_shift,
+                "ictcp": tcp.ictcp,
+                "ictcp_alpha": tcp.ictcp_alpha,
+                "ictcp_beta": tcp.ictcp_beta,
+                "ictcp_gamma1": tcp.ictcp_gamma1,
+                "ictcp_gamma2": tcp.ictcp_gamma2,
+                "ictcp_min_wnd": tcp.ictcp_min_wnd,
+                "ictcp_init_wnd": tcp.ictcp_init_wnd,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -940,6 +975,15 @@ class Scenario(_Model):
                 "gip": tcp.gip,
                 "gip_copies": tcp.gip_copies,
                 "gip_head_cwnd": tcp.gip_head_cwnd,
+                "ictcp": {
+                    "on": tcp.ictcp,
+                    "alpha_permille": round(tcp.ictcp_alpha * 1000),
+                    "beta_permille": round(tcp.ictcp_beta * 1000),
+                    "gamma1_permille": round(tcp.ictcp_gamma1 * 1000),
+                    "gamma2_permille": round(tcp.ictcp_gamma2 * 1000),
+                    "min_wnd": tcp.ictcp_min_wnd,
+                    "init_wnd": tcp.ictcp_init_wnd,
+                },
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

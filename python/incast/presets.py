@@ -88,6 +88,13 @@ PRESETS: dict[str, Preset] = {
             {"tcp.variant": "dctcp", "tcp.sack": True, "switch.ecn_threshold": "20pkt"},
         ),
         Preset(
+            "ictcp",
+            "ICTCP at the client: each receive window follows its connection's measured throughput.",
+            "Wu et al. 2010 §3 with the paper's parameters (α 0.9, β 0.75, γ1 0.1, γ2 0.5, 2-segment windows "
+            "at least and at the start); the servers run NewReno.",
+            {"tcp.ictcp": True},
+        ),
+        Preset(
             "app-limit-10",
             "The client asks at most 10 servers at once (the next as each response completes).",
             "Application-level mitigation used in production: Panasas stripes over about 10 servers "

@@ -29,8 +29,9 @@ use crate::stats::{
     BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, RunResult, Side, Summary, TimeoutClasses, TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
+use crate::tcp::ictcp::Ictcp;
 use crate::tcp::{flags, Endpoint, SendFlags};
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 
 /// Host index of the client.
@@ -112,6 +113,8 @@ struct Sim<'a> {
     dropped: u64,
     /// ECN marking is on at the switch ports.
     ecn: bool,
+    /// The client's ICTCP controller, when on.
+    ictcp: Option<Box<Ictcp>>,
     /// ECN-capable packets marked CE.
     marks: u64,
     stopped_at: Option<SimTime>,
@@ -133,12 +136,19 @@ impl<'a> Sim<'a> {
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
         let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
         // Each endpoint's retransmission timer draws from its own substream.
-        let eps = (0..2 * n)
+        let mut eps: Vec<Endpoint> = (0..2 * n)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
                 Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt), rng)
             })
             .collect();
+        let ictcp = s.tcp.ictcp.on.then(|| {
+            let ic = Ictcp::new(s.tcp.ictcp, n as usize, s.link.rate, s.tcp.segment_payload());
+            for flow in 0..n {
+                eps[endpoint_of(flow, Direction::ToServer)].set_rcv_wnd(ic.rwnd(flow as usize));
+            }
+            Box::new(ic)
+        });
         let routes = (0..n)
             .flat_map(|flow| {
                 let server = flow + 1;
@@ -174,6 +184,7 @@ impl<'a> Sim<'a> {
             delivered: 0,
             dropped: 0,
             ecn: s.switch.ecn_threshold.is_some(),
+            ictcp,
             marks: 0,
             stopped_at: None,
         }
@@ -344,6 +355,12 @@ impl<'a> Sim<'a> {
         let before = std::mem::replace(&mut self.client_seen[flow as usize], delivered);
         if delivered == before {
             return;
+        }
+        if let Some(ic) = &mut self.ictcp {
+            let rtt = self.eps[ep].srtt().unwrap_or(SimDuration::ZERO);
+            if let Some(w) = ic.on_data(self.now, flow as usize, delivered - before, rtt) {
+                self.eps[ep].set_rcv_wnd(w);
+            }
         }
         if self.trace.goodput {
             if let Some(tr) = &mut self.tr {

@@ -223,6 +223,7 @@ impl DelayedAckConfig {
 ///   a default; `333` is the paper's proposal, `123` its rejected alternative.
 /// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
 /// - `gip_head_cwnd`: 2 segments — GIP §V-C ("we set cwnd of each sender to 2").
+/// - `ictcp`: [`IctcpConfig::default`] (off) — ICTCP is a remedy to compare.
 /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
 ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
 ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -270,6 +271,49 @@ pub struct TcpConfig {
     pub gip_copies: u32,
     /// GIP: cwnd, in segments, at the head of each stripe unit.
     pub gip_head_cwnd: u32,
+    /// ICTCP at the client: receive windows paced by measured throughput.
+    pub ictcp: IctcpConfig,
+}
+
+/// ICTCP's switch and parameters (Wu et al., CoNEXT 2010 §3), in thousandths
+/// where fractional; the defaults are the paper's.
+///
+/// Default values: `on` false (a remedy to compare); `alpha_permille` 900
+/// (α = 0.9 of the link may be used); `beta_permille` 750 (β = 0.75, the
+/// throughput smoothing); `gamma1_permille` 100 and `gamma2_permille` 500
+/// (γ1 = 0.1, γ2 = 0.5, the grow and shrink thresholds on `d`); `min_wnd` 2
+/// and `init_wnd` 2 segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IctcpConfig {
+    /// The receiving host (the client) runs ICTCP.
+    pub on: bool,
+    /// α: the fraction of the link rate ICTCP lets its connections use.
+    pub alpha_permille: u32,
+    /// β: weight of the old value in the measured-throughput average.
+    pub beta_permille: u32,
+    /// γ1: grow the window when `d` is at most this.
+    pub gamma1_permille: u32,
+    /// γ2: shrink the window when `d` exceeds this three intervals in a row.
+    pub gamma2_permille: u32,
+    /// Smallest receive window, in segments.
+    pub min_wnd: u32,
+    /// Receive window at the start, in segments.
+    pub init_wnd: u32,
+}
+
+impl Default for IctcpConfig {
+    fn default() -> Self {
+        IctcpConfig {
+            on: false,
+            alpha_permille: 900,
+            beta_permille: 750,
+            gamma1_permille: 100,
+            gamma2_permille: 500,
+            min_wnd: 2,
+            init_wnd: 2,
+        }
+    }
 }
 
 /// Which GIP redundant-transmission pattern a sender runs (GIP §IV-B).
@@ -401,6 +445,7 @@ impl Default for TcpConfig {
             gip: GipPattern::Off,
             gip_copies: 3,
             gip_head_cwnd: 2,
+            ictcp: IctcpConfig::default(),
         }
     }
 }

@@ -17,7 +17,8 @@
 //! TCP clock ([`clock`]); with the options on, SACK-based loss recovery
 //! ([`sack`], RFC 2018 and RFC 6675) and timestamps ([`timestamps`], RFC
 //! 7323); spurious-timeout detection and undo ([`spurious`], F-RTO RFC 5682
-//! and Eifel RFC 3522); GIP's stripe-unit-aware sender ([`gip`]). Each retransmission timeout is classified by
+//! and Eifel RFC 3522); GIP's stripe-unit-aware sender ([`gip`]); the
+//! ICTCP receive-window controller of a receiving host ([`ictcp`]). Each retransmission timeout is classified by
 //! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window, plus SACK blocks while data is buffered
 //! out of order (SACK on) and the timestamps option (timestamps on); sending
@@ -37,6 +38,7 @@ pub mod dctcp;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod gip;
+pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
@@ -52,8 +54,8 @@ mod tests;
 pub mod timestamps;
 
 pub use config::{
-    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, RtoConfig, RtoFlavor, SpuriousRto,
-    TcpConfig, TcpVariant,
+    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, IctcpConfig, RtoConfig, RtoFlavor,
+    SpuriousRto, TcpConfig, TcpVariant,
 };
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
@@ -351,6 +353,11 @@ impl Endpoint {
     #[inline]
     pub fn stats(&self) -> &EndpointStats {
         &self.stats
+    }
+
+    /// Advertise a receive window of `bytes` from now on (ICTCP, `tcp::ictcp`).
+    pub fn set_rcv_wnd(&mut self, bytes: u64) {
+        self.rcv_wnd = bytes.min(u32::MAX as u64) as u32;
     }
 
     /// Current congestion window in bytes.
