@@ -169,7 +169,7 @@ impl Ictcp {
                 self.quota = (self.target - bw_t).max(0.0);
             }
             self.second = !self.second;
-            self.slot_start = self.slot_start + avg_rtt;
+            self.slot_start += avg_rtt;
             self.slot_bytes = 0;
             if now.since(self.slot_start) >= avg_rtt.saturating_mul(2) {
                 // A long silence: restart the slots here.
