@@ -453,7 +453,7 @@ impl<'a> Sim<'a> {
         let pairs = || self.eps.chunks_exact(2).map(|p| (&p[0], &p[1]));
         let sum = |f: &dyn Fn(&Endpoint) -> u64| self.eps.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
-        let bytes_sent: u64 = pairs().map(|(_, s)| s.stats().bytes_sent).sum();
+        let bytes_received: u64 = pairs().map(|(c, _)| c.stats().bytes_received).sum();
         let best = self.s.best_goodput_bps() / 1e6;
         let goodput = mbps(bytes_delivered);
         let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
@@ -482,7 +482,7 @@ impl<'a> Sim<'a> {
             .collect();
         let summary = Summary {
             goodput_mbps: goodput,
-            throughput_mbps: mbps(bytes_sent),
+            throughput_mbps: mbps(bytes_received),
             best_goodput_mbps: best,
             utilization: goodput / best,
             blocks: self.blocks.len() as u64,

@@ -22,7 +22,9 @@ use serde::Serialize;
 pub struct Summary {
     /// Application bytes delivered to the client, over `sim_time_s`, in Mbit/s.
     pub goodput_mbps: f64,
-    /// Payload bytes the servers sent, retransmissions included, over `sim_time_s`.
+    /// Payload bytes that reached the client, retransmitted duplicates
+    /// included, over `sim_time_s`: what the client's link carried as data
+    /// (never above the link rate; dropped packets do not count).
     pub throughput_mbps: f64,
     /// Best goodput the client link can carry with full-sized segments.
     pub best_goodput_mbps: f64,

@@ -95,6 +95,8 @@ pub struct EndpointStats {
     pub data_segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
+    /// Payload bytes received, duplicates included.
+    pub bytes_received: u64,
     /// Data segments sent that had been sent before.
     pub retransmitted_segments: u64,
     /// Retransmission timeouts.
@@ -222,6 +224,7 @@ impl Endpoint {
             self.note_cwnd();
         }
         if seg.has_data() {
+            self.stats.bytes_received += seg.len as u64;
             if self.ecn && seg.has(flags::CE) != self.ce_state {
                 self.on_ce_change(seg.has(flags::CE));
             }
