@@ -14,6 +14,7 @@ in SI base units (seconds, bit/s, bytes)::
     [switch]
     buffer = "32KiB"        # or "64pkt"
     ecn_threshold = "off"   # or a size / "20pkt": mark ECN-capable frames above it (DCTCP)
+    rude_policy = "pass"    # or "drop": kill rude flows (RUDE's policing router)
     [tcp]
     mss = 1460
     init_cwnd = 10
@@ -36,6 +37,10 @@ in SI base units (seconds, bit/s, bytes)::
     gip_copies = 3
     gip_head_cwnd = 2
     ictcp = false               # ICTCP at the client (receive windows from measured throughput)
+    rude_allowed = false        # the hosts' gate for Rude TCP (RUDE's tcp_rude sysctl)
+    rude = false                # every flow starts rude: congestion control off
+    rude_off_at = "never"       # or a time: rude flows turn congestion control back on
+    rude_off = "nicely"         # or "now"
     # ictcp_alpha = 0.9, ictcp_beta = 0.75, ictcp_gamma1 = 0.1, ictcp_gamma2 = 0.5,
     # ictcp_min_wnd = 2, ictcp_init_wnd = 2 (segments)
     # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
@@ -317,6 +322,17 @@ def _fraction(value: Any) -> float:
     return float(value)
 
 
+def _never_or_duration(value: Any) -> float | None:
+    """``"never"`` (or ``None``) for no time, else a duration in seconds."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "never"):
+        return None
+    try:
+        seconds: float = _duration(positive=False)(value)
+    except PydanticCustomError as e:
+        raise _invalid(f'must be "never" or a duration; {e.message()}') from None
+    return seconds
+
+
 def _unit_interval(value: Any) -> float:
     """A number from 0 to 1."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
@@ -389,6 +405,10 @@ class Switch(_Model):
     buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
         default=32 * 1024,
         description='Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.',
+    )
+    rude_policy: Annotated[str, PlainValidator(_choice("pass", "drop"))] = Field(
+        default="pass",
+        description='Packets carrying the rude bit: "pass", or "drop" all of them (RUDE §2.3\'s policing router).',
     )
     ecn_threshold: Annotated[int | str | None, PlainValidator(_optional_buffer)] = Field(
         default=None,
@@ -590,6 +610,22 @@ class Tcp(_Model):
     ictcp_init_wnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
         default=2, description="ICTCP: receive window at the start, in segments."
     )
+    rude_allowed: Flag = Field(
+        default=False, description="The hosts allow rude flows (RUDE §3.1's tcp_rude sysctl; off by default)."
+    )
+    rude: Flag = Field(
+        default=False,
+        description="Every flow starts rude (RUDE): congestion control off, the receive window the only limit, "
+        "every segment marked with the rude bit. Needs rude_allowed.",
+    )
+    rude_off_at: Annotated[float | None, PlainValidator(_never_or_duration)] = Field(
+        default=None, description='When rude flows turn congestion control back on, in seconds; None (TOML: "never").'
+    )
+    rude_off: Annotated[str, PlainValidator(_choice("nicely", "now"))] = Field(
+        default="nicely",
+        description='How: "now" (a congestion event if over the fair window) or "nicely" (an artificial window '
+        "converging to the fair one, RUDE Table 1).",
+    )
     spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
         default="off",
         description='Spurious-timeout detection, with undo of the window reduction: "off", "frto" (RFC 5682) '
@@ -763,6 +799,13 @@ class Scenario(_Model):
                 "tcp.sack",
                 f'SACK recovery (RFC 6675) replaces {tcp.variant} recovery: use tcp.variant = "sack" (or "cubic")',
             )
+        if tcp.rude and not tcp.rude_allowed:
+            raise _field_error(
+                "tcp.rude",
+                "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
+            )
+        if tcp.rude_off_at is not None and not tcp.rude:
+            raise _field_error("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)")
         if tcp.spurious_rto == "eifel" and not tcp.timestamps:
             raise _field_error("tcp.spurious_rto", "eifel needs the timestamps option (tcp.timestamps = true)")
         if tcp.timestamps and tcp.mss <= 12:
@@ -860,6 +903,7 @@ class Scenario(_Model):
             "switch": {
                 "buffer": format_buffer(self.switch.buffer),
                 "ecn_threshold": "off" if self.switch.ecn_threshold is None else format_buffer(self.switch.ecn_threshold),
+                "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -905,6 +949,10 @@ class Scenario(_Model):
                 "ictcp_gamma2": tcp.ictcp_gamma2,
                 "ictcp_min_wnd": tcp.ictcp_min_wnd,
                 "ictcp_init_wnd": tcp.ictcp_init_wnd,
+                "rude_allowed": tcp.rude_allowed,
+                "rude": tcp.rude,
+                "rude_off_at": "never" if tcp.rude_off_at is None else format_duration(tcp.rude_off_at),
+                "rude_off": tcp.rude_off,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -932,6 +980,7 @@ class Scenario(_Model):
             "switch": {
                 "buffer": _buffer_engine(self.switch.buffer),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
+                "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -984,6 +1033,10 @@ class Scenario(_Model):
                     "min_wnd": tcp.ictcp_min_wnd,
                     "init_wnd": tcp.ictcp_init_wnd,
                 },
+                "rude_allowed": tcp.rude_allowed,
+                "rude": tcp.rude,
+                "rude_off_at": None if tcp.rude_off_at is None else seconds_to_ps(tcp.rude_off_at),
+                "rude_off": tcp.rude_off,
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

@@ -58,11 +58,25 @@ pub struct SwitchConfig {
     pub buffer: BufferLimit,
     /// ECN marking threshold K of each output port (RFC 8257 §3.1), or none.
     pub ecn_threshold: Option<BufferLimit>,
+    /// What the switch does with packets carrying the rude bit (RUDE §2.3, §6).
+    pub rude_policy: RudePolicy,
+}
+
+/// A switch's policing of rude flows (RUDE §2.3: "routers will have the
+/// ability to kill Rude flows by dropping *all* packets").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RudePolicy {
+    /// Forward them like any packet.
+    #[default]
+    Pass,
+    /// Drop every packet that carries the rude bit.
+    Drop,
 }
 
 impl Default for SwitchConfig {
     fn default() -> Self {
-        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None }
+        SwitchConfig { buffer: BufferLimit::Bytes(Bytes::kib(32)), ecn_threshold: None, rude_policy: RudePolicy::Pass }
     }
 }
 
@@ -331,6 +345,15 @@ impl Scenario {
                 return Err(invalid("workload.block", "must give every server at least 1 byte"));
             }
             _ => {}
+        }
+        if tcp.rude && !tcp.rude_allowed {
+            return Err(invalid(
+                "tcp.rude",
+                "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
+            ));
+        }
+        if tcp.rude_off_at.is_some() && !tcp.rude {
+            return Err(invalid("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)"));
         }
         if tcp.dctcp.alpha_init > 1024 {
             return Err(invalid("tcp.dctcp.alpha_init", "must be at most 1024 (α = 1)"));

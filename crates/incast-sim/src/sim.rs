@@ -22,7 +22,7 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
+use crate::scenario::{RudePolicy, Scenario};
 use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
@@ -30,7 +30,8 @@ use crate::stats::{
 };
 use crate::tcp::forensics::Timeout;
 use crate::tcp::ictcp::Ictcp;
-use crate::tcp::{flags, Endpoint, SendFlags};
+use crate::tcp::rude::RudeRequest;
+use crate::tcp::{flags, Endpoint, RudeOff, SendFlags};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 
@@ -57,6 +58,8 @@ enum Event {
     Respond { flow: u32 },
     /// The client writes its request on `flow` (held back by `workload.stagger`).
     Request { flow: u32 },
+    /// Rude flows turn congestion control back on (`tcp.rude_off_at`).
+    RudeOff,
 }
 
 /// Where an endpoint's segments go.
@@ -113,6 +116,10 @@ struct Sim<'a> {
     dropped: u64,
     /// ECN marking is on at the switch ports.
     ecn: bool,
+    /// The switch drops packets carrying the rude bit.
+    police_rude: bool,
+    /// Packets dropped for carrying the rude bit.
+    rude_drops: u64,
     /// The client's ICTCP controller, when on.
     ictcp: Option<Box<Ictcp>>,
     /// ECN-capable packets marked CE.
@@ -185,6 +192,8 @@ impl<'a> Sim<'a> {
             dropped: 0,
             ecn: s.switch.ecn_threshold.is_some(),
             ictcp,
+            police_rude: s.switch.rude_policy == RudePolicy::Drop,
+            rude_drops: 0,
             marks: 0,
             stopped_at: None,
         }
@@ -192,6 +201,9 @@ impl<'a> Sim<'a> {
 
     fn run(&mut self) {
         let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
+        if let Some(at) = self.s.tcp.rude_off_at {
+            self.events.push(SimTime::ZERO + at, Event::RudeOff);
+        }
         self.start_block();
         while let Some((t, ev)) = self.events.pop_until(end) {
             self.now = t;
@@ -207,6 +219,7 @@ impl<'a> Sim<'a> {
                     self.service(ep);
                 }
                 Event::Request { flow } => self.request(flow),
+                Event::RudeOff => self.rude_off(),
             }
             if self.stopped_at.is_some() {
                 return;
@@ -220,6 +233,14 @@ impl<'a> Sim<'a> {
             Node::Switch { route } => {
                 let p = self.pool.get(pkt);
                 let (port, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
+                if self.police_rude && p.seg.has(flags::RUDE) {
+                    // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
+                    self.pool.release(pkt);
+                    self.dropped += 1;
+                    self.rude_drops += 1;
+                    self.flow_drops[flow as usize] += 1;
+                    return;
+                }
                 self.forward(pkt, port, tcp_bytes, flow);
             }
             Node::Host { .. } => {
@@ -374,6 +395,19 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// Every endpoint turns rudeness off with the scenario's semantics (RUDE §3.2).
+    #[cold]
+    fn rude_off(&mut self) {
+        let req = match self.s.tcp.rude_off {
+            RudeOff::Now => RudeRequest::OffNow,
+            RudeOff::Nicely => RudeRequest::OffNicely,
+        };
+        for ep in 0..self.eps.len() {
+            self.eps[ep].set_rude(req);
+            self.service(ep);
+        }
+    }
+
     /// Write the request `r` now, or schedule it for its release time.
     fn release(&mut self, r: Release) {
         if r.at <= self.now {
@@ -496,6 +530,7 @@ impl<'a> Sim<'a> {
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             redundant_packets: sum(&|e| e.stats().redundant_segments),
             ecn_marks: self.marks,
+            rude_drops: self.rude_drops,
             drops: self.dropped,
             block_time_ms: Percentiles::of(&times),
             data_packets: sum(&|e| e.stats().data_segments_sent),

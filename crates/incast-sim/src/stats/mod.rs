@@ -53,6 +53,8 @@ pub struct Summary {
     pub redundant_packets: u64,
     /// ECN-capable packets a switch port marked CE (`switch.ecn_threshold`).
     pub ecn_marks: u64,
+    /// Packets a policing switch dropped for their rude bit (part of `drops`).
+    pub rude_drops: u64,
     /// Packets dropped at switch ports.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.

@@ -224,6 +224,10 @@ impl DelayedAckConfig {
 /// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
 /// - `gip_head_cwnd`: 2 segments — GIP §V-C ("we set cwnd of each sender to 2").
 /// - `ictcp`: [`IctcpConfig::default`] (off) — ICTCP is a remedy to compare.
+/// - `rude_allowed`: false — RUDE §3.1: "Rude flows are by default disabled".
+/// - `rude`: false; `rude_off_at`: none (rude flows stay rude); `rude_off`:
+///   `nicely` — the semantics RUDE §3.2 recommends for a flow that "does not
+///   want to immediately cut its sending rate".
 /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
 ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
 ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -273,6 +277,26 @@ pub struct TcpConfig {
     pub gip_head_cwnd: u32,
     /// ICTCP at the client: receive windows paced by measured throughput.
     pub ictcp: IctcpConfig,
+    /// The hosts allow rude flows (RUDE §3.1's `tcp_rude` sysctl).
+    pub rude_allowed: bool,
+    /// Every flow starts rude: congestion control off (`tcp::rude`).
+    pub rude: bool,
+    /// When rude flows turn congestion control back on, if ever.
+    pub rude_off_at: Option<SimDuration>,
+    /// How they turn it back on.
+    pub rude_off: RudeOff,
+}
+
+/// How a rude flow turns congestion control back on (RUDE Appendix A).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RudeOff {
+    /// `RUDE_OFF_NOW`: at once, with a congestion event if over the fair window.
+    #[serde(rename = "now")]
+    Now,
+    /// `RUDE_OFF_NICELY`: once the artificial window has converged to the fair one.
+    #[default]
+    #[serde(rename = "nicely")]
+    Nicely,
 }
 
 /// ICTCP's switch and parameters (Wu et al., CoNEXT 2010 §3), in thousandths
@@ -446,6 +470,10 @@ impl Default for TcpConfig {
             gip_copies: 3,
             gip_head_cwnd: 2,
             ictcp: IctcpConfig::default(),
+            rude_allowed: false,
+            rude: false,
+            rude_off_at: None,
+            rude_off: RudeOff::Nicely,
         }
     }
 }

@@ -45,6 +45,7 @@ pub mod newreno;
 pub mod receiver;
 pub mod rto;
 pub mod rto_timer;
+pub mod rude;
 pub mod sack;
 mod segment;
 pub mod sender;
@@ -54,7 +55,7 @@ mod tests;
 pub mod timestamps;
 
 pub use config::{
-    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, IctcpConfig, RtoConfig, RtoFlavor,
+    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, IctcpConfig, RtoConfig, RtoFlavor, RudeOff,
     SpuriousRto, TcpConfig, TcpVariant,
 };
 pub use rto::RtoEstimator;
@@ -322,7 +323,10 @@ impl Endpoint {
     /// `seg` with the options this connection uses: SACK blocks while data
     /// waits out of order, and the timestamps option.
     #[inline]
-    fn with_options(&mut self, now: SimTime, seg: Segment) -> Segment {
+    fn with_options(&mut self, now: SimTime, mut seg: Segment) -> Segment {
+        if self.sender.rude() {
+            seg.flags |= flags::RUDE;
+        }
         if self.options {
             self.add_options(now, seg)
         } else {
@@ -356,6 +360,17 @@ impl Endpoint {
     #[inline]
     pub fn stats(&self) -> &EndpointStats {
         &self.stats
+    }
+
+    /// The application asks to be rude or polite again (RUDE §3.2, `tcp::rude`).
+    pub fn set_rude(&mut self, req: rude::RudeRequest) {
+        self.sender.set_rude(req);
+    }
+
+    /// True while this endpoint's segments carry the rude bit.
+    #[inline]
+    pub fn rude(&self) -> bool {
+        self.sender.rude()
     }
 
     /// Advertise a receive window of `bytes` from now on (ICTCP, `tcp::ictcp`).

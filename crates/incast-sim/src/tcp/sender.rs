@@ -37,6 +37,7 @@ use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
+use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::Scoreboard;
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
@@ -111,6 +112,8 @@ pub struct Sender {
     gip_copy: Option<(u64, u64)>,
     /// DCTCP's α and observation window (`tcp::dctcp`), when the variant is DCTCP.
     dctcp: Option<Dctcp>,
+    /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
+    rude: Rude,
 }
 
 impl Sender {
@@ -146,7 +149,44 @@ impl Sender {
             gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
             gip_copy: None,
             dctcp: (cfg.variant == TcpVariant::Dctcp).then(|| Dctcp::new(cfg.dctcp.alpha_init, cfg.dctcp.g_shift)),
+            rude: {
+                let mut rude = Rude::new();
+                if cfg.rude {
+                    rude.request(RudeRequest::On, 0, 0);
+                }
+                rude
+            },
         }
+    }
+
+    /// The window data may fill: min(cwnd, peer window), or what Rude TCP allows.
+    #[inline]
+    fn send_window(&self) -> u64 {
+        if self.rude.marked() {
+            self.rude.window(self.cc.cwnd(), self.peer_wnd)
+        } else {
+            self.cc.cwnd().min(self.peer_wnd)
+        }
+    }
+
+    /// The application asks to be rude, or polite again (RUDE §3.2, `tcp::rude`).
+    pub fn set_rude(&mut self, req: RudeRequest) {
+        if let RudeExit::CongestionEvent { flight } = self.rude.request(req, self.flight_size(), self.cc.cwnd()) {
+            self.cc.on_rude_exit(flight);
+        }
+    }
+
+    /// True while this sender's segments carry the rude bit.
+    #[inline]
+    pub fn rude(&self) -> bool {
+        self.rude.marked()
+    }
+
+    /// While turning off nicely, mirror the congestion control's change of
+    /// the fair window from `before` onto the artificial one (RUDE Table 1).
+    #[cold]
+    fn rude_follow(&mut self, before: u64) {
+        self.rude.on_fair_change(before, self.cc.cwnd());
     }
 
     /// The application appends `bytes` to the send buffer, with `flags`.
@@ -169,6 +209,24 @@ impl Sender {
     /// the RTT its echoed timestamp gives, when it carries one. Returns true
     /// when the ACK showed the latest timeout to be spurious (`tcp::spurious`).
     pub fn on_ack(
+        &mut self,
+        now: SimTime,
+        clock: &TcpClock,
+        seg: &Segment,
+        ts_rtt: Option<SimDuration>,
+        stats: &mut EndpointStats,
+    ) -> bool {
+        let fair_before = self.cc.cwnd();
+        let spurious = self.process_ack(now, clock, seg, ts_rtt, stats);
+        if self.rude.marked() {
+            self.rude_follow(fair_before);
+        }
+        spurious
+    }
+
+    /// [`Sender::on_ack`] without the Rude TCP bookkeeping.
+    #[inline]
+    fn process_ack(
         &mut self,
         now: SimTime,
         clock: &TcpClock,
@@ -399,6 +457,9 @@ impl Sender {
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
         self.cc.on_rto(self.flight_size(), self.snd_max, self.backoff > 0);
+        if self.rude.marked() {
+            self.rude_follow(cwnd);
+        }
         if let Some(sb) = &mut self.sack {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
@@ -472,7 +533,7 @@ impl Sender {
         if sb.in_recovery() {
             // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
             // transmit one or more segments"
-            if self.cc.cwnd() < sb.pipe(self.snd_una, self.snd_max) + self.mss {
+            if self.rude.window(self.cc.cwnd(), u64::MAX) < sb.pipe(self.snd_una, self.snd_max) + self.mss {
                 return None;
             }
             let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
@@ -494,7 +555,7 @@ impl Sender {
         }
         let sb = self.sack.as_deref()?;
         let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
-        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
+        let usable = self.send_window().saturating_sub(flight);
         let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
         if len <= usable || self.frto_allows(len) {
             return Some((self.snd_nxt, len));
@@ -529,7 +590,7 @@ impl Sender {
             self.restart_if_idle(now);
         }
         let flight = self.snd_nxt - self.snd_una;
-        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
+        let usable = self.send_window().saturating_sub(flight);
         // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
         // "if the data is pushed and all queued data can be sent now" (Nagle off).
         let len = unsent.min(self.mss);
