@@ -69,6 +69,8 @@ FAST08_16_ENGINE_JSON = {
         "rude": False,
         "rude_off_at": None,
         "rude_off": "nicely",
+        "rude_servers": None,
+        "send_loss_ppb": 0,
     },
     "workload": {
         "response": {"sru": 262144},

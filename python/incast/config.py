@@ -41,6 +41,8 @@ in SI base units (seconds, bit/s, bytes)::
     rude = false                # every flow starts rude: congestion control off
     rude_off_at = "never"       # or a time: rude flows turn congestion control back on
     rude_off = "nicely"         # or "now"
+    rude_servers = "all"        # or K: only the first K servers' connections start rude
+    send_loss = 0               # sender-side random loss: probability a data segment never reaches the wire
     # ictcp_alpha = 0.9, ictcp_beta = 0.75, ictcp_gamma1 = 0.1, ictcp_gamma2 = 0.5,
     # ictcp_min_wnd = 2, ictcp_init_wnd = 2 (segments)
     # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
@@ -333,6 +335,13 @@ def _never_or_duration(value: Any) -> float | None:
     return seconds
 
 
+def _probability(value: Any) -> float:
+    """A probability from 0 up to (not including) 1."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
+        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
+    return float(value)
+
+
 def _unit_interval(value: Any) -> float:
     """A number from 0 to 1."""
     if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
@@ -347,7 +356,7 @@ def _positive_number(value: Any) -> float:
     return float(value)
 
 
-def _max_inflight(value: Any) -> int | None:
+def _all_or_count(value: Any) -> int | None:
     """``"all"`` (or ``None``) for no limit, else a whole number of servers, at least 1."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
@@ -626,6 +635,14 @@ class Tcp(_Model):
         description='How: "now" (a congestion event if over the fair window) or "nicely" (an artificial window '
         "converging to the fair one, RUDE Table 1).",
     )
+    rude_servers: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
+        default=None, description='Only the first K servers\' connections start rude; None (TOML: "all") for all.'
+    )
+    send_loss: Annotated[float, PlainValidator(_probability)] = Field(
+        default=0.0,
+        description="Sender-side random loss (RUDE §4's kernel patch): each data segment is discarded before the "
+        "wire with this probability (kept in parts per billion).",
+    )
     spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
         default="off",
         description='Spurious-timeout detection, with undo of the window reduction: "off", "frto" (RFC 5682) '
@@ -668,7 +685,7 @@ class Workload(_Model):
         description="Each server starts its response a delay drawn uniformly from [0, server_jitter] after the "
         "request arrives, in seconds.",
     )
-    max_inflight: Annotated[int | None, PlainValidator(_max_inflight)] = Field(
+    max_inflight: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
         default=None,
         description='At most this many servers answer at once; the client asks the next server as each response '
         'completes. None (TOML: "all") asks every server at once.',
@@ -804,6 +821,8 @@ class Scenario(_Model):
                 "tcp.rude",
                 "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
             )
+        if tcp.rude_servers is not None and not tcp.rude:
+            raise _field_error("tcp.rude_servers", "needs rude flows (tcp.rude = true)")
         if tcp.rude_off_at is not None and not tcp.rude:
             raise _field_error("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)")
         if tcp.spurious_rto == "eifel" and not tcp.timestamps:
@@ -953,6 +972,8 @@ class Scenario(_Model):
                 "rude": tcp.rude,
                 "rude_off_at": "never" if tcp.rude_off_at is None else format_duration(tcp.rude_off_at),
                 "rude_off": tcp.rude_off,
+                "rude_servers": "all" if tcp.rude_servers is None else tcp.rude_servers,
+                "send_loss": tcp.send_loss,
             },
             "workload": workload,
             "stats": {"timeouts": self.stats.timeouts},
@@ -1037,6 +1058,8 @@ class Scenario(_Model):
                 "rude": tcp.rude,
                 "rude_off_at": None if tcp.rude_off_at is None else seconds_to_ps(tcp.rude_off_at),
                 "rude_off": tcp.rude_off,
+                "rude_servers": tcp.rude_servers,
+                "send_loss_ppb": round(tcp.send_loss * 1e9),
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

@@ -352,6 +352,12 @@ impl Scenario {
                 "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
             ));
         }
+        if tcp.send_loss_ppb >= 1_000_000_000 {
+            return Err(invalid("tcp.send_loss_ppb", "must be below 10^9 (a probability below 1)"));
+        }
+        if tcp.rude_servers.is_some() && !tcp.rude {
+            return Err(invalid("tcp.rude_servers", "needs rude flows (tcp.rude = true)"));
+        }
         if tcp.rude_off_at.is_some() && !tcp.rude {
             return Err(invalid("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)"));
         }

@@ -31,7 +31,7 @@ use crate::stats::{
 use crate::tcp::forensics::Timeout;
 use crate::tcp::ictcp::Ictcp;
 use crate::tcp::rude::RudeRequest;
-use crate::tcp::{flags, Endpoint, RudeOff, SendFlags};
+use crate::tcp::{flags, Endpoint, RudeOff, SendFlags, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 
@@ -118,6 +118,13 @@ struct Sim<'a> {
     ecn: bool,
     /// The switch drops packets carrying the rude bit.
     police_rude: bool,
+    /// Sender-side random loss, parts per billion, its draws and its count.
+    send_loss_ppb: u32,
+    send_loss_rng: Rng,
+    send_losses: u64,
+    /// After `tcp.rude_off_at`: the endpoints still rude, and when the last one turned polite.
+    rude_left: Vec<u32>,
+    rude_polite_at: Option<SimTime>,
     /// Packets dropped for carrying the rude bit.
     rude_drops: u64,
     /// The client's ICTCP controller, when on.
@@ -143,10 +150,13 @@ impl<'a> Sim<'a> {
         let syn = s.link.rate.tx_time(frame::wire_bytes(0));
         let handshake_rtt = s.link.rtt + syn.saturating_mul(4);
         // Each endpoint's retransmission timer draws from its own substream.
+        let polite = TcpConfig { rude: false, ..s.tcp };
         let mut eps: Vec<Endpoint> = (0..2 * n)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
-                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt), rng)
+                // `tcp.rude_servers`: only the first K connections start rude.
+                let cfg = if s.tcp.rude_servers.is_some_and(|k| i / 2 >= k) { &polite } else { &s.tcp };
+                Endpoint::new_seeded(cfg, SimTime::ZERO, Some(handshake_rtt), rng)
             })
             .collect();
         let ictcp = s.tcp.ictcp.on.then(|| {
@@ -193,6 +203,11 @@ impl<'a> Sim<'a> {
             ecn: s.switch.ecn_threshold.is_some(),
             ictcp,
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
+            send_loss_ppb: s.tcp.send_loss_ppb,
+            send_loss_rng: Rng::substream(s.seed, "send_loss"),
+            send_losses: 0,
+            rude_left: Vec::new(),
+            rude_polite_at: None,
             rude_drops: 0,
             marks: 0,
             stopped_at: None,
@@ -257,6 +272,9 @@ impl<'a> Sim<'a> {
                 self.pool.release(pkt);
                 if spurious {
                     self.on_spurious(ep);
+                }
+                if !self.rude_left.is_empty() {
+                    self.note_polite();
                 }
                 // A pure ACK delivers nothing to the application.
                 if has_data {
@@ -395,6 +413,14 @@ impl<'a> Sim<'a> {
         }
     }
 
+    /// RUDE §4's sender-side loss: discard this data segment before the wire?
+    #[cold]
+    fn lose_before_sending(&mut self) -> bool {
+        let lost = self.send_loss_rng.below(1_000_000_000) < u64::from(self.send_loss_ppb);
+        self.send_losses += u64::from(lost);
+        lost
+    }
+
     /// Every endpoint turns rudeness off with the scenario's semantics (RUDE §3.2).
     #[cold]
     fn rude_off(&mut self) {
@@ -404,7 +430,19 @@ impl<'a> Sim<'a> {
         };
         for ep in 0..self.eps.len() {
             self.eps[ep].set_rude(req);
+            self.rude_left.push(ep as u32);
             self.service(ep);
+        }
+        self.note_polite();
+    }
+
+    /// Drop the endpoints that stopped being rude; once none is left, note when.
+    #[cold]
+    fn note_polite(&mut self) {
+        let eps = &self.eps;
+        self.rude_left.retain(|&ep| eps[ep as usize].rude());
+        if self.rude_left.is_empty() {
+            self.rude_polite_at.get_or_insert(self.now);
         }
     }
 
@@ -462,6 +500,9 @@ impl<'a> Sim<'a> {
         let flow = (ep / 2) as u32;
         let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
+            if self.send_loss_ppb > 0 && seg.has_data() && self.lose_before_sending() {
+                continue;
+            }
             self.sent += 1;
             if let Some(c) = &mut self.capture {
                 c.record(self.now, Way::Tx, flow, dir, seg);
@@ -531,6 +572,8 @@ impl<'a> Sim<'a> {
             redundant_packets: sum(&|e| e.stats().redundant_segments),
             ecn_marks: self.marks,
             rude_drops: self.rude_drops,
+            send_losses: self.send_losses,
+            rude_polite_s: self.rude_polite_at.map(|t| t.as_secs_f64()),
             drops: self.dropped,
             block_time_ms: Percentiles::of(&times),
             data_packets: sum(&|e| e.stats().data_segments_sent),

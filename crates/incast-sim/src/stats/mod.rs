@@ -55,6 +55,11 @@ pub struct Summary {
     pub ecn_marks: u64,
     /// Packets a policing switch dropped for their rude bit (part of `drops`).
     pub rude_drops: u64,
+    /// Data segments discarded by sender-side random loss before the wire (`tcp.send_loss_ppb`).
+    pub send_losses: u64,
+    /// When the last rude flow stopped marking its segments after
+    /// `tcp.rude_off_at` (RUDE Fig. 4's convergence), if it did.
+    pub rude_polite_s: Option<f64>,
     /// Packets dropped at switch ports.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.

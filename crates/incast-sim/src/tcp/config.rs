@@ -227,7 +227,9 @@ impl DelayedAckConfig {
 /// - `rude_allowed`: false — RUDE §3.1: "Rude flows are by default disabled".
 /// - `rude`: false; `rude_off_at`: none (rude flows stay rude); `rude_off`:
 ///   `nicely` — the semantics RUDE §3.2 recommends for a flow that "does not
-///   want to immediately cut its sending rate".
+///   want to immediately cut its sending rate"; `rude_servers`: none (every
+///   connection is rude when `rude` is set).
+/// - `send_loss_ppb`: 0 — no artificial loss; RUDE §4 swept 0.01 % to 5 %.
 /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
 ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
 ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -285,6 +287,12 @@ pub struct TcpConfig {
     pub rude_off_at: Option<SimDuration>,
     /// How they turn it back on.
     pub rude_off: RudeOff,
+    /// Only the connections of the first this many servers are rude (`None`: all).
+    pub rude_servers: Option<u32>,
+    /// Sender-side random loss: each data segment is discarded before it
+    /// reaches the wire with this probability, in parts per billion (RUDE
+    /// §4's kernel patch); the sender believes it sent it.
+    pub send_loss_ppb: u32,
 }
 
 /// How a rude flow turns congestion control back on (RUDE Appendix A).
@@ -474,6 +482,8 @@ impl Default for TcpConfig {
             rude: false,
             rude_off_at: None,
             rude_off: RudeOff::Nicely,
+            rude_servers: None,
+            send_loss_ppb: 0,
         }
     }
 }

@@ -176,6 +176,18 @@ impl Sender {
         }
     }
 
+    /// FlightSize as the fair congestion control sees it: a rude flow's
+    /// flight (sized by the receive window or R) counts only up to F, so a
+    /// loss halves the fair window, not the rude one (RUDE §3.2).
+    #[inline]
+    fn fair_flight(&self, flight: u64) -> u64 {
+        if self.rude.marked() {
+            flight.min(self.cc.cwnd())
+        } else {
+            flight
+        }
+    }
+
     /// True while this sender's segments carry the rude bit.
     #[inline]
     pub fn rude(&self) -> bool {
@@ -362,7 +374,7 @@ impl Sender {
         }
         // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
         // sent in limited transmit MUST NOT be included in this calculation."
-        let flight = self.flight_size().saturating_sub(self.limited.excluded());
+        let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
         if self.cc.on_dup_ack(ack, flight, self.snd_max) {
             stats.fast_retransmits += 1;
             self.retransmit_now = true;
@@ -456,7 +468,7 @@ impl Sender {
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
-        self.cc.on_rto(self.flight_size(), self.snd_max, self.backoff > 0);
+        self.cc.on_rto(self.fair_flight(self.flight_size()), self.snd_max, self.backoff > 0);
         if self.rude.marked() {
             self.rude_follow(cwnd);
         }
