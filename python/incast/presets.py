@@ -75,6 +75,13 @@ PRESETS: dict[str, Preset] = {
             },
         ),
         Preset(
+            "rude",
+            "Rude TCP: congestion control off on every flow (hosts' gate opened), SACK recovery kept.",
+            "RUDE §2.3, §3: the receive window is the only limit, every segment carries the rude bit; for "
+            "dedicated links and grids, harmful in a shared incast fabric (compare it there at your own risk).",
+            {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.variant": "sack"},
+        ),
+        Preset(
             "gip",
             "GIP: cwnd 2 at each stripe unit head and up to three copies of its last packet (Pattern 333).",
             "GIP §IV-V, on NewReno as the paper implemented it.",
