@@ -52,6 +52,8 @@ __all__ = [
     "command",
     "leftovers",
     "namespaces",
+    "owner",
+    "run_of",
 ]
 
 #: Every namespace the testbed creates starts with this.
@@ -255,7 +257,8 @@ def namespaces() -> list[str]:
     return sorted(n for n in names if n.startswith(NAMESPACE_PREFIX))
 
 
-def _run_id(ns: str) -> str:
+def run_of(ns: str) -> str:
+    """The run id in the name of one of the testbed's namespaces."""
     return ns[len(NAMESPACE_PREFIX) :].split("-", 1)[0]
 
 
@@ -268,26 +271,27 @@ def _start_time(pid: int) -> str | None:
     return stat.rsplit(")", 1)[1].split()[19]
 
 
-def _owner_alive(run_id: str) -> bool:
+def owner(run_id: str) -> int | None:
+    """The running process that owns run ``run_id`` (its registry file names it), or None if it is gone."""
     try:
         record = json.loads((REGISTRY / f"{run_id}.json").read_text())
     except (OSError, ValueError):
-        return False
+        return None
     pid, start = record.get("pid"), record.get("start")
-    if not isinstance(pid, int) or start is None:
-        return False
-    return bool(_start_time(pid) == start)
+    if not isinstance(pid, int) or start is None or not alive(pid) or _start_time(pid) != start:
+        return None
+    return pid
 
 
 def leftovers() -> dict[str, list[str]]:
     """Run id -> namespaces of every run whose owner process is gone (a crashed or killed run)."""
     runs: dict[str, list[str]] = {}
     for ns in namespaces():
-        runs.setdefault(_run_id(ns), []).append(ns)
+        runs.setdefault(run_of(ns), []).append(ns)
     if REGISTRY.is_dir():
         for path in REGISTRY.glob("*.json"):
             runs.setdefault(path.stem, [])
-    return {run_id: names for run_id, names in runs.items() if not _owner_alive(run_id)}
+    return {run_id: names for run_id, names in runs.items() if owner(run_id) is None}
 
 
 def cleanup() -> dict[str, list[str]]:
