@@ -206,6 +206,16 @@ def test_a_small_incast_runs_on_the_kernel_and_leaves_nothing_behind(
 
 
 @needs_root
+def test_a_field_the_kernel_cannot_run_stops_the_command_before_anything_is_built(
+    capfd: pytest.CaptureFixture[str], clean: None
+) -> None:
+    code, out, err = cli(capfd, "testbed", *SMALL, "--tcp", "dctcp", "--set", "switch.ecn_threshold=20pkt")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: tcp.variant: dctcp needs the kernel's dctcp congestion control")
+    assert err.count("\n") == 1
+
+
+@needs_root
 def test_rto_min_reaches_sockets_created_after_it_is_set(clean: None) -> None:
     rtos = {}
     for rto_min in ("200ms", "1ms"):
