@@ -42,8 +42,8 @@ def tiny(**changes: Any) -> dict[str, Any]:
 
 def test_there_are_packaged_experiments_for_the_three_papers_with_simulations() -> None:
     papers = {load(p).spec.meta.paper for p in PACKAGED}
-    assert {"FAST08", "CMU09", "GIP"} <= papers
-    assert {"fast08-fig06", "fast08-table3", "cmu09-fig13", "gip-fig15"} <= {p.stem for p in PACKAGED}
+    assert {"FAST08", "CMU09", "GIP", "RUDE"} <= papers
+    assert {"fast08-fig06", "fast08-table3", "cmu09-fig13", "gip-fig15", "rude-fig06"} <= {p.stem for p in PACKAGED}
 
 
 @pytest.mark.parametrize("path", PACKAGED, ids=[p.stem for p in PACKAGED])
@@ -171,6 +171,17 @@ def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim
     for m in manifests:
         assert m["done"] == m["points"] and len(m["figures"]) == 2
         assert all(c["verdict"] in ("holds", "fails") for c in m["claims"]), m["name"]
+
+
+def test_a_point_records_its_sender_side_losses() -> None:
+    """RUDE §4's kernel patch drops data segments at the sender: the count is a metric of every point."""
+    from incast.config import Scenario
+    from incast.sweep import simulate
+
+    lossy = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}, "tcp": {"send_loss": 0.05, "delayed_ack": "off"}}
+    assert simulate(Scenario.parse(lossy).to_dict())["send_losses"] > 0
+    lossy["tcp"]["send_loss"] = 0  # type: ignore[index]
+    assert simulate(Scenario.parse(lossy).to_dict())["send_losses"] == 0
 
 
 # -- settings that follow an axis, and references to settings or computed values ---------------------

@@ -152,6 +152,7 @@ METRICS = (
     "queue_peak_bytes",
     "redundant_packets",
     "ecn_marks",
+    "send_losses",
 )
 
 _NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
