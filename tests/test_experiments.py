@@ -184,6 +184,18 @@ def test_a_point_records_its_sender_side_losses() -> None:
     assert simulate(Scenario.parse(lossy).to_dict())["send_losses"] == 0
 
 
+def test_a_point_records_when_its_rude_flows_turned_polite_and_nan_without_them() -> None:
+    """RUDE §3.2: rude_polite_s is when the last rude flow stopped marking; NaN when no flow was rude."""
+    from incast.config import Scenario
+    from incast.sweep import simulate
+
+    tcp = {"delayed_ack": "off", "rude_allowed": True, "rude": True, "rude_off_at": "1ms", "rude_off": "now"}
+    rude = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}, "tcp": tcp}
+    assert simulate(Scenario.parse(rude).to_dict())["rude_polite_s"] == pytest.approx(0.001)
+    polite = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}}
+    assert math.isnan(simulate(Scenario.parse(polite).to_dict())["rude_polite_s"])
+
+
 # -- settings that follow an axis, and references to settings or computed values ---------------------
 
 

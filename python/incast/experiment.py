@@ -153,6 +153,7 @@ METRICS = (
     "redundant_packets",
     "ecn_marks",
     "send_losses",
+    "rude_polite_s",
 )
 
 _NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
