@@ -28,6 +28,7 @@ from incast.cli import main
 from incast.errors import ScenarioError
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
+from conftest import default_sigint
 
 #: This machine's kind: HZ=250, and the congestion controls it offers.
 HZ250 = KernelClock(250, "test")
@@ -248,7 +249,11 @@ def cli_mid_run(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
     The child is killed and its run cleaned up at the end, whatever the test did to it.
     """
     proc = subprocess.Popen(
-        [sys.executable, "-m", "incast", "testbed", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "incast", "testbed", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
     )
     try:
         deadline = time.monotonic() + 120
