@@ -317,11 +317,27 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return check
 
 
-def _fraction(value: Any) -> float:
-    """A number strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise _invalid(f"must be a number between 0 and 1 (exclusive), got {value!r}")
-    return float(value)
+def _number(lo: float, hi: float, *, lo_closed: bool, hi_closed: bool, what: str) -> Callable[[Any], float]:
+    """A validator of a plain number in the interval from ``lo`` to ``hi``; ``what`` says it in the error."""
+
+    def check(value: Any) -> float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and (lo <= value if lo_closed else lo < value) and (value <= hi if hi_closed else value < hi)
+        if not ok:
+            raise _invalid(f"must be {what}, got {value!r}")
+        return float(value)
+
+    return check
+
+
+#: Strictly between 0 and 1 (Cubic's β).
+_fraction = _number(0, 1, lo_closed=False, hi_closed=False, what="a number between 0 and 1 (exclusive)")
+#: From 0 up to, not including, 1.
+_probability = _number(0, 1, lo_closed=True, hi_closed=False, what="a probability from 0 up to 1 (exclusive)")
+#: From 0 to 1.
+_unit_interval = _number(0, 1, lo_closed=True, hi_closed=True, what="a number from 0 to 1")
+#: Positive and finite.
+_positive_number = _number(0, float("inf"), lo_closed=False, hi_closed=False, what="a positive number")
 
 
 def _never_or_duration(value: Any) -> float | None:
@@ -333,27 +349,6 @@ def _never_or_duration(value: Any) -> float | None:
     except PydanticCustomError as e:
         raise _invalid(f'must be "never" or a duration; {e.message()}') from None
     return seconds
-
-
-def _probability(value: Any) -> float:
-    """A probability from 0 up to (not including) 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
-        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
-    return float(value)
-
-
-def _unit_interval(value: Any) -> float:
-    """A number from 0 to 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise _invalid(f"must be a number from 0 to 1, got {value!r}")
-    return float(value)
-
-
-def _positive_number(value: Any) -> float:
-    """A positive finite number."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
-        raise _invalid(f"must be a positive number, got {value!r}")
-    return float(value)
 
 
 def _all_or_count(value: Any) -> int | None:
