@@ -22,6 +22,7 @@ import incast
 from incast import bench
 from incast.cli import main
 from incast.errors import ScenarioError
+from conftest import default_sigint
 
 #: The keys ``incast read --json`` shares with ``incast run --json``.
 SHARED_KEYS = {"goodput_mbps", "blocks", "bytes_delivered", "block_time_ms", "wall_s"}
@@ -276,6 +277,7 @@ def test_ctrl_c_prints_the_partial_results(server: bench.Server, staller_after_t
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
+        preexec_fn=default_sigint,
     )
     try:
         assert staller_after_two.stalled.wait(timeout=30), "the read never reached the stalling block"
@@ -283,6 +285,7 @@ def test_ctrl_c_prints_the_partial_results(server: bench.Server, staller_after_t
         out, err = proc.communicate(timeout=30)
     finally:
         proc.kill()
+        proc.communicate()
     assert proc.returncode == 130
     d = json.loads(out)
     assert (d["status"], d["blocks"], d["error"]) == ("interrupted", 2, None)

@@ -17,7 +17,13 @@ FAST08_16_ENGINE_JSON = {
     "servers": 16,
     "link": {"rate": 1_000_000_000, "rtt": 100_000_000, "loss_ppb": 0},
     "topology": "star",
-    "switch": {"buffer": {"bytes": 32768}, "buffer_model": "static", "ecn_threshold": None, "pause": None},
+    "switch": {
+        "buffer": {"bytes": 32768},
+        "buffer_model": "static",
+        "ecn_threshold": None,
+        "pause": None,
+        "rude_policy": "pass",
+    },
     "tcp": {
         "mss": 1460,
         "init_cwnd": 10,
@@ -57,6 +63,21 @@ FAST08_16_ENGINE_JSON = {
         "gip": "off",
         "gip_copies": 3,
         "gip_head_cwnd": 2,
+        "ictcp": {
+            "on": False,
+            "alpha_permille": 900,
+            "beta_permille": 750,
+            "gamma1_permille": 100,
+            "gamma2_permille": 500,
+            "min_wnd": 2,
+            "init_wnd": 2,
+        },
+        "rude_allowed": False,
+        "rude": False,
+        "rude_off_at": None,
+        "rude_off": "nicely",
+        "rude_servers": None,
+        "send_loss_ppb": 0,
     },
     "workload": {
         "response": {"sru": 262144},
@@ -538,3 +559,18 @@ def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_
     assert Scenario.from_toml(path) == s
     assert Scenario(servers=8).with_overrides({"workload.max_inflight": "all"}).workload.max_inflight is None
     assert scenario_error({"servers": 1, "workload": {"max_inflight": 0}}).startswith("workload.max_inflight: must be")
+
+
+def test_rude_flows_need_the_hosts_gate_and_round_trip_toml(tmp_path: Path) -> None:
+    """RUDE §3.1: rude flows are refused unless the hosts allow them."""
+    message = scenario_error({"servers": 1, "tcp": {"rude": True}})
+    assert message.startswith("tcp.rude: refused: the hosts do not allow rude flows")
+    s = Scenario(servers=2).with_overrides(
+        {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.rude_off_at": "50ms", "tcp.rude_off": "now",
+         "switch.rude_policy": "drop"}
+    )  # fmt: skip
+    tcp = s.to_engine_dict()["tcp"]
+    assert (tcp["rude"], tcp["rude_off_at"], tcp["rude_off"]) == (True, 50 * 10**9, "now")
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s

@@ -42,8 +42,8 @@ def tiny(**changes: Any) -> dict[str, Any]:
 
 def test_there_are_packaged_experiments_for_the_three_papers_with_simulations() -> None:
     papers = {load(p).spec.meta.paper for p in PACKAGED}
-    assert {"FAST08", "CMU09", "GIP"} <= papers
-    assert {"fast08-fig06", "fast08-table3", "cmu09-fig13", "gip-fig15"} <= {p.stem for p in PACKAGED}
+    assert {"FAST08", "CMU09", "GIP", "RUDE"} <= papers
+    assert {"fast08-fig06", "fast08-table3", "cmu09-fig13", "gip-fig15", "rude-fig06"} <= {p.stem for p in PACKAGED}
 
 
 @pytest.mark.parametrize("path", PACKAGED, ids=[p.stem for p in PACKAGED])
@@ -80,6 +80,14 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
         ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<", "value": 1, "where": {"buffer": 1}}]}, "claim[0].where: 'buffer' is not an axis"),
         ({"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]}, "plot[0].where: 'tcp.variant' is not an axis"),
         ({"quick": {"sweep": {"links": [1]}}}, "quick.sweep.links: not an axis"),
+        ({"case": [{"name": "a", "per": {"links": {"workload.sru": ["1KB"]}}}]}, "case[0].per.links: not an axis of [sweep]"),
+        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB"]}}}]}, "case[0].per.servers.workload.sru: needs one value per value of [sweep].servers (2)"),
+        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "big"]}}}]}, "case[0].per.servers.workload.sru[1]: workload.sru"),
+        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "2KB"]}}}], "quick": {"sweep": {"servers": [3]}}}, "case[0].per.servers: quick.sweep.servers has values not in [sweep].servers"),
+        ({"reference": [{"where": {"servers": 4}, "value": 1, "source": "s"}]}, "reference[0]: give exactly one of metric or setting"),
+        ({"reference": [{"metric": "goodput_mbps", "setting": "workload.sru", "value": 1, "source": "s"}]}, "reference[0]: give exactly one of metric or setting"),
+        ({"reference": [{"metric": "goodput_mbps", "value": "1KB", "source": "s"}]}, "reference[0]: the value of a metric is a number"),
+        ({"reference": [{"setting": "workload.sru", "value": "huge", "source": "s"}]}, "reference[0]"),
     ],  # fmt: skip
 )
 def test_a_bad_field_is_rejected_in_one_line_naming_it(changes: dict[str, Any], field: str) -> None:
@@ -163,3 +171,72 @@ def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim
     for m in manifests:
         assert m["done"] == m["points"] and len(m["figures"]) == 2
         assert all(c["verdict"] in ("holds", "fails") for c in m["claims"]), m["name"]
+
+
+def test_a_point_records_its_sender_side_losses() -> None:
+    """RUDE §4's kernel patch drops data segments at the sender: the count is a metric of every point."""
+    from incast.config import Scenario
+    from incast.sweep import simulate
+
+    lossy = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}, "tcp": {"send_loss": 0.05, "delayed_ack": "off"}}
+    assert simulate(Scenario.parse(lossy).to_dict())["send_losses"] > 0
+    lossy["tcp"]["send_loss"] = 0  # type: ignore[index]
+    assert simulate(Scenario.parse(lossy).to_dict())["send_losses"] == 0
+
+
+def test_a_point_records_when_its_rude_flows_turned_polite_and_nan_without_them() -> None:
+    """RUDE §3.2: rude_polite_s is when the last rude flow stopped marking; NaN when no flow was rude."""
+    from incast.config import Scenario
+    from incast.sweep import simulate
+
+    tcp = {"delayed_ack": "off", "rude_allowed": True, "rude": True, "rude_off_at": "1ms", "rude_off": "now"}
+    rude = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}, "tcp": tcp}
+    assert simulate(Scenario.parse(rude).to_dict())["rude_polite_s"] == pytest.approx(0.001)
+    polite = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}}
+    assert math.isnan(simulate(Scenario.parse(polite).to_dict())["rude_polite_s"])
+
+
+# -- settings that follow an axis, and references to settings or computed values ---------------------
+
+
+def test_a_case_setting_can_follow_a_swept_axis_value_for_value() -> None:
+    experiment = load(
+        tiny(
+            sweep={"servers": [1, 4]},
+            case=[{"name": "per", "per": {"servers": {"workload.sru": ["8KB", "2KB"]}}}, {"name": "fixed"}],
+            claim=[],
+            quick={"sweep": {"servers": [4]}},
+        )
+    )
+    sru = {(p.coords["servers"], p.coords["case"], p.seed): p.scenario.workload.sru for p in experiment.points()}
+    assert sru[(1, "per", 1)] == 8000 and sru[(4, "per", 2)] == 2000
+    assert sru[(4, "fixed", 1)] == 32768, "a case without per keeps the base"
+    assert [p.scenario.workload.sru for p in experiment.points(quick=True) if p.coords["case"] == "per"] == [2000, 2000]
+
+
+def test_a_reference_may_give_a_setting_the_paper_plots_and_be_marked_computed() -> None:
+    ref = {"setting": "workload.sru", "where": {"servers": 4}, "value": "2KB", "computed": True, "source": "eq. (1)"}
+    experiment = load(tiny(reference=[ref]))
+    (got,) = experiment.spec.reference
+    assert got.metric is None and got.setting == "workload.sru" and got.computed
+    stated = load(tiny(reference=[{"metric": "goodput_mbps", "where": {"servers": 4}, "value": 650, "source": "§4.3"}]))
+    assert not stated.spec.reference[0].computed
+
+
+def gip_a_ss_ca(senders: int) -> float:
+    """GIP §VIII eq. (2)-(3) at the paper's setting: C = 1 Gbps, D = 100 us, B = 64 KB, S_p = 1 KB."""
+    w = (1e9 * 100e-6 / 8 / 1024 + 64) / senders
+    return float(2 ** (math.log2(w / 2) + 1) - 1 + 3 / 8 * w * w + 3 / 4 * w)
+
+
+def test_gip_fig21_references_are_the_closed_form_of_section_viii() -> None:
+    assert gip_a_ss_ca(2) == pytest.approx(608, rel=0.01), "§VIII: A_ss+ca is about 608 packets for i = 2"
+    experiment = load("gip-fig21")
+    refs = experiment.spec.reference
+    assert refs and all(r.setting == "workload.sru" and r.computed for r in refs)
+    closed = next(c for c in experiment.spec.case if c.name == "S_u = closed-form minimum")
+    for ref in refs:
+        i = int(ref.where["servers"])  # type: ignore[arg-type]
+        want = gip_a_ss_ca(i) / i * 1000  # packets of 1 KB, 1000 bytes of stripe unit each (MSS 1000)
+        assert experiment._probe.with_overrides({"workload.sru": ref.value}).workload.sru == round(want)
+        assert closed.per["servers"]["workload.sru"][experiment.spec.sweep["servers"].index(i)] == ref.value

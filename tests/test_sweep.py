@@ -16,6 +16,7 @@ import pytest
 
 from incast.experiment import Experiment, load
 from incast.sweep import summarize, sweep, t_975
+from conftest import default_sigint
 
 TINY = """
 [meta]
@@ -111,6 +112,7 @@ def incast_sweep(path: Path, out: Path) -> subprocess.Popen[str]:
         stderr=subprocess.PIPE,
         text=True,
         start_new_session=True,
+        preexec_fn=default_sigint,
     )
 
 

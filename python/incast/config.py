@@ -22,6 +22,7 @@ in SI base units (seconds, bit/s, bytes)::
     pause_xoff = "16KiB"    # a port above this pauses the links feeding it
     pause_xon = "8KiB"      # ... and releases them once drained to this
     pause_quanta = 65535    # pause time per PAUSE frame, in 512-bit-time quanta
+    rude_policy = "pass"    # or "drop": kill rude flows (RUDE's policing router)
     [tcp]
     mss = 1460
     init_cwnd = 10
@@ -43,6 +44,15 @@ in SI base units (seconds, bit/s, bytes)::
     gip = "off"                 # or "333" (GIP: cwnd 2 at unit head, last packet resent up to 3x), "123"
     gip_copies = 3
     gip_head_cwnd = 2
+    ictcp = false               # ICTCP at the client (receive windows from measured throughput)
+    rude_allowed = false        # the hosts' gate for Rude TCP (RUDE's tcp_rude sysctl)
+    rude = false                # every flow starts rude: congestion control off
+    rude_off_at = "never"       # or a time: rude flows turn congestion control back on
+    rude_off = "nicely"         # or "now"
+    rude_servers = "all"        # or K: only the first K servers' connections start rude
+    send_loss = 0               # sender-side random loss: probability a data segment never reaches the wire
+    # ictcp_alpha = 0.9, ictcp_beta = 0.75, ictcp_gamma1 = 0.1, ictcp_gamma2 = 0.5,
+    # ictcp_min_wnd = 2, ictcp_init_wnd = 2 (segments)
     # sub-knobs: cubic_beta = 0.7, cubic_c = 0.4, cubic_fast_convergence = true,
     # delayed_ack_quickack_segments = 16, delayed_ack_ato_min = "40ms", delayed_ack_ato_max = "500ms",
     # delayed_ack_adaptive_gain_shift = 3, delayed_ack_adaptive_multiplier = 2,
@@ -221,13 +231,6 @@ def _rate(value: Any) -> int:
     return bps
 
 
-def _probability(value: Any) -> float:
-    """A loss probability: a number from 0 up to (not including) 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
-        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
-    return float(value)
-
-
 def loss_ppb(probability: float) -> int:
     """A loss probability in the engine's parts per billion."""
     return round(probability * 1e9)
@@ -366,28 +369,41 @@ def _choice(*allowed: str) -> Callable[[Any], str]:
     return check
 
 
-def _fraction(value: Any) -> float:
-    """A number strictly between 0 and 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < 1:
-        raise _invalid(f"must be a number between 0 and 1 (exclusive), got {value!r}")
-    return float(value)
+def _number(lo: float, hi: float, *, lo_closed: bool, hi_closed: bool, what: str) -> Callable[[Any], float]:
+    """A validator of a plain number in the interval from ``lo`` to ``hi``; ``what`` says it in the error."""
+
+    def check(value: Any) -> float:
+        ok = isinstance(value, int | float) and not isinstance(value, bool)
+        ok = ok and (lo <= value if lo_closed else lo < value) and (value <= hi if hi_closed else value < hi)
+        if not ok:
+            raise _invalid(f"must be {what}, got {value!r}")
+        return float(value)
+
+    return check
 
 
-def _unit_interval(value: Any) -> float:
-    """A number from 0 to 1."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 1:
-        raise _invalid(f"must be a number from 0 to 1, got {value!r}")
-    return float(value)
+#: Strictly between 0 and 1 (Cubic's β).
+_fraction = _number(0, 1, lo_closed=False, hi_closed=False, what="a number between 0 and 1 (exclusive)")
+#: From 0 up to, not including, 1.
+_probability = _number(0, 1, lo_closed=True, hi_closed=False, what="a probability from 0 up to 1 (exclusive)")
+#: From 0 to 1.
+_unit_interval = _number(0, 1, lo_closed=True, hi_closed=True, what="a number from 0 to 1")
+#: Positive and finite.
+_positive_number = _number(0, float("inf"), lo_closed=False, hi_closed=False, what="a positive number")
 
 
-def _positive_number(value: Any) -> float:
-    """A positive finite number."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 < value < float("inf"):
-        raise _invalid(f"must be a positive number, got {value!r}")
-    return float(value)
+def _never_or_duration(value: Any) -> float | None:
+    """``"never"`` (or ``None``) for no time, else a duration in seconds."""
+    if value is None or (isinstance(value, str) and value.strip().lower() == "never"):
+        return None
+    try:
+        seconds: float = _duration(positive=False)(value)
+    except PydanticCustomError as e:
+        raise _invalid(f'must be "never" or a duration; {e.message()}') from None
+    return seconds
 
 
-def _max_inflight(value: Any) -> int | None:
+def _all_or_count(value: Any) -> int | None:
     """``"all"`` (or ``None``) for no limit, else a whole number of servers, at least 1."""
     if value is None or (isinstance(value, str) and value.strip().lower() == "all"):
         return None
@@ -453,6 +469,10 @@ class Switch(_Model):
         default=32 * 1024,
         description='Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.',
     )
+    rude_policy: Annotated[str, PlainValidator(_choice("pass", "drop"))] = Field(
+        default="pass",
+        description='Packets carrying the rude bit: "pass", or "drop" all of them (RUDE §2.3\'s policing router).',
+    )
     ecn_threshold: Annotated[int | str | None, PlainValidator(_optional_buffer)] = Field(
         default=None,
         description='ECN marking threshold K of each output port (RFC 8257 3.1): frames arriving above it are '
@@ -515,7 +535,9 @@ class Tcp(_Model):
     rfc6298 (RFC 6298; "linux" is ``tcp_rtt_estimator`` / ``__tcp_set_rto``);
     ``sack`` and ``timestamps`` false (FAST08 Table 1; Linux negotiates both);
     ``timestamp_tick`` 1 ms (Linux ``TCP_TS_HZ``); ``spurious_rto`` off (the
-    papers' stacks); ``gip`` off, ``gip_copies`` 3 and ``gip_head_cwnd`` 2 (GIP §V); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
+    papers' stacks); ``gip`` off, ``gip_copies`` 3 and ``gip_head_cwnd`` 2 (GIP §V);
+    ``ictcp`` off with the paper's α 0.9, β 0.75, γ1 0.1, γ2 0.5 and windows of
+    2 segments at least and at the start (Wu et al. 2010 §3); ``cubic_beta`` 0.7, ``cubic_c`` 0.4 and
     ``cubic_fast_convergence`` true (RFC 9438, Linux ``tcp_cubic.c``);
     ``delayed_ack_quickack_segments`` 16, ``delayed_ack_ato_min`` 40 ms and
     ``delayed_ack_ato_max`` 500 ms (Linux, "linux" mode);
@@ -648,6 +670,53 @@ class Tcp(_Model):
     gip_head_cwnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
         default=2, description="GIP: cwnd at the head of each stripe unit, in segments."
     )
+    ictcp: Flag = Field(
+        default=False,
+        description="ICTCP (Wu et al. 2010) at the client: each connection's receive window follows its measured "
+        "throughput, growing only while the link has spare bandwidth.",
+    )
+    ictcp_alpha: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.9, description="ICTCP α: the fraction of the link rate its connections may use."
+    )
+    ictcp_beta: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.75, description="ICTCP β: weight of the old value in the measured-throughput average."
+    )
+    ictcp_gamma1: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.1, description="ICTCP γ1: grow a window when (expected − measured)/expected is at most this."
+    )
+    ictcp_gamma2: Annotated[float, PlainValidator(_unit_interval)] = Field(
+        default=0.5, description="ICTCP γ2: shrink a window after three intervals above this."
+    )
+    ictcp_min_wnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=2, description="ICTCP: smallest receive window, in segments."
+    )
+    ictcp_init_wnd: Annotated[int, PlainValidator(_count(1, _U32_MAX, "segments"))] = Field(
+        default=2, description="ICTCP: receive window at the start, in segments."
+    )
+    rude_allowed: Flag = Field(
+        default=False, description="The hosts allow rude flows (RUDE §3.1's tcp_rude sysctl; off by default)."
+    )
+    rude: Flag = Field(
+        default=False,
+        description="Every flow starts rude (RUDE): congestion control off, the receive window the only limit, "
+        "every segment marked with the rude bit. Needs rude_allowed.",
+    )
+    rude_off_at: Annotated[float | None, PlainValidator(_never_or_duration)] = Field(
+        default=None, description='When rude flows turn congestion control back on, in seconds; None (TOML: "never").'
+    )
+    rude_off: Annotated[str, PlainValidator(_choice("nicely", "now"))] = Field(
+        default="nicely",
+        description='How: "now" (a congestion event if over the fair window) or "nicely" (an artificial window '
+        "converging to the fair one, RUDE Table 1).",
+    )
+    rude_servers: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
+        default=None, description='Only the first K servers\' connections start rude; None (TOML: "all") for all.'
+    )
+    send_loss: Annotated[float, PlainValidator(_probability)] = Field(
+        default=0.0,
+        description="Sender-side random loss (RUDE §4's kernel patch): each data segment is discarded before the "
+        "wire with this probability (kept in parts per billion).",
+    )
     spurious_rto: Annotated[str, PlainValidator(_choice("off", "frto", "eifel"))] = Field(
         default="off",
         description='Spurious-timeout detection, with undo of the window reduction: "off", "frto" (RFC 5682) '
@@ -690,7 +759,7 @@ class Workload(_Model):
         description="Each server starts its response a delay drawn uniformly from [0, server_jitter] after the "
         "request arrives, in seconds.",
     )
-    max_inflight: Annotated[int | None, PlainValidator(_max_inflight)] = Field(
+    max_inflight: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
         default=None,
         description='At most this many servers answer at once; the client asks the next server as each response '
         'completes. None (TOML: "all") asks every server at once.',
@@ -859,6 +928,15 @@ class Scenario(_Model):
                 "tcp.sack",
                 f'SACK recovery (RFC 6675) replaces {tcp.variant} recovery: use tcp.variant = "sack" (or "cubic")',
             )
+        if tcp.rude and not tcp.rude_allowed:
+            raise _field_error(
+                "tcp.rude",
+                "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
+            )
+        if tcp.rude_servers is not None and not tcp.rude:
+            raise _field_error("tcp.rude_servers", "needs rude flows (tcp.rude = true)")
+        if tcp.rude_off_at is not None and not tcp.rude:
+            raise _field_error("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)")
         if tcp.spurious_rto == "eifel" and not tcp.timestamps:
             raise _field_error("tcp.spurious_rto", "eifel needs the timestamps option (tcp.timestamps = true)")
         if tcp.timestamps and tcp.mss <= 12:
@@ -973,6 +1051,7 @@ class Scenario(_Model):
                 "pause_xoff": format_size(self.switch.pause_xoff),
                 "pause_xon": format_size(self.switch.pause_xon),
                 "pause_quanta": self.switch.pause_quanta,
+                "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -1011,6 +1090,19 @@ class Scenario(_Model):
                 "gip_head_cwnd": tcp.gip_head_cwnd,
                 "dctcp_alpha_init": tcp.dctcp_alpha_init,
                 "dctcp_g_shift": tcp.dctcp_g_shift,
+                "ictcp": tcp.ictcp,
+                "ictcp_alpha": tcp.ictcp_alpha,
+                "ictcp_beta": tcp.ictcp_beta,
+                "ictcp_gamma1": tcp.ictcp_gamma1,
+                "ictcp_gamma2": tcp.ictcp_gamma2,
+                "ictcp_min_wnd": tcp.ictcp_min_wnd,
+                "ictcp_init_wnd": tcp.ictcp_init_wnd,
+                "rude_allowed": tcp.rude_allowed,
+                "rude": tcp.rude,
+                "rude_off_at": "never" if tcp.rude_off_at is None else format_duration(tcp.rude_off_at),
+                "rude_off": tcp.rude_off,
+                "rude_servers": "all" if tcp.rude_servers is None else tcp.rude_servers,
+                "send_loss": tcp.send_loss,
             },
             "workload": workload,
             "background": {
@@ -1046,6 +1138,7 @@ class Scenario(_Model):
                 "buffer_model": _buffer_model_engine(self.switch.buffer_model),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
                 "pause": self._pause_engine(),
+                "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
                 "mss": tcp.mss,
@@ -1089,6 +1182,21 @@ class Scenario(_Model):
                 "gip": tcp.gip,
                 "gip_copies": tcp.gip_copies,
                 "gip_head_cwnd": tcp.gip_head_cwnd,
+                "ictcp": {
+                    "on": tcp.ictcp,
+                    "alpha_permille": round(tcp.ictcp_alpha * 1000),
+                    "beta_permille": round(tcp.ictcp_beta * 1000),
+                    "gamma1_permille": round(tcp.ictcp_gamma1 * 1000),
+                    "gamma2_permille": round(tcp.ictcp_gamma2 * 1000),
+                    "min_wnd": tcp.ictcp_min_wnd,
+                    "init_wnd": tcp.ictcp_init_wnd,
+                },
+                "rude_allowed": tcp.rude_allowed,
+                "rude": tcp.rude,
+                "rude_off_at": None if tcp.rude_off_at is None else seconds_to_ps(tcp.rude_off_at),
+                "rude_off": tcp.rude_off,
+                "rude_servers": tcp.rude_servers,
+                "send_loss_ppb": round(tcp.send_loss * 1e9),
             },
             "workload": {
                 "response": {"sru": wl.sru} if wl.sru is not None else {"block": wl.block},

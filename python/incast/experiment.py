@@ -51,6 +51,21 @@ points as data::
     value = 650
     source = "§4.3: 64 servers only utilize about 65% of the client's link"
 
+A case may also set values that follow a swept axis one for one (``per``), and a
+reference may give the value of a setting the paper plots (``setting``) or a
+value computed from the paper's own formula (``computed = true``)::
+
+    [[case]]
+    name = "closed-form S_u"
+    per = { servers = { "workload.sru" = ["305KB", "95KB"] } }   # one per [sweep].servers value
+
+    [[reference]]
+    setting = "workload.sru"
+    where = { servers = 2 }
+    value = "305KB"
+    computed = true
+    source = "GIP §VIII eq. (1)-(3): S_u = A_ss+ca / i"
+
 Axis columns of the result tables are named by their dotted key and hold the
 resolved value in SI units (seconds, bit/s, bytes; a packet buffer stays
 ``"64pkt"``); claim and plot ``where`` values are written in any unit and
@@ -135,6 +150,10 @@ METRICS = (
     "block_time_ms.max",
     "data_packets",
     "queue_peak_bytes",
+    "redundant_packets",
+    "ecn_marks",
+    "send_losses",
+    "rude_polite_s",
 )
 
 _NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
@@ -166,10 +185,16 @@ class Meta(_Strict):
 
 
 class Case(_Strict):
-    """A named series: overrides applied on top of the base scenario."""
+    """A named series: overrides applied on top of the base scenario.
+
+    ``per`` gives settings that follow a swept axis value for value: ``per = {servers =
+    {"workload.sru" = ["305KB", "95KB"]}}`` with ``[sweep] servers = [2, 3]`` runs 2 servers with
+    305 KB and 3 with 95 KB (a paper's curve whose setting depends on the axis, GIP Fig. 21).
+    """
 
     name: str
     set: dict[str, Any] = Field(default_factory=dict)
+    per: dict[str, dict[str, list[Any]]] = Field(default_factory=dict)
 
 
 class Run(_Strict):
@@ -271,17 +296,33 @@ class Claim(_Strict):
 
 
 class Reference(_Strict):
-    """A value the paper states in its text or tables, drawn on the figure beside the simulation."""
+    """A value the paper states in its text or tables, drawn on the figure beside the simulation.
 
-    metric: str
+    The value is of a ``metric``, or of a ``setting`` where the paper's figure plots an input
+    (GIP Fig. 21: the smallest stripe unit that fills the link), written in any unit.
+    ``computed = true`` marks a value worked out from the paper's own formula rather than
+    stated by it; ``source`` then names the formula.
+    """
+
+    metric: str | None = None
+    setting: str | None = None
     where: Where = Field(default_factory=dict)
-    value: float
+    value: float | str
     source: str
+    computed: bool = False
 
     @field_validator("metric")
     @classmethod
-    def _metric(cls, v: str) -> str:
-        return _check_metric(v)
+    def _metric(cls, v: str | None) -> str | None:
+        return None if v is None else _check_metric(v)
+
+    @model_validator(mode="after")
+    def _what(self) -> Reference:
+        if (self.metric is None) == (self.setting is None):
+            raise ValueError("give exactly one of metric or setting")
+        if self.metric is not None and isinstance(self.value, str):
+            raise ValueError("the value of a metric is a number")
+        return self
 
 
 def _check_metric(name: str) -> str:
@@ -356,7 +397,7 @@ class Experiment:
             raw = dict(zip(names, combo))
             settings = {k: v for k, v in raw.items() if k != AXIS_CASE}
             if AXIS_CASE in raw:
-                settings = {**cases[str(raw[AXIS_CASE])], **settings}
+                settings = {**cases[str(raw[AXIS_CASE])], **self._per(str(raw[AXIS_CASE]), raw), **settings}
             coords = {k: self.resolve(k, v) for k, v in raw.items()}
             for seed in range(1, seeds + 1):
                 scenario = Scenario.parse(base, {**settings, "seed": seed})
@@ -382,6 +423,16 @@ class Experiment:
                 raise ValueError(f"{k!r} is not an axis of {self.name}; the axes are {', '.join(self.axes) or 'none'}")
         lists = [v if isinstance(v, list) else [v] for v in where.values()]
         return [{k: self.resolve(k, v) for k, v in zip(keys, combo)} for combo in itertools.product(*lists)]
+
+    def _per(self, case: str, raw: Mapping[str, Any]) -> dict[str, Any]:
+        """The ``per`` settings of ``case`` at the axis values ``raw`` (index in the full ``[sweep]`` list)."""
+        out: dict[str, Any] = {}
+        for c in self.spec.case:
+            if c.name == case:
+                for axis, settings in c.per.items():
+                    i = self.spec.sweep[axis].index(raw[axis])
+                    out.update({k: values[i] for k, values in settings.items()})
+        return out
 
     # -- construction helpers --------------------------------------------
 
@@ -420,6 +471,21 @@ class Experiment:
                     probe.with_overrides(c.set)
                 except ScenarioError as e:
                     raise ExperimentError(f"case[{i}].set.{e}") from None
+                for axis, settings in c.per.items():
+                    if axis not in spec.sweep:
+                        raise ExperimentError(f"case[{i}].per.{axis}: not an axis of [sweep] ({', '.join(spec.sweep) or 'none'})")
+                    if any(v not in spec.sweep[axis] for v in axes[axis]):
+                        raise ExperimentError(f"case[{i}].per.{axis}: {where}.{axis} has values not in [sweep].{axis}")
+                    for k, values in settings.items():
+                        if len(values) != len(spec.sweep[axis]):
+                            raise ExperimentError(
+                                f"case[{i}].per.{axis}.{k}: needs one value per value of [sweep].{axis} ({len(spec.sweep[axis])})"
+                            )
+                        for j, v in enumerate(values):
+                            try:
+                                probe.with_overrides({**c.set, k: v})
+                            except ScenarioError as e:
+                                raise ExperimentError(f"case[{i}].per.{axis}.{k}[{j}]: {e}") from None
             axes[AXIS_CASE] = names
         if quick:
             try:
@@ -441,6 +507,8 @@ class Experiment:
                     self.select(item.where)
                     if isinstance(item, Claim) and item.than is not None:
                         self.select(item.than.where)
+                    if isinstance(item, Reference) and item.setting is not None:
+                        self._probe.with_overrides({item.setting: item.value})
                     if isinstance(item, Plot):
                         for axis in (item.x, *item.series_axes):
                             if axis not in self.axes:

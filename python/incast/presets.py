@@ -75,6 +75,13 @@ PRESETS: dict[str, Preset] = {
             },
         ),
         Preset(
+            "rude",
+            "Rude TCP: congestion control off on every flow (hosts' gate opened), SACK recovery kept.",
+            "RUDE §2.3, §3: the receive window is the only limit, every segment carries the rude bit; for "
+            "dedicated links and grids, harmful in a shared incast fabric (compare it there at your own risk).",
+            {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.variant": "sack"},
+        ),
+        Preset(
             "gip",
             "GIP: cwnd 2 at each stripe unit head and up to three copies of its last packet (Pattern 333).",
             "GIP §IV-V, on NewReno as the paper implemented it.",
@@ -86,6 +93,13 @@ PRESETS: dict[str, Preset] = {
             "RFC 8257; K = 20 packets is the DCTCP paper's threshold at 1 Gbps (65 at 10 Gbps: override "
             "switch.ecn_threshold). DCTCP runs on SACK recovery as in Linux.",
             {"tcp.variant": "dctcp", "tcp.sack": True, "switch.ecn_threshold": "20pkt"},
+        ),
+        Preset(
+            "ictcp",
+            "ICTCP at the client: each receive window follows its connection's measured throughput.",
+            "Wu et al. 2010 §3 with the paper's parameters (α 0.9, β 0.75, γ1 0.1, γ2 0.5, 2-segment windows "
+            "at least and at the start); the servers run NewReno.",
+            {"tcp.ictcp": True},
         ),
         Preset(
             "app-limit-10",

@@ -155,7 +155,7 @@ class Result:
     Summary attributes (see ``crates/incast-sim/src/stats/mod.rs`` for their exact
     definitions): ``goodput_mbps``, ``throughput_mbps``, ``best_goodput_mbps``,
     ``utilization``, ``blocks``, ``sim_time_s``, ``bytes_delivered``, ``timeouts``,
-    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``, ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``retransmitted_packets``, ``drops``, ``block_time_ms``
+    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``, ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``, ``rude_polite_s`` (when the last rude flow turned polite, NaN if none did), ``retransmitted_packets``, ``drops``, ``block_time_ms``
     (p50/p99/max), ``data_packets``, ``packets_sent``, ``packets_delivered``,
     ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
     (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
@@ -188,6 +188,9 @@ class Result:
     retransmitted_packets: int
     redundant_packets: int
     ecn_marks: int
+    rude_drops: int
+    send_losses: int
+    rude_polite_s: float
     drops: int
     block_time_ms: BlockTimes
     data_packets: int

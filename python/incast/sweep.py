@@ -144,7 +144,7 @@ def metrics_of(result: Result) -> dict[str, float]:
         if isinstance(value, Mapping) and key != "scenario":
             for sub, v in value.items():
                 flat[f"{key}.{sub}"] = v
-        elif isinstance(value, (int, float)):
+        elif value is None or isinstance(value, (int, float)):  # None: a NaN the JSON form could not hold
             flat[key] = value
     table = result.timeouts_table
     threshold = result.scenario.tcp.dupack_threshold

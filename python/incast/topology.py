@@ -45,6 +45,8 @@ from incast.config import (
     _field_error,
     _invalid,
     _Model,
+    _optional,
+    _probability,
     _rate,
 )
 from incast.errors import ScenarioError
@@ -67,15 +69,6 @@ def _same_as_link(check: Any) -> Any:
             raise _invalid(f'must be "link" (the host links\' value) or a value: {e.message()}') from None
 
     return inner
-
-
-def _optional_probability(value: Any) -> float | None:
-    """``None`` for the host links' ``link.loss``, else a probability in [0, 1)."""
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value < 1:
-        raise _invalid(f"must be a probability from 0 up to 1 (exclusive), got {value!r}")
-    return float(value)
 
 
 def _name(value: Any) -> str:
@@ -105,7 +98,7 @@ class TopologyLink(_Model):
     delay: OptionalSeconds = None
     rate_ba: OptionalRate = None
     delay_ba: OptionalSeconds = None
-    loss: Annotated[float | None, PlainValidator(_optional_probability)] = None
+    loss: Annotated[float | None, PlainValidator(_optional(_probability))] = None
 
     def to_engine(self) -> dict[str, Any]:
         """The engine's ``LinkSpec``."""

@@ -74,6 +74,20 @@ pub struct SwitchConfig {
     pub ecn_threshold: Option<BufferLimit>,
     /// Ethernet flow control (IEEE 802.3x PAUSE) at every switch port, or none.
     pub pause: Option<PauseConfig>,
+    /// What the switch does with packets carrying the rude bit (RUDE §2.3, §6).
+    pub rude_policy: RudePolicy,
+}
+
+/// A switch's policing of rude flows (RUDE §2.3: "routers will have the
+/// ability to kill Rude flows by dropping *all* packets").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum RudePolicy {
+    /// Forward them like any packet.
+    #[default]
+    Pass,
+    /// Drop every packet that carries the rude bit.
+    Drop,
 }
 
 impl Default for SwitchConfig {
@@ -83,6 +97,7 @@ impl Default for SwitchConfig {
             buffer_model: BufferModel::Static,
             ecn_threshold: None,
             pause: None,
+            rude_policy: RudePolicy::Pass,
         }
     }
 }
@@ -357,6 +372,21 @@ impl Scenario {
                 return Err(invalid("workload.block", "must give every server at least 1 byte"));
             }
             _ => {}
+        }
+        if tcp.rude && !tcp.rude_allowed {
+            return Err(invalid(
+                "tcp.rude",
+                "refused: the hosts do not allow rude flows (set tcp.rude_allowed = true, RUDE's tcp_rude sysctl)",
+            ));
+        }
+        if tcp.send_loss_ppb >= 1_000_000_000 {
+            return Err(invalid("tcp.send_loss_ppb", "must be below 10^9 (a probability below 1)"));
+        }
+        if tcp.rude_servers.is_some() && !tcp.rude {
+            return Err(invalid("tcp.rude_servers", "needs rude flows (tcp.rude = true)"));
+        }
+        if tcp.rude_off_at.is_some() && !tcp.rude {
+            return Err(invalid("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)"));
         }
         if tcp.dctcp.alpha_init > 1024 {
             return Err(invalid("tcp.dctcp.alpha_init", "must be at most 1024 (α = 1)"));

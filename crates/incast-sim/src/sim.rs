@@ -25,7 +25,7 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
+use crate::scenario::{RudePolicy, Scenario};
 use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
@@ -33,7 +33,9 @@ use crate::stats::{
     TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
-use crate::tcp::{flags, Endpoint, SendFlags};
+use crate::tcp::ictcp::Ictcp;
+use crate::tcp::rude::RudeRequest;
+use crate::tcp::{flags, Endpoint, RudeOff, SendFlags, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::background::{flow_hosts, udp_host, BULK_BYTES, UDP_FRAME_PAYLOAD};
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
@@ -62,6 +64,8 @@ enum Event {
     Respond { flow: u32 },
     /// The client writes its request on `flow` (held back by `workload.stagger`).
     Request { flow: u32 },
+    /// Rude flows turn congestion control back on (`tcp.rude_off_at`).
+    RudeOff,
     /// The UDP source sends its next datagram.
     Datagram,
     /// With PAUSE on: the last bit of a packet sent on `port` reaches its peer.
@@ -130,6 +134,19 @@ struct Sim<'a> {
     dropped: u64,
     /// ECN marking is on at the switch ports.
     ecn: bool,
+    /// The switch drops packets carrying the rude bit.
+    police_rude: bool,
+    /// Sender-side random loss, parts per billion, its draws and its count.
+    send_loss_ppb: u32,
+    send_loss_rng: Rng,
+    send_losses: u64,
+    /// After `tcp.rude_off_at`: the endpoints still rude, and when the last one turned polite.
+    rude_left: Vec<u32>,
+    rude_polite_at: Option<SimTime>,
+    /// Packets dropped for carrying the rude bit.
+    rude_drops: u64,
+    /// The client's ICTCP controller, when on.
+    ictcp: Option<Box<Ictcp>>,
     /// ECN-capable packets marked CE.
     marks: u64,
     /// ECN-capable packets marked CE at each port.
@@ -167,12 +184,22 @@ impl<'a> Sim<'a> {
             way(a, b) + way(b, a)
         };
         // Each endpoint's retransmission timer draws from its own substream.
-        let eps = (0..2 * flows)
+        let polite = TcpConfig { rude: false, ..s.tcp };
+        let mut eps: Vec<Endpoint> = (0..2 * flows)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
-                Endpoint::new_seeded(&s.tcp, SimTime::ZERO, Some(handshake_rtt(i / 2)), rng)
+                // `tcp.rude_servers`: only the first K connections start rude.
+                let cfg = if s.tcp.rude_servers.is_some_and(|k| i / 2 >= k) { &polite } else { &s.tcp };
+                Endpoint::new_seeded(cfg, SimTime::ZERO, Some(handshake_rtt(i / 2)), rng)
             })
             .collect();
+        let ictcp = s.tcp.ictcp.on.then(|| {
+            let ic = Ictcp::new(s.tcp.ictcp, n as usize, s.link.rate, s.tcp.segment_payload());
+            for flow in 0..n {
+                eps[endpoint_of(flow, Direction::ToServer)].set_rcv_wnd(ic.rwnd(flow as usize));
+            }
+            Box::new(ic)
+        });
         let routes = (0..flows)
             .flat_map(|flow| {
                 let (client, server) = flow_hosts(flow, n, &s.background);
@@ -213,6 +240,14 @@ impl<'a> Sim<'a> {
             delivered: 0,
             dropped: 0,
             ecn: s.switch.ecn_threshold.is_some(),
+            ictcp,
+            police_rude: s.switch.rude_policy == RudePolicy::Drop,
+            send_loss_ppb: s.tcp.send_loss_ppb,
+            send_loss_rng: Rng::substream(s.seed, "send_loss"),
+            send_losses: 0,
+            rude_left: Vec::new(),
+            rude_polite_at: None,
+            rude_drops: 0,
             marks: 0,
             port_marks: vec![0; ports],
             lossless: s.switch.pause.map(|cfg| Box::new(Lossless::new(cfg, ports))),
@@ -225,6 +260,9 @@ impl<'a> Sim<'a> {
 
     fn run(&mut self) {
         let end = self.s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d);
+        if let Some(at) = self.s.tcp.rude_off_at {
+            self.events.push(SimTime::ZERO + at, Event::RudeOff);
+        }
         self.start_block();
         if self.udp.is_some() {
             self.on_datagram();
@@ -248,6 +286,7 @@ impl<'a> Sim<'a> {
                     self.service(ep);
                 }
                 Event::Request { flow } => self.request(flow),
+                Event::RudeOff => self.rude_off(),
                 Event::Datagram => self.on_datagram(),
                 Event::ArriveVia { pkt, port } => self.on_arrive_via(pkt, port),
                 Event::TxDone { port } => self.on_tx_done(port),
@@ -267,6 +306,14 @@ impl<'a> Sim<'a> {
             Node::Switch { route } => {
                 let p = self.pool.get(pkt);
                 let (port, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
+                if self.police_rude && p.seg.has(flags::RUDE) {
+                    // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
+                    self.pool.release(pkt);
+                    self.dropped += 1;
+                    self.rude_drops += 1;
+                    self.flow_drops[flow as usize] += 1;
+                    return;
+                }
                 self.forward(pkt, port, tcp_bytes, flow);
             }
             Node::Host { .. } => {
@@ -286,6 +333,9 @@ impl<'a> Sim<'a> {
                 self.pool.release(pkt);
                 if spurious {
                     self.on_spurious(ep);
+                }
+                if !self.rude_left.is_empty() {
+                    self.note_polite();
                 }
                 // A pure ACK delivers nothing to the application.
                 if has_data {
@@ -438,6 +488,12 @@ impl<'a> Sim<'a> {
         if delivered == before {
             return;
         }
+        if let Some(ic) = &mut self.ictcp {
+            let rtt = self.eps[ep].srtt().unwrap_or(SimDuration::ZERO);
+            if let Some(w) = ic.on_data(self.now, flow as usize, delivered - before, rtt) {
+                self.eps[ep].set_rcv_wnd(w);
+            }
+        }
         if self.trace.goodput {
             if let Some(tr) = &mut self.tr {
                 tr.delivered(self.now, delivered - before);
@@ -447,6 +503,39 @@ impl<'a> Sim<'a> {
             Progress::Waiting => {}
             Progress::Release(r) => self.release(r),
             Progress::Done(done) => self.on_block_done(done),
+        }
+    }
+
+    /// RUDE §4's sender-side loss: discard this data segment before the wire?
+    #[cold]
+    fn lose_before_sending(&mut self) -> bool {
+        let lost = self.send_loss_rng.below(1_000_000_000) < u64::from(self.send_loss_ppb);
+        self.send_losses += u64::from(lost);
+        lost
+    }
+
+    /// Every endpoint turns rudeness off with the scenario's semantics (RUDE §3.2).
+    #[cold]
+    fn rude_off(&mut self) {
+        let req = match self.s.tcp.rude_off {
+            RudeOff::Now => RudeRequest::OffNow,
+            RudeOff::Nicely => RudeRequest::OffNicely,
+        };
+        for ep in 0..self.eps.len() {
+            self.eps[ep].set_rude(req);
+            self.rude_left.push(ep as u32);
+            self.service(ep);
+        }
+        self.note_polite();
+    }
+
+    /// Drop the endpoints that stopped being rude; once none is left, note when.
+    #[cold]
+    fn note_polite(&mut self) {
+        let eps = &self.eps;
+        self.rude_left.retain(|&ep| eps[ep as usize].rude());
+        if self.rude_left.is_empty() {
+            self.rude_polite_at.get_or_insert(self.now);
         }
     }
 
@@ -504,6 +593,9 @@ impl<'a> Sim<'a> {
         let flow = (ep / 2) as u32;
         let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
+            if self.send_loss_ppb > 0 && seg.has_data() && self.lose_before_sending() {
+                continue;
+            }
             self.sent += 1;
             if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
                 c.record(self.now, Way::Tx, flow, dir, seg);
@@ -531,7 +623,7 @@ impl<'a> Sim<'a> {
         let pairs = || servers.chunks_exact(2).map(|p| (&p[0], &p[1]));
         let sum = |f: &dyn Fn(&Endpoint) -> u64| servers.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
-        let bytes_sent: u64 = pairs().map(|(_, s)| s.stats().bytes_sent).sum();
+        let bytes_received: u64 = pairs().map(|(c, _)| c.stats().bytes_received).sum();
         let best = self.s.best_goodput_bps() / 1e6;
         let goodput = mbps(bytes_delivered);
         let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
@@ -561,7 +653,7 @@ impl<'a> Sim<'a> {
             background.chunks_exact(2).enumerate().map(|(i, p)| row(first + i, &p[0], &p[1])).collect();
         let summary = Summary {
             goodput_mbps: goodput,
-            throughput_mbps: mbps(bytes_sent),
+            throughput_mbps: mbps(bytes_received),
             best_goodput_mbps: best,
             utilization: goodput / best,
             blocks: self.blocks.len() as u64,
@@ -575,6 +667,9 @@ impl<'a> Sim<'a> {
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             redundant_packets: sum(&|e| e.stats().redundant_segments),
             ecn_marks: self.marks,
+            rude_drops: self.rude_drops,
+            send_losses: self.send_losses,
+            rude_polite_s: self.rude_polite_at.map(|t| t.as_secs_f64()),
             drops: self.dropped,
             block_time_ms: Percentiles::of(&times),
             data_packets: sum(&|e| e.stats().data_segments_sent),

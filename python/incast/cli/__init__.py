@@ -65,6 +65,8 @@ from incast.cli import reproduce as _reproduce  # noqa: E402
 from incast.cli import run as _run  # noqa: E402
 from incast.cli import serve as _serve  # noqa: E402
 from incast.cli import sweep as _sweep  # noqa: E402
+from incast.cli import testbed as _testbed  # noqa: E402
+from incast.cli import validate as _validate  # noqa: E402
 
 _run.register(app)
 _presets.register(app)
@@ -74,6 +76,8 @@ _sweep.register(app)
 _reproduce.register(app)
 _experiments.register(app)
 _report.register(app)
+_testbed.register(app)
+_validate.register(app)
 
 
 def fail(message: str, code: int = EXIT_USAGE) -> int:

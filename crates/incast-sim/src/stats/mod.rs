@@ -22,7 +22,9 @@ use serde::Serialize;
 pub struct Summary {
     /// Application bytes delivered to the client, over `sim_time_s`, in Mbit/s.
     pub goodput_mbps: f64,
-    /// Payload bytes the servers sent, retransmissions included, over `sim_time_s`.
+    /// Payload bytes that reached the client, retransmitted duplicates
+    /// included, over `sim_time_s`: what the client's link carried as data
+    /// (never above the link rate; dropped packets do not count).
     pub throughput_mbps: f64,
     /// Best goodput the client link can carry with full-sized segments.
     pub best_goodput_mbps: f64,
@@ -51,6 +53,13 @@ pub struct Summary {
     pub redundant_packets: u64,
     /// ECN-capable packets a switch port marked CE (`switch.ecn_threshold`).
     pub ecn_marks: u64,
+    /// Packets a policing switch dropped for their rude bit (part of `drops`).
+    pub rude_drops: u64,
+    /// Data segments discarded by sender-side random loss before the wire (`tcp.send_loss_ppb`).
+    pub send_losses: u64,
+    /// When the last rude flow stopped marking its segments after
+    /// `tcp.rude_off_at` (RUDE Fig. 4's convergence), if it did.
+    pub rude_polite_s: Option<f64>,
     /// Packets dropped at switch ports or lost on links.
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.

@@ -12,7 +12,8 @@
 //! bytes) and IPv4 address `10.0.0.0 + h + 1` (client 10.0.0.1, server 0
 //! 10.0.0.2); these addresses exist only inside the files. IPv4: IHL 5, the
 //! ECN field from the segment (Not-ECT, ECT(0), or CE once a switch marked
-//! it), DF set, identification 0, TTL 64, protocol 6, header checksum. TCP: the
+//! it), DF set, identification 0, TTL 64, protocol 6, header checksum. The
+//! rude bit of RUDE §3.1 is the lowest reserved TCP header bit. TCP: the
 //! server listens on port 5001, the client's port is `40000 + flow` (modulo
 //! 25536, since each server has its own address the pair stays unique);
 //! sequence and acknowledgment numbers are the 64-bit stream offsets plus a
@@ -251,7 +252,8 @@ pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEAD
     t[2..4].copy_from_slice(&dport.to_be_bytes());
     t[4..8].copy_from_slice(&seq.to_be_bytes());
     t[8..12].copy_from_slice(&ack.to_be_bytes());
-    t[12] = (((20 + opt_len) / 4) << 4) as u8; // data offset in 32-bit words
+    // Data offset in 32-bit words; RUDE §3.1's rude bit is the lowest reserved bit.
+    t[12] = (((20 + opt_len) / 4) << 4) as u8 | u8::from(seg.has(flags::RUDE));
     t[13] = bits;
     t[14..16].copy_from_slice(&(seg.wnd.min(65535) as u16).to_be_bytes());
     write_options(&mut t[20..], seg, peer_isn);

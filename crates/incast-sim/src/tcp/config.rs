@@ -223,6 +223,13 @@ impl DelayedAckConfig {
 ///   a default; `333` is the paper's proposal, `123` its rejected alternative.
 /// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
 /// - `gip_head_cwnd`: 2 segments — GIP §V-C ("we set cwnd of each sender to 2").
+/// - `ictcp`: [`IctcpConfig::default`] (off) — ICTCP is a remedy to compare.
+/// - `rude_allowed`: false — RUDE §3.1: "Rude flows are by default disabled".
+/// - `rude`: false; `rude_off_at`: none (rude flows stay rude); `rude_off`:
+///   `nicely` — the semantics RUDE §3.2 recommends for a flow that "does not
+///   want to immediately cut its sending rate"; `rude_servers`: none (every
+///   connection is rude when `rude` is set).
+/// - `send_loss_ppb`: 0 — no artificial loss; RUDE §4 swept 0.01 % to 5 %.
 /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
 ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
 ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -270,6 +277,75 @@ pub struct TcpConfig {
     pub gip_copies: u32,
     /// GIP: cwnd, in segments, at the head of each stripe unit.
     pub gip_head_cwnd: u32,
+    /// ICTCP at the client: receive windows paced by measured throughput.
+    pub ictcp: IctcpConfig,
+    /// The hosts allow rude flows (RUDE §3.1's `tcp_rude` sysctl).
+    pub rude_allowed: bool,
+    /// Every flow starts rude: congestion control off (`tcp::rude`).
+    pub rude: bool,
+    /// When rude flows turn congestion control back on, if ever.
+    pub rude_off_at: Option<SimDuration>,
+    /// How they turn it back on.
+    pub rude_off: RudeOff,
+    /// Only the connections of the first this many servers are rude (`None`: all).
+    pub rude_servers: Option<u32>,
+    /// Sender-side random loss: each data segment is discarded before it
+    /// reaches the wire with this probability, in parts per billion (RUDE
+    /// §4's kernel patch); the sender believes it sent it.
+    pub send_loss_ppb: u32,
+}
+
+/// How a rude flow turns congestion control back on (RUDE Appendix A).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum RudeOff {
+    /// `RUDE_OFF_NOW`: at once, with a congestion event if over the fair window.
+    #[serde(rename = "now")]
+    Now,
+    /// `RUDE_OFF_NICELY`: once the artificial window has converged to the fair one.
+    #[default]
+    #[serde(rename = "nicely")]
+    Nicely,
+}
+
+/// ICTCP's switch and parameters (Wu et al., CoNEXT 2010 §3), in thousandths
+/// where fractional; the defaults are the paper's.
+///
+/// Default values: `on` false (a remedy to compare); `alpha_permille` 900
+/// (α = 0.9 of the link may be used); `beta_permille` 750 (β = 0.75, the
+/// throughput smoothing); `gamma1_permille` 100 and `gamma2_permille` 500
+/// (γ1 = 0.1, γ2 = 0.5, the grow and shrink thresholds on `d`); `min_wnd` 2
+/// and `init_wnd` 2 segments.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct IctcpConfig {
+    /// The receiving host (the client) runs ICTCP.
+    pub on: bool,
+    /// α: the fraction of the link rate ICTCP lets its connections use.
+    pub alpha_permille: u32,
+    /// β: weight of the old value in the measured-throughput average.
+    pub beta_permille: u32,
+    /// γ1: grow the window when `d` is at most this.
+    pub gamma1_permille: u32,
+    /// γ2: shrink the window when `d` exceeds this three intervals in a row.
+    pub gamma2_permille: u32,
+    /// Smallest receive window, in segments.
+    pub min_wnd: u32,
+    /// Receive window at the start, in segments.
+    pub init_wnd: u32,
+}
+
+impl Default for IctcpConfig {
+    fn default() -> Self {
+        IctcpConfig {
+            on: false,
+            alpha_permille: 900,
+            beta_permille: 750,
+            gamma1_permille: 100,
+            gamma2_permille: 500,
+            min_wnd: 2,
+            init_wnd: 2,
+        }
+    }
 }
 
 /// Which GIP redundant-transmission pattern a sender runs (GIP §IV-B).
@@ -401,6 +477,13 @@ impl Default for TcpConfig {
             gip: GipPattern::Off,
             gip_copies: 3,
             gip_head_cwnd: 2,
+            ictcp: IctcpConfig::default(),
+            rude_allowed: false,
+            rude: false,
+            rude_off_at: None,
+            rude_off: RudeOff::Nicely,
+            rude_servers: None,
+            send_loss_ppb: 0,
         }
     }
 }

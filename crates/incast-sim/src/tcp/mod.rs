@@ -17,7 +17,8 @@
 //! TCP clock ([`clock`]); with the options on, SACK-based loss recovery
 //! ([`sack`], RFC 2018 and RFC 6675) and timestamps ([`timestamps`], RFC
 //! 7323); spurious-timeout detection and undo ([`spurious`], F-RTO RFC 5682
-//! and Eifel RFC 3522); GIP's stripe-unit-aware sender ([`gip`]). Each retransmission timeout is classified by
+//! and Eifel RFC 3522); GIP's stripe-unit-aware sender ([`gip`]); the
+//! ICTCP receive-window controller of a receiving host ([`ictcp`]). Each retransmission timeout is classified by
 //! [`forensics`] (FAST08 §5.1, GIP §III) and counted per class. Every segment carries a cumulative ACK of RCV.NXT
 //! and the constant receive window, plus SACK blocks while data is buffered
 //! out of order (SACK on) and the timestamps option (timestamps on); sending
@@ -37,12 +38,14 @@ pub mod dctcp;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod gip;
+pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
 pub mod receiver;
 pub mod rto;
 pub mod rto_timer;
+pub mod rude;
 pub mod sack;
 mod segment;
 pub mod sender;
@@ -52,8 +55,8 @@ mod tests;
 pub mod timestamps;
 
 pub use config::{
-    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, RtoConfig, RtoFlavor, SpuriousRto,
-    TcpConfig, TcpVariant,
+    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, IctcpConfig, RtoConfig, RtoFlavor, RudeOff,
+    SpuriousRto, TcpConfig, TcpVariant,
 };
 pub use rto::RtoEstimator;
 pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
@@ -93,6 +96,8 @@ pub struct EndpointStats {
     pub data_segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
     pub bytes_sent: u64,
+    /// Payload bytes received, duplicates included.
+    pub bytes_received: u64,
     /// Data segments sent that had been sent before.
     pub retransmitted_segments: u64,
     /// Retransmission timeouts.
@@ -220,6 +225,7 @@ impl Endpoint {
             self.note_cwnd();
         }
         if seg.has_data() {
+            self.stats.bytes_received += seg.len as u64;
             if self.ecn && seg.has(flags::CE) != self.ce_state {
                 self.on_ce_change(seg.has(flags::CE));
             }
@@ -280,13 +286,8 @@ impl Endpoint {
             }
             return Some(seg);
         }
-        if let Some(held) = self.ce_ack.take() {
-            // The held-back ACK, with the CE state of the data it covers (the old one).
-            self.stats.segments_sent += 1;
-            self.stats.acks_sent += 1;
-            let ece = if self.ce_state { 0 } else { flags::ECE };
-            let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
-            return Some(self.with_options(now, ack));
+        if self.ce_ack.is_some() {
+            return Some(self.held_ce_ack(now));
         }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
@@ -296,6 +297,18 @@ impl Endpoint {
             return Some(self.with_options(now, ack));
         }
         None
+    }
+
+    /// DCTCP (RFC 8257 §3.2): the ACK held back when the CE state changed,
+    /// with the ECE of the data it covers (the old state).
+    #[cold]
+    fn held_ce_ack(&mut self, now: SimTime) -> Segment {
+        let held = self.ce_ack.take().unwrap_or(self.receiver.rcv_nxt());
+        self.stats.segments_sent += 1;
+        self.stats.acks_sent += 1;
+        let ece = if self.ce_state { 0 } else { flags::ECE };
+        let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
+        self.with_options(now, ack)
     }
 
     /// DCTCP: `data_bits` (ECT on data), plus ECE while the CE state is set.
@@ -310,7 +323,10 @@ impl Endpoint {
     /// `seg` with the options this connection uses: SACK blocks while data
     /// waits out of order, and the timestamps option.
     #[inline]
-    fn with_options(&mut self, now: SimTime, seg: Segment) -> Segment {
+    fn with_options(&mut self, now: SimTime, mut seg: Segment) -> Segment {
+        if self.sender.rude() {
+            seg.flags |= flags::RUDE;
+        }
         if self.options {
             self.add_options(now, seg)
         } else {
@@ -344,6 +360,22 @@ impl Endpoint {
     #[inline]
     pub fn stats(&self) -> &EndpointStats {
         &self.stats
+    }
+
+    /// The application asks to be rude or polite again (RUDE §3.2, `tcp::rude`).
+    pub fn set_rude(&mut self, req: rude::RudeRequest) {
+        self.sender.set_rude(req);
+    }
+
+    /// True while this endpoint's segments carry the rude bit.
+    #[inline]
+    pub fn rude(&self) -> bool {
+        self.sender.rude()
+    }
+
+    /// Advertise a receive window of `bytes` from now on (ICTCP, `tcp::ictcp`).
+    pub fn set_rcv_wnd(&mut self, bytes: u64) {
+        self.rcv_wnd = bytes.min(u32::MAX as u64) as u32;
     }
 
     /// Current congestion window in bytes.

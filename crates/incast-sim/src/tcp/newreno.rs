@@ -268,6 +268,14 @@ impl NewReno {
         self.ssthresh = cwnd;
     }
 
+    /// Rude TCP turned off at once with `flight` bytes outstanding, more than
+    /// cwnd allows: a congestion event (RUDE §3.2), ssthresh = cwnd =
+    /// max(flight/2, 2·SMSS) as RFC 5681's eq. (4).
+    pub fn on_rude_exit(&mut self, flight: u64) {
+        self.ssthresh = (flight / 2).max(2 * self.smss);
+        self.cwnd = self.ssthresh;
+    }
+
     /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`; GIP Pattern 123).
     pub fn cap_cwnd(&mut self, max: u64) {
         self.cwnd = self.cwnd.min(max);

@@ -31,6 +31,9 @@ pub mod flags {
     pub const ECT: u8 = 1 << 4;
     /// IP header: Congestion Experienced, set by a marking switch on an ECT packet (RFC 3168 §5).
     pub const CE: u8 = 1 << 5;
+    /// The rude bit: the lowest reserved TCP flag, set on every segment of a
+    /// rude flow (RUDE §3.1, `tcp::rude`).
+    pub const RUDE: u8 = 1 << 6;
 }
 
 /// Most SACK blocks one segment carries: 4 fit in the 40 option bytes, 3

@@ -37,6 +37,7 @@ use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
+use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::Scoreboard;
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
@@ -111,6 +112,8 @@ pub struct Sender {
     gip_copy: Option<(u64, u64)>,
     /// DCTCP's α and observation window (`tcp::dctcp`), when the variant is DCTCP.
     dctcp: Option<Dctcp>,
+    /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
+    rude: Rude,
 }
 
 impl Sender {
@@ -146,7 +149,56 @@ impl Sender {
             gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
             gip_copy: None,
             dctcp: (cfg.variant == TcpVariant::Dctcp).then(|| Dctcp::new(cfg.dctcp.alpha_init, cfg.dctcp.g_shift)),
+            rude: {
+                let mut rude = Rude::new();
+                if cfg.rude {
+                    rude.request(RudeRequest::On, 0, 0);
+                }
+                rude
+            },
         }
+    }
+
+    /// The window data may fill: min(cwnd, peer window), or what Rude TCP allows.
+    #[inline]
+    fn send_window(&self) -> u64 {
+        if self.rude.marked() {
+            self.rude.window(self.cc.cwnd(), self.peer_wnd)
+        } else {
+            self.cc.cwnd().min(self.peer_wnd)
+        }
+    }
+
+    /// The application asks to be rude, or polite again (RUDE §3.2, `tcp::rude`).
+    pub fn set_rude(&mut self, req: RudeRequest) {
+        if let RudeExit::CongestionEvent { flight } = self.rude.request(req, self.flight_size(), self.cc.cwnd()) {
+            self.cc.on_rude_exit(flight);
+        }
+    }
+
+    /// FlightSize as the fair congestion control sees it: a rude flow's
+    /// flight (sized by the receive window or R) counts only up to F, so a
+    /// loss halves the fair window, not the rude one (RUDE §3.2).
+    #[inline]
+    fn fair_flight(&self, flight: u64) -> u64 {
+        if self.rude.marked() {
+            flight.min(self.cc.cwnd())
+        } else {
+            flight
+        }
+    }
+
+    /// True while this sender's segments carry the rude bit.
+    #[inline]
+    pub fn rude(&self) -> bool {
+        self.rude.marked()
+    }
+
+    /// While turning off nicely, mirror the congestion control's change of
+    /// the fair window from `before` onto the artificial one (RUDE Table 1).
+    #[cold]
+    fn rude_follow(&mut self, before: u64) {
+        self.rude.on_fair_change(before, self.cc.cwnd());
     }
 
     /// The application appends `bytes` to the send buffer, with `flags`.
@@ -176,6 +228,24 @@ impl Sender {
         ts_rtt: Option<SimDuration>,
         stats: &mut EndpointStats,
     ) -> bool {
+        let fair_before = self.cc.cwnd();
+        let spurious = self.process_ack(now, clock, seg, ts_rtt, stats);
+        if self.rude.marked() {
+            self.rude_follow(fair_before);
+        }
+        spurious
+    }
+
+    /// [`Sender::on_ack`] without the Rude TCP bookkeeping.
+    #[inline]
+    fn process_ack(
+        &mut self,
+        now: SimTime,
+        clock: &TcpClock,
+        seg: &Segment,
+        ts_rtt: Option<SimDuration>,
+        stats: &mut EndpointStats,
+    ) -> bool {
         let ack = seg.ack;
         let wnd = seg.wnd as u64;
         if ack > self.snd_max || ack < self.snd_una {
@@ -195,14 +265,8 @@ impl Sender {
         // incoming acknowledgment equals the advertised window in the last"
         let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
         let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
-        if let Some(gip) = &mut self.gip {
-            if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
-                if cut {
-                    // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
-                    self.cc.cap_cwnd(self.cc.cwnd().saturating_sub(3 * self.mss).max(self.mss));
-                }
-                self.gip_copy = Some(copy);
-            }
+        if self.gip.is_some() {
+            self.gip_on_ack(ack);
         }
         if ack == self.snd_una {
             self.peer_wnd = wnd;
@@ -223,20 +287,11 @@ impl Sender {
         self.dart = 0;
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
-        let recovering = self.in_recovery();
-        let mut cut = false;
-        if let Some(d) = &mut self.dctcp {
-            // RFC 8257 (3.3): α per window; on ECE, at most once per window and
-            // not during loss recovery, cwnd = cwnd · (1 − α/2) — and no growth
-            // from the ACK that cut (Linux enters CWR).
-            if d.on_ack(acked, ack, seg.has(flags::ECE), self.snd_nxt) && !recovering {
-                self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
-                cut = true;
-            }
-        }
+        let cut = self.dctcp.is_some() && self.dctcp_on_ack(acked, ack, seg.has(flags::ECE));
         let restart = match &mut self.sack {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
+                let recovering = sb.in_recovery();
                 sb.on_cumulative_ack(ack);
                 if !recovering && !cut {
                     self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt);
@@ -275,6 +330,33 @@ impl Sender {
         };
     }
 
+    /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
+    #[cold]
+    fn gip_on_ack(&mut self, ack: u64) {
+        let Some(gip) = &mut self.gip else { return };
+        if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
+            if cut {
+                // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
+                self.cc.cap_cwnd(self.cc.cwnd().saturating_sub(3 * self.mss).max(self.mss));
+            }
+            self.gip_copy = Some(copy);
+        }
+    }
+
+    /// DCTCP (RFC 8257 §3.3): α per window; on ECE, at most once per window
+    /// and not during loss recovery, cwnd = cwnd · (1 − α/2). Returns true when
+    /// it cut: that ACK grows nothing (Linux enters CWR).
+    #[cold]
+    fn dctcp_on_ack(&mut self, acked: u64, ack: u64, ece: bool) -> bool {
+        let recovering = self.in_recovery();
+        let Some(d) = &mut self.dctcp else { return false };
+        if d.on_ack(acked, ack, ece, self.snd_nxt) && !recovering {
+            self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
+            return true;
+        }
+        false
+    }
+
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
     /// when SACK is on (where a duplicate must also SACK new data).
     fn on_dup_ack(&mut self, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
@@ -292,7 +374,7 @@ impl Sender {
         }
         // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
         // sent in limited transmit MUST NOT be included in this calculation."
-        let flight = self.flight_size().saturating_sub(self.limited.excluded());
+        let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
         if self.cc.on_dup_ack(ack, flight, self.snd_max) {
             stats.fast_retransmits += 1;
             self.retransmit_now = true;
@@ -386,7 +468,10 @@ impl Sender {
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
-        self.cc.on_rto(self.flight_size(), self.snd_max, self.backoff > 0);
+        self.cc.on_rto(self.fair_flight(self.flight_size()), self.snd_max, self.backoff > 0);
+        if self.rude.marked() {
+            self.rude_follow(cwnd);
+        }
         if let Some(sb) = &mut self.sack {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
@@ -431,13 +516,21 @@ impl Sender {
     /// The next data segment to send now, if any: a due retransmission of
     /// SND.UNA first, then data from SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        if let Some((seq, len)) = self.gip_copy.take() {
-            if seq + len > self.snd_una {
-                return Some(DataTx { redundant: true, ..self.transmit(now, clock, seq, len) });
-            }
-        }
-        let (seq, len) = if self.sack.is_some() { self.next_sack_segment(now)? } else { self.next_segment(now)? };
-        Some(self.transmit(now, clock, seq, len))
+        let copy = if self.gip_copy.is_some() { self.take_gip_copy() } else { None };
+        let (seq, len) = match copy {
+            Some(c) => c,
+            None if self.sack.is_some() => self.next_sack_segment(now)?,
+            None => self.next_segment(now)?,
+        };
+        let mut tx = self.transmit(now, clock, seq, len);
+        tx.redundant = copy.is_some();
+        Some(tx)
+    }
+
+    /// The GIP copy due now, unless its data was acknowledged meanwhile.
+    #[cold]
+    fn take_gip_copy(&mut self) -> Option<(u64, u64)> {
+        self.gip_copy.take().filter(|&(seq, len)| seq + len > self.snd_una)
     }
 
     /// `(seq, len)` of the next segment with SACK on: the segment that starts
@@ -452,7 +545,7 @@ impl Sender {
         if sb.in_recovery() {
             // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
             // transmit one or more segments"
-            if self.cc.cwnd() < sb.pipe(self.snd_una, self.snd_max) + self.mss {
+            if self.rude.window(self.cc.cwnd(), u64::MAX) < sb.pipe(self.snd_una, self.snd_max) + self.mss {
                 return None;
             }
             let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
@@ -474,7 +567,7 @@ impl Sender {
         }
         let sb = self.sack.as_deref()?;
         let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
-        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
+        let usable = self.send_window().saturating_sub(flight);
         let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
         if len <= usable || self.frto_allows(len) {
             return Some((self.snd_nxt, len));
@@ -509,7 +602,7 @@ impl Sender {
             self.restart_if_idle(now);
         }
         let flight = self.snd_nxt - self.snd_una;
-        let usable = self.cc.cwnd().min(self.peer_wnd).saturating_sub(flight);
+        let usable = self.send_window().saturating_sub(flight);
         // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
         // "if the data is pushed and all queued data can be sent now" (Nagle off).
         let len = unsent.min(self.mss);

@@ -1,0 +1,101 @@
+//! Rude TCP in whole runs: the hosts' gate, a policing switch, turning off.
+
+use incast_sim::scenario::RudePolicy;
+use incast_sim::tcp::RudeOff;
+use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::{run, Scenario, SimError};
+
+fn rude(servers: u32) -> Scenario {
+    let mut s = Scenario::fast08(servers);
+    s.tcp.rude_allowed = true;
+    s.tcp.rude = true;
+    s.stop.duration = Some(SimDuration::from_millis(300));
+    s
+}
+
+/// RUDE §3.1: "Rude flows are by default disabled": asking for them with the
+/// gate closed is refused, naming the field.
+#[test]
+fn rude_3_1_gate_off_refuses_rude_flows() {
+    let mut s = rude(4);
+    s.tcp.rude_allowed = false;
+    match run(&s) {
+        Err(SimError::InvalidScenario { field, .. }) => assert_eq!(field, "tcp.rude"),
+        other => panic!("expected a refusal, got {other:?}"),
+    }
+}
+
+/// RUDE §2.3: a policing switch drops every rude packet, so nothing gets
+/// through until the flows turn polite (off_now at 100 ms), after which blocks complete.
+#[test]
+fn rude_2_3_policing_switch_kills_rude_flows_until_they_turn_polite() {
+    let mut s = rude(4);
+    s.switch.rude_policy = RudePolicy::Drop;
+    let killed = run(&s).unwrap().summary;
+    assert_eq!((killed.bytes_delivered, killed.blocks), (0, 0));
+    assert!(killed.rude_drops > 0 && killed.rude_drops == killed.drops);
+
+    s.tcp.rude_off_at = Some(SimDuration::from_millis(100));
+    s.tcp.rude_off = RudeOff::Now;
+    s.stop.duration = Some(SimDuration::from_secs(2));
+    let recovered = run(&s).unwrap().summary;
+    assert!(recovered.blocks > 0, "polite after 100 ms, the flows get through");
+    assert!(recovered.rude_drops > 0);
+}
+
+/// RUDE §4–5, shrunk to a 32 MiB transfer (the paper's 256 MiB setting is
+/// checked in `tests/test_remedies.py`): a dedicated 1 Gbps path with 5 % of
+/// data segments lost at the sender. Rude TCP, which never cuts its window,
+/// times out less and gets more goodput than stock (SACK) TCP.
+#[test]
+fn rude_4_sender_side_loss_rude_beats_stock_tcp() {
+    let bulk = |rude: bool| {
+        let mut s = Scenario::fast08(1);
+        s.link.rtt = SimDuration::from_micros(50);
+        s.switch.buffer = incast_sim::scenario::BufferLimit::Bytes(Bytes::mib(4));
+        s.workload.response = incast_sim::scenario::ResponseSize::Sru(Bytes::mib(32));
+        s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
+        s.tcp.rcv_wnd = Bytes::mib(8);
+        s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
+        s.tcp.send_loss_ppb = 50_000_000;
+        s.tcp.rude_allowed = rude;
+        s.tcp.rude = rude;
+        s.stop.blocks = Some(1);
+        s.stop.duration = None;
+        let sum = run(&s).unwrap().summary;
+        println!(
+            "rude {rude}: {:.1} Mbps, {} timeouts, {} segments lost",
+            sum.goodput_mbps, sum.timeouts, sum.send_losses
+        );
+        assert!(sum.send_losses > 0);
+        sum
+    };
+    let (stock, rude) = (bulk(false), bulk(true));
+    assert!(rude.timeouts < stock.timeouts);
+    assert!(
+        rude.goodput_mbps > 1.5 * stock.goodput_mbps,
+        "rude {:.1} vs stock {:.1}",
+        rude.goodput_mbps,
+        stock.goodput_mbps
+    );
+}
+
+/// RUDE §3.2, Fig. 4 shrunk to 100 Mbps and 10 ms: one rude flow beside two
+/// polite ones turns off nicely at 10 s and stops marking a little later.
+#[test]
+fn rude_fig4_off_nicely_converges() {
+    let mut s = rude(3);
+    s.link.rate = incast_sim::time::BitRate::mbps(100);
+    s.link.rtt = SimDuration::from_millis(10);
+    s.switch.buffer = incast_sim::scenario::BufferLimit::Bytes(Bytes::kib(64));
+    s.workload.response = incast_sim::scenario::ResponseSize::Sru(Bytes::mib(1024));
+    s.tcp.rcv_wnd = Bytes::new(112_500);
+    s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
+    s.tcp.rude_servers = Some(1);
+    s.tcp.rude_off_at = Some(SimDuration::from_secs(10));
+    s.stop.duration = Some(SimDuration::from_secs(60));
+    let sum = run(&s).unwrap().summary;
+    let polite = sum.rude_polite_s.expect("the rude flow turned polite");
+    println!("turned polite at {polite:.2} s");
+    assert!(polite > 10.0 && polite < 60.0);
+}

@@ -1,0 +1,217 @@
+"""``incast testbed``: run a scenario on the real Linux TCP stack, in network namespaces on this machine.
+
+One client and N server namespaces are joined by a bridge in a switch
+namespace; the switch port toward the client is a ``tbf`` at the link rate
+whose byte limit is the switch buffer (``incast.testbed.netns``). Each
+namespace gets the scenario's TCP settings before its server starts, then
+``incast read`` runs in the client namespace against ``incast serve`` in each
+server namespace. The scenario comes as for ``incast run`` (file, named
+options, ``--set``); fields the kernel cannot run are refused with one line,
+and those it runs differently print a ``note:`` line on standard error
+(``incast.testbed.plan``).
+
+Needs root (one line and status 2 otherwise). Everything the run creates is
+named ``incast-tb-<id>`` / ``ic<id>`` and removed on success, failure, Ctrl-C
+and SIGTERM; ``incast testbed --cleanup`` removes what a killed run left.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Annotated, Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from incast.cli.run import OPTION_FIELDS, _ms, _parse_servers, _parse_set, _resolve
+from incast.config import Scenario, read_toml
+from incast.errors import ScenarioError
+from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, cleanup, notes, require_privileges
+from incast.testbed import run as run_testbed
+from incast.units import format_duration
+
+__all__ = ["register", "scenarios", "testbed"]
+
+#: Exit status after Ctrl-C or SIGTERM, as a shell reports SIGINT.
+EXIT_INTERRUPTED = 130
+
+
+def _opt(flag: str, metavar: str, help: str) -> Any:
+    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
+
+
+ScenarioFile = Annotated[
+    str | None,
+    typer.Argument(metavar="SCENARIO.toml", help="Scenario file; options below override it.", show_default=False),
+]
+Servers = Annotated[str | None, _opt("--servers", "N[,N...]", "Servers; a list like 1,4,16 runs once per value.")]
+Sru = Annotated[str | None, _opt("--sru", "SIZE", "Fixed bytes per server per block, e.g. 64KiB.")]
+Block = Annotated[str | None, _opt("--block", "SIZE", "Fixed bytes per block split over the servers, e.g. 1MiB.")]
+Blocks = Annotated[str | None, _opt("--blocks", "N", "Stop after N blocks.")]
+Duration = Annotated[str | None, _opt("--duration", "DURATION", "Start no block after this much time, e.g. 2s.")]
+Link = Annotated[str | None, _opt("--link", "RATE", "Rate of every link, e.g. 200Mbps.")]
+Buffer = Annotated[str | None, _opt("--buffer", "SIZE|Npkt", "Switch buffer toward the client, e.g. 32KiB.")]
+RtoMin = Annotated[str | None, _opt("--rto-min", "DURATION", "Minimum retransmission timeout, e.g. 200ms or 1ms.")]
+DelayedAck = Annotated[str | None, _opt("--delayed-ack", "40ms|linux|off", "Delayed ACK: Linux's own, or off.")]
+Tcp = Annotated[str | None, _opt("--tcp", "reno|newreno|sack|cubic", "Loss recovery and congestion control.")]
+SetOpt = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set", metavar="KEY=VALUE", help="Any setting by dotted name; repeatable, applied last.", show_default=False
+    ),
+]
+AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")]
+Timeout = Annotated[
+    str, _opt("--timeout", "DURATION", "Fail when one block takes longer (default 60s: RTOs back off).")
+]
+
+
+def scenarios(
+    scenario_file: str | None, servers: str | None, named: dict[str, str | None], set_: list[str] | None
+) -> list[Scenario]:
+    """The scenarios of a command line: the file, the named options, ``--set``; one per server count."""
+    if named.get("sru") is not None and named.get("block") is not None:
+        raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
+    overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
+    extra = [_parse_set(item) for item in set_ or []]
+    base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
+    counts = _parse_servers(servers) if servers is not None else [None]
+    return [_resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+
+
+def testbed(
+    scenario_file: ScenarioFile = None,
+    servers: Servers = None,
+    sru: Sru = None,
+    block: Block = None,
+    blocks: Blocks = None,
+    duration: Duration = None,
+    link: Link = None,
+    buffer: Buffer = None,
+    rto_min: RtoMin = None,
+    delayed_ack: DelayedAck = None,
+    tcp: Tcp = None,
+    set_: SetOpt = None,
+    timeout: Timeout = "60s",
+    as_json: AsJson = False,
+    do_cleanup: Annotated[
+        bool, typer.Option("--cleanup", help="Remove what killed runs left behind (by prefix) and exit.")
+    ] = False,
+) -> int:
+    """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
+    from incast.cli import EXIT_ENGINE, EXIT_USAGE, fail  # late: incast.cli imports this module while it loads
+
+    try:
+        require_privileges()
+    except TestbedUnavailable as e:
+        return fail(str(e), EXIT_USAGE)
+    if do_cleanup:
+        try:
+            removed = cleanup()
+        except TestbedError as e:
+            return fail(str(e), EXIT_ENGINE)
+        for run_id, names in removed.items():
+            print(f"removed run {run_id}: {', '.join(names) or 'its registry file'}")
+        if not removed:
+            print("nothing to remove")
+        return 0
+    named = {
+        "sru": sru,
+        "block": block,
+        "blocks": blocks,
+        "duration": duration,
+        "link": link,
+        "buffer": buffer,
+        "rto_min": rto_min,
+        "delayed_ack": delayed_ack,
+        "tcp": tcp,
+    }
+    todo = scenarios(scenario_file, servers, named, set_)
+    for note in notes(todo[0]):
+        print(f"note: {note}", file=sys.stderr)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    results: list[TestbedResult] = []
+    for scenario in todo:
+        try:
+            result = run_testbed(scenario, timeout=timeout)
+        except TestbedError as e:
+            return fail(str(e), EXIT_ENGINE)
+        results.append(result)
+        if as_json:
+            print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
+        elif len(todo) == 1 or result.status != "complete":
+            print_summary(console, result)
+        if result.status == "failed":
+            return fail(result.error or "incast read failed", EXIT_ENGINE)
+        if result.status == "interrupted":
+            return fail(f"interrupted after {result.blocks} blocks", EXIT_INTERRUPTED)
+    if len(todo) > 1 and not as_json:
+        print_table(console, results)
+    return 0
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``testbed`` verb to ``app``."""
+    app.command("testbed", no_args_is_help=False)(testbed)
+
+
+def kernel_line(r: TestbedResult) -> str:
+    """The kernel's tick, the RTO floor it gives and the congestion control, in one line."""
+    k = r.kernel
+    return (
+        f"kernel HZ={k['hz']} ({format_duration(k['jiffy_s'])} ticks): RTO_min {format_duration(k['rto_min_s'])} "
+        f"arms as at least {format_duration(k['rto_floor_s'])}; congestion control {k['congestion']}"
+    )
+
+
+def print_summary(console: Console, r: TestbedResult) -> None:
+    """One run: the scenario, the kernel line, goodput, block times and the kernel's counters."""
+    state = "" if r.status == "complete" else f" — {r.status}, partial results"
+    console.print(r.scenario.describe() + state, style="bold")
+    console.print(kernel_line(r))
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    good = "—" if math.isnan(r.goodput_mbps) else f"{r.goodput_mbps:.1f} Mbps = {r.utilization:.1%}"
+    table.add_row("goodput", f"{good} of the best achievable {r.best_goodput_mbps:.1f} Mbps")
+    table.add_row("blocks", f"{r.blocks} in {r.wall_s:.3f} s")
+    t = r.block_time_ms
+    table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    c = r.server_counters
+    table.add_row(
+        "timeouts",
+        f"{r.timeouts} (servers' TCPTimeouts; per server {', '.join(map(str, r.timeouts_per_server))})",
+    )
+    table.add_row(
+        "retransmits",
+        f"{r.retransmitted_packets} segments (fast {c['TCPFastRetrans']}, after a timeout {c['TCPSlowStartRetrans']}, "
+        f"loss probes {c['TCPLossProbes']})",
+    )
+    table.add_row("drops", f"{r.drops} at the client port ({r.port['frames']} frames sent)")
+    console.print(table)
+
+
+def print_table(console: Console, results: list[TestbedResult]) -> None:
+    """Several runs: one row per server count."""
+    console.print(results[0].scenario.describe().split(", ", 1)[-1], style="bold")
+    console.print(kernel_line(results[0]))
+    table = Table()
+    for name in ("servers", "goodput Mbps", "util", "blocks", "block p50 ms", "p99 ms", "max ms", "timeouts", "drops"):
+        table.add_column(name, justify="right", no_wrap=True)
+    for r in results:
+        t = r.block_time_ms
+        table.add_row(
+            str(r.scenario.servers),
+            f"{r.goodput_mbps:.1f}",
+            f"{r.utilization:.0%}",
+            str(r.blocks),
+            _ms(t.p50),
+            _ms(t.p99),
+            _ms(t.max),
+            str(r.timeouts),
+            str(r.drops),
+        )
+    console.print(table)

@@ -1,0 +1,224 @@
+"""``incast validate``: the same scenario in the simulator and on the testbed, side by side.
+
+The simulator runs the scenario as the kernel will: its clock granularity set
+to the kernel's jiffy (4 ms at HZ=250), the Linux RTO estimator
+(``tcp.rto_flavor = "linux"``), limited transmit on (Linux always sends on
+the first duplicate ACKs), and Linux's delayed ACK where the scenario asks for
+the default 40 ms; the heading lists these settings. The testbed runs the
+scenario as ``incast testbed`` does. Each row shows both figures and the ratio
+testbed / simulator. Needs root, like ``incast testbed``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from typing import Any
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from incast.cli.run import _ms
+from incast.cli.testbed import (
+    AsJson,
+    Block,
+    Blocks,
+    Buffer,
+    DelayedAck,
+    Duration,
+    Link,
+    RtoMin,
+    ScenarioFile,
+    Servers,
+    SetOpt,
+    Sru,
+    Tcp,
+    Timeout,
+    kernel_line,
+    scenarios,
+)
+from incast.config import Scenario
+from incast.result import Result
+from incast.result import run as simulate
+from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, clock, notes, require_privileges
+from incast.testbed import run as run_testbed
+from incast.units import format_duration
+
+__all__ = ["register", "simulator_overrides", "validate"]
+
+#: Exit status after Ctrl-C or SIGTERM.
+EXIT_INTERRUPTED = 130
+#: Figures compared, as (label, key in both results' JSON, key inside it or None).
+_FIGURES: tuple[tuple[str, str, str | None], ...] = (
+    ("goodput Mbps", "goodput_mbps", None),
+    ("utilization", "utilization", None),
+    ("blocks", "blocks", None),
+    ("block p50 ms", "block_time_ms", "p50"),
+    ("block p99 ms", "block_time_ms", "p99"),
+    ("block max ms", "block_time_ms", "max"),
+    ("timeouts", "timeouts", None),
+    ("retransmitted packets", "retransmitted_packets", None),
+    ("drops", "drops", None),
+)
+
+
+def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
+    """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
+    overrides: dict[str, Any] = {
+        "tcp.clock_granularity": jiffy_s,
+        "tcp.rto_flavor": "linux",
+        "tcp.limited_transmit": True,
+    }
+    d = scenario.tcp.delayed_ack
+    if isinstance(d, float) and math.isclose(d, 0.04):
+        overrides["tcp.delayed_ack"] = "linux"
+    return overrides
+
+
+def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
+    value = data[key] if sub is None else data[key][sub]
+    return math.nan if value is None else float(value)
+
+
+def comparison(sim: Result, bed: TestbedResult) -> dict[str, dict[str, float | None]]:
+    """Each figure: ``simulator``, ``testbed`` and ``ratio`` (testbed / simulator; None where undefined)."""
+    s, t = sim.to_dict(), bed.to_dict()
+    out: dict[str, dict[str, float | None]] = {}
+    for _, key, sub in _FIGURES:
+        a, b = _figure(s, key, sub), _figure(t, key, sub)
+        ratio = b / a if a and not math.isnan(a) and not math.isnan(b) else math.nan
+        out[key if sub is None else f"{key}.{sub}"] = {
+            name: None if math.isnan(v) else v for name, v in (("simulator", a), ("testbed", b), ("ratio", ratio))
+        }
+    return out
+
+
+def _cell(label: str, value: float | None) -> str:
+    if value is None:
+        return "—"
+    if label == "utilization":
+        return f"{value:.1%}"
+    if label.endswith("ms"):
+        return _ms(value)
+    return f"{value:.1f}" if label.endswith("Mbps") else f"{value:.0f}"
+
+
+def validate(
+    scenario_file: ScenarioFile = None,
+    servers: Servers = None,
+    sru: Sru = None,
+    block: Block = None,
+    blocks: Blocks = None,
+    duration: Duration = None,
+    link: Link = None,
+    buffer: Buffer = None,
+    rto_min: RtoMin = None,
+    delayed_ack: DelayedAck = None,
+    tcp: Tcp = None,
+    set_: SetOpt = None,
+    timeout: Timeout = "60s",
+    as_json: AsJson = False,
+) -> int:
+    """Run a scenario in the simulator and on the testbed (needs root) and compare them."""
+    from incast.cli import EXIT_ENGINE, EXIT_USAGE, fail  # late: incast.cli imports this module while it loads
+
+    try:
+        require_privileges()
+    except TestbedUnavailable as e:
+        return fail(str(e), EXIT_USAGE)
+    named = {
+        "sru": sru,
+        "block": block,
+        "blocks": blocks,
+        "duration": duration,
+        "link": link,
+        "buffer": buffer,
+        "rto_min": rto_min,
+        "delayed_ack": delayed_ack,
+        "tcp": tcp,
+    }
+    todo = scenarios(scenario_file, servers, named, set_)
+    kernel = clock()
+    for note in notes(todo[0]):
+        print(f"note: testbed: {note}", file=sys.stderr)
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    rows = []
+    for scenario in todo:
+        overrides = simulator_overrides(scenario, kernel.jiffy_s)
+        sim = simulate(scenario.with_overrides(overrides))
+        try:
+            bed = run_testbed(scenario, timeout=timeout)
+        except TestbedError as e:
+            return fail(str(e), EXIT_ENGINE)
+        figures = comparison(sim, bed)
+        if as_json:
+            shown = {k: format_duration(v) if k == "tcp.clock_granularity" else v for k, v in overrides.items()}
+            out = {
+                "source": "validate",
+                "simulator_overrides": shown,
+                "figures": figures,
+                "simulator": sim.to_dict(),
+                "testbed": bed.to_dict(),
+            }
+            print(json.dumps(out, allow_nan=False), flush=True)
+        elif len(todo) == 1:
+            _print_one(console, scenario, overrides, bed, figures)
+        rows.append((scenario, bed, figures))
+        if bed.status == "failed":
+            return fail(bed.error or "incast read failed", EXIT_ENGINE)
+        if bed.status == "interrupted":
+            return fail(f"interrupted after {bed.blocks} testbed blocks", EXIT_INTERRUPTED)
+    if len(todo) > 1 and not as_json:
+        _print_rows(console, rows, simulator_overrides(todo[0], kernel.jiffy_s))
+    return 0
+
+
+def _overrides_line(overrides: dict[str, Any]) -> str:
+    shown = [f"{k}={format_duration(v) if k == 'tcp.clock_granularity' else v}" for k, v in overrides.items()]
+    return "simulator with " + ", ".join(shown).replace("True", "true")
+
+
+def _print_one(
+    console: Console, scenario: Scenario, overrides: dict[str, Any], bed: TestbedResult, figures: dict[str, Any]
+) -> None:
+    console.print(scenario.describe(), style="bold")
+    console.print(kernel_line(bed))
+    console.print(_overrides_line(overrides))
+    table = Table()
+    for name in ("", "simulator", "testbed", "testbed/sim"):
+        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
+    for (label, _, _), f in zip(_FIGURES, figures.values()):
+        ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
+        table.add_row(label, _cell(label, f["simulator"]), _cell(label, f["testbed"]), ratio)
+    console.print(table)
+
+
+def _print_rows(
+    console: Console, rows: list[tuple[Scenario, TestbedResult, dict[str, Any]]], overrides: dict[str, Any]
+) -> None:
+    console.print(rows[0][0].describe().split(", ", 1)[-1], style="bold")
+    console.print(kernel_line(rows[0][1]))
+    console.print(_overrides_line(overrides))
+    table = Table()
+    heads = ("servers", "sim Mbps", "testbed Mbps", "testbed/sim", "sim timeouts", "testbed timeouts")
+    for name in heads:
+        table.add_column(name, justify="right", no_wrap=True)
+    for scenario, _, f in rows:
+        g, t = f["goodput_mbps"], f["timeouts"]
+        ratio = "—" if g["ratio"] is None else f"{g['ratio']:.2f}"
+        table.add_row(
+            str(scenario.servers),
+            _cell("Mbps", g["simulator"]),
+            _cell("Mbps", g["testbed"]),
+            ratio,
+            _cell("", t["simulator"]),
+            _cell("", t["testbed"]),
+        )
+    console.print(table)
+
+
+def register(app: typer.Typer) -> None:
+    """Add the ``validate`` verb to ``app``."""
+    app.command("validate", no_args_is_help=False)(validate)

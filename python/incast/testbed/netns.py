@@ -1,0 +1,336 @@
+"""The testbed's network: one client and N server namespaces on a bridge in a switch namespace.
+
+::
+
+    incast-tb-<id>-c        incast-tb-<id>-sw                     incast-tb-<id>-s<i>
+    ic<id>-e0 ──veth── ic<id>-c ┐                    ┌ ic<id>-s<i> ──veth── ic<id>-e0
+     10.0.0.1          (tbf: link rate,  bridge      │                        10.0.1.<i+1>
+                        limit = buffer)  ic<id>-br ──┘                        (tbf: link rate)
+
+Every name carries the run's prefix ``incast-tb-<id>`` (namespaces) or
+``ic<id>`` (interfaces), where ``<id>`` is six random hex digits. Every veth has TSO, GSO and GRO
+off and ``gso_max_segs 1`` (TCP keeps software GSO whatever the device says),
+so every skb is one MTU-sized frame, as from a NIC without offloads. Both ends of
+every veth are created inside the run's own namespaces (``ip link add ... peer
+... netns``), so nothing is ever created in, moved through or sent into the
+host's namespace; deleting the namespaces deletes every veth and the bridge
+with them.
+
+The switch port toward the client is the client port's egress qdisc: ``tbf``
+at the link rate, its byte limit the switch buffer. Each server's own egress is
+a ``tbf`` at the link rate with a deep limit, a NIC that cannot send faster
+than its line, so the bottleneck is the client port as in the papers. Both
+count 24 bytes of overhead per frame (preamble, FCS and inter-frame gap), so
+a frame occupies the line as long as the simulator's does.
+
+A registry file ``/run/incast-testbed/<id>.json`` records the owning process;
+:func:`cleanup` removes the namespaces of runs whose owner is gone, found by
+prefix only, and kills the processes left in them.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from incast.testbed.errors import TestbedError
+
+__all__ = [
+    "NAMESPACE_PREFIX",
+    "REGISTRY",
+    "Network",
+    "Shaping",
+    "alive",
+    "cleanup",
+    "command",
+    "leftovers",
+    "namespaces",
+    "owner",
+    "run_of",
+]
+
+#: Every namespace the testbed creates starts with this.
+NAMESPACE_PREFIX = "incast-tb-"
+#: One file per live run, naming its owner process.
+REGISTRY = Path("/run/incast-testbed")
+#: Subnet every host's route covers; the client is .0.1, server i is 10.0.1.(i+1).
+SUBNET = "10.0.0.0/16"
+#: Most servers one run may have (one address each in 10.0.1.0/24).
+MAX_SERVERS = 250
+#: Preamble (8), FCS (4) and inter-frame gap (12): line bytes of a frame that ``skb->len`` does not count.
+FRAME_OVERHEAD = 24
+#: Ethernet header counted in ``skb->len`` at the qdisc.
+ETHERNET_HEADER = 14
+#: Queue limit of each server's own egress: deep, so that a NIC never drops what TCP hands it.
+SERVER_QUEUE = 4 * 2**20
+#: The helper that sets sysctls and turns offloads off inside a namespace (stdlib only, run with ``-I``).
+_NSCONFIG = Path(__file__).with_name("nsconfig.py")
+
+
+@dataclass(frozen=True)
+class Shaping:
+    """How the switch and the NICs are shaped: ``rate`` in bit/s, ``buffer`` in bytes, ``mtu`` in bytes."""
+
+    rate: int
+    buffer: int
+    mtu: int
+
+    @property
+    def burst(self) -> int:
+        """Token bucket depth: one frame (plus slack for tbf's rounding), so nothing leaves faster than the line."""
+        return self.mtu + ETHERNET_HEADER + 64
+
+
+@dataclass
+class Network:
+    """One run's namespaces and links; :meth:`build` creates them, :meth:`teardown` removes them."""
+
+    servers: int
+    run_id: str = field(default_factory=lambda: secrets.token_hex(3))
+
+    @property
+    def prefix(self) -> str:
+        """Prefix of every namespace of this run."""
+        return f"{NAMESPACE_PREFIX}{self.run_id}"
+
+    @property
+    def client(self) -> str:
+        """The client's namespace."""
+        return f"{self.prefix}-c"
+
+    @property
+    def switch(self) -> str:
+        """The switch's namespace (the bridge and every switch port)."""
+        return f"{self.prefix}-sw"
+
+    def server(self, i: int) -> str:
+        """Server ``i``'s namespace (from 0)."""
+        return f"{self.prefix}-s{i}"
+
+    @property
+    def hosts(self) -> list[str]:
+        """The client's namespace, then every server's."""
+        return [self.client] + [self.server(i) for i in range(self.servers)]
+
+    @property
+    def all_namespaces(self) -> list[str]:
+        """Every namespace of this run."""
+        return [self.switch, *self.hosts]
+
+    @property
+    def nic(self) -> str:
+        """The interface name of every host's NIC (inside its own namespace)."""
+        return f"ic{self.run_id}-e0"
+
+    @property
+    def bridge(self) -> str:
+        """The bridge in the switch namespace."""
+        return f"ic{self.run_id}-br"
+
+    def port(self, host: str) -> str:
+        """The switch port (in the switch namespace) toward ``host``: ``ic<id>-c`` or ``ic<id>-s<i>``."""
+        return f"ic{self.run_id}-{host.rsplit('-', 1)[1]}"
+
+    @property
+    def client_address(self) -> str:
+        """The client's IPv4 address."""
+        return "10.0.0.1"
+
+    def server_address(self, i: int) -> str:
+        """Server ``i``'s IPv4 address."""
+        return f"10.0.1.{i + 1}"
+
+    def address(self, host: str) -> str:
+        """The IPv4 address of ``host`` (a namespace of this run)."""
+        return self.client_address if host == self.client else self.server_address(int(host.rsplit("-s", 1)[1]))
+
+    # -- building ------------------------------------------------------------
+
+    def build(self, shaping: Shaping, sysctls: dict[str, dict[str, str]], routes: dict[str, list[str]]) -> None:
+        """Create the namespaces, bridge, veths, addresses, routes and qdiscs.
+
+        ``sysctls`` maps a namespace to the ``/proc/sys`` settings it gets
+        (dotted names) before anything else is set up; ``routes`` the route
+        options (``ip route`` words) of its route to the subnet. The run is
+        registered first, so that a crash at any point leaves only what
+        :func:`cleanup` finds.
+        """
+        REGISTRY.mkdir(parents=True, exist_ok=True)
+        record = {"pid": os.getpid(), "start": _start_time(os.getpid()), "namespaces": self.all_namespaces}
+        (REGISTRY / f"{self.run_id}.json").write_text(json.dumps(record))
+        for ns in self.all_namespaces:
+            command("ip", "netns", "add", ns)
+            command("ip", "-n", ns, "link", "set", "lo", "up")
+        no_ipv6 = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
+        _nsconfig(self.switch, no_ipv6, [])
+        for host in self.hosts:
+            _nsconfig(host, {**no_ipv6, **sysctls.get(host, {})}, [])
+        sw = self.switch
+        command("ip", "-n", sw, "link", "add", self.bridge, "type", "bridge", "stp_state", "0", "forward_delay", "0")
+        mtu = str(shaping.mtu)
+        for host in self.hosts:
+            port = self.port(host)
+            one = ("mtu", mtu, "gso_max_segs", "1")  # one segment per skb, as from a NIC without TSO
+            command(
+                "ip", "-n", sw, "link", "add", port, *one, "type", "veth", "peer", "name", self.nic, *one, "netns", host
+            )
+            command("ip", "-n", sw, "link", "set", port, "master", self.bridge)
+        _nsconfig(sw, {}, [self.port(h) for h in self.hosts] + [self.bridge])
+        command("ip", "-n", sw, "link", "set", self.bridge, "up")
+        for host in self.hosts:
+            address = self.address(host)
+            _nsconfig(host, {}, [self.nic])
+            command("ip", "-n", host, "addr", "add", f"{address}/16", "dev", self.nic, "noprefixroute")
+            command("ip", "-n", host, "link", "set", self.nic, "up")
+            command("ip", "-n", host, "route", "add", SUBNET, "dev", self.nic, "src", address, *routes.get(host, []))
+            command("ip", "-n", sw, "link", "set", self.port(host), "up")
+        _tbf(sw, self.port(self.client), shaping, shaping.buffer)
+        for i in range(self.servers):
+            _tbf(self.server(i), self.nic, shaping, SERVER_QUEUE)
+
+    def teardown(self) -> None:
+        """Kill every process left in this run's namespaces, delete them, drop the registry file."""
+        _remove(self.run_id, [ns for ns in namespaces() if ns == self.prefix or ns.startswith(self.prefix + "-")])
+
+    def counters(self, host: str) -> dict[str, int]:
+        """The TCP counters of ``host``'s namespace (``/proc/net/snmp`` Tcp and ``/proc/net/netstat`` TcpExt)."""
+        out = command("ip", "netns", "exec", host, sys.executable, "-I", str(_NSCONFIG), json.dumps({"counters": True}))
+        counters: dict[str, int] = json.loads(out)
+        return counters
+
+
+def _tbf(ns: str, dev: str, shaping: Shaping, limit: int) -> None:
+    command(
+        "tc",
+        "-n",
+        ns,
+        "qdisc",
+        "replace",
+        "dev",
+        dev,
+        "root",
+        "tbf",
+        "rate",
+        f"{shaping.rate}bit",
+        "burst",
+        str(shaping.burst),
+        "limit",
+        str(limit),
+        "overhead",
+        str(FRAME_OVERHEAD),
+    )
+
+
+def _nsconfig(ns: str, sysctls: dict[str, str], offload_off: list[str]) -> None:
+    """Set ``sysctls`` and turn TSO, GSO and GRO off on the ``offload_off`` devices, inside ``ns``."""
+    request = json.dumps({"sysctls": sysctls, "offload_off": offload_off})
+    command("ip", "netns", "exec", ns, sys.executable, "-I", str(_NSCONFIG), request)
+
+
+def command(*argv: str) -> str:
+    """Run ``argv``; its standard output, or TestbedError with the command and its first error line."""
+    done = subprocess.run(argv, check=False, capture_output=True, text=True, stdin=subprocess.DEVNULL)
+    if done.returncode != 0:
+        reason = (done.stderr.strip().splitlines() or [f"exit status {done.returncode}"])[-1]
+        shown = " ".join(a if len(a) < 60 else a[:57] + "..." for a in argv[:8])
+        raise TestbedError(f"testbed: `{shown}` failed: {reason}")
+    return done.stdout
+
+
+# ---------------------------------------------------------------------------
+# Finding and removing runs by prefix.
+
+
+def namespaces() -> list[str]:
+    """Every network namespace whose name starts with the testbed's prefix, and only those."""
+    try:
+        names = [line.split()[0] for line in command("ip", "netns", "list").splitlines() if line.strip()]
+    except TestbedError:
+        return []
+    return sorted(n for n in names if n.startswith(NAMESPACE_PREFIX))
+
+
+def run_of(ns: str) -> str:
+    """The run id in the name of one of the testbed's namespaces."""
+    return ns[len(NAMESPACE_PREFIX) :].split("-", 1)[0]
+
+
+def _start_time(pid: int) -> str | None:
+    """The start time of ``pid`` in clock ticks since boot (``/proc/PID/stat`` field 22), or None if it is gone."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return stat.rsplit(")", 1)[1].split()[19]
+
+
+def owner(run_id: str) -> int | None:
+    """The running process that owns run ``run_id`` (its registry file names it), or None if it is gone."""
+    try:
+        record = json.loads((REGISTRY / f"{run_id}.json").read_text())
+    except (OSError, ValueError):
+        return None
+    pid, start = record.get("pid"), record.get("start")
+    if not isinstance(pid, int) or start is None or not alive(pid) or _start_time(pid) != start:
+        return None
+    return pid
+
+
+def leftovers() -> dict[str, list[str]]:
+    """Run id -> namespaces of every run whose owner process is gone (a crashed or killed run)."""
+    runs: dict[str, list[str]] = {}
+    for ns in namespaces():
+        runs.setdefault(run_of(ns), []).append(ns)
+    if REGISTRY.is_dir():
+        for path in REGISTRY.glob("*.json"):
+            runs.setdefault(path.stem, [])
+    return {run_id: names for run_id, names in runs.items() if owner(run_id) is None}
+
+
+def cleanup() -> dict[str, list[str]]:
+    """Remove every leftover run (see :func:`leftovers`); returns what was removed."""
+    found = leftovers()
+    for run_id, names in found.items():
+        _remove(run_id, names)
+    return found
+
+
+def _remove(run_id: str, names: Sequence[str]) -> None:
+    """Kill the processes inside ``names`` (namespaces of one run), delete them and the run's registry file."""
+    for sig in ("TERM", "KILL"):
+        pids = [pid for ns in names for pid in _pids(ns)]
+        if not pids:
+            break
+        subprocess.run(["kill", f"-{sig}", *pids], check=False, capture_output=True)
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline and any(map(alive, pids)):
+            time.sleep(0.02)
+    errors = []
+    for ns in names:
+        done = subprocess.run(["ip", "netns", "del", ns], check=False, capture_output=True, text=True)
+        if done.returncode != 0 and ns in namespaces():
+            errors.append(f"{ns}: {done.stderr.strip()}")
+    (REGISTRY / f"{run_id}.json").unlink(missing_ok=True)
+    if errors:
+        raise TestbedError(f"testbed: could not delete {'; '.join(errors)}")
+
+
+def alive(pid: int | str) -> bool:
+    """Is process ``pid`` running (not gone, and not a zombie waiting for a parent that may never reap it)?"""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat.rsplit(")", 1)[1].split()[0] != "Z"
+
+
+def _pids(ns: str) -> list[str]:
+    done = subprocess.run(["ip", "netns", "pids", ns], check=False, capture_output=True, text=True)
+    return [p for p in done.stdout.split() if p.isdigit() and int(p) != os.getpid()]

@@ -1,0 +1,258 @@
+"""From a scenario to the testbed's settings: qdiscs, sysctls, route options and the read's options.
+
+Each scenario field is honoured, noted or refused:
+
+**Honoured.** ``servers``; ``workload.sru``/``block``, ``max_inflight``,
+``stagger``; ``blocks``/``duration`` (wall time: no block starts after it);
+``link.rate`` (``tbf`` rate on the client's switch port and on every server's
+NIC, counting 24 bytes of preamble, FCS and gap per frame as the simulator
+does); ``switch.buffer`` (the client port's ``tbf`` byte limit; ``Npkt`` is
+converted to N full frames of ``mss + 54`` bytes, what the qdisc counts per
+frame: IP and TCP headers and the 14-byte Ethernet header); ``tcp.mss`` (every
+MTU is ``mss + 40``); ``tcp.init_cwnd`` (route ``initcwnd``); ``tcp.rto_min``
+(``net.ipv4.tcp_rto_min_us`` in every namespace, and route ``rto_min``, which
+takes whole milliseconds only); ``tcp.rto_max`` (``net.ipv4.tcp_rto_max_ms``);
+``tcp.delayed_ack`` off (route ``quickack 1`` and ``incast read --delayed-ack
+off``); ``tcp.variant`` (reno and newreno run Linux ``reno``, cubic ``cubic``,
+sack ``reno`` with SACK on: Linux's loss recovery is NewReno without SACK and
+SACK with RACK when SACK is on); ``tcp.sack``, ``tcp.timestamps``,
+``tcp.spurious_rto`` off/frto, ``tcp.dupack_threshold`` and
+``tcp.restart_after_idle`` (``tcp_sack``, ``tcp_timestamps``, ``tcp_frto``,
+``tcp_reordering``, ``tcp_slow_start_after_idle``). ECN is always off
+(``tcp_ecn = 0``): ``tbf`` cannot mark. The congestion control is always set
+explicitly: a new namespace would otherwise inherit the kernel's default (bbr
+here).
+
+**Noted** (a line in ``notes``): ``link.rtt`` (the RTT is what the veths give;
+netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
+adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
+and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, variant
+``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
+sends on the first duplicate ACKs), a packet-count buffer (converted), and a
+non-default ``tcp.rcv_wnd`` (Linux tunes its own window),
+``workload.request``, ``order`` or ``server_jitter`` (the protocol's 24-byte
+request, the read's fixed order and the real servers' own timing). The
+defaults of those last ones describe a real stack and are not noted.
+
+**Refused** (ScenarioError naming the field): dctcp or any congestion control
+the kernel lacks, ``switch.ecn_threshold``, GIP, CMU09's randomized or
+delayed timer, ``slow_start = false``, Eifel, an initial RTO other than 1 s,
+a back-off cap, a delayed-ACK timeout Linux cannot run, non-default Cubic
+constants or Linux-mode delayed-ACK knobs, a different TSval tick, and traces.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+from incast.config import Scenario
+from incast.errors import ScenarioError
+from incast.testbed.kernel import KernelClock
+from incast.testbed.netns import MAX_SERVERS, Shaping
+from incast.units import format_duration, format_size
+
+__all__ = ["Plan", "plan"]
+
+#: IPv4 and TCP headers: the MTU is ``mss`` plus these.
+_IP_TCP_HEADERS = 40
+#: Bytes the qdisc counts for a full frame beyond the MSS: IP, TCP and Ethernet headers.
+_QDISC_FRAME_OVERHEAD = 54
+#: Linux's smallest accepted MSS (``tcp_min_snd_mss``).
+_MIN_MSS = 48
+#: Wire bytes of a frame beyond its payload: headers (54), FCS (4), preamble (8) and gap (12).
+_WIRE_OVERHEAD = 78
+#: Linux congestion control of each scenario variant.
+_CONGESTION = {"reno": "reno", "newreno": "reno", "sack": "reno", "cubic": "cubic", "dctcp": "dctcp"}
+#: Fields the testbed refuses unless they keep their default, with what Linux does instead.
+_FIXED = {
+    "tcp.rto_initial": "Linux's initial RTO is 1s (TCP_TIMEOUT_INIT)",
+    "tcp.rto_randomize": "Linux does not randomize its RTO",
+    "tcp.rto_scheduling_delay": "the testbed cannot delay the kernel's timers",
+    "tcp.rto_max_backoff": "Linux backs off up to tcp.rto_max only",
+    "tcp.slow_start": "Linux always slow-starts",
+    "tcp.gip": "Linux has no GIP",
+    "tcp.cubic_beta": "the kernel's Cubic constants are fixed",
+    "tcp.cubic_c": "the kernel's Cubic constants are fixed",
+    "tcp.cubic_fast_convergence": "the kernel's Cubic constants are fixed",
+    "tcp.delayed_ack_quickack_segments": "Linux's delayed ACK has fixed constants",
+    "tcp.delayed_ack_ato_min": "Linux's delayed ACK has fixed constants",
+    "tcp.delayed_ack_ato_max": "Linux's delayed ACK has fixed constants",
+    "tcp.timestamp_tick": "Linux's TSval ticks every 1ms",
+    "trace.goodput_bin": "the testbed records no traces",
+    "trace.queue": "the testbed records no traces",
+    "trace.flows": "the testbed records no traces",
+    "trace.block_cwnd": "the testbed records no traces",
+    "trace.pcap": "the testbed records no traces",
+}
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Everything the testbed sets up for one scenario.
+
+    ``shaping`` (rate, client-port buffer in bytes, MTU); ``congestion`` (the
+    Linux congestion control); ``sysctls`` (the same in every host
+    namespace) and ``routes`` (options of every host's ``ip route``);
+    ``read_options`` and ``serve_options`` (command-line options of ``incast
+    read`` and ``incast serve``); ``rto_floor_s`` (the shortest RTO the
+    kernel can arm: RTO_min rounded up to whole ticks; the SRTT it adds makes
+    it one tick more when RTO_min is a whole number of ticks); ``best_goodput_mbps`` (the link
+    rate times payload over wire bytes of a full frame, as ``incast run``);
+    ``notes`` (one line per field the testbed runs differently).
+    """
+
+    servers: int
+    shaping: Shaping
+    congestion: str
+    sysctls: dict[str, str]
+    routes: list[str]
+    read_options: list[str]
+    serve_options: list[str]
+    rto_floor_s: float
+    best_goodput_mbps: float
+    notes: list[str] = field(default_factory=list)
+
+
+def _value(data: dict[str, Any], path: str) -> Any:
+    table, _, key = path.partition(".")
+    return data[table][key]
+
+
+def _refuse_unsupported(s: Scenario) -> None:
+    given, default = s.to_dict(), Scenario(servers=1).to_dict()
+    for path, instead in _FIXED.items():
+        if _value(given, path) != _value(default, path):
+            raise ScenarioError(f"{path}: the testbed runs the real kernel and cannot set it ({instead})")
+    if s.switch.ecn_threshold is not None:
+        raise ScenarioError('switch.ecn_threshold: the testbed\'s tbf switch port cannot mark ECN; use "off"')
+    if s.tcp.spurious_rto == "eifel":
+        raise ScenarioError('tcp.spurious_rto: Linux has no Eifel; use "off" or "frto"')
+    if s.servers > MAX_SERVERS:
+        raise ScenarioError(f"servers: the testbed runs at most {MAX_SERVERS} servers (one namespace each)")
+    if s.tcp.mss < _MIN_MSS:
+        raise ScenarioError(f"tcp.mss: Linux sends segments of at least {_MIN_MSS} bytes, got {s.tcp.mss}")
+
+
+def _delayed_ack(s: Scenario, notes: list[str]) -> bool:
+    """Is the delayed ACK on? Refuses the timeouts Linux cannot run."""
+    d = s.tcp.delayed_ack
+    if d is None:
+        return False
+    if d == "linux":
+        return True
+    if isinstance(d, float) and math.isclose(d, 0.04):
+        notes.append(
+            "tcp.delayed_ack: Linux's own delayed ACK (quick-ACK mode, then an adaptive timeout from 40ms) "
+            "stands in for a fixed 40ms"
+        )
+        return True
+    shown = d if isinstance(d, str) else format_duration(d)
+    raise ScenarioError(
+        f'tcp.delayed_ack: the testbed runs Linux\'s delayed ACK ("40ms" or "linux") or "off", got {shown!r}'
+    )
+
+
+def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
+    packets = s.switch.buffer_packets
+    if packets is None:
+        return int(s.switch.buffer)
+    frame = s.tcp.mss + _QDISC_FRAME_OVERHEAD
+    notes.append(f"switch.buffer: {packets}pkt is a tbf limit of {packets} full frames of {frame} bytes")
+    return packets * frame
+
+
+def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Plan:
+    """The testbed's settings for ``s`` on a kernel with ``kernel``'s tick and these congestion controls.
+
+    Raises :class:`~incast.errors.ScenarioError` naming the first field the
+    testbed cannot honour (see the module docstring).
+    """
+    tcp = s.tcp
+    congestion = _CONGESTION[tcp.variant]
+    if congestion not in congestion_controls:
+        raise ScenarioError(
+            f"tcp.variant: {tcp.variant} needs the kernel's {congestion} congestion control, "
+            f"which this kernel does not offer (it has {', '.join(congestion_controls)})"
+        )
+    _refuse_unsupported(s)
+    notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
+    delayed_ack = _delayed_ack(s, notes)
+    buffer = _buffer_bytes(s, notes)
+    if not math.isclose(tcp.clock_granularity, kernel.jiffy_s):
+        notes.append(
+            f"tcp.clock_granularity: the kernel ticks every {format_duration(kernel.jiffy_s)} (HZ={kernel.hz}), "
+            f"not {format_duration(tcp.clock_granularity)}"
+        )
+    if tcp.rto_flavor != "linux":
+        notes.append("tcp.rto_flavor: the kernel's RTO is Linux's, SRTT + max(4·mdev, RTO_min)")
+    if tcp.variant == "reno":
+        notes.append("tcp.variant: Linux recovers as NewReno (partial ACKs retransmit); reno runs as newreno")
+    if not tcp.limited_transmit:
+        notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
+    default = Scenario(servers=1)
+    if tcp.rcv_wnd != default.tcp.rcv_wnd:
+        notes.append(f"tcp.rcv_wnd: Linux tunes its own receive window; {format_size(tcp.rcv_wnd)} is not applied")
+    wl = s.workload
+    if wl.request != default.workload.request:
+        notes.append("workload.request: every request is the protocol's 24-byte header")
+    if wl.order != default.workload.order:
+        notes.append("workload.order: incast read asks the servers in a fixed order")
+    if wl.server_jitter != default.workload.server_jitter:
+        notes.append("workload.server_jitter: the real servers answer with their own timing")
+
+    rto_min_us = max(1, math.ceil(round(tcp.rto_min * 1e6, 6)))
+    rto_max_ms = round(tcp.rto_max * 1e3)
+    if not 1000 <= rto_max_ms <= 120_000:
+        raise ScenarioError(
+            f"tcp.rto_max: Linux allows 1s to 120s (tcp_rto_max_ms), got {format_duration(tcp.rto_max)}"
+        )
+    sack = tcp.sack or tcp.variant == "sack"
+    sysctls = {
+        "net.ipv4.tcp_congestion_control": congestion,
+        "net.ipv4.tcp_rto_min_us": str(rto_min_us),
+        "net.ipv4.tcp_sack": str(int(sack)),
+        "net.ipv4.tcp_timestamps": str(int(tcp.timestamps)),
+        "net.ipv4.tcp_frto": "2" if tcp.spurious_rto == "frto" else "0",
+        "net.ipv4.tcp_ecn": "0",
+        "net.ipv4.tcp_reordering": str(tcp.dupack_threshold),
+        "net.ipv4.tcp_slow_start_after_idle": str(int(tcp.restart_after_idle)),
+        "net.ipv4.tcp_no_metrics_save": "1",
+    }
+    if rto_max_ms != 120_000:  # Linux's default; kernels before 6.15 have no tcp_rto_max_ms
+        sysctls["net.ipv4.tcp_rto_max_ms"] = str(rto_max_ms)
+    routes = ["initcwnd", str(tcp.init_cwnd)]
+    rto_min_ms = tcp.rto_min * 1e3
+    if rto_min_ms >= 1 and math.isclose(rto_min_ms, round(rto_min_ms)):
+        routes += ["rto_min", f"{round(rto_min_ms)}ms"]  # the route takes whole milliseconds only
+    if not delayed_ack:
+        routes += ["quickack", "1"]
+
+    read = ["--congestion", congestion, "--delayed-ack", "on" if delayed_ack else "off"]
+    read += ["--sru", f"{wl.sru}B"] if wl.sru is not None else ["--block", f"{wl.block}B"]
+    if s.blocks is not None:
+        read += ["--blocks", str(s.blocks)]
+    if s.duration is not None:
+        read += ["--duration", format_duration(s.duration)]
+    if wl.max_inflight is not None:
+        read += ["--max-inflight", str(wl.max_inflight)]
+    if wl.stagger:
+        read += ["--stagger", format_duration(wl.stagger)]
+    largest = wl.sru if wl.sru is not None else -(-(wl.block or 0) // s.servers)
+    serve = ["--congestion", congestion, "--max-response", f"{max(largest, 64 * 2**20)}B"]
+
+    payload = tcp.mss - (12 if tcp.timestamps else 0)
+    best = s.link.rate * payload / (tcp.mss + _WIRE_OVERHEAD) / 1e6
+    return Plan(
+        servers=s.servers,
+        shaping=Shaping(rate=s.link.rate, buffer=buffer, mtu=tcp.mss + _IP_TCP_HEADERS),
+        congestion=congestion,
+        sysctls=sysctls,
+        routes=routes,
+        read_options=read,
+        serve_options=serve,
+        rto_floor_s=kernel.rto_floor_s(rto_min_us / 1e6),
+        best_goodput_mbps=best,
+        notes=notes,
+    )

@@ -1,0 +1,307 @@
+"""Run one scenario on the testbed: build the network, start the servers, read, collect, tear down.
+
+Order matters: each namespace's sysctls and route options are set while the
+network is built, before any server starts, because a listening socket keeps
+the RTO_min it was created with. Then ``incast serve`` starts in every server
+namespace (each in a session of its own, so that a Ctrl-C reaches only this
+process, which stops the children in order), ``incast read --json`` runs in
+the client namespace, and the kernel's TCP counters of every server namespace
+are read before and after it: the timeouts reported are the servers'
+``TCPTimeouts``, the retransmissions their ``RetransSegs``, and the drops the
+client port's ``tbf`` drop count.
+
+Teardown runs in a ``finally`` block, on success, failure, Ctrl-C and
+SIGTERM: the children are stopped and every namespace of the run deleted,
+which deletes its veths and the bridge.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import platform
+import select
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from incast.bench import _stop_signals_raise_keyboard_interrupt
+from incast.config import Scenario
+from incast.result import BlockTimes
+from incast.testbed.errors import TestbedError
+from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
+from incast.testbed.netns import Network, command
+from incast.testbed.plan import Plan, plan
+
+__all__ = ["SERVER_COUNTERS", "TestbedResult", "run"]
+
+#: The port every server listens on (each in its own namespace).
+PORT = 7470
+#: How long the servers may take to start (each imports incast; 32 of them share 2 cores here).
+_START_TIMEOUT_S = 120.0
+#: Kernel counters summed over the server namespaces into ``server_counters``.
+SERVER_COUNTERS = (
+    "TCPTimeouts",
+    "RetransSegs",
+    "TCPLossProbes",
+    "TCPLossProbeRecovery",
+    "TCPFastRetrans",
+    "TCPSlowStartRetrans",
+    "TCPLostRetransmit",
+    "TCPRenoRecovery",
+    "TCPSackRecovery",
+    "TCPSpuriousRTOs",
+    "OutSegs",
+)
+
+
+class TestbedResult:
+    """What one testbed run measured, with ``incast run``'s names where they mean the same.
+
+    ``status`` (``"complete"``, ``"failed"`` or ``"interrupted"``), ``error``,
+    ``goodput_mbps``, ``best_goodput_mbps``, ``utilization``, ``blocks``,
+    ``bytes_delivered``, ``block_time_ms`` (p50/p99/max), ``wall_s``;
+    from the kernel: ``timeouts`` (the servers' ``TCPTimeouts``),
+    ``retransmitted_packets`` (their ``RetransSegs``), ``drops`` (the client
+    port's ``tbf`` drops), ``port`` (the client port's ``frames``, ``bytes`` and
+    ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
+    over the servers), ``timeouts_per_server``; ``kernel`` (release, HZ, the
+    jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
+    client's ``incast read --json`` object (per-connection ``TCP_INFO``).
+    """
+
+    def __init__(
+        self,
+        scenario: Scenario,
+        plan: Plan,
+        kernel: KernelClock,
+        read: dict[str, Any],
+        counters: list[dict[str, int]],
+        port: dict[str, int],
+    ) -> None:
+        self.scenario = scenario
+        self.notes = list(plan.notes)
+        self.read = read
+        self.status: str = read["status"]
+        self.error: str | None = read["error"]
+        self.goodput_mbps = _f(read["goodput_mbps"])
+        self.best_goodput_mbps = plan.best_goodput_mbps
+        self.utilization = self.goodput_mbps / plan.best_goodput_mbps
+        self.blocks: int = read["blocks"]
+        self.bytes_delivered: int = read["bytes_delivered"]
+        t = read["block_time_ms"]
+        self.block_time_ms = BlockTimes(_f(t["p50"]), _f(t["p99"]), _f(t["max"]))
+        self.wall_s = float(read["wall_s"])
+        self.server_counters = {name: sum(c.get(name, 0) for c in counters) for name in SERVER_COUNTERS}
+        self.timeouts_per_server = [c.get("TCPTimeouts", 0) for c in counters]
+        self.timeouts = self.server_counters["TCPTimeouts"]
+        self.retransmitted_packets = self.server_counters["RetransSegs"]
+        self.drops = port["drops"]
+        self.port = port
+        self.kernel: dict[str, Any] = {
+            "release": platform.release(),
+            "hz": kernel.hz,
+            "hz_source": kernel.source,
+            "jiffy_s": kernel.jiffy_s,
+            "rto_min_s": scenario.tcp.rto_min,
+            "rto_floor_s": plan.rto_floor_s,
+            "congestion": plan.congestion,
+        }
+
+    def to_dict(self) -> dict[str, Any]:
+        """One JSON-safe object, tagged ``"source": "testbed"``: ``incast testbed --json``. NaN becomes None."""
+        out: dict[str, Any] = {"source": "testbed", "status": self.status, "error": self.error}
+        for key in ("goodput_mbps", "best_goodput_mbps", "utilization"):
+            value = getattr(self, key)
+            out[key] = None if math.isnan(value) else value
+        out["blocks"] = self.blocks
+        out["bytes_delivered"] = self.bytes_delivered
+        out["block_time_ms"] = {k: None if math.isnan(v) else v for k, v in self.block_time_ms._asdict().items()}
+        out["wall_s"] = self.wall_s
+        out["timeouts"] = self.timeouts
+        out["retransmitted_packets"] = self.retransmitted_packets
+        out["drops"] = self.drops
+        out["port"] = self.port
+        out["timeouts_per_server"] = self.timeouts_per_server
+        out["server_counters"] = self.server_counters
+        out["kernel"] = self.kernel
+        out["notes"] = self.notes
+        out["read"] = self.read
+        out["scenario"] = self.scenario.to_dict()
+        return out
+
+    def __repr__(self) -> str:
+        state = "" if self.status == "complete" else f" ({self.status})"
+        return (
+            f"<TestbedResult {self.scenario.describe()}{state}: goodput {self.goodput_mbps:.1f} Mbps, "
+            f"{self.blocks} blocks, {self.timeouts} timeouts>"
+        )
+
+
+def _f(value: Any) -> float:
+    return math.nan if value is None else float(value)
+
+
+def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
+    """Run ``scenario`` on a fresh testbed and tear it down; ``timeout`` is the read's per-block limit.
+
+    Raises :class:`~incast.testbed.kernel.TestbedUnavailable` when this
+    machine cannot run it (not root, no iproute2),
+    :class:`~incast.errors.ScenarioError` for a field the testbed cannot
+    honour, :class:`TestbedError` when the client fails without a result or
+    a command fails, and ``KeyboardInterrupt`` on Ctrl-C or SIGTERM when
+    the client printed nothing. A client that fails or is interrupted after
+    printing its partial results gives a result whose ``status`` says so.
+    """
+    require_privileges()
+    kernel = clock()
+    p = plan(scenario, kernel, available_congestion_controls())
+    net = Network(p.servers)
+    servers: list[subprocess.Popen[str]] = []
+    with _stop_signals_raise_keyboard_interrupt():
+        try:
+            net.build(p.shaping, {host: p.sysctls for host in net.hosts}, {host: p.routes for host in net.hosts})
+            servers = _start_servers(net, p)
+            before = [net.counters(net.server(i)) for i in range(p.servers)]
+            read = _read(net, p, timeout)
+            after = [net.counters(net.server(i)) for i in range(p.servers)]
+            if read["status"] == "complete":
+                _check_servers(servers)
+            counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before)]
+            port = _port(net)
+        finally:
+            with _signals_held():
+                _stop(servers)
+                net.teardown()
+    return TestbedResult(scenario, p, kernel, read, counters, port)
+
+
+def _start_servers(net: Network, p: Plan) -> list[subprocess.Popen[str]]:
+    """Start ``incast serve`` in every server namespace; return once each has logged that it listens."""
+    servers = []
+    for i in range(p.servers):
+        argv = [
+            "ip",
+            "netns",
+            "exec",
+            net.server(i),
+            sys.executable,
+            "-m",
+            "incast",
+            "serve",
+            "--port",
+            str(PORT),
+            "--bind",
+            net.server_address(i),
+            *p.serve_options,
+        ]
+        servers.append(
+            subprocess.Popen(
+                argv,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+                start_new_session=True,
+            )
+        )
+    deadline = time.monotonic() + _START_TIMEOUT_S
+    for i, server in enumerate(servers):
+        assert server.stderr is not None
+        line = ""
+        while "listening on" not in line:
+            ready, _, _ = select.select([server.stderr], [], [], max(0.0, deadline - time.monotonic()))
+            line = server.stderr.readline() if ready else ""
+            if not ready or (not line and server.poll() is not None):
+                why = f"exited with status {server.poll()}" if server.poll() is not None else "did not start in time"
+                raise TestbedError(f"testbed: incast serve in {net.server(i)} {why}: {line.strip()}".strip(": "))
+    return servers
+
+
+def _read(net: Network, p: Plan, timeout: str) -> dict[str, Any]:
+    """Run ``incast read --json`` in the client namespace; its JSON object (partial on failure or Ctrl-C)."""
+    targets = [f"{net.server_address(i)}:{PORT}" for i in range(p.servers)]
+    argv = [
+        "ip",
+        "netns",
+        "exec",
+        net.client,
+        sys.executable,
+        "-m",
+        "incast",
+        "read",
+        *targets,
+        *p.read_options,
+        "--timeout",
+        timeout,
+        "--json",
+    ]
+    client = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        out, err = client.communicate()
+    except KeyboardInterrupt:
+        client.send_signal(signal.SIGINT)  # the client prints its partial results, then exits
+        try:
+            out, err = client.communicate(timeout=10)
+        except subprocess.TimeoutExpired:
+            client.kill()
+            out = ""
+        if not out.strip():
+            raise
+    lines = out.strip().splitlines()
+    if not lines:
+        reason = (err.strip().splitlines() or [f"exit status {client.returncode}"])[-1]
+        raise TestbedError(f"testbed: incast read failed: {reason.removeprefix('error: ')}")
+    result: dict[str, Any] = json.loads(lines[-1])
+    return result
+
+
+@contextmanager
+def _signals_held() -> Iterator[None]:
+    """SIGINT and SIGTERM wait until the block ends, so that a second Ctrl-C cannot cut a teardown short."""
+    held = {signal.SIGINT, signal.SIGTERM}
+    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
+
+
+def _check_servers(servers: list[subprocess.Popen[str]]) -> None:
+    for i, server in enumerate(servers):
+        if server.poll() is not None:
+            raise TestbedError(f"testbed: server {i} exited with status {server.returncode} during the run")
+
+
+def _port(net: Network) -> dict[str, int]:
+    """Frames and bytes the client port's tbf sent, and frames it dropped (``tc -s -j qdisc``)."""
+    out = command("tc", "-n", net.switch, "-s", "-j", "qdisc", "show", "dev", net.port(net.client))
+    tbf = next(q for q in json.loads(out) if q.get("kind") == "tbf")
+    return {"frames": int(tbf["packets"]), "bytes": int(tbf["bytes"]), "drops": int(tbf["drops"])}
+
+
+def _stop(servers: list[subprocess.Popen[str]]) -> None:
+    """SIGTERM every server still running, then SIGKILL those that do not stop within 5 s."""
+    for server in servers:
+        if server.poll() is None:
+            server.terminate()
+    deadline = time.monotonic() + 5.0
+    for server in servers:
+        try:
+            server.wait(timeout=max(0.0, deadline - time.monotonic()))
+        except subprocess.TimeoutExpired:
+            server.kill()
+            server.wait()
+        if server.stderr is not None:
+            server.stderr.close()

@@ -1,0 +1,370 @@
+"""The namespace testbed on the real Linux stack: incast.testbed, incast testbed, incast validate.
+
+The first tests need nothing special: how a scenario becomes qdiscs, sysctls
+and route options, what is refused, the kernel's tick. The others build real
+namespaces and need root; they are skipped, with that reason, for anyone
+else (CI runs them as root). Each checks afterwards that nothing with the
+run's prefix is left: no namespace, no veth, no bridge, no process.
+"""
+
+from __future__ import annotations
+
+import importlib
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from incast import Scenario, testbed
+from incast.cli import main
+from incast.errors import ScenarioError
+from incast.testbed import KernelClock, plan
+from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
+from conftest import default_sigint
+
+#: This machine's kind: HZ=250, and the congestion controls it offers.
+HZ250 = KernelClock(250, "test")
+CONGESTION = ["reno", "bbr", "cubic"]
+#: The quick case CI runs: 4 servers at 100 Mbps, a few blocks.
+SMALL = ["--servers", "4", "--link", "100Mbps", "--sru", "32KiB", "--blocks", "8"]
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="the testbed builds network namespaces: needs root")
+
+
+def scenario(**fields: Any) -> Scenario:
+    return Scenario.parse({"servers": 8, "blocks": 10}, fields)
+
+
+def cli(capfd: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    """Run the command in-process; its exit status, standard output and standard error."""
+    capfd.readouterr()
+    code = main(list(args))
+    out, err = capfd.readouterr()
+    return code, out, err
+
+
+def host_links() -> list[str]:
+    """Interfaces in this machine's own namespace that carry a testbed name (``ic<id>-...``)."""
+    out = subprocess.run(["ip", "-o", "link"], capture_output=True, text=True, check=True).stdout
+    names = [line.split(":")[1].strip().split("@")[0] for line in out.splitlines()]
+    return [name for name in names if re.fullmatch(r"ic[0-9a-f]{6}-.*", name)]
+
+
+@pytest.fixture
+def clean() -> Iterator[None]:
+    """The test must leave no testbed namespace of its own (runs of other live processes are not its business)."""
+    before = set(namespaces())
+    yield
+    left = [ns for ns in set(namespaces()) - before if owner(run_of(ns)) in (None, os.getpid())]
+    assert left == []
+    assert host_links() == []
+
+
+# ---------------------------------------------------------------------------
+# From a scenario to settings (no root needed).
+
+
+def test_rto_min_goes_to_the_sysctl_in_microseconds_and_to_the_route_in_milliseconds() -> None:
+    p = plan(scenario(tcp={"rto_min": "1ms"}), HZ250, CONGESTION)
+    assert p.sysctls["net.ipv4.tcp_rto_min_us"] == "1000"
+    assert p.routes[p.routes.index("rto_min") + 1] == "1ms"
+
+
+def test_a_sub_millisecond_rto_min_is_left_to_the_sysctl() -> None:
+    p = plan(scenario(tcp={"rto_min": "200us"}), HZ250, CONGESTION)
+    assert p.sysctls["net.ipv4.tcp_rto_min_us"] == "200"
+    assert "rto_min" not in p.routes
+    assert p.rto_floor_s == pytest.approx(0.004)  # one 4 ms tick
+
+
+def test_the_jiffy_floors_every_rto() -> None:
+    assert HZ250.rto_floor_s(0.0002) == pytest.approx(0.004)
+    assert HZ250.rto_floor_s(0.001) == pytest.approx(0.004)
+    assert HZ250.rto_floor_s(0.005) == pytest.approx(0.008)
+    assert HZ250.rto_floor_s(0.2) == pytest.approx(0.2)
+    assert KernelClock(1000, "test").rto_floor_s(0.001) == pytest.approx(0.001)
+
+
+def test_delayed_ack_off_is_quickack_on_the_route_and_on_the_client_socket() -> None:
+    p = plan(scenario(tcp={"delayed_ack": "off"}), HZ250, CONGESTION)
+    assert p.routes[p.routes.index("quickack") + 1] == "1"
+    assert p.read_options[p.read_options.index("--delayed-ack") + 1] == "off"
+
+
+def test_the_default_delayed_ack_is_linux_s_own_with_a_note() -> None:
+    p = plan(scenario(), HZ250, CONGESTION)
+    assert "quickack" not in p.routes
+    assert any(n.startswith("tcp.delayed_ack:") for n in p.notes)
+
+
+@pytest.mark.parametrize(
+    ("variant", "sack", "congestion"),
+    [("newreno", "0", "reno"), ("reno", "0", "reno"), ("sack", "1", "reno"), ("cubic", "0", "cubic")],
+)
+def test_variants_map_to_a_linux_congestion_control_set_explicitly(variant: str, sack: str, congestion: str) -> None:
+    p = plan(scenario(tcp={"variant": variant}), HZ250, CONGESTION)
+    assert p.congestion == congestion
+    assert p.sysctls["net.ipv4.tcp_congestion_control"] == congestion
+    assert p.sysctls["net.ipv4.tcp_sack"] == sack
+    assert p.read_options[p.read_options.index("--congestion") + 1] == congestion
+    assert p.serve_options[p.serve_options.index("--congestion") + 1] == congestion
+
+
+def test_a_congestion_control_the_kernel_lacks_is_a_one_line_error() -> None:
+    with pytest.raises(ScenarioError, match=r"^tcp.variant: dctcp needs the kernel's dctcp .*reno, bbr, cubic\)$"):
+        plan(scenario(tcp={"variant": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)
+
+
+def test_the_buffer_is_the_client_port_limit_and_a_packet_count_is_converted_with_a_note() -> None:
+    assert plan(scenario(switch={"buffer": "32KiB"}), HZ250, CONGESTION).shaping.buffer == 32768
+    p = plan(scenario(switch={"buffer": "20pkt"}), HZ250, CONGESTION)
+    assert p.shaping.buffer == 20 * 1514
+    assert any(n.startswith("switch.buffer: 20pkt") for n in p.notes)
+
+
+def test_the_mss_sets_every_mtu_and_the_best_goodput() -> None:
+    p = plan(scenario(tcp={"mss": 1000}, link={"rate": "1Gbps"}), HZ250, CONGESTION)
+    assert p.shaping.mtu == 1040
+    assert p.best_goodput_mbps == pytest.approx(1000 * 1000 / 1078)
+
+
+def test_the_simulator_s_best_goodput_is_the_testbed_s() -> None:
+    p = plan(scenario(link={"rate": "1Gbps"}), HZ250, CONGESTION)
+    assert p.best_goodput_mbps == pytest.approx(949.2847854, rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    ("fields", "field"),
+    [
+        ({"switch": {"ecn_threshold": "20pkt"}}, "switch.ecn_threshold"),
+        ({"tcp": {"gip": "333"}}, "tcp.gip"),
+        ({"tcp": {"delayed_ack": "200us"}}, "tcp.delayed_ack"),
+        ({"tcp": {"delayed_ack": "adaptive"}}, "tcp.delayed_ack"),
+        ({"tcp": {"rto_initial": "3s"}}, "tcp.rto_initial"),
+        ({"tcp": {"rto_randomize": True}}, "tcp.rto_randomize"),
+        ({"tcp": {"slow_start": False}}, "tcp.slow_start"),
+        ({"tcp": {"rto_max": "500ms"}}, "tcp.rto_max"),
+        ({"trace": {"queue": True}}, "trace.queue"),
+        ({"servers": 251}, "servers"),
+    ],
+)
+def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str, Any], field: str) -> None:
+    with pytest.raises(ScenarioError) as e:
+        plan(scenario(**fields), HZ250, CONGESTION)
+    assert str(e.value).startswith(f"{field}: ")
+    assert "\n" not in str(e.value)
+
+
+def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
+    linux = {"clock_granularity": "4ms", "rto_flavor": "linux", "delayed_ack": "linux", "limited_transmit": True}
+    assert [n.split(":")[0] for n in plan(scenario(tcp=linux), HZ250, CONGESTION).notes] == ["link.rtt"]
+
+
+def test_the_kernel_hz_read_from_its_configuration_is_the_one_measured() -> None:
+    from incast.testbed.kernel import _measure_hz
+
+    assert testbed.clock().hz == _measure_hz()
+
+
+def test_without_root_the_testbed_is_a_one_line_error_with_status_2(
+    capfd: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(os, "geteuid", lambda: 1000)
+    for verb in ("testbed", "validate"):
+        code, out, err = cli(capfd, verb, *SMALL)
+        assert (code, out) == (2, "")
+        assert err == "error: testbed: needs root (network namespaces, veths, a bridge and qdiscs); run as root\n"
+
+
+# ---------------------------------------------------------------------------
+# Real runs (root).
+
+
+@needs_root
+def test_a_small_incast_runs_on_the_kernel_and_leaves_nothing_behind(
+    capfd: pytest.CaptureFixture[str], clean: None
+) -> None:
+    code, out, err = cli(capfd, "testbed", *SMALL, "--rto-min", "1ms", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["source"], d["status"], d["blocks"]) == ("testbed", "complete", 8)
+    assert d["bytes_delivered"] == 8 * 4 * 32 * 1024
+    assert 0 < d["goodput_mbps"] < d["best_goodput_mbps"]
+    assert d["kernel"]["hz"] == testbed.clock().hz
+    assert d["kernel"]["rto_floor_s"] == pytest.approx(max(0.001, 1 / d["kernel"]["hz"]))
+    assert d["port"]["bytes"] <= d["port"]["frames"] * 1514  # MTU-sized frames at the switch port
+    assert d["timeouts"] == sum(d["timeouts_per_server"])
+    assert len(d["read"]["connections"]) == 4
+    assert err.startswith("note: link.rtt: ")
+
+
+@needs_root
+def test_a_field_the_kernel_cannot_run_stops_the_command_before_anything_is_built(
+    capfd: pytest.CaptureFixture[str], clean: None
+) -> None:
+    code, out, err = cli(capfd, "testbed", *SMALL, "--tcp", "dctcp", "--set", "switch.ecn_threshold=20pkt")
+    assert (code, out) == (2, "")
+    assert err.startswith("error: tcp.variant: dctcp needs the kernel's dctcp congestion control")
+    assert err.count("\n") == 1
+
+
+@needs_root
+def test_rto_min_reaches_sockets_created_after_it_is_set(clean: None) -> None:
+    rtos = {}
+    for rto_min in ("200ms", "1ms"):
+        r = testbed.run(
+            Scenario.parse({"servers": 2, "blocks": 3, "link": {"rate": "100Mbps"}}, {"tcp.rto_min": rto_min})
+        )
+        rtos[rto_min] = r.read["connections"][0]["rto_us"]
+    assert rtos["200ms"] >= 200_000
+    assert rtos["1ms"] < 200_000
+
+
+@needs_root
+def test_a_failure_inside_the_run_tears_everything_down(monkeypatch: pytest.MonkeyPatch, clean: None) -> None:
+    seen: list[list[str]] = []
+
+    def broken(net: Any, p: Any) -> Any:
+        seen.append(namespaces())
+        raise testbed.TestbedError("testbed: injected failure")
+
+    monkeypatch.setattr(importlib.import_module("incast.testbed.run"), "_start_servers", broken)
+    with pytest.raises(testbed.TestbedError, match="injected"):
+        testbed.run(Scenario.parse({"servers": 3, "blocks": 1}))
+    assert len(seen[0]) == 5  # switch, client and 3 servers existed when it failed
+
+
+@contextmanager
+def cli_mid_run(*args: str) -> Iterator[tuple[subprocess.Popen[str], str]]:
+    """``incast testbed ARGS`` in a child process, and its namespace prefix, once its client is reading.
+
+    The child is killed and its run cleaned up at the end, whatever the test did to it.
+    """
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "incast", "testbed", *args],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        preexec_fn=default_sigint,
+    )
+    try:
+        deadline = time.monotonic() + 120
+        while not (reading := [ns for ns in namespaces() if ns.endswith("-c") and _runs(ns, "incast read")]):
+            assert time.monotonic() < deadline and proc.poll() is None, "the client never started"
+            time.sleep(0.1)
+        prefix = reading[0].removesuffix("-c")
+        while _frames_to_client(prefix) < 200:  # some blocks in
+            assert time.monotonic() < deadline and proc.poll() is None, "no traffic"
+            time.sleep(0.1)
+        yield proc, prefix
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.communicate()
+            testbed.cleanup()
+
+
+def _pids(ns: str) -> list[int]:
+    out = subprocess.run(["ip", "netns", "pids", ns], check=False, capture_output=True, text=True).stdout
+    return [int(p) for p in out.split()]
+
+
+def _frames_to_client(prefix: str) -> int:
+    """Frames the client's switch port has sent so far."""
+    port = f"ic{prefix.removeprefix(NAMESPACE_PREFIX)}-c"
+    out = subprocess.run(
+        ["tc", "-n", f"{prefix}-sw", "-s", "-j", "qdisc", "show", "dev", port],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout
+    return sum(int(q.get("packets", 0)) for q in json.loads(out))
+
+
+def _runs(ns: str, command: str) -> bool:
+    """Does a process in ``ns`` run ``command`` (``incast read``, ``incast serve``)?"""
+    lines = []
+    for pid in _pids(ns):
+        try:
+            lines.append(Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode())
+        except OSError:
+            pass
+    return any(f"-m {command}" in line for line in lines)
+
+
+LONG = ["--servers", "4", "--link", "100Mbps", "--sru", "32KiB", "--duration", "60s"]
+
+
+@needs_root
+def test_a_server_killed_mid_run_fails_the_run_in_one_line_and_nothing_is_left(clean: None) -> None:
+    with cli_mid_run(*LONG) as (proc, prefix):
+        assert host_links() == []  # nothing of the run in the host's namespace, even mid-run
+        [server] = _pids(f"{prefix}-s2")
+        os.kill(server, signal.SIGKILL)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 1
+    assert err.splitlines()[-1].startswith("error: server 10.0.1.3:7470")
+    assert "partial results" in out
+
+
+@needs_root
+@pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM], ids=["ctrl-c", "sigterm"])
+def test_ctrl_c_or_sigterm_prints_the_partial_results_and_tears_down(sig: signal.Signals, clean: None) -> None:
+    with cli_mid_run(*LONG, "--json") as (proc, _):
+        proc.send_signal(sig)
+        out, err = proc.communicate(timeout=60)
+    assert proc.returncode == 130
+    assert json.loads(out)["status"] == "interrupted"
+    assert err.splitlines()[-1].startswith("error: interrupted after ")
+
+
+@needs_root
+def test_cleanup_removes_what_a_killed_run_left_and_only_that(capfd: pytest.CaptureFixture[str], clean: None) -> None:
+    subprocess.run(["ip", "netns", "add", "incast-tbx-not-ours"], check=True)
+    try:
+        with cli_mid_run(*LONG) as (proc, prefix):
+            servers = _pids(f"{prefix}-s0")
+            proc.kill()  # no teardown: the namespaces and servers stay
+            proc.communicate()
+            assert f"{prefix}-sw" in namespaces()
+            assert _runs(f"{prefix}-s0", "incast serve")
+            code, out, err = cli(capfd, "testbed", "--cleanup")
+        assert code == 0, err
+        assert f"removed run {run_of(prefix)}: {prefix}-c, " in out
+        assert servers and not any(map(alive, servers))
+        ours = subprocess.run(["ip", "netns", "list"], check=True, capture_output=True, text=True).stdout
+        assert "incast-tbx-not-ours" in ours
+    finally:
+        subprocess.run(["ip", "netns", "del", "incast-tbx-not-ours"], check=False)
+
+
+@needs_root
+def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFixture[str], clean: None) -> None:
+    code, out, err = cli(capfd, "validate", *SMALL, "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    g = d["figures"]["goodput_mbps"]
+    assert g["simulator"] == d["simulator"]["goodput_mbps"]
+    assert g["testbed"] == d["testbed"]["goodput_mbps"]
+    assert g["ratio"] == pytest.approx(g["testbed"] / g["simulator"])
+    assert d["simulator_overrides"]["tcp.clock_granularity"] == "4ms"
+    assert d["simulator"]["scenario"]["tcp"]["clock_granularity"] == pytest.approx(1 / testbed.clock().hz)
+    assert d["simulator"]["scenario"]["tcp"]["rto_flavor"] == "linux"
+
+
+@needs_root
+@pytest.mark.slow
+def test_fast08_shape_200ms_collapses_and_1ms_recovers_on_the_kernel(clean: None) -> None:
+    """8 servers, 200 Mbps, 32 KiB buffer, 64 KiB SRU: RTO_min 1 ms gives several times the goodput of 200 ms."""
+    base = {"servers": 8, "blocks": 60, "link": {"rate": "200Mbps"}, "workload": {"sru": "64KiB"}}
+    slow, fast = (testbed.run(Scenario.parse(base, {"tcp.rto_min": r})) for r in ("200ms", "1ms"))
+    assert slow.timeouts > 0 and fast.timeouts > 0
+    assert fast.goodput_mbps > 3 * slow.goodput_mbps
