@@ -136,7 +136,8 @@ def metrics_of(result: Result) -> dict[str, float]:
     retransmits by DART against the duplicate-ACK threshold, and GIP's "number
     of TOs suffered by the unluckiest flow per stripe unit" (Fig 1, 16): for
     each completed block, the largest count of timeouts on one server, averaged
-    over the completed blocks (all classes, FLoss-TOs only, LAck-TOs only).
+    over the completed blocks (all classes, FLoss-TOs only, LAck-TOs only;
+    each client's blocks apart, background flows left out).
     """
     d = result.to_dict()
     flat: dict[str, float | None] = {}
@@ -152,13 +153,17 @@ def metrics_of(result: Result) -> dict[str, float]:
     flat["timeout_classes.lost_retransmit_dart_ge_thresh"] = int((lost["dart"] >= threshold).sum())
     flat["timeout_classes.lost_retransmit_dart_lt_thresh"] = int((lost["dart"] < threshold).sum())
     blocks = int(d["blocks"])
-    server = table[(table["side"] == "server") & (table["block"] < blocks)]
+    # The blocks each client completed; a background flow's timeouts (no client) are no block's.
+    completed = result.clients.set_index("client")["blocks"]
+    server = table[(table["side"] == "server") & table["client"].notna()]
+    server = server[server["block"] < server["client"].map(completed)]
     for name, rows in (
         ("unluckiest_flow_timeouts_per_block", server),
         ("unluckiest_flow_floss_per_block", server[server["gip_class"] == "floss"]),
         ("unluckiest_flow_lack_per_block", server[server["gip_class"] == "lack"]),
     ):
-        worst = rows.groupby("block")["flow"].value_counts().groupby("block").max()
+        per_block = ["client", "block"]
+        worst = rows.groupby(per_block)["flow"].value_counts().groupby(level=per_block).max()
         flat[name] = float(worst.sum()) / blocks if blocks else math.nan
     values = {m: flat[m] for m in METRICS}
     return {m: math.nan if v is None else float(v) for m, v in values.items()}
