@@ -715,7 +715,9 @@ class Tcp(_Model):
         "converging to the fair one, RUDE Table 1).",
     )
     rude_servers: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
-        default=None, description='Only the first K servers\' connections start rude; None (TOML: "all") for all.'
+        default=None,
+        description='Only each client\'s connections to its first K servers start rude (background flows then '
+        'never); None (TOML: "all") for all.',
     )
     send_loss: Annotated[float, PlainValidator(_probability)] = Field(
         default=0.0,

@@ -2,8 +2,8 @@
 //!
 //! **Models:** `workload.clients` clients, each running its own
 //! barrier-synchronized block loop (`sync_read`) from time zero, as cross
-//! traffic to one another (the issue's "several clients doing synchronized
-//! reads at once"). Each client reads every block from `servers` servers.
+//! traffic to one another. Each client reads every block from `servers`
+//! servers.
 //! With `shared` server sets every client reads from the same `servers`
 //! servers: a server holds one connection per client and answers each
 //! client's requests independently, so its uplink carries every client's
