@@ -89,7 +89,7 @@ FAST08_16_ENGINE_JSON = {
         "clients": 1,
         "server_sets": "shared",
     },
-    "background": {"tcp_flows": 0, "tcp_to_server": False, "udp_rate": None},
+    "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},

@@ -176,3 +176,16 @@ def test_random_loss_from_the_command_line(capsys: pytest.CaptureFixture[str]) -
     assert 0.01 < d["drops"] / d["packets_sent"] < 0.03
     assert main(["run", "--servers", "1", "--loss", "1.5"]) == 2
     assert capsys.readouterr().err.startswith("error: link.loss: must be a probability")
+
+
+def test_a_background_flow_into_the_client_shares_its_port_with_the_reads(capsys: pytest.CaptureFixture[str]) -> None:
+    """GIP VII-B: the long-term TCP flow goes through the bottleneck port, so the reads and it split one link."""
+    assert main(["run", "--servers", "4", "--duration", "1s", "--background", "tcp:1@client", "--json"]) == 0
+    d = json.loads(capsys.readouterr().out)
+    assert d["scenario"]["background"]["tcp_to_client"] is True
+    assert d["background_goodput_mbps"] > 50
+    assert d["goodput_mbps"] + d["background_goodput_mbps"] <= d["best_goodput_mbps"]
+    assert main(["run", "--servers", "4", "--background", "tcp:1@udp"]) == 2
+    assert capsys.readouterr().err.startswith("error: background: must be tcp:N")
+    with pytest.raises(incast.ScenarioError, match="background.tcp_to_client: cannot be set together"):
+        incast.run(servers=2, background={"tcp_flows": 1, "tcp_to_server": True, "tcp_to_client": True})

@@ -71,6 +71,7 @@ in SI base units (seconds, bit/s, bytes)::
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
+    tcp_to_client = false       # true: they all send to client 0, through its port (GIP VII-B)
     udp_rate = "off"            # or e.g. "100Mbps": constant-bit-rate UDP into the client (GIP VI-C)
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
@@ -824,6 +825,11 @@ class Background(_Model):
         description="Every background flow sends to server 0 instead of a receiver of its own (SIGCOMM09 2.2: "
         "bulk flows into the server a latency-sensitive client reads 1 KB at a time from).",
     )
+    tcp_to_client: Flag = Field(
+        default=False,
+        description="Every background flow sends to client 0 instead of a receiver of its own, sharing the "
+        "bottleneck port with the reads (GIP VII-B's long-term TCP flow, Figs. 19-20).",
+    )
     udp_rate: Annotated[int | None, PlainValidator(_optional_rate)] = Field(
         default=None,
         description='A constant-bit-rate UDP source sending full-sized datagrams to the client at this rate, in '
@@ -989,6 +995,8 @@ class Scenario(_Model):
             raise _field_error(
                 "switch.pause_xoff", f"must be below switch.buffer ({sw.buffer_bytes} bytes), got {sw.pause_xoff}"
             )
+        if self.background.tcp_to_server and self.background.tcp_to_client:
+            raise _field_error("background.tcp_to_client", "cannot be set together with background.tcp_to_server")
         if self.workload.clients * self.servers > MAX_SERVERS:
             raise _field_error(
                 "workload.clients",
@@ -1139,6 +1147,7 @@ class Scenario(_Model):
             "background": {
                 "tcp_flows": self.background.tcp_flows,
                 "tcp_to_server": self.background.tcp_to_server,
+                "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": "off" if self.background.udp_rate is None else format_rate(self.background.udp_rate),
             },
             "stats": {"timeouts": self.stats.timeouts},
@@ -1242,6 +1251,7 @@ class Scenario(_Model):
             "background": {
                 "tcp_flows": self.background.tcp_flows,
                 "tcp_to_server": self.background.tcp_to_server,
+                "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": self.background.udp_rate,
             },
             "stop": {

@@ -502,7 +502,7 @@ impl Scenario {
         let hosts = HostCounts {
             reads: self.reads(),
             background_senders: self.background.tcp_flows,
-            background_receivers: !self.background.tcp_to_server,
+            background_receivers: self.background.own_receivers(),
             udp_sender: self.background.udp_rate.is_some(),
         };
         let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb };
@@ -530,6 +530,9 @@ impl Scenario {
     fn validate_fabric(&self) -> Result<(), SimError> {
         if self.background.tcp_flows > MAX_BACKGROUND_FLOWS {
             return Err(invalid("background.tcp_flows", format!("must be at most {MAX_BACKGROUND_FLOWS}")));
+        }
+        if self.background.tcp_to_server && self.background.tcp_to_client {
+            return Err(invalid("background.tcp_to_client", "cannot be set together with background.tcp_to_server"));
         }
         if self.background.udp_rate.is_some_and(|r| r.0 == 0) {
             return Err(invalid("background.udp_rate", "must be a positive rate, or none"));

@@ -178,7 +178,12 @@ def run(
     ] = None,
     background: Annotated[
         str | None,
-        _opt("--background", "tcp:N|udp:RATE", "N bulk TCP flows, or constant-bit-rate UDP into the client."),
+        _opt(
+            "--background",
+            "tcp:N[@client|@server]|udp:RATE",
+            "N bulk TCP flows (to receivers of their own, into client 0, or into server 0), or "
+            "constant-bit-rate UDP into the client.",
+        ),
     ] = None,
     preset: Annotated[
         str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
@@ -220,7 +225,7 @@ def run(
     if pause:
         overrides.append(("switch.pause", True))
     if background is not None:
-        overrides.append(_parse_background(background))
+        overrides.extend(_parse_background(background))
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -297,13 +302,18 @@ def _parse_servers(text: str) -> list[int]:
     return [int(part) for part in values]
 
 
-def _parse_background(text: str) -> tuple[str, str]:
-    """``tcp:N`` or ``udp:RATE`` -> the setting it overrides (the scenario checks the value)."""
+def _parse_background(text: str) -> list[tuple[str, Any]]:
+    """``tcp:N[@client|@server]`` or ``udp:RATE`` -> the settings it overrides (the scenario checks the values)."""
     kind, sep, value = text.partition(":")
     field = {"tcp": "background.tcp_flows", "udp": "background.udp_rate"}.get(kind.strip())
-    if field is None or not sep:
-        raise ScenarioError(f"background: must be tcp:N (N bulk TCP flows) or udp:RATE (e.g. udp:100Mbps), got {text!r}")
-    return field, value.strip()
+    value, at, receiver = value.partition("@")
+    to = {"client": "background.tcp_to_client", "server": "background.tcp_to_server"}.get(receiver.strip())
+    if field is None or not sep or (at and (kind.strip() != "tcp" or to is None)):
+        raise ScenarioError(
+            "background: must be tcp:N (N bulk TCP flows to receivers of their own), tcp:N@client or "
+            f"tcp:N@server (into client 0 or server 0), or udp:RATE (e.g. udp:100Mbps), got {text!r}"
+        )
+    return [(field, value.strip())] + ([(to, True)] if to else [])
 
 
 def _parse_set(item: str) -> tuple[str, Any]:

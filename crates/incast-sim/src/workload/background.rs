@@ -8,7 +8,9 @@
 //! the flow shares a trunk with the servers' responses but not the
 //! client's port — the victim of FAST08 §6's head-of-line blocking when
 //! PAUSE stops that trunk. With `tcp_to_server` the flows all send to
-//! server 0 instead (SIGCOMM09 §2.2).
+//! server 0 instead (SIGCOMM09 §2.2); with `tcp_to_client` they send to
+//! client 0 and share its port with the reads (GIP §VII-B's long-term flow
+//! through the bottleneck).
 //! One constant-bit-rate UDP source (GIP §VI-C) sends full-sized datagrams
 //! back to back at a fixed interval to the client, from a sender host placed
 //! as a background sender: on the star's switch, on a tree's first edge
@@ -21,6 +23,9 @@
 //! background flows in topology files.
 
 use super::clients::Layout;
+
+/// Host of client 0 (the clients are hosts `0..clients`, `workload::clients`).
+const CLIENT_0: u32 = 0;
 use crate::time::BitRate;
 use serde::{Deserialize, Serialize};
 
@@ -37,10 +42,21 @@ pub struct BackgroundConfig {
     /// latency-sensitive client asks for 1 KB at a time (`servers = 1`, a
     /// 1 KB SRU: each block is one request and its response).
     pub tcp_to_server: bool,
+    /// Every background flow sends to client 0 instead of a receiver of its
+    /// own, so it shares the bottleneck port with the reads: GIP §VII-B's
+    /// long-term TCP flow (Figs. 19-20).
+    pub tcp_to_client: bool,
     /// A constant-bit-rate UDP source sending full-sized datagrams to the
     /// client at this rate of link time (GIP §VI-C: 100 Mbps into the
     /// bottleneck), or none.
     pub udp_rate: Option<BitRate>,
+}
+
+impl BackgroundConfig {
+    /// Whether each background flow has a receiver host of its own.
+    pub fn own_receivers(&self) -> bool {
+        !(self.tcp_to_server || self.tcp_to_client)
+    }
 }
 
 /// Bytes above the UDP/IP headers that fill a 1518-byte frame: 1472 bytes
@@ -56,7 +72,7 @@ pub const BULK_BYTES: u64 = 1 << 50;
 
 /// The host of the UDP source: after every other host.
 pub fn udp_host(reads: &Layout, bg: &BackgroundConfig) -> u32 {
-    let per_flow = if bg.tcp_to_server { 1 } else { 2 };
+    let per_flow = if bg.own_receivers() { 2 } else { 1 };
     reads.hosts() + per_flow * bg.tcp_flows
 }
 
@@ -64,13 +80,15 @@ pub fn udp_host(reads: &Layout, bg: &BackgroundConfig) -> u32 {
 /// connections' client and server first ([`Layout::flow_hosts`]), then each
 /// background flow's receiver and sender. With `H` hosts for the reads,
 /// background flow `i` sends from host `H + 2i` to `H + 2i + 1`, or with
-/// `tcp_to_server` from host `H + i` to server 0.
+/// `tcp_to_server` (`tcp_to_client`) from host `H + i` to server 0 (client 0).
 pub fn flow_hosts(flow: u32, reads: &Layout, bg: &BackgroundConfig) -> (u32, u32) {
     let first = reads.connections();
     if flow < first {
         reads.flow_hosts(flow)
     } else if bg.tcp_to_server {
         (reads.server_host(0), reads.hosts() + (flow - first))
+    } else if bg.tcp_to_client {
+        (CLIENT_0, reads.hosts() + (flow - first))
     } else {
         let sender = reads.hosts() + 2 * (flow - first);
         (sender + 1, sender)
@@ -83,7 +101,7 @@ mod tests {
 
     #[test]
     fn background_flows_come_after_the_servers() {
-        let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false, udp_rate: None };
+        let own = BackgroundConfig { tcp_flows: 2, ..Default::default() };
         let one = Layout::one_client(3);
         assert_eq!(flow_hosts(0, &one, &own), (0, 1));
         assert_eq!(flow_hosts(2, &one, &own), (0, 3));
@@ -93,13 +111,17 @@ mod tests {
         let to_server = BackgroundConfig { tcp_to_server: true, ..own };
         assert_eq!(flow_hosts(3, &one, &to_server), (1, 4));
         assert_eq!(flow_hosts(4, &one, &to_server), (1, 5));
+        let to_client = BackgroundConfig { tcp_to_client: true, ..own };
+        assert_eq!(flow_hosts(3, &one, &to_client), (0, 4));
+        assert_eq!(flow_hosts(4, &one, &to_client), (0, 5));
+        assert_eq!(udp_host(&one, &to_client), 6);
     }
 
     /// With two clients the background hosts follow both clients and every server.
     #[test]
     fn background_hosts_follow_every_client_and_server() {
         use crate::workload::clients::ServerSets;
-        let own = BackgroundConfig { tcp_flows: 1, tcp_to_server: false, udp_rate: None };
+        let own = BackgroundConfig { tcp_flows: 1, ..Default::default() };
         let two = Layout { clients: 2, servers: 3, sets: ServerSets::Disjoint };
         assert_eq!(flow_hosts(6, &two, &own), (9, 8));
         let to_server = BackgroundConfig { tcp_to_server: true, ..own };
