@@ -7,7 +7,8 @@
 //! servers, by default all on one switch; every host link has the same rate
 //! and propagation delay. Other fabrics (trees, files) come from `topology`
 //! (`net::fabric`).
-//! Bulk TCP background flows come from `background`.
+//! Bulk TCP background flows come from `background`; a wide-area delay on
+//! the client's link from `wan` (`net::wan`).
 //! **Not modelled (yet):** UDP background traffic, several clients (see
 //! docs/MODEL.md).
 
@@ -15,6 +16,7 @@ use crate::error::SimError;
 use crate::net::buffer::BufferModel;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pause::PauseConfig;
+use crate::net::wan::WanConfig;
 use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
@@ -258,6 +260,8 @@ pub struct Scenario {
     pub workload: SyncReadConfig,
     /// Traffic beside the reads (none by default).
     pub background: BackgroundConfig,
+    /// Wide-area delay on the client's link (off by default).
+    pub wan: WanConfig,
     /// When to stop.
     pub stop: StopConfig,
     /// What to record.
@@ -474,7 +478,8 @@ impl Scenario {
             background_receivers: !self.background.tcp_to_server,
             udp_sender: self.background.udp_rate.is_some(),
         };
-        let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb };
+        let host =
+            Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb, wan: self.wan.is_on() };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
             TopologyConfig::Tree(t) => {
@@ -488,6 +493,7 @@ impl Scenario {
                     rate: t.trunk_rate.unwrap_or(host.rate),
                     delay: t.trunk_delay.unwrap_or(host.delay),
                     loss_ppb: host.loss_ppb,
+                    wan: false,
                 };
                 Ok(Fabric::tree(hosts, host, trunk, t.edge_switches))
             }
@@ -506,6 +512,7 @@ impl Scenario {
         if self.link.loss_ppb >= 1_000_000_000 {
             return Err(invalid("link.loss_ppb", "must be below 1000000000 (a probability below 1)"));
         }
+        self.validate_wan()?;
         let fabric = self.fabric()?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause.is_some() {
@@ -519,6 +526,45 @@ impl Scenario {
             let (a, b) = flow_hosts(flow, self.servers, &self.background);
             net.path(a, b)?;
             net.path(b, a)?;
+        }
+        Ok(())
+    }
+
+    /// The wide-area delay model's fields agree with each other (`net::wan`).
+    fn validate_wan(&self) -> Result<(), SimError> {
+        let w = &self.wan;
+        let Some(delay) = w.delay else {
+            let set = [
+                ("wan.jitter", !w.jitter.is_zero()),
+                ("wan.spike_interval", w.spike_interval.is_some()),
+                ("wan.shift_interval", w.shift_interval.is_some()),
+            ];
+            return match set.iter().find(|s| s.1) {
+                Some(&(field, _)) => Err(invalid(field, "needs the wide-area model on (set wan.delay)")),
+                None => Ok(()),
+            };
+        };
+        if self.switch.pause.is_some() {
+            return Err(invalid("wan.delay", "the wide-area model together with switch.pause is not modelled"));
+        }
+        if w.spike_interval.is_some_and(SimDuration::is_zero) {
+            return Err(invalid("wan.spike_interval", "must be positive, or none"));
+        }
+        if w.spike_interval.is_some() && (w.spike_height.is_zero() || w.spike_duration.is_zero()) {
+            let field = if w.spike_height.is_zero() { "wan.spike_height" } else { "wan.spike_duration" };
+            return Err(invalid(field, "must be positive when wan.spike_interval is set"));
+        }
+        if w.shift_interval.is_some_and(SimDuration::is_zero) {
+            return Err(invalid("wan.shift_interval", "must be positive, or none"));
+        }
+        if w.shift_interval.is_some() && w.shift.is_zero() {
+            return Err(invalid("wan.shift", "must be positive when wan.shift_interval is set"));
+        }
+        if w.shift > delay {
+            return Err(invalid(
+                "wan.shift",
+                format!("must not exceed wan.delay ({delay}): a delay is never negative"),
+            ));
         }
         Ok(())
     }

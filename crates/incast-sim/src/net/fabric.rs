@@ -12,7 +12,9 @@
 //! (ties go to the link listed first), overridden per (switch, destination)
 //! by explicit routes, or explicit routes only. A link may lose frames on
 //! the wire at random with a fixed probability (`link.loss_ppb`, or per link
-//! of a file), each direction from its own seeded substream.
+//! of a file), each direction from its own seeded substream. With the
+//! wide-area delay model on (`net::wan`), the client's link carries it (in
+//! a file, the links that say `wan = true`; by default the client's).
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
 //! **Not modelled:** link aggregation, equal-cost multipath, routing
@@ -110,6 +112,10 @@ pub struct LinkSpec {
     /// per billion (`None`: `link.loss_ppb`).
     #[serde(default)]
     pub loss_ppb: Option<u32>,
+    /// The link carries the wide-area delay model, both ways (`None`: only
+    /// if it is the client's link and the model is on).
+    #[serde(default)]
+    pub wan: Option<bool>,
 }
 
 /// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
@@ -158,6 +164,15 @@ pub struct Hop {
     pub delay: SimDuration,
     /// Probability that a frame is lost on the wire, in parts per billion.
     pub loss_ppb: u32,
+    /// The wide-area delay model (`net::wan`) applies to this direction.
+    pub wan: bool,
+}
+
+impl Hop {
+    /// This hop without the wide-area delay model.
+    const fn local(self) -> Hop {
+        Hop { wan: false, ..self }
+    }
 }
 
 /// A link between fabric nodes `a` and `b` (indices into [`Fabric::nodes`]).
@@ -254,7 +269,8 @@ impl Fabric {
         Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new() }
     }
 
-    /// Every host on one switch, each link `host` both ways (FAST08 §3).
+    /// Every host on one switch, each link `host` both ways (FAST08 §3);
+    /// only the client's link keeps `host.wan`.
     pub fn star(hosts: HostCounts, host: Hop) -> Self {
         let mut f = Fabric::empty();
         let sw = f.node("switch".into(), None);
@@ -262,15 +278,15 @@ impl Fabric {
         f.link(c, sw, host);
         for i in 0..hosts.servers {
             let s = f.node(format!("server{i}"), Some(i + 1));
-            f.link(s, sw, host);
+            f.link(s, sw, host.local());
         }
-        f.background(hosts, sw, sw, host);
+        f.background(hosts, sw, sw, host.local());
         f
     }
 
     /// The two-tier tree of [`TreeConfig`]; background senders sit on the
     /// first edge switch and their receivers on the core, so their flows share
-    /// a trunk with servers' responses.
+    /// a trunk with servers' responses. Only the client's link keeps `host.wan`.
     pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32) -> Self {
         let mut f = Fabric::empty();
         let core = f.node("core".into(), None);
@@ -285,13 +301,14 @@ impl Fabric {
             .collect();
         for i in 0..hosts.servers {
             let s = f.node(format!("server{i}"), Some(i + 1));
-            f.link(s, edge[(i % edges) as usize], host);
+            f.link(s, edge[(i % edges) as usize], host.local());
         }
-        f.background(hosts, edge[0], core, host);
+        f.background(hosts, edge[0], core, host.local());
         f
     }
 
-    /// The fabric of a topology file; `default` fills unset link fields.
+    /// The fabric of a topology file; `default` fills unset link fields
+    /// (`default.wan`: the model is on, for the client's link unless a link says otherwise).
     pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
         if hosts.background_senders > 0 || hosts.udp_sender {
             return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
@@ -349,8 +366,14 @@ impl Fabric {
             if loss_ppb >= 1_000_000_000 {
                 return Err(invalid("topology.links", format!("{what} needs a loss probability below 1")));
             }
-            let ab = Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb };
-            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), loss_ppb };
+            if l.wan == Some(true) && !default.wan {
+                return Err(invalid("topology.links", format!("{what} sets wan but the model is off (set wan.delay)")));
+            }
+            let client = f.nodes[a].host == Some(0) || f.nodes[b].host == Some(0);
+            let wan = l.wan.unwrap_or(default.wan && client);
+            let ab =
+                Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb, wan };
+            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), ..ab };
             if ab.rate.0 == 0 || ba.rate.0 == 0 {
                 return Err(invalid("topology.links", format!("{what} needs a positive rate")));
             }
@@ -416,7 +439,7 @@ impl Fabric {
 mod tests {
     use super::*;
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };
 
     fn graph(nodes: &[(&str, NodeKind)], links: &[(&str, &str)]) -> GraphConfig {
         GraphConfig {
@@ -431,6 +454,7 @@ mod tests {
                     rate_ba: None,
                     delay_ba: None,
                     loss_ppb: None,
+                    wan: None,
                 })
                 .collect(),
             ..GraphConfig::default()

@@ -8,7 +8,9 @@
 //! count, ties to the link listed first; hosts never forward) and then by
 //! the fabric's explicit routes. A lossy link's port draws one number from
 //! its own substream per frame and loses the frame on the wire (it takes its
-//! link time, and never arrives).
+//! link time, and never arrives). A port whose link carries the wide-area
+//! delay model (`net::wan`) delays each frame it sends by the model's draw,
+//! on the wire and in order.
 //! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
 
 use super::buffer::{BufferModel, SharedPool};
@@ -16,6 +18,7 @@ use super::fabric::Fabric;
 use super::frame;
 use super::link::Link;
 use super::queue::{DropTailQueue, QueueLimit};
+use super::wan::{WanConfig, WanDelay};
 use crate::error::SimError;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
@@ -61,7 +64,8 @@ pub struct Port {
     pub peer: NodeId,
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
-    /// The port needs [`Network::send_special`]: a shared memory or a lossy link.
+    /// The port needs [`Network::send_special`]: a shared memory, a lossy
+    /// link or a wide-area delay.
     special: bool,
 }
 
@@ -80,6 +84,8 @@ pub struct Network {
     loss: Vec<Option<(u32, Rng)>>,
     /// Frames each port's link lost.
     lost: Vec<u64>,
+    /// Each port's wide-area delay model, if its link carries one (empty when none does).
+    wan: Vec<Option<WanDelay>>,
 }
 
 impl Network {
@@ -179,7 +185,22 @@ impl Network {
         }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
         let lost = vec![0; ports.len()];
-        Network { nodes, names, ports, host_nodes, pools, loss, lost }
+        Network { nodes, names, ports, host_nodes, pools, loss, lost, wan: Vec::new() }
+    }
+
+    /// Put the wide-area delay model `cfg` on both directions of every link
+    /// of `fabric` (the one this network was built from) whose hops say
+    /// `wan`; port `p` draws from the substreams `wan/<p>/…` of `seed`.
+    pub fn add_wan(&mut self, fabric: &Fabric, cfg: &WanConfig, seed: u64) {
+        // Link k gave ports 2k (a to b) and 2k + 1 (b to a).
+        let hops = fabric.links.iter().flat_map(|l| [l.ab, l.ba]);
+        self.wan = hops
+            .enumerate()
+            .map(|(p, hop)| {
+                self.ports[p].special |= hop.wan;
+                hop.wan.then(|| WanDelay::new(cfg, seed, &p.to_string()))
+            })
+            .collect();
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
@@ -211,12 +232,14 @@ impl Network {
     }
 
     /// Propagation and serialization of one frame carrying `payload` bytes
-    /// from host `src` to host `dst` on an idle network.
+    /// from host `src` to host `dst` on an idle network (with the base
+    /// wide-area delay where a link carries it).
     pub fn one_way(&self, src: u32, dst: u32, payload: u32) -> Result<SimDuration, SimError> {
         let wire = frame::wire_bytes(payload);
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
             let l = &self.port(p).link;
-            t + l.rate().tx_time(wire) + l.delay()
+            let wan = self.wan.get(p.0 as usize).and_then(Option::as_ref).map_or(SimDuration::ZERO, WanDelay::base);
+            t + l.rate().tx_time(wire) + l.delay() + wan
         }))
     }
 
@@ -292,8 +315,8 @@ impl Network {
 
 impl Network {
     /// [`Network::send`] at a port that draws from its switch's shared memory
-    /// or whose link loses frames; a lost frame is `None` too, counted in
-    /// [`Network::lost`].
+    /// or whose link loses frames or adds a wide-area delay; a lost frame is
+    /// `None` too, counted in [`Network::lost`].
     #[cold]
     fn send_special(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
         let i = port.0 as usize;
@@ -320,7 +343,11 @@ impl Network {
                 return None;
             }
         }
-        Some((p.peer, p.link.arrival(done)))
+        let arrival = p.link.arrival(done);
+        match self.wan.get_mut(i).and_then(Option::as_mut) {
+            Some(wan) => Some((p.peer, wan.arrival(done, arrival))),
+            None => Some((p.peer, arrival)),
+        }
     }
 
     /// Frames the link of `port` lost on the wire.
@@ -336,7 +363,7 @@ mod tests {
     use crate::scenario::BufferLimit;
     use crate::time::{BitRate, Bytes};
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
         Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static, 0)
@@ -413,6 +440,7 @@ mod tests {
             rate_ba: None,
             delay_ba: None,
             loss_ppb: None,
+            wan: None,
         };
         let g = GraphConfig {
             nodes: vec![
