@@ -658,6 +658,39 @@ mod tests {
         assert_eq!(field_of(&s), "trace.goodput_bin");
     }
 
+    #[test]
+    fn wan_fields_that_disagree_are_named() {
+        let ms = SimDuration::from_millis;
+        let on = |f: &dyn Fn(&mut WanConfig)| {
+            let mut s = Scenario::fast08(1);
+            s.wan.delay = Some(ms(20));
+            f(&mut s.wan);
+            s
+        };
+        on(&|_| {}).validate().unwrap();
+        let mut off = Scenario::fast08(1);
+        off.wan.jitter = ms(1);
+        assert_eq!(field_of(&off), "wan.jitter");
+        assert_eq!(field_of(&on(&|w| w.spike_interval = Some(ms(100)))), "wan.spike_height");
+        assert_eq!(
+            field_of(&on(&|w| {
+                w.spike_interval = Some(ms(100));
+                w.spike_height = ms(5);
+            })),
+            "wan.spike_duration"
+        );
+        assert_eq!(
+            field_of(&on(&|w| {
+                w.shift_interval = Some(ms(100));
+                w.shift = ms(21);
+            })),
+            "wan.shift"
+        );
+        let mut paused = on(&|_| {});
+        paused.switch.pause = Some(PauseConfig::default());
+        assert_eq!(field_of(&paused), "wan.delay");
+    }
+
     /// A scenario file names only what it changes; the rest takes the defaults.
     #[test]
     fn missing_json_keys_take_the_defaults() {

@@ -525,4 +525,23 @@ mod tests {
         assert_eq!(f.links[1].ba.rate, BitRate(100_000_000));
         assert_eq!(f.links[1].ba.delay, HOP.delay);
     }
+
+    /// A file's links carry the wide-area model where they say `wan = true`,
+    /// the client's link by default; a link cannot ask for a model that is off.
+    #[test]
+    fn the_wan_model_goes_on_the_clients_link_unless_a_link_says_otherwise() {
+        use NodeKind::*;
+        let mut g = graph(&[("c", Client), ("s", Server), ("sw", Switch)], &[("c", "sw"), ("s", "sw")]);
+        let on = Hop { wan: true, ..HOP };
+        let wan = |f: &Fabric| f.links.iter().map(|l| (l.ab.wan, l.ba.wan)).collect::<Vec<_>>();
+        assert_eq!(wan(&Fabric::graph(&g, ONE, on).unwrap()), [(true, true), (false, false)]);
+        assert_eq!(wan(&Fabric::graph(&g, ONE, HOP).unwrap()), [(false, false), (false, false)]);
+        g.links[0].wan = Some(false);
+        g.links[1].wan = Some(true);
+        assert_eq!(wan(&Fabric::graph(&g, ONE, on).unwrap()), [(false, false), (true, true)]);
+        assert_eq!(
+            message(Fabric::graph(&g, ONE, HOP)),
+            "topology.links: link \"s\"-\"sw\" sets wan but the model is off (set wan.delay)"
+        );
+    }
 }
