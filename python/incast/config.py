@@ -840,7 +840,7 @@ def _off_or_duration(*, positive: bool) -> Callable[[Any], float | None]:
 class Wan(_Model):
     """Wide-area delay on the client's link, both ways (``crates/incast-sim/src/net/wan.rs``):
     a base one-way delay, per-frame jitter, Poisson delay spikes and Poisson
-    level shifts (CMU09 §2 and §8, after Allman and Paxson 1999). The wire
+    level shifts (CMU09 §3.2 and §8, after Allman and Paxson 1999). The wire
     stays FIFO: a frame never arrives before the one sent ahead of it.
 
     Default values: off (``delay`` "off"); when on, no jitter (exponential when

@@ -1,8 +1,8 @@
 //! Wide-area delay on a link: a one-way delay that changes over time, for
 //! CMU09 §8's question whether a 200 µs RTO_min is safe on the Internet.
 //!
-//! **Models:** CMU09 §2's account of Internet delay (after Allman and
-//! Paxson, SIGCOMM 1999, and Zhang et al. 2001): "random samples from some
+//! **Models:** CMU09 §3.2's account of Internet delay (after Allman and
+//! Paxson, SIGCOMM 1999, and Zhang et al., IMW 2001): "random samples from some
 //! distribution", "occasional, unpredictable delay spikes" and "shifts in
 //! the distribution". A direction of a WAN link adds to its propagation
 //! delay, for each frame whose last bit leaves at `t`,
@@ -47,7 +47,7 @@ pub enum JitterDist {
     Uniform,
 }
 
-/// The wide-area delay model (CMU09 §2, §8). Off unless `delay` is set; then
+/// The wide-area delay model (CMU09 §3.2, §8). Off unless `delay` is set; then
 /// it applies to both directions of the client's link (star and tree), or
 /// to the links of a topology file that say `wan = true` (by default the
 /// client's).
