@@ -86,8 +86,8 @@ fn packets_are_conserved_across_a_wan_hop() {
     assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
 }
 
-/// CMU09 §8: "Spurious timeouts occur not when the network path drops
-/// packets, but rather when it observes a sudden, higher delay." A 50 ms
+/// CMU09 §8: a spurious timeout comes from a sudden rise in delay, not
+/// from loss. A 50 ms
 /// spike on a 40 ms path outruns a 200 µs RTO_min (the RTO has shrunk to
 /// about one RTT) but not a 200 ms one; nothing is lost, so every timeout is
 /// spurious, and F-RTO and Eifel both say so. With no spike there is no

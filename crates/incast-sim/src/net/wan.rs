@@ -1,10 +1,11 @@
 //! Wide-area delay on a link: a one-way delay that changes over time, for
 //! CMU09 §8's question whether a 200 µs RTO_min is safe on the Internet.
 //!
-//! **Models:** CMU09 §3.2's account of Internet delay (after Allman and
-//! Paxson, SIGCOMM 1999, and Zhang et al., IMW 2001): "random samples from some
-//! distribution", "occasional, unpredictable delay spikes" and "shifts in
-//! the distribution". A direction of a WAN link adds to its propagation
+//! **Models:** Internet delay as CMU09 §3.2 describes it (after Allman and
+//! Paxson, SIGCOMM 1999, and Zhang et al., IMW 2001): draws from a
+//! distribution most of the time, with rare spikes nobody can predict and
+//! now and then a shift of the distribution itself (cross traffic
+//! arriving, a route changing). A direction of a WAN link adds to its propagation
 //! delay, for each frame whose last bit leaves at `t`,
 //! `level(t) + spike(t) + jitter`:
 //! - `level` starts at `delay`; level shifts (route changes) come as a
