@@ -80,12 +80,19 @@ pub struct Network {
     host_nodes: Vec<NodeId>,
     /// Shared memories, one per switch in the `shared` buffer model.
     pools: Vec<SharedPool>,
-    /// Each lossy port's loss probability (parts per billion) and random stream.
-    loss: Vec<Option<(u32, Rng)>>,
+    /// What each port's link does to frames on the wire.
+    wire: Vec<Wire>,
     /// Frames each port's link lost.
     lost: Vec<u64>,
-    /// Each port's wide-area delay model, if its link carries one (empty when none does).
-    wan: Vec<Option<WanDelay>>,
+}
+
+/// The impairments of one direction of a link, each `None` when off.
+#[derive(Clone, Debug, Default)]
+struct Wire {
+    /// Loss probability (parts per billion) and its random stream.
+    loss: Option<(u32, Rng)>,
+    /// The wide-area delay model.
+    wan: Option<WanDelay>,
 }
 
 impl Network {
@@ -115,7 +122,7 @@ impl Network {
             .collect();
         let is_host = |i: usize| fabric.nodes[i].host.is_some();
         let mut ports = Vec::with_capacity(2 * fabric.links.len());
-        let mut loss = Vec::with_capacity(2 * fabric.links.len());
+        let mut wire = Vec::with_capacity(2 * fabric.links.len());
         // adjacency[n]: (neighbour, port toward it), in link order.
         let mut adjacency: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); nodes.len()];
         for l in &fabric.links {
@@ -130,7 +137,8 @@ impl Network {
                     pool: NO_POOL,
                     special: hop.loss_ppb > 0,
                 });
-                loss.push((hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0)))));
+                let loss = (hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0))));
+                wire.push(Wire { loss, wan: None });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -185,7 +193,7 @@ impl Network {
         }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
         let lost = vec![0; ports.len()];
-        Network { nodes, names, ports, host_nodes, pools, loss, lost, wan: Vec::new() }
+        Network { nodes, names, ports, host_nodes, pools, wire, lost }
     }
 
     /// Put the wide-area delay model `cfg` on both directions of every link
@@ -194,13 +202,10 @@ impl Network {
     pub fn add_wan(&mut self, fabric: &Fabric, cfg: &WanConfig, seed: u64) {
         // Link k gave ports 2k (a to b) and 2k + 1 (b to a).
         let hops = fabric.links.iter().flat_map(|l| [l.ab, l.ba]);
-        self.wan = hops
-            .enumerate()
-            .map(|(p, hop)| {
-                self.ports[p].special |= hop.wan;
-                hop.wan.then(|| WanDelay::new(cfg, seed, &p.to_string()))
-            })
-            .collect();
+        for (p, _) in hops.enumerate().filter(|(_, hop)| hop.wan) {
+            self.ports[p].special = true;
+            self.wire[p].wan = Some(WanDelay::new(cfg, seed, &p.to_string()));
+        }
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
@@ -238,7 +243,7 @@ impl Network {
         let wire = frame::wire_bytes(payload);
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
             let l = &self.port(p).link;
-            let wan = self.wan.get(p.0 as usize).and_then(Option::as_ref).map_or(SimDuration::ZERO, WanDelay::base);
+            let wan = self.wire[p.0 as usize].wan.as_ref().map_or(SimDuration::ZERO, WanDelay::base);
             t + l.rate().tx_time(wire) + l.delay() + wan
         }))
     }
@@ -337,14 +342,15 @@ impl Network {
         if let Some(pool) = self.pools.get_mut(p.pool as usize) {
             pool.push(done, frame_bytes);
         }
-        if let Some((ppb, rng)) = &mut self.loss[i] {
+        let wire = &mut self.wire[i];
+        if let Some((ppb, rng)) = &mut wire.loss {
             if rng.below(1_000_000_000) < u64::from(*ppb) {
                 self.lost[i] += 1;
                 return None;
             }
         }
         let arrival = p.link.arrival(done);
-        match self.wan.get_mut(i).and_then(Option::as_mut) {
+        match &mut wire.wan {
             Some(wan) => Some((p.peer, wan.arrival(done, arrival))),
             None => Some((p.peer, arrival)),
         }
