@@ -86,6 +86,8 @@ FAST08_16_ENGINE_JSON = {
         "server_jitter": 10_000_000,
         "max_inflight": None,
         "stagger": 0,
+        "clients": 1,
+        "server_sets": "shared",
     },
     "background": {"tcp_flows": 0, "tcp_to_server": False, "udp_rate": None},
     "wan": {
@@ -578,6 +580,8 @@ def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_
         "server_jitter": 10_000_000,
         "max_inflight": 3,
         "stagger": 20_000_000,
+        "clients": 1,
+        "server_sets": "shared",
     }
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
@@ -599,3 +603,25 @@ def test_rude_flows_need_the_hosts_gate_and_round_trip_toml(tmp_path: Path) -> N
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
     assert Scenario.from_toml(path) == s
+
+
+def test_several_clients_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
+    s = Scenario(servers=8).with_overrides({"workload.clients": 4, "workload.server_sets": "disjoint"})
+    workload = s.to_engine_dict()["workload"]
+    assert (workload["clients"], workload["server_sets"]) == (4, "disjoint")
+    assert s.describe().startswith("4 clients x 8 servers (disjoint), ")
+    path = tmp_path / "s.toml"
+    path.write_text(s.to_toml())
+    assert Scenario.from_toml(path) == s
+
+
+@pytest.mark.parametrize(
+    ("workload", "servers", "message"),
+    [
+        ({"clients": 0}, 4, "workload.clients: must be a whole number of clients between 1 and 10000, got 0"),
+        ({"server_sets": "some"}, 4, "workload.server_sets: "),
+        ({"clients": 10_000}, 11, "workload.clients: 10000 clients × 11 servers is more than 100000 connections"),
+    ],
+)
+def test_client_settings_are_checked_with_the_field_named(workload: dict[str, Any], servers: int, message: str) -> None:
+    assert scenario_error({"servers": servers, "workload": workload}).startswith(message)

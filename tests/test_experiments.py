@@ -79,6 +79,10 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
         ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<"}]}, "claim[0]: give exactly one of value or than"),
         ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<", "value": 1, "where": {"buffer": 1}}]}, "claim[0].where: 'buffer' is not an axis"),
         ({"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]}, "plot[0].where: 'tcp.variant' is not an axis"),
+        ({"plot": [{"x": "servers"}]}, "plot[0]: give exactly one of y (metrics) or setting"),
+        ({"plot": [{"x": "servers", "y": "goodput_mbps", "setting": "workload.sru"}]}, "plot[0]: give exactly one of y"),
+        ({"plot": [{"x": "servers", "setting": "workload.sru", "kind": "bar"}]}, "plot[0]: a setting is drawn as a line"),
+        ({"plot": [{"x": "servers", "setting": "workload.srv"}]}, "plot[0].setting: no scenario setting 'workload.srv'"),
         ({"quick": {"sweep": {"links": [1]}}}, "quick.sweep.links: not an axis"),
         ({"case": [{"name": "a", "per": {"links": {"workload.sru": ["1KB"]}}}]}, "case[0].per.links: not an axis of [sweep]"),
         ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB"]}}}]}, "case[0].per.servers.workload.sru: needs one value per value of [sweep].servers (2)"),
@@ -221,6 +225,46 @@ def test_a_reference_may_give_a_setting_the_paper_plots_and_be_marked_computed()
     assert got.metric is None and got.setting == "workload.sru" and got.computed
     stated = load(tiny(reference=[{"metric": "goodput_mbps", "where": {"servers": 4}, "value": 650, "source": "§4.3"}]))
     assert not stated.spec.reference[0].computed
+
+
+def test_a_setting_is_read_at_a_point_and_drawn_beside_its_references(tmp_path: Path) -> None:
+    from incast.plots import draw
+
+    ref = {"setting": "workload.sru", "where": {"servers": 4}, "value": "2KB", "computed": True, "source": "eq. (1)"}
+    experiment = load(
+        tiny(
+            sweep={"servers": [1, 4]},
+            case=[{"name": "per", "per": {"servers": {"workload.sru": ["8KB", "2KB"]}}}],
+            claim=[],
+            reference=[ref],
+            plot=[{"x": "servers", "setting": "workload.sru", "series": "case"}],
+        )
+    )
+    assert experiment.setting_at({"servers": 4, "case": "per"}, "workload.sru") == 2000
+    with pytest.raises(KeyError):
+        experiment.setting_at({"servers": 2, "case": "per"}, "workload.sru")
+    table = pd.DataFrame({"servers": [1, 4], "case": ["per", "per"], "goodput_mbps_mean": [1.0, 2.0]})
+    png, svg = draw(experiment, table, tmp_path)
+    assert png.stat().st_size > 0 and "paper, computed" in svg.read_text()
+
+
+def test_a_point_records_the_fraction_of_requests_hit_by_a_timeout() -> None:
+    """SIGCOMM09 2.2: blocks during which the read's connection timed out, background flows' timeouts aside."""
+    from incast.config import Scenario
+    from incast.sweep import simulate
+
+    latency = {
+        "servers": 1,
+        "duration": "1s",
+        "workload": {"sru": "1000B"},
+        "background": {"tcp_flows": 10, "tcp_to_server": True},
+        "switch": {"buffer": "128pkt"},
+    }
+    point = simulate(Scenario.parse(latency).to_dict())
+    assert 0 < point["timed_out_block_fraction"] < 0.1
+    assert point["block_time_ms.max"] >= 200 and point["background_goodput_mbps"] > 800
+    alone = simulate(Scenario.parse({**latency, "background": {}}).to_dict())
+    assert alone["timed_out_block_fraction"] == 0
 
 
 def gip_a_ss_ca(senders: int) -> float:

@@ -66,6 +66,8 @@ in SI base units (seconds, bit/s, bytes)::
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
     max_inflight = "all"        # or K: at most K servers answer at once (the next asked as each completes)
     stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
+    clients = 1                 # clients reading at once, each its own block loop from time zero
+    server_sets = "shared"      # or "disjoint": each client reads from servers of its own (clients x servers in all)
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
@@ -139,6 +141,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 __all__ = [
+    "MAX_CLIENTS",
     "MAX_SERVERS",
     "Background",
     "Link",
@@ -154,8 +157,10 @@ __all__ = [
     "settings",
 ]
 
-#: Most servers one run may have (the engine's ``MAX_SERVERS``).
+#: Most servers one run may have, and most reading connections (clients × servers): the engine's ``MAX_SERVERS``.
 MAX_SERVERS = 100_000
+#: Most clients one run may have (the engine's ``MAX_CLIENTS``).
+MAX_CLIENTS = 10_000
 _U32_MAX = 2**32 - 1
 _U64_MAX = 2**64 - 1
 #: IPv4 + TCP headers (40) and Ethernet header + FCS (18): a frame is ``mss + 58`` bytes.
@@ -719,7 +724,9 @@ class Tcp(_Model):
         "converging to the fair one, RUDE Table 1).",
     )
     rude_servers: Annotated[int | None, PlainValidator(_all_or_count)] = Field(
-        default=None, description='Only the first K servers\' connections start rude; None (TOML: "all") for all.'
+        default=None,
+        description='Only each client\'s connections to its first K servers start rude (background flows then '
+        'never); None (TOML: "all") for all.',
     )
     send_loss: Annotated[float, PlainValidator(_probability)] = Field(
         default=0.0,
@@ -744,7 +751,15 @@ class Workload(_Model):
     (FAST08 Table 1), ``request`` 100 bytes, ``order`` shuffled,
     ``server_jitter`` 10 µs (breaks the phase lock of identical servers at a
     drop-tail queue; 0 makes every server answer at once); no application-level
-    mitigation: ``max_inflight`` all, ``stagger`` 0.
+    mitigation: ``max_inflight`` all, ``stagger`` 0; one client (``clients`` 1,
+    ``server_sets`` shared).
+
+    With several clients each runs its own block loop from time zero over
+    ``servers`` servers (``crates/incast-sim/src/workload/clients.rs``):
+    ``shared`` sets read from the same servers, which answer every client and
+    share their uplinks among them; ``disjoint`` sets give each client a group
+    of its own (``clients × servers`` server hosts). The other fields apply to
+    each client.
     """
 
     kind: Annotated[str, PlainValidator(_choice("sync_read"))] = Field(
@@ -775,6 +790,15 @@ class Workload(_Model):
     )
     stagger: Seconds = Field(
         default=0.0, description="The i-th request of a block leaves i × stagger after the block starts, in seconds."
+    )
+
+    clients: Annotated[int, PlainValidator(_count(1, MAX_CLIENTS, "clients"))] = Field(
+        default=1, description="Clients reading at once, each its own barrier-synchronized block loop from time zero."
+    )
+    server_sets: Annotated[str, PlainValidator(_choice("shared", "disjoint"))] = Field(
+        default="shared",
+        description='"shared": every client reads from the same servers; "disjoint": each client from a group of '
+        "its own (clients × servers server hosts).",
     )
 
     @field_serializer("max_inflight")
@@ -1088,6 +1112,11 @@ class Scenario(_Model):
             )
         if self.wan.delay is not None and sw.pause:
             raise _field_error("wan.delay", "the wide-area model together with switch.pause is not modelled")
+        if self.workload.clients * self.servers > MAX_SERVERS:
+            raise _field_error(
+                "workload.clients",
+                f"{self.workload.clients} clients × {self.servers} servers is more than {MAX_SERVERS} connections",
+            )
         if self.workload.block is not None and self.workload.block < self.servers:
             raise _field_error(
                 "workload.block",
@@ -1162,6 +1191,8 @@ class Scenario(_Model):
         workload["server_jitter"] = format_duration(self.workload.server_jitter)
         workload["max_inflight"] = "all" if self.workload.max_inflight is None else self.workload.max_inflight
         workload["stagger"] = format_duration(self.workload.stagger)
+        workload["clients"] = self.workload.clients
+        workload["server_sets"] = self.workload.server_sets
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt), "loss": self.link.loss},
@@ -1329,6 +1360,8 @@ class Scenario(_Model):
                 "server_jitter": seconds_to_ps(wl.server_jitter),
                 "max_inflight": wl.max_inflight,
                 "stagger": seconds_to_ps(wl.stagger),
+                "clients": wl.clients,
+                "server_sets": wl.server_sets,
             },
             "background": {
                 "tcp_flows": self.background.tcp_flows,
@@ -1357,12 +1390,18 @@ class Scenario(_Model):
     # -- description ---------------------------------------------------------
 
     def describe(self) -> str:
-        """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``."""
+        """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``.
+
+        With several clients it starts ``2 clients x 16 servers (disjoint)``.
+        """
         wl = self.workload
         response = f"{format_size(wl.sru)} SRU" if wl.sru is not None else f"{format_size(wl.block or 0)} block"
+        servers = f"{self.servers} server{'s' if self.servers != 1 else ''}"
+        if wl.clients > 1:
+            servers = f"{wl.clients} clients x {servers} ({wl.server_sets})"
         return ", ".join(
             [
-                f"{self.servers} server{'s' if self.servers != 1 else ''}",
+                servers,
                 response,
                 format_rate(self.link.rate),
                 f"RTT {format_duration(self.link.rtt)}",

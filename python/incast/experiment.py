@@ -154,6 +154,8 @@ METRICS = (
     "ecn_marks",
     "send_losses",
     "rude_polite_s",
+    "background_goodput_mbps",
+    "timed_out_block_fraction",
 )
 
 _NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
@@ -223,11 +225,16 @@ class Plot(_Strict):
     """One figure panel: metrics against an axis, one line (or bar) per metric and series value.
 
     ``series`` names the axes whose values tell the lines apart (one axis or a list).
+    Instead of metrics, a panel may plot the value of a ``setting`` at each point
+    (GIP Fig. 21 plots the stripe unit a formula gives): then ``y`` is left out,
+    the line is what was run, and ``[[reference]]`` values of that setting are
+    drawn beside it.
     """
 
     kind: Literal["line", "bar"] = "line"
     x: str
-    y: str | list[str]
+    y: str | list[str] = Field(default_factory=list)
+    setting: str | None = None
     series: str | list[str] = Field(default_factory=list)
     where: Where = Field(default_factory=dict)
     logx: bool = False
@@ -244,9 +251,17 @@ class Plot(_Strict):
             _check_metric(m)
         return v
 
+    @model_validator(mode="after")
+    def _what(self) -> Plot:
+        if bool(self.metrics) == (self.setting is not None):
+            raise ValueError("give exactly one of y (metrics) or setting")
+        if self.setting is not None and self.kind != "line":
+            raise ValueError("a setting is drawn as a line (kind = line)")
+        return self
+
     @property
     def metrics(self) -> list[str]:
-        """The plotted metrics."""
+        """The plotted metrics (none when the panel plots a setting)."""
         return [self.y] if isinstance(self.y, str) else list(self.y)
 
     @property
@@ -404,6 +419,18 @@ class Experiment:
                 out.append(Point(coords, seed, scenario))
         return out
 
+    def setting_at(self, coords: Mapping[str, Scalar], setting: str, quick: bool = False) -> Scalar:
+        """The resolved value (SI units) of ``setting`` at the point with axis coordinates ``coords``.
+
+        Raises KeyError if no point of the sweep has these coordinates.
+        """
+        for point in self.points(quick):
+            if point.seed == 1 and all(point.coords.get(k) == v for k, v in coords.items()):
+                table, _, key = setting.rpartition(".")
+                data = point.scenario.to_dict()
+                return data[table][key] if table else data[key]  # type: ignore[no-any-return]
+        raise KeyError(dict(coords))
+
     def resolve(self, axis: str, value: Any) -> Scalar:
         """An axis value in its table form: the setting parsed to SI units (``"200ms"`` -> ``0.2``)."""
         if axis == AXIS_CASE:
@@ -515,6 +542,11 @@ class Experiment:
                                 raise ValueError(f"{axis!r} is not an axis ({', '.join(self.axes)})")
                 except (ValueError, ScenarioError) as e:
                     raise ExperimentError(f"{group}[{i}].where: {e}") from None
+                if isinstance(item, Plot) and item.setting is not None:
+                    table, _, key = item.setting.rpartition(".")
+                    data = self._probe.to_dict()
+                    if key not in (data.get(table, {}) if table else data):
+                        raise ExperimentError(f"plot[{i}].setting: no scenario setting {item.setting!r}")
 
 
 class ExperimentError(ScenarioError):

@@ -49,8 +49,11 @@ def format_value(axis: str, value: Any) -> str:
     return str(value)
 
 
-def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path) -> list[Path]:
-    """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths."""
+def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, quick: bool = False) -> list[Path]:
+    """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths.
+
+    ``quick``: the summary comes from a ``--quick`` run (a panel plotting a setting shows its quick value).
+    """
     import matplotlib
 
     matplotlib.use("Agg")
@@ -63,7 +66,9 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path) -
     fig, axes = plt.subplots(1, len(plots), figsize=(5.4 * len(plots), 4.2), squeeze=False)
     for ax, plot in zip(axes[0], plots):
         data = _rows(experiment, summary, plot.where)
-        if plot.kind == "bar":
+        if plot.setting is not None:
+            _setting_lines(ax, experiment, plot, data, quick)
+        elif plot.kind == "bar":
             _bars(ax, plot, data)
         else:
             _lines(ax, plot, data)
@@ -81,7 +86,9 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path) -
         elif plot.kind == "line" and (plot.x in _DURATIONS or plot.x in _SIZES or plot.x == "link.rate"):
             ax.xaxis.set_major_formatter(FuncFormatter(_formatter(plot.x)))
         ax.set_xlabel(plot.xlabel or plot.x)
-        ax.set_ylabel(plot.ylabel or ", ".join(plot.metrics))
+        ax.set_ylabel(plot.ylabel or plot.setting or ", ".join(plot.metrics))
+        if plot.setting in _SIZES or plot.setting in _DURATIONS:
+            ax.yaxis.set_major_formatter(FuncFormatter(_formatter(plot.setting)))
         ax.set_title(plot.title, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
@@ -144,6 +151,19 @@ def _lines(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
         )
 
 
+def _setting_lines(ax: Any, experiment: Experiment, plot: Plot, data: pd.DataFrame, quick: bool) -> None:
+    """The value of ``plot.setting`` at each point that was run, one line per series value."""
+    assert plot.setting is not None
+    axes = experiment.axis_names
+    groups = list(data.groupby(plot.series_axes, sort=False, dropna=False)) if plot.series_axes else [((), data)]
+    for key, rows in groups:
+        values = key if isinstance(key, tuple) else (key,)
+        label = ", ".join(format_value(a, v) for a, v in zip(plot.series_axes, values)) or plot.setting
+        rows = rows.sort_values(plot.x)
+        ys = [experiment.setting_at({a: r[a] for a in axes}, plot.setting, quick) for _, r in rows.iterrows()]
+        ax.plot(rows[plot.x], ys, marker="o", markersize=4, label=f"{label} (as run)")
+
+
 def _bars(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
     series = _series(plot, data)
     categories = [format_value(plot.x, v) for v in dict.fromkeys(data[plot.x])]
@@ -157,7 +177,7 @@ def _bars(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
 def _references(ax: Any, experiment: Experiment, plot: Plot) -> None:
     first = True
     for ref in experiment.spec.reference:
-        if ref.metric not in plot.metrics:
+        if (ref.metric not in plot.metrics) if ref.metric is not None else (ref.setting != plot.setting):
             continue
         for coords in experiment.select(ref.where):
             if not _inside(experiment, coords, plot.where) or plot.x not in coords:
@@ -165,13 +185,13 @@ def _references(ax: Any, experiment: Experiment, plot: Plot) -> None:
             x: Scalar = coords[plot.x]
             if plot.kind == "bar":
                 ticks = [t.get_text() for t in ax.get_xticklabels()]
-                label = format_value(plot.x, x)
-                if label not in ticks:
+                tick = format_value(plot.x, x)
+                if tick not in ticks:
                     continue
-                x = ticks.index(label)
-            ax.scatter(
-                [x], [ref.value], marker="*", s=140, color="black", zorder=5, label="paper" if first else None
-            )
+                x = ticks.index(tick)
+            y = ref.value if ref.setting is None else experiment.resolve(ref.setting, ref.value)
+            name = ("paper, computed" if ref.computed else "paper") if first else None
+            ax.scatter([x], [y], marker="*", s=140, color="black", zorder=5, label=name)
             first = False
 
 

@@ -108,6 +108,37 @@ PRESETS: dict[str, Preset] = {
             "(FAST08 §6), Facebook's memcache clients cap outstanding requests.",
             {"workload.max_inflight": 10},
         ),
+        Preset(
+            "large-buffer",
+            "A deep-buffered switch: 1 MiB per output port, like the Force10 E1200 of FAST08.",
+            "FAST08 §3.2 (the E1200 has at least 1 MB per port; no incast with 87 servers there) and §4.3 "
+            "(Fig 6: at 1024 KB, 64 servers still use only about 65% of the link).",
+            {"switch.buffer": "1MiB"},
+        ),
+        Preset(
+            "shared-buffer",
+            "Today's commodity switch: one shared memory with dynamic thresholds (alpha 1).",
+            "Choudhury and Hahne's dynamic threshold, how FAST08 §3.2 says switches allocate each port's "
+            "buffer: a congested port may take as much as the memory still free, so an incast port borrows "
+            "the idle ports' share (the memory is switch.buffer times the ports).",
+            {"switch.buffer_model": "shared:1"},
+        ),
+        Preset(
+            "qos-8",
+            "QoS enabled with 8 classes: best-effort traffic keeps an eighth of each port's buffer.",
+            "FAST08 §4.1 (Fig 3): partitioning output queues per class shrinks the buffer a flow sees, "
+            "so collapse comes earlier; a comparator, not a remedy (its absence is the remedy).",
+            {"switch.buffer_model": "qos:8"},
+        ),
+        Preset(
+            "pause",
+            "Ethernet flow control (802.3x PAUSE) at every switch port, default thresholds.",
+            "FAST08 §6 (Fig 14): effective on one switch, harmful across trunks where head-of-line "
+            "blocking slows flows to uncongested ports (try it with --topology tree:K). A port stays "
+            "lossless only with about 9.4 KB of headroom above XOFF per feeding link (net/pause.rs), so the "
+            "default 32 KiB port still drops when more than a few servers burst at once.",
+            {"switch.pause": True},
+        ),
     ]
 }
 

@@ -6,8 +6,8 @@
 
 :func:`run` makes exactly one call into the engine, with the GIL released, so
 runs in several threads proceed in parallel. The engine returns the summary,
-one row per flow, one row per completed block, one row per retransmission
-timeout and the traces the scenario's ``[trace]`` table turned on
+one row per client, one row per flow, one row per completed block, one row per
+retransmission timeout and the traces the scenario's ``[trace]`` table turned on
 (``crates/incast-sim/src/stats``); :class:`Result` exposes the summary as
 attributes and the rows and traces as DataFrames. With ``trace.pcap`` on, the
 engine also returns one pcap file per host as ``bytes``
@@ -32,11 +32,15 @@ from incast.config import Scenario
 from incast.errors import ScenarioError, describe_validation_error, python_field
 from incast.presets import with_preset
 
-__all__ = ["BLOCK_COLUMNS", "FLOW_COLUMNS", "PORT_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
+__all__ = ["BACKGROUND_COLUMNS", "BLOCK_COLUMNS", "CLIENT_COLUMNS", "FLOW_COLUMNS", "PORT_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
 
-#: Columns of :attr:`Result.flows`, one row per connection (server).
+#: Columns of :attr:`Result.flows`, one row per reading connection: client ``c``'s
+#: ``j``-th server is flow ``c * servers + j``; ``server`` counts all server hosts
+#: (with shared server sets, ``j``; with disjoint sets, the flow number).
 FLOW_COLUMNS = (
     "flow",
+    "client",
+    "server",
     "bytes_delivered",
     "bytes_sent",
     "data_packets_sent",
@@ -46,13 +50,27 @@ FLOW_COLUMNS = (
     "max_cwnd_bytes",
     "drops",
 )
-#: Columns of :attr:`Result.blocks_table`, one row per completed block.
-BLOCK_COLUMNS = ("block", "start_s", "time_ms", "max_flow_timeouts")
+#: Columns of :attr:`Result.background`, one row per background flow (no client, no server).
+BACKGROUND_COLUMNS = tuple(c for c in FLOW_COLUMNS if c not in ("client", "server"))
+#: Columns of :attr:`Result.clients`, one row per client.
+CLIENT_COLUMNS = (
+    "client",
+    "goodput_mbps",
+    "bytes_delivered",
+    "blocks",
+    "block_time_p50_ms",
+    "block_time_max_ms",
+    "timeouts",
+    "drops",
+)
+#: Columns of :attr:`Result.blocks_table`, one row per completed block (``block`` counts each client's own).
+BLOCK_COLUMNS = ("client", "block", "start_s", "time_ms", "max_flow_timeouts")
 #: Columns of :attr:`Result.timeouts_table`, one row per retransmission timeout
 #: (``crates/incast-sim/src/tcp/forensics.rs``: FAST08 §5.1 ``class``, GIP §III ``gip_class``).
 TIMEOUT_COLUMNS = (
     "time_s",
     "flow",
+    "client",
     "side",
     "block",
     "rto_us",
@@ -160,22 +178,30 @@ class Result:
     ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
     (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
     ``lost_retransmit``, ``other``) and ``gip_timeout_classes`` (GIP §III:
-    ``floss``, ``lack``, ``other``). Besides: ``wall_s`` (wall-clock seconds of
-    the engine call), ``events_per_s``, the resolved ``scenario``, and three
-    DataFrames: ``flows`` (one row per server), ``blocks_table`` (one row per
-    completed block), ``timeouts_table`` (one row per retransmission timeout;
+    ``floss``, ``lack``, ``other``). With several clients (``workload.clients``)
+    every summary figure is the aggregate of all of them; ``best_goodput_mbps``
+    is what all the clients' links carry together, ``queue_peak_bytes`` is the
+    port toward client 0, and ``client_goodput_mbps`` lists each client's share
+    of ``goodput_mbps``. Besides: ``wall_s`` (wall-clock seconds of
+    the engine call), ``events_per_s``, the resolved ``scenario``, and
+    DataFrames: ``clients`` (one row per client: its goodput, bytes, blocks,
+    block-time median and maximum, timeouts and drops), ``flows`` (one row per
+    reading connection, with its ``client`` and ``server``), ``blocks_table`` (one
+    row per completed block, with its ``client``), ``timeouts_table`` (one row per retransmission timeout;
     empty when ``stats.timeouts`` is off) and ``ports`` (one row per switch output
     port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``lost`` on the
     wire, ``ecn_marks``,
     ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` sent to
     ``peer``, ``paused_us`` stopped by ``peer``) and ``background`` (one row per
-    background flow, columns as ``flows``; ``background_goodput_mbps`` sums them;
+    background flow, columns as ``flows`` without ``client`` and ``server``;
+    ``background_goodput_mbps`` sums them;
     ``udp_goodput_mbps`` is what the UDP source delivered); and ``traces`` (:class:`Traces`, the
     time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
     with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
 
     goodput_mbps: float
+    client_goodput_mbps: list[float]
     throughput_mbps: float
     best_goodput_mbps: float
     utilization: float
@@ -217,11 +243,14 @@ class Result:
             elif value is None or isinstance(value, float):
                 value = _f(value)
             setattr(self, key, value)
+        self.clients = _frame(engine_result["clients"], CLIENT_COLUMNS)
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
         self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
+        # Null for a background flow's timeout: a nullable integer column.
+        self.timeouts_table["client"] = self.timeouts_table["client"].astype("Int64")
         self.ports = _frame(engine_result["ports"], PORT_COLUMNS)
-        self.background = _frame(engine_result["background"], FLOW_COLUMNS)
+        self.background = _frame(engine_result["background"], BACKGROUND_COLUMNS)
         self.traces = Traces(engine_result.get("traces"))
 
     def write_traces(self, directory: str | Path) -> list[Path]:
@@ -256,6 +285,8 @@ class Result:
     def write_pcap(self, directory: str | Path) -> list[Path]:
         """Write the packet capture as ``client.pcap`` and ``server-<i>.pcap`` in ``directory``; return the paths.
 
+        With several clients the clients' files are ``client-<c>.pcap``.
+
         One file per host (classic libpcap, nanosecond timestamps, Ethernet), as
         the engine encoded it (``crates/incast-sim/src/stats/pcap.rs``): what the
         host sent as its NIC took it and what reached it. Raises ``ValueError`` if
@@ -268,7 +299,9 @@ class Result:
             raise ValueError("no packet capture: run with trace.pcap = true (incast run --pcap DIR)")
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
-        names = ["client.pcap"] + [f"server-{i}.pcap" for i in range(len(self._pcap) - 1)]
+        clients = self.scenario.workload.clients
+        names = ["client.pcap"] if clients == 1 else [f"client-{c}.pcap" for c in range(clients)]
+        names += [f"server-{i}.pcap" for i in range(len(self._pcap) - clients)]
         pairs = [(out / name, out / f".{name}.{os.getpid()}.tmp") for name in names]
         try:
             for (_, tmp), blob in zip(pairs, self._pcap):

@@ -1,7 +1,8 @@
 //! incast-sim: a deterministic packet-level simulator of datacenter TCP incast.
 //!
 //! A run is a pure function of a [`Scenario`]: [`run`] builds the network
-//! (one client, N servers, one switch), establishes one TCP connection per
+//! (one client, N servers, one switch by default; several clients and other
+//! fabrics on request), establishes one TCP connection per client and
 //! server, drives barrier-synchronized reads until the stop condition, and
 //! returns a [`RunResult`]. Time is integer picoseconds ([`time::SimTime`]);
 //! events at equal times run in the order they were scheduled; every random

@@ -3,13 +3,15 @@
 //! A run is a pure function of a [`Scenario`] (its `seed` included): the same
 //! scenario always gives the same bytes of output.
 //!
-//! **Models:** FAST08 §3 / CMU09 §4 synchronized reads — one client, `servers`
-//! servers, by default all on one switch; every host link has the same rate
-//! and propagation delay. Other fabrics (trees, files) come from `topology`
-//! (`net::fabric`).
-//! Bulk TCP background flows come from `background`; a wide-area delay on
-//! the client's link from `wan` (`net::wan`).
-//! **Not modelled (yet):** UDP background traffic, several clients (see
+//! **Models:** FAST08 §3 / CMU09 §4 synchronized reads — one client (or
+//! `workload.clients` clients, `workload::clients`) reading from `servers`
+//! servers each, by default all on one switch; every host link has the same
+//! rate and propagation delay. Other fabrics (trees, files) come from
+//! `topology` (`net::fabric`).
+//! Bulk TCP and constant-bit-rate UDP background traffic come from
+//! `background`; a wide-area delay on the clients' links from `wan`
+//! (`net::wan`).
+//! **Not modelled (yet):** workloads other than synchronized reads (see
 //! docs/MODEL.md).
 
 use crate::error::SimError;
@@ -21,6 +23,7 @@ use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig, MAX_BACKGROUND_FLOWS};
+use crate::workload::clients::{Layout, ServerSets, MAX_CLIENTS};
 use serde::{Deserialize, Serialize};
 
 /// Every host link (server↔switch and client↔switch).
@@ -131,7 +134,8 @@ pub enum RequestOrder {
 ///
 /// Default values: `response` 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
 /// `order` shuffled, `server_jitter` 10 µs; no application-level mitigation
-/// (`max_inflight` none: every server is asked at once; `stagger` 0).
+/// (`max_inflight` none: every server is asked at once; `stagger` 0); one
+/// client (`clients` 1, `server_sets` shared).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncReadConfig {
@@ -158,6 +162,12 @@ pub struct SyncReadConfig {
     /// in request order) leaves `i × stagger` after the block starts, or
     /// later if `max_inflight` holds it back.
     pub stagger: SimDuration,
+    /// Clients reading at once, each its own barrier-synchronized block loop
+    /// from time zero (`workload::clients`); the fields above apply to each.
+    pub clients: u32,
+    /// Whether the clients read from the same `servers` servers or each from
+    /// a group of its own.
+    pub server_sets: ServerSets,
 }
 
 impl Default for SyncReadConfig {
@@ -169,18 +179,23 @@ impl Default for SyncReadConfig {
             server_jitter: SimDuration::from_micros(10),
             max_inflight: None,
             stagger: SimDuration::ZERO,
+            clients: 1,
+            server_sets: ServerSets::Shared,
         }
     }
 }
 
 /// When the run ends: after `blocks` completed blocks or at `duration` of
-/// simulated time, whichever comes first. At least one must be set.
+/// simulated time, whichever comes first. At least one must be set. With
+/// several clients, `blocks` is reached once *every* client has completed
+/// that many; a client that gets there first keeps reading, so the others
+/// meet the same cross traffic to the end.
 ///
 /// Default values: `duration` 1 s, no block limit.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct StopConfig {
-    /// Stop once this many blocks have completed.
+    /// Stop once every client has completed this many blocks.
     pub blocks: Option<u64>,
     /// Stop at this simulated time.
     pub duration: Option<SimDuration>,
@@ -246,7 +261,7 @@ impl TraceConfig {
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct Scenario {
-    /// Number of servers answering each block.
+    /// Number of servers answering each block (of each client).
     pub servers: u32,
     /// Every host link.
     pub link: LinkConfig,
@@ -260,7 +275,7 @@ pub struct Scenario {
     pub workload: SyncReadConfig,
     /// Traffic beside the reads (none by default).
     pub background: BackgroundConfig,
-    /// Wide-area delay on the client's link (off by default).
+    /// Wide-area delay on the clients' links (off by default).
     pub wan: WanConfig,
     /// When to stop.
     pub stop: StopConfig,
@@ -272,7 +287,8 @@ pub struct Scenario {
     pub seed: u64,
 }
 
-/// Most servers one run may have (the client's switch needs a port each).
+/// Most servers one run may have (the client's switch needs a port each),
+/// and most reading connections (`workload.clients × servers`).
 pub const MAX_SERVERS: u32 = 100_000;
 
 fn invalid(field: &'static str, message: impl Into<String>) -> SimError {
@@ -289,6 +305,16 @@ impl Scenario {
     pub fn validate(&self) -> Result<(), SimError> {
         if self.servers == 0 || self.servers > MAX_SERVERS {
             return Err(invalid("servers", format!("must be between 1 and {MAX_SERVERS}")));
+        }
+        let clients = self.workload.clients;
+        if clients == 0 || clients > MAX_CLIENTS {
+            return Err(invalid("workload.clients", format!("must be between 1 and {MAX_CLIENTS}")));
+        }
+        if u64::from(clients) * u64::from(self.servers) > u64::from(MAX_SERVERS) {
+            return Err(invalid(
+                "workload.clients",
+                format!("{clients} clients × {} servers is more than {MAX_SERVERS} connections", self.servers),
+            ));
         }
         if self.link.rate.0 == 0 {
             return Err(invalid("link.rate", "must be a positive rate"));
@@ -470,10 +496,15 @@ impl Scenario {
         Ok(())
     }
 
+    /// Who reads from whom: clients, servers per client, shared or disjoint sets.
+    pub fn reads(&self) -> Layout {
+        Layout { clients: self.workload.clients, servers: self.servers, sets: self.workload.server_sets }
+    }
+
     /// The hosts, switches and links of the run.
     pub fn fabric(&self) -> Result<Fabric, SimError> {
         let hosts = HostCounts {
-            servers: self.servers,
+            reads: self.reads(),
             background_senders: self.background.tcp_flows,
             background_receivers: !self.background.tcp_to_server,
             udp_sender: self.background.udp_rate.is_some(),
@@ -519,11 +550,12 @@ impl Scenario {
             return Err(invalid("link.loss_ppb", "random loss together with switch.pause is not modelled"));
         }
         let net = Network::build(&fabric, crate::net::QueueLimit::UNLIMITED, BufferModel::Static, 0);
+        let reads = self.reads();
         if self.background.udp_rate.is_some() {
-            net.path(udp_host(self.servers, &self.background), 0)?;
+            net.path(udp_host(&reads, &self.background), 0)?;
         }
-        for flow in 0..self.servers + self.background.tcp_flows {
-            let (a, b) = flow_hosts(flow, self.servers, &self.background);
+        for flow in 0..reads.connections() + self.background.tcp_flows {
+            let (a, b) = flow_hosts(flow, &reads, &self.background);
             net.path(a, b)?;
             net.path(b, a)?;
         }
@@ -569,7 +601,7 @@ impl Scenario {
         Ok(())
     }
 
-    /// Response bytes that `server` returns per block.
+    /// Response bytes that the `server`-th server of a client returns per block.
     pub fn response_bytes(&self, server: u32) -> u64 {
         match self.workload.response {
             ResponseSize::Sru(b) => b.0,
@@ -580,7 +612,7 @@ impl Scenario {
         }
     }
 
-    /// Application bytes in one block.
+    /// Application bytes in one block of one client.
     pub fn block_bytes(&self) -> u64 {
         match self.workload.response {
             ResponseSize::Sru(b) => b.0 * self.servers as u64,
@@ -653,9 +685,15 @@ mod tests {
         let mut s = ok.clone();
         s.workload.response = ResponseSize::Block(Bytes::new(2));
         assert_eq!(field_of(&s), "workload.block");
-        let mut s = ok;
+        let mut s = ok.clone();
         s.trace.goodput_bin = Some(SimDuration::ZERO);
         assert_eq!(field_of(&s), "trace.goodput_bin");
+        let mut s = ok.clone();
+        s.workload.clients = 0;
+        assert_eq!(s.validate().unwrap_err().to_string(), "workload.clients: must be between 1 and 10000");
+        let mut s = ok;
+        (s.servers, s.workload.clients) = (20, 10_000);
+        assert_eq!(field_of(&s), "workload.clients");
     }
 
     #[test]

@@ -3,7 +3,11 @@
 //!
 //! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on
 //! the scenario's fabric (a star by default); connection `i` joins the client
-//! and server `i`, each end a sans-IO [`Endpoint`]. Connections are
+//! and server `i`, each end a sans-IO [`Endpoint`]. With several clients the
+//! hosts and connections are numbered as `workload::clients` says, every
+//! client starts its first block at time zero, and the run's `blocks` limit
+//! waits for the slowest client; with ICTCP on, each client has its own
+//! controller over its own connections. Connections are
 //! established at time zero with one RTT sample already taken, as the
 //! SYN/SYN-ACK exchange would have given it along the connection's path; block 0
 //! starts at time zero. Every retransmission timeout an endpoint reports is
@@ -13,7 +17,9 @@
 //! behind one test of its flag; the recorder is allocated only when a trace
 //! is on. The packet capture (`stats::pcap`, `trace.pcap`) records each
 //! packet where the client's or a server's endpoint hands it to its NIC and
-//! where it reaches its destination host, behind one test per site.
+//! where it reaches its destination host, behind one test per site. The
+//! bottleneck the queue trace and `queue_peak_bytes` follow is the switch
+//! port toward client 0.
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at most
 //! one tracked wake-up in the event queue, and a wake-up that finds nothing
 //! due simply re-arms at the endpoint's current deadline.
@@ -29,8 +35,8 @@ use crate::scenario::{RudePolicy, Scenario};
 use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
-    BlockRecord, FlowStats, GipTimeoutClasses, Percentiles, PortStats, RunResult, Side, Summary, TimeoutClasses,
-    TimeoutRecord,
+    BlockRecord, ClientStats, FlowStats, GipTimeoutClasses, Percentiles, PortStats, RunResult, Side, Summary,
+    TimeoutClasses, TimeoutRecord,
 };
 use crate::tcp::forensics::Timeout;
 use crate::tcp::ictcp::Ictcp;
@@ -38,11 +44,12 @@ use crate::tcp::rude::RudeRequest;
 use crate::tcp::{flags, Endpoint, RudeOff, SendFlags, TcpConfig};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::background::{flow_hosts, udp_host, BULK_BYTES, UDP_FRAME_PAYLOAD};
+use crate::workload::clients::Layout;
 use crate::workload::{BlockDone, Progress, Release, SyncRead};
 use pause::Lossless;
 
-/// Host index of the client.
-const CLIENT: u32 = 0;
+/// Host index of client 0, where the UDP source sends.
+const CLIENT0: u32 = 0;
 /// No wake-up pending.
 const NEVER: SimTime = SimTime(u64::MAX);
 
@@ -108,6 +115,12 @@ struct Sim<'a> {
     routes: Vec<Route>,
     wake_at: Vec<SimTime>,
     app: SyncRead,
+    /// Who reads from whom.
+    reads: Layout,
+    /// Reading connections (`reads.connections()`); background flows follow.
+    conns: u32,
+    /// Clients that have not yet completed `stop.blocks` blocks.
+    short: u32,
     /// Response bytes the client application had seen on each flow.
     client_seen: Vec<u64>,
     /// Response bytes each server is preparing (written at its `Respond` event).
@@ -120,7 +133,7 @@ struct Sim<'a> {
     block_timeouts: Vec<u64>,
     /// One row per timeout, when `stats.timeouts` is on.
     timeouts: Vec<TimeoutRecord>,
-    /// The switch port toward the client.
+    /// The switch port toward client 0.
     bottleneck: PortId,
     /// Which traces are on.
     trace: TraceFlags,
@@ -145,8 +158,8 @@ struct Sim<'a> {
     rude_polite_at: Option<SimTime>,
     /// Packets dropped for carrying the rude bit.
     rude_drops: u64,
-    /// The client's ICTCP controller, when on.
-    ictcp: Option<Box<Ictcp>>,
+    /// Each client's ICTCP controller, when on (else empty).
+    ictcp: Vec<Ictcp>,
     /// ECN-capable packets marked CE.
     marks: u64,
     /// ECN-capable packets marked CE at each port.
@@ -165,24 +178,26 @@ struct Sim<'a> {
 impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
+        let reads = s.reads();
+        let conns = reads.connections();
         let fabric = s.fabric().expect("a validated scenario has a fabric");
         let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model, s.seed);
         if s.wan.is_on() {
             net.add_wan(&fabric, &s.wan, s.seed);
         }
         let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
-        let bottleneck = *path(1, CLIENT).last().expect("a path has a port");
+        let bottleneck = *path(reads.server_host(0), CLIENT0).last().expect("a path has a port");
         if s.trace.queue {
             net.port_mut(bottleneck).queue.log_occupancy();
         }
         if let Some(k) = s.switch.ecn_threshold {
             net.set_ecn_threshold(k.into());
         }
-        // Connections: the servers' first, then the background flows'.
-        let flows = n + s.background.tcp_flows;
+        // Connections: the reading ones first, then the background flows'.
+        let flows = conns + s.background.tcp_flows;
         // The handshake's sample: a minimum-size frame each way along the path.
         let handshake_rtt = |flow| {
-            let (a, b) = flow_hosts(flow, n, &s.background);
+            let (a, b) = flow_hosts(flow, &reads, &s.background);
             let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
             way(a, b) + way(b, a)
         };
@@ -191,21 +206,26 @@ impl<'a> Sim<'a> {
         let mut eps: Vec<Endpoint> = (0..2 * flows)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
-                // `tcp.rude_servers`: only the first K connections start rude.
-                let cfg = if s.tcp.rude_servers.is_some_and(|k| i / 2 >= k) { &polite } else { &s.tcp };
+                // `tcp.rude_servers`: only each client's connections to its first K servers start rude.
+                let flow = i / 2;
+                let cfg =
+                    if s.tcp.rude_servers.is_some_and(|k| flow >= conns || flow % n >= k) { &polite } else { &s.tcp };
                 Endpoint::new_seeded(cfg, SimTime::ZERO, Some(handshake_rtt(i / 2)), rng)
             })
             .collect();
-        let ictcp = s.tcp.ictcp.on.then(|| {
-            let ic = Ictcp::new(s.tcp.ictcp, n as usize, s.link.rate, s.tcp.segment_payload());
-            for flow in 0..n {
-                eps[endpoint_of(flow, Direction::ToServer)].set_rcv_wnd(ic.rwnd(flow as usize));
-            }
-            Box::new(ic)
-        });
+        let clients = if s.tcp.ictcp.on { reads.clients } else { 0 };
+        let ictcp = (0..clients)
+            .map(|c| {
+                let ic = Ictcp::new(s.tcp.ictcp, n as usize, s.link.rate, s.tcp.segment_payload());
+                for j in 0..n {
+                    eps[endpoint_of(c * n + j, Direction::ToServer)].set_rcv_wnd(ic.rwnd(j as usize));
+                }
+                ic
+            })
+            .collect();
         let routes = (0..flows)
             .flat_map(|flow| {
-                let (client, server) = flow_hosts(flow, n, &s.background);
+                let (client, server) = flow_hosts(flow, &reads, &s.background);
                 [
                     Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
                     Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
@@ -215,7 +235,7 @@ impl<'a> Sim<'a> {
         let ports = net.ports();
         let udp = s.background.udp_rate.map(|rate| {
             let wire = frame::wire_bytes(UDP_FRAME_PAYLOAD);
-            (net.nic(udp_host(n, &s.background)), rate.tx_time(wire))
+            (net.nic(udp_host(&reads, &s.background)), rate.tx_time(wire))
         });
         Sim {
             s,
@@ -227,17 +247,20 @@ impl<'a> Sim<'a> {
             routes,
             wake_at: vec![NEVER; 2 * flows as usize],
             app: SyncRead::new(s),
-            client_seen: vec![0; n as usize],
-            preparing: vec![0; n as usize],
+            reads,
+            conns,
+            short: reads.clients,
+            client_seen: vec![0; conns as usize],
+            preparing: vec![0; conns as usize],
             first: Vec::with_capacity(n as usize),
             blocks: Vec::new(),
             flow_drops: vec![0; flows as usize + 1],
-            block_timeouts: vec![0; n as usize],
+            block_timeouts: vec![0; conns as usize],
             timeouts: Vec::new(),
             bottleneck,
             trace: TraceFlags::of(&s.trace),
             tr: s.trace.any().then(|| Box::new(TraceRecorder::new(&s.trace))),
-            capture: s.trace.pcap.then(|| Box::new(Capture::new(n + 1))),
+            capture: s.trace.pcap.then(|| Box::new(Capture::new(reads))),
             processed: 0,
             sent: 0,
             delivered: 0,
@@ -266,11 +289,13 @@ impl<'a> Sim<'a> {
         if let Some(at) = self.s.tcp.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
         }
-        self.start_block();
+        for client in 0..self.reads.clients {
+            self.start_block(client);
+        }
         if self.udp.is_some() {
             self.on_datagram();
         }
-        for flow in self.s.servers..self.eps.len() as u32 / 2 {
+        for flow in self.conns..self.eps.len() as u32 / 2 {
             let ep = endpoint_of(flow, Direction::ToServer);
             self.eps[ep].send(BULK_BYTES);
             self.service(ep);
@@ -327,7 +352,7 @@ impl<'a> Sim<'a> {
                 if flow == self.udp_flow {
                     return self.on_datagram_delivered(pkt);
                 }
-                if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
+                if let Some(c) = self.capture.as_mut().filter(|_| flow < self.conns) {
                     c.record(self.now, Way::Rx, flow, dir, p.seg);
                 }
                 let ep = endpoint_of(flow, dir);
@@ -362,19 +387,19 @@ impl<'a> Sim<'a> {
         self.service(ep);
     }
 
-    /// The UDP source sends a full-sized datagram to the client and schedules the next.
+    /// The UDP source sends a full-sized datagram to client 0 and schedules the next.
     #[cold]
     fn on_datagram(&mut self) {
         let Some((nic, interval)) = self.udp else { return };
         let seg = crate::tcp::Segment::default();
         let (flow, tcp_bytes) = (self.udp_flow, UDP_FRAME_PAYLOAD);
-        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes });
+        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT0, tcp_bytes });
         self.sent += 1;
         self.forward(pkt, nic, tcp_bytes, flow);
         self.events.push(self.now + interval, Event::Datagram);
     }
 
-    /// A UDP datagram reached the client: nothing listens but the count.
+    /// A UDP datagram reached client 0: nothing listens but the count.
     #[cold]
     fn on_datagram_delivered(&mut self, pkt: PktId) {
         self.udp_delivered += u64::from(UDP_FRAME_PAYLOAD + 12);
@@ -395,11 +420,13 @@ impl<'a> Sim<'a> {
             return;
         }
         let s = t.snapshot;
+        let client = (flow < self.conns as usize).then(|| self.reads.client_of(flow as u32));
         self.timeouts.push(TimeoutRecord {
             time_s: s.time.as_secs_f64(),
             flow: flow as u32,
+            client,
             side: if ep % 2 == 1 { Side::Server } else { Side::Client },
-            block: self.app.blocks_completed(),
+            block: self.app.blocks_completed(client.unwrap_or(0)),
             rto_us: s.rto.as_micros_f64(),
             backoff: s.backoff,
             cwnd_bytes: s.cwnd,
@@ -423,8 +450,8 @@ impl<'a> Sim<'a> {
     /// Sample the congestion state of server endpoint `ep`.
     #[cold]
     fn trace_flow(&mut self, ep: usize) {
-        if ep / 2 >= self.s.servers as usize {
-            return; // traces follow the servers only
+        if ep / 2 >= self.conns as usize {
+            return; // traces follow the reading connections only
         }
         let e = &self.eps[ep];
         let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
@@ -472,7 +499,7 @@ impl<'a> Sim<'a> {
     /// Let the applications react to what endpoint `ep` has received.
     fn on_progress(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
-        if flow >= self.s.servers {
+        if flow >= self.conns {
             return; // a background flow: no application to tell
         }
         let delivered = self.eps[ep].delivered();
@@ -491,11 +518,8 @@ impl<'a> Sim<'a> {
         if delivered == before {
             return;
         }
-        if let Some(ic) = &mut self.ictcp {
-            let rtt = self.eps[ep].srtt().unwrap_or(SimDuration::ZERO);
-            if let Some(w) = ic.on_data(self.now, flow as usize, delivered - before, rtt) {
-                self.eps[ep].set_rcv_wnd(w);
-            }
+        if !self.ictcp.is_empty() {
+            self.ictcp_on_data(ep, delivered - before);
         }
         if self.trace.goodput {
             if let Some(tr) = &mut self.tr {
@@ -506,6 +530,18 @@ impl<'a> Sim<'a> {
             Progress::Waiting => {}
             Progress::Release(r) => self.release(r),
             Progress::Done(done) => self.on_block_done(done),
+        }
+    }
+
+    /// The client end `ep` received `bytes` of response: its client's ICTCP
+    /// controller may move the receive window.
+    #[cold]
+    fn ictcp_on_data(&mut self, ep: usize, bytes: u64) {
+        let flow = (ep / 2) as u32;
+        let (c, j) = (self.reads.client_of(flow), flow % self.reads.servers);
+        let rtt = self.eps[ep].srtt().unwrap_or(SimDuration::ZERO);
+        if let Some(w) = self.ictcp[c as usize].on_data(self.now, j as usize, bytes, rtt) {
+            self.eps[ep].set_rcv_wnd(w);
         }
     }
 
@@ -551,7 +587,7 @@ impl<'a> Sim<'a> {
         }
     }
 
-    /// The client writes this block's request on `flow`.
+    /// The flow's client writes this block's request on `flow`.
     fn request(&mut self, flow: u32) {
         let ep = endpoint_of(flow, Direction::ToClient);
         self.eps[ep].send(self.s.workload.request.0);
@@ -559,32 +595,40 @@ impl<'a> Sim<'a> {
     }
 
     fn on_block_done(&mut self, done: BlockDone) {
+        let n = self.reads.servers as usize;
+        let mine = &mut self.block_timeouts[done.client as usize * n..][..n];
         self.blocks.push(BlockRecord {
+            client: done.client,
             block: done.block,
             start_s: done.started.as_secs_f64(),
             time_ms: done.duration.as_millis_f64(),
-            max_flow_timeouts: self.block_timeouts.iter().copied().max().unwrap_or(0),
+            max_flow_timeouts: mine.iter().copied().max().unwrap_or(0),
         });
-        self.block_timeouts.fill(0);
-        if self.s.stop.blocks.is_some_and(|b| self.app.blocks_completed() >= b) {
-            self.stopped_at = Some(self.now);
-        } else {
-            self.start_block();
+        mine.fill(0);
+        // The `blocks` limit waits for every client; the ones that reach it first read on.
+        if self.s.stop.blocks == Some(done.block + 1) {
+            self.short -= 1;
+            if self.short == 0 {
+                self.stopped_at = Some(self.now);
+                return;
+            }
         }
+        self.start_block(done.client);
     }
 
-    /// The client writes its requests, in the workload's order and as its
-    /// mitigations (`max_inflight`, `stagger`) release them.
-    fn start_block(&mut self) {
+    /// Client `client` writes its requests, in the workload's order and as
+    /// its mitigations (`max_inflight`, `stagger`) release them.
+    fn start_block(&mut self, client: u32) {
         if let Some(tr) = self.tr.as_mut().filter(|_| self.trace.block_cwnd) {
-            let block = self.app.blocks_completed();
-            for flow in 0..self.s.servers {
+            let block = self.app.blocks_completed(client);
+            let n = self.reads.servers;
+            for flow in client * n..(client + 1) * n {
                 tr.block_start(block, flow, self.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
             }
         }
         let mut first = std::mem::take(&mut self.first);
         first.clear();
-        first.extend_from_slice(self.app.start_block(self.now).0);
+        first.extend_from_slice(self.app.start_block(client, self.now).0);
         for &r in &first {
             self.release(r);
         }
@@ -600,7 +644,7 @@ impl<'a> Sim<'a> {
                 continue;
             }
             self.sent += 1;
-            if let Some(c) = self.capture.as_mut().filter(|_| flow < self.s.servers) {
+            if let Some(c) = self.capture.as_mut().filter(|_| flow < self.conns) {
                 c.record(self.now, Way::Tx, flow, dir, seg);
             }
             let tcp_bytes = seg.len + seg.option_bytes();
@@ -621,13 +665,13 @@ impl<'a> Sim<'a> {
         let elapsed = end.since(SimTime::ZERO);
         let mbps = |bytes: u64| if elapsed.is_zero() { 0.0 } else { bytes as f64 * 8.0 / elapsed.as_secs_f64() / 1e6 };
         // Endpoints come in (client, server) pairs, one pair per connection;
-        // the servers' connections first, then the background flows'.
-        let (servers, background) = self.eps.split_at(2 * self.s.servers as usize);
+        // the reading connections first, then the background flows'.
+        let (servers, background) = self.eps.split_at(2 * self.conns as usize);
         let pairs = || servers.chunks_exact(2).map(|p| (&p[0], &p[1]));
         let sum = |f: &dyn Fn(&Endpoint) -> u64| servers.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
         let bytes_received: u64 = pairs().map(|(c, _)| c.stats().bytes_received).sum();
-        let best = self.s.best_goodput_bps() / 1e6;
+        let best = self.s.best_goodput_bps() / 1e6 * f64::from(self.reads.clients);
         let goodput = mbps(bytes_delivered);
         let times: Vec<f64> = self.blocks.iter().map(|b| b.time_ms).collect();
         let bottleneck = self.net.port(self.bottleneck).queue.stats();
@@ -639,8 +683,11 @@ impl<'a> Sim<'a> {
             timeout_classes.merge(&e.stats().timeout_classes);
             gip_timeout_classes.merge(&e.stats().gip_timeout_classes);
         }
+        let reads = self.reads;
         let row = |i: usize, c: &Endpoint, s: &Endpoint| FlowStats {
             flow: i as u32,
+            client: (i < self.conns as usize).then(|| reads.client_of(i as u32)),
+            server: (i < self.conns as usize).then(|| reads.server_of(i as u32)),
             bytes_delivered: c.delivered(),
             bytes_sent: s.stats().bytes_sent,
             data_packets_sent: s.stats().data_segments_sent,
@@ -650,12 +697,14 @@ impl<'a> Sim<'a> {
             max_cwnd_bytes: s.stats().max_cwnd,
             drops: self.flow_drops[i],
         };
-        let flows = pairs().enumerate().map(|(i, (c, s))| row(i, c, s)).collect();
-        let first = self.s.servers as usize;
+        let flows: Vec<FlowStats> = pairs().enumerate().map(|(i, (c, s))| row(i, c, s)).collect();
+        let clients = self.client_stats(&flows, &mbps);
+        let first = self.conns as usize;
         let background: Vec<FlowStats> =
             background.chunks_exact(2).enumerate().map(|(i, p)| row(first + i, &p[0], &p[1])).collect();
         let summary = Summary {
             goodput_mbps: goodput,
+            client_goodput_mbps: clients.iter().map(|c| c.goodput_mbps).collect(),
             throughput_mbps: mbps(bytes_received),
             best_goodput_mbps: best,
             utilization: goodput / best,
@@ -686,7 +735,40 @@ impl<'a> Sim<'a> {
         };
         let ports = self.port_stats(end);
         let capture = self.capture.take().map(|c| *c);
-        RunResult { summary, flows, background, blocks: self.blocks, timeouts: self.timeouts, ports, traces, capture }
+        RunResult {
+            summary,
+            clients,
+            flows,
+            background,
+            blocks: self.blocks,
+            timeouts: self.timeouts,
+            ports,
+            traces,
+            capture,
+        }
+    }
+
+    /// One row per client, summed over its connections' rows `flows`.
+    fn client_stats(&self, flows: &[FlowStats], mbps: &dyn Fn(u64) -> f64) -> Vec<ClientStats> {
+        let n = self.reads.servers as usize;
+        (0..self.reads.clients)
+            .map(|c| {
+                let mine = &flows[c as usize * n..][..n];
+                let bytes_delivered = mine.iter().map(|f| f.bytes_delivered).sum();
+                let times: Vec<f64> = self.blocks.iter().filter(|b| b.client == c).map(|b| b.time_ms).collect();
+                let p = Percentiles::of(&times);
+                ClientStats {
+                    client: c,
+                    goodput_mbps: mbps(bytes_delivered),
+                    bytes_delivered,
+                    blocks: self.app.blocks_completed(c),
+                    block_time_p50_ms: p.p50,
+                    block_time_max_ms: p.max,
+                    timeouts: mine.iter().map(|f| f.timeouts).sum(),
+                    drops: mine.iter().map(|f| f.drops).sum(),
+                }
+            })
+            .collect()
     }
 
     /// One row per switch output port.

@@ -12,8 +12,14 @@ number of seconds and ``--set tcp.rto_min=1ms`` a unit string.
 or into ``DIR/servers=N/`` for each value of a server list.
 
 ``--pcap DIR`` turns the packet capture on (``trace.pcap``) and writes one
-pcap file per host (``client.pcap``, ``server-<i>.pcap``) into DIR, or into
-``DIR/servers=N/`` for each value of a server list.
+pcap file per host (``client.pcap``, or ``client-<c>.pcap`` with several
+clients, and ``server-<i>.pcap``) into DIR, or into ``DIR/servers=N/`` for
+each value of a server list.
+
+``--clients N`` runs N clients reading at once, each its own block loop;
+``--server-sets shared`` (the default) has them read from the same servers,
+``disjoint`` gives each its own ``--servers``. Goodput is the clients'
+aggregate; the summary lists each client's share.
 """
 
 from __future__ import annotations
@@ -66,6 +72,8 @@ OPTION_FIELDS = {
     "ecn_threshold": "switch.ecn_threshold",
     "max_inflight": "workload.max_inflight",
     "stagger": "workload.stagger",
+    "clients": "workload.clients",
+    "server_sets": "workload.server_sets",
     "buffer_model": "switch.buffer_model",
     "loss": "link.loss",
     "wan": "wan.delay",
@@ -143,6 +151,13 @@ def run(
     stagger: Annotated[
         str | None, _opt("--stagger", "DURATION", "The i-th request of a block leaves i x DURATION after its start.")
     ] = None,
+    clients: Annotated[
+        str | None, _opt("--clients", "N", "N clients reading at once, each its own barrier-synchronized blocks.")
+    ] = None,
+    server_sets: Annotated[
+        str | None,
+        _opt("--server-sets", "shared|disjoint", "Clients read from the same servers, or each from --servers of its own."),
+    ] = None,
     topology: Annotated[
         str | None,
         _opt("--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."),
@@ -211,6 +226,7 @@ def run(
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack, "init_cwnd": init_cwnd,
         "seed": seed, "request_order": request_order, "tcp": tcp, "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
+        "clients": clients, "server_sets": server_sets,
         "buffer_model": buffer_model, "loss": None if loss is None else _toml_value(loss),
         "wan": wan, "wan_jitter": wan_jitter,
     }  # fmt: skip
@@ -364,6 +380,10 @@ def _print_summary(console: Console, r: Result) -> None:
         "goodput",
         f"{r.goodput_mbps:.1f} Mbps = {r.utilization:.1%} of the best achievable {r.best_goodput_mbps:.1f} Mbps",
     )
+    if len(r.clients) > 1:
+        shares = ", ".join(f"{c.client}: {c.goodput_mbps:.1f}" for c in r.clients.itertuples())
+        table.add_row("per client", f"{shares} Mbps")
+        table.add_row("client blocks", ", ".join(f"{c.client}: {c.blocks}" for c in r.clients.itertuples()))
     table.add_row("throughput", f"{r.throughput_mbps:.1f} Mbps (retransmissions included)")
     table.add_row("blocks", f"{r.blocks} in {r.sim_time_s:.6g} s simulated")
     table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
@@ -393,6 +413,9 @@ def _print_summary(console: Console, r: Result) -> None:
 
 def _print_table(console: Console, results: list[Result]) -> None:
     common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count
+    wl = results[0].scenario.workload
+    if wl.clients > 1:
+        common = f"{wl.clients} clients ({wl.server_sets} servers), {common}"
     console.print(common, style="bold")
     table = Table()
     for name in (

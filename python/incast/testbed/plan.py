@@ -131,6 +131,8 @@ def _refuse_unsupported(s: Scenario) -> None:
         raise ScenarioError('tcp.spurious_rto: Linux has no Eifel; use "off" or "frto"')
     if s.servers > MAX_SERVERS:
         raise ScenarioError(f"servers: the testbed runs at most {MAX_SERVERS} servers (one namespace each)")
+    if s.workload.clients != 1:
+        raise ScenarioError(f"workload.clients: the testbed runs one client namespace, got {s.workload.clients}")
     if s.tcp.mss < _MIN_MSS:
         raise ScenarioError(f"tcp.mss: Linux sends segments of at least {_MIN_MSS} bytes, got {s.tcp.mss}")
 

@@ -7,14 +7,18 @@
 //! by one trunk (FAST08 §3.2's Procurve tree); with K = 1 this is the GIP
 //! Fig 14 path, where the trunk is the intermediate link that becomes the
 //! bottleneck (GIP §VI-C). `graph`: any set of nodes and links from a file,
-//! each link with its own rate and delay in each direction. Switches forward
+//! each link with its own rate and delay in each direction. With several
+//! clients (`workload::clients`) every client sits where the one client
+//! would (the star's switch, the tree's core), named `client0`, `client1`,
+//! ...; a file lists one `client` node per client, in client order, and its
+//! servers in server order (with disjoint sets, client 0's group first). Switches forward
 //! on the destination host by a static table: shortest paths by hop count
 //! (ties go to the link listed first), overridden per (switch, destination)
 //! by explicit routes, or explicit routes only. A link may lose frames on
 //! the wire at random with a fixed probability (`link.loss_ppb`, or per link
 //! of a file), each direction from its own seeded substream. With the
-//! wide-area delay model on (`net::wan`), the client's link carries it (in
-//! a file, the links that say `wan = true`; by default the client's).
+//! wide-area delay model on (`net::wan`), every client's link carries it (in
+//! a file, the links that say `wan = true`; by default the clients').
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
 //! **Not modelled:** link aggregation, equal-cost multipath, routing
@@ -22,6 +26,7 @@
 
 use crate::error::SimError;
 use crate::time::{BitRate, SimDuration};
+use crate::workload::clients::{Layout, ServerSets};
 use serde::{Deserialize, Serialize};
 
 /// Which fabric joins the client and the servers.
@@ -67,7 +72,7 @@ impl Default for TreeConfig {
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum NodeKind {
-    /// The host that reads the blocks (exactly one).
+    /// A host that reads blocks (as many as `workload.clients`, numbered in the order listed).
     Client,
     /// A host that answers them; servers are numbered in the order listed.
     Server,
@@ -113,7 +118,7 @@ pub struct LinkSpec {
     #[serde(default)]
     pub loss_ppb: Option<u32>,
     /// The link carries the wide-area delay model, both ways (`None`: only
-    /// if it is the client's link and the model is on).
+    /// if it is a client's link and the model is on).
     #[serde(default)]
     pub wan: Option<bool>,
 }
@@ -193,8 +198,8 @@ pub struct FabricLink {
 pub struct FabricNode {
     /// Its name (in results and error messages).
     pub name: String,
-    /// Host index (client 0, servers 1..=N, then background hosts), or
-    /// `None` for a switch.
+    /// Host index (the clients, then the servers, then background hosts, as
+    /// `workload::clients` numbers them), or `None` for a switch.
     pub host: Option<u32>,
 }
 
@@ -214,8 +219,8 @@ pub struct Fabric {
 /// Hosts a fabric must hold besides its switches.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct HostCounts {
-    /// Servers (hosts 1..=servers).
-    pub servers: u32,
+    /// The clients and the servers they read from (the first hosts).
+    pub reads: Layout,
     /// Background senders after the servers.
     pub background_senders: u32,
     /// Each background sender has a receiver of its own (else they all send to server 0).
@@ -225,9 +230,23 @@ pub struct HostCounts {
 }
 
 impl HostCounts {
-    /// Servers only.
+    /// One client and `servers` servers only.
     pub const fn servers(servers: u32) -> Self {
-        HostCounts { servers, background_senders: 0, background_receivers: true, udp_sender: false }
+        HostCounts::reads(Layout::one_client(servers))
+    }
+
+    /// The clients and servers of `reads` only.
+    pub const fn reads(reads: Layout) -> Self {
+        HostCounts { reads, background_senders: 0, background_receivers: true, udp_sender: false }
+    }
+
+    /// Name of client `c`: `client` when it is the only one, else `client<c>`.
+    fn client_name(&self, c: u32) -> String {
+        if self.reads.clients == 1 {
+            "client".into()
+        } else {
+            format!("client{c}")
+        }
     }
 }
 
@@ -250,7 +269,7 @@ impl Fabric {
     fn background(&mut self, hosts: HostCounts, src: usize, dst: usize, hop: Hop) {
         let per_flow = if hosts.background_receivers { 2 } else { 1 };
         for i in 0..hosts.background_senders {
-            let first = hosts.servers + 1 + per_flow * i;
+            let first = hosts.reads.hosts() + per_flow * i;
             let s = self.node(format!("bg_sender{i}"), Some(first));
             self.link(s, src, hop);
             if hosts.background_receivers {
@@ -259,7 +278,7 @@ impl Fabric {
             }
         }
         if hosts.udp_sender {
-            let h = hosts.servers + 1 + per_flow * hosts.background_senders;
+            let h = hosts.reads.hosts() + per_flow * hosts.background_senders;
             let u = self.node("udp_sender".into(), Some(h));
             self.link(u, src, hop);
         }
@@ -270,14 +289,16 @@ impl Fabric {
     }
 
     /// Every host on one switch, each link `host` both ways (FAST08 §3);
-    /// only the client's link keeps `host.wan`.
+    /// only the clients' links keep `host.wan`.
     pub fn star(hosts: HostCounts, host: Hop) -> Self {
         let mut f = Fabric::empty();
         let sw = f.node("switch".into(), None);
-        let c = f.node("client".into(), Some(0));
-        f.link(c, sw, host);
-        for i in 0..hosts.servers {
-            let s = f.node(format!("server{i}"), Some(i + 1));
+        for c in 0..hosts.reads.clients {
+            let n = f.node(hosts.client_name(c), Some(c));
+            f.link(n, sw, host);
+        }
+        for i in 0..hosts.reads.server_hosts() {
+            let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
             f.link(s, sw, host.local());
         }
         f.background(hosts, sw, sw, host.local());
@@ -286,12 +307,14 @@ impl Fabric {
 
     /// The two-tier tree of [`TreeConfig`]; background senders sit on the
     /// first edge switch and their receivers on the core, so their flows share
-    /// a trunk with servers' responses. Only the client's link keeps `host.wan`.
+    /// a trunk with servers' responses. Only the clients' links keep `host.wan`.
     pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32) -> Self {
         let mut f = Fabric::empty();
         let core = f.node("core".into(), None);
-        let c = f.node("client".into(), Some(0));
-        f.link(c, core, host);
+        for c in 0..hosts.reads.clients {
+            let n = f.node(hosts.client_name(c), Some(c));
+            f.link(n, core, host);
+        }
         let edge: Vec<usize> = (0..edges)
             .map(|e| {
                 let n = f.node(format!("edge{e}"), None);
@@ -299,8 +322,8 @@ impl Fabric {
                 n
             })
             .collect();
-        for i in 0..hosts.servers {
-            let s = f.node(format!("server{i}"), Some(i + 1));
+        for i in 0..hosts.reads.server_hosts() {
+            let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
             f.link(s, edge[(i % edges) as usize], host.local());
         }
         f.background(hosts, edge[0], core, host.local());
@@ -308,13 +331,14 @@ impl Fabric {
     }
 
     /// The fabric of a topology file; `default` fills unset link fields
-    /// (`default.wan`: the model is on, for the client's link unless a link says otherwise).
+    /// (`default.wan`: the model is on, for the clients' links unless a link says otherwise).
     pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
         if hosts.background_senders > 0 || hosts.udp_sender {
             return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
         }
         let mut f = Fabric::empty();
         f.shortest_path = g.routing == Routing::ShortestPath;
+        let reads = hosts.reads;
         let mut servers = 0;
         let mut clients = 0;
         for n in &g.nodes {
@@ -328,26 +352,32 @@ impl Fabric {
                 NodeKind::Switch => None,
                 NodeKind::Client => {
                     clients += 1;
-                    Some(0)
+                    Some(clients - 1)
                 }
                 NodeKind::Server => {
                     servers += 1;
-                    Some(servers)
+                    Some(reads.server_host(servers - 1))
                 }
             };
             f.node(n.name.clone(), host);
         }
-        if clients != 1 {
+        if clients != reads.clients {
             return Err(invalid(
                 "topology.nodes",
-                format!("need exactly one node of kind \"client\", found {clients}"),
+                format!("lists {clients} nodes of kind \"client\" but workload.clients = {}", reads.clients),
             ));
         }
-        if servers != hosts.servers {
-            return Err(invalid(
-                "topology.nodes",
-                format!("lists {servers} nodes of kind \"server\" but servers = {}", hosts.servers),
-            ));
+        if servers != reads.server_hosts() {
+            let needed = match reads.sets {
+                ServerSets::Disjoint if reads.clients > 1 => format!(
+                    "{} clients × servers = {} with disjoint server sets need {}",
+                    reads.clients,
+                    reads.servers,
+                    reads.server_hosts()
+                ),
+                _ => format!("servers = {}", reads.servers),
+            };
+            return Err(invalid("topology.nodes", format!("lists {servers} nodes of kind \"server\" but {needed}")));
         }
         let find = |field: &'static str, what: &str, name: &str| {
             f.nodes
@@ -369,8 +399,8 @@ impl Fabric {
             if l.wan == Some(true) && !default.wan {
                 return Err(invalid("topology.links", format!("{what} sets wan but the model is off (set wan.delay)")));
             }
-            let client = f.nodes[a].host == Some(0) || f.nodes[b].host == Some(0);
-            let wan = l.wan.unwrap_or(default.wan && client);
+            let is_client = |n: usize| f.nodes[n].host.is_some_and(|h| h < reads.clients);
+            let wan = l.wan.unwrap_or(default.wan && (is_client(a) || is_client(b)));
             let ab =
                 Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb, wan };
             let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), ..ab };

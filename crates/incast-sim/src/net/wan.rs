@@ -49,9 +49,9 @@ pub enum JitterDist {
 }
 
 /// The wide-area delay model (CMU09 §3.2, §8). Off unless `delay` is set; then
-/// it applies to both directions of the client's link (star and tree), or
-/// to the links of a topology file that say `wan = true` (by default the
-/// client's).
+/// it applies to both directions of every client's link (star and tree),
+/// or to the links of a topology file that say `wan = true` (by default the
+/// clients').
 ///
 /// Default values: off; when on, no jitter (exponential when set), no
 /// spikes and no level shifts until their interval is set.

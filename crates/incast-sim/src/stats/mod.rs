@@ -1,4 +1,4 @@
-//! What a run reports: a summary, one row per flow, one row per block,
+//! What a run reports: a summary, one row per client, one row per flow, one row per block,
 //! (unless `stats.timeouts` is off) one row per retransmission timeout, and
 //! the time series the scenario's `trace` table turns on ([`trace`]) and,
 //! with `trace.pcap`, the packets seen at each host ([`pcap`]).
@@ -17,20 +17,25 @@ pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, Timeo
 
 use serde::Serialize;
 
-/// Whole-run figures.
+/// Whole-run figures. With several clients (`workload.clients`) every
+/// figure is the aggregate over all of them; `client_goodput_mbps` and
+/// [`RunResult::clients`] split it by client.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct Summary {
-    /// Application bytes delivered to the client, over `sim_time_s`, in Mbit/s.
+    /// Application bytes delivered to the clients, over `sim_time_s`, in Mbit/s.
     pub goodput_mbps: f64,
-    /// Payload bytes that reached the client, retransmitted duplicates
-    /// included, over `sim_time_s`: what the client's link carried as data
-    /// (never above the link rate; dropped packets do not count).
+    /// Each client's share of `goodput_mbps`, client 0 first.
+    pub client_goodput_mbps: Vec<f64>,
+    /// Payload bytes that reached the clients, retransmitted duplicates
+    /// included, over `sim_time_s`: what the clients' links carried as data
+    /// (never above their rate; dropped packets do not count).
     pub throughput_mbps: f64,
-    /// Best goodput the client link can carry with full-sized segments.
+    /// Best goodput the clients' links can carry together with full-sized
+    /// segments (one client link's best times the number of clients).
     pub best_goodput_mbps: f64,
     /// `goodput_mbps / best_goodput_mbps`.
     pub utilization: f64,
-    /// Blocks completed.
+    /// Blocks completed, all clients together.
     pub blocks: u64,
     /// Elapsed simulated time the rates are computed over: the completion of
     /// the last block in block-limited runs, else the run's duration.
@@ -72,7 +77,7 @@ pub struct Summary {
     pub packets_delivered: u64,
     /// Packets still queued or on a link when the run ended.
     pub packets_in_flight: u64,
-    /// Peak occupancy of the switch port toward the client, in frame bytes.
+    /// Peak occupancy of the switch port toward the client (client 0), in frame bytes.
     pub queue_peak_bytes: u64,
     /// Bytes the background flows delivered to their receivers, over
     /// `sim_time_s`, in Mbit/s (0 without background flows).
@@ -84,13 +89,20 @@ pub struct Summary {
     pub events: u64,
 }
 
-/// One connection (server `flow` ↔ client). Byte and packet columns describe
+/// One connection (a server ↔ a client). Byte and packet columns describe
 /// the response direction; `timeouts`, `fast_retransmits` and
 /// `retransmitted_packets` count both directions.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize)]
 pub struct FlowStats {
-    /// Server index, 0-based.
+    /// Connection index, 0-based: client `c`'s `j`-th server is `c · servers + j`
+    /// (with one client, the server index).
     pub flow: u32,
+    /// The client reading over it (absent for a background flow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub client: Option<u32>,
+    /// The server answering on it, 0-based among all servers (absent for a background flow).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub server: Option<u32>,
     /// Response bytes delivered in order to the client application.
     pub bytes_delivered: u64,
     /// Response payload bytes sent by the server, retransmissions included.
@@ -112,15 +124,38 @@ pub struct FlowStats {
 /// One completed block.
 #[derive(Clone, Debug, PartialEq, Serialize)]
 pub struct BlockRecord {
-    /// Block number, 0-based.
+    /// The client that read it.
+    pub client: u32,
+    /// Block number of that client, 0-based.
     pub block: u64,
     /// When the client sent the block's first request, in seconds.
     pub start_s: f64,
     /// From the first request to the last response byte, in milliseconds.
     pub time_ms: f64,
-    /// Retransmission timeouts (both directions) of the flow that suffered
-    /// most of them in this block — GIP §III's per-block metric.
+    /// Retransmission timeouts (both directions) of the client's flow that
+    /// suffered most of them in this block — GIP §III's per-block metric.
     pub max_flow_timeouts: u64,
+}
+
+/// One client: its share of the run.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct ClientStats {
+    /// Client index, 0-based.
+    pub client: u32,
+    /// Application bytes delivered to this client, over `sim_time_s`, in Mbit/s.
+    pub goodput_mbps: f64,
+    /// Application bytes delivered to this client.
+    pub bytes_delivered: u64,
+    /// Blocks this client completed.
+    pub blocks: u64,
+    /// Median completion time of its blocks, in milliseconds (`None` without one).
+    pub block_time_p50_ms: Option<f64>,
+    /// Longest completion time of its blocks, in milliseconds (`None` without one).
+    pub block_time_max_ms: Option<f64>,
+    /// Retransmission timeouts on its connections, both directions.
+    pub timeouts: u64,
+    /// Packets of its connections dropped or lost (both directions).
+    pub drops: u64,
 }
 
 /// Which end of a connection timed out.
@@ -139,11 +174,14 @@ pub enum Side {
 pub struct TimeoutRecord {
     /// When the timer expired, in seconds.
     pub time_s: f64,
-    /// Connection (server index), 0-based.
+    /// Connection, 0-based (numbered as in [`FlowStats::flow`]).
     pub flow: u32,
+    /// The client reading over it (`None` for a background flow).
+    pub client: Option<u32>,
     /// The end whose timer expired.
     pub side: Side,
-    /// The block in progress (equal to the number of completed blocks).
+    /// The block in progress (the number of blocks the flow's client had
+    /// completed; client 0's for a background flow).
     pub block: u64,
     /// The timer duration that expired, back-off included, in microseconds.
     pub rto_us: f64,
@@ -199,12 +237,14 @@ pub struct PortStats {
 pub struct RunResult {
     /// Whole-run figures.
     pub summary: Summary,
-    /// One row per connection.
+    /// One row per client.
+    pub clients: Vec<ClientStats>,
+    /// One row per reading connection.
     pub flows: Vec<FlowStats>,
     /// One row per background flow (`flow` numbers continue after the
-    /// servers'); counters of the servers' connections leave them out.
+    /// reading connections'); counters of the reading connections leave them out.
     pub background: Vec<FlowStats>,
-    /// One row per completed block.
+    /// One row per completed block, in completion order.
     pub blocks: Vec<BlockRecord>,
     /// One row per retransmission timeout, in time order (empty when
     /// `stats.timeouts` is off).

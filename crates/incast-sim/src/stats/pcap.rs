@@ -2,12 +2,13 @@
 //! as it reaches a host, encoded as classic libpcap files, one per host, with
 //! real Ethernet II, IPv4 and TCP headers built from the simulated segments.
 //!
-//! **Models:** two capture points per host (the client and each server): a
+//! **Models:** two capture points per host (each client and each server): a
 //! packet is recorded when the endpoint hands it to its host's NIC (`tx`) and
 //! when its last bit reaches the destination host (`rx`), so a host's file
 //! holds what a capture on that host would show. Files are classic libpcap
 //! (magic `0xa1b23c4d`: nanosecond timestamps, version 2.4, link type 1
-//! Ethernet, snaplen 262144), little-endian. Host `h` (0 the client, `i + 1`
+//! Ethernet, snaplen 262144), little-endian. Host `h` (numbered as
+//! `workload::clients` says: with one client, 0 the client and `i + 1`
 //! server `i`) has MAC `02:00:hh:hh:hh:hh` (`h` big-endian in the last four
 //! bytes) and IPv4 address `10.0.0.0 + h + 1` (client 10.0.0.1, server 0
 //! 10.0.0.2); these addresses exist only inside the files. IPv4: IHL 5, the
@@ -15,7 +16,8 @@
 //! it), DF set, identification 0, TTL 64, protocol 6, header checksum. The
 //! rude bit of RUDE §3.1 is the lowest reserved TCP header bit. TCP: the
 //! server listens on port 5001, the client's port is `40000 + flow` (modulo
-//! 25536, since each server has its own address the pair stays unique);
+//! 25536; each connection joins its own pair of addresses or has its own
+//! client port, so the 4-tuple stays unique);
 //! sequence and acknowledgment numbers are the 64-bit stream offsets plus a
 //! fixed initial sequence number plus one (the SYN's), modulo 2^32
 //! ([`ISN_TO_SERVER`], [`ISN_TO_CLIENT`]); flags ACK, PSH, ECE and CWR from
@@ -38,6 +40,7 @@
 use crate::net::Direction;
 use crate::tcp::{flags, Segment};
 use crate::time::SimTime;
+use crate::workload::clients::Layout;
 
 /// Initial sequence number of the client's direction (requests).
 pub const ISN_TO_SERVER: u32 = 0x1000_0000;
@@ -72,11 +75,13 @@ pub enum Way {
 pub struct CapturedPacket {
     /// When it was seen.
     pub time: SimTime,
-    /// The host that saw it (0 the client, `i + 1` server `i`).
+    /// The host that saw it.
     pub host: u32,
+    /// The (sending, receiving) hosts.
+    pub ends: (u32, u32),
     /// Sent or received by that host.
     pub way: Way,
-    /// Connection (server index).
+    /// Connection (numbered as `workload::clients` says).
     pub flow: u32,
     /// Direction on the connection.
     pub dir: Direction,
@@ -85,27 +90,27 @@ pub struct CapturedPacket {
 }
 
 /// Every packet captured during a run, in the order seen.
-#[derive(Clone, Debug, Default, PartialEq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Capture {
-    /// Hosts in the network (the client and every server).
-    pub hosts: u32,
+    /// Who reads from whom: the hosts captured are its clients and servers.
+    pub reads: Layout,
     /// The packets, in time order.
     pub packets: Vec<CapturedPacket>,
 }
 
-/// Host index of the sender of a segment travelling `dir` on `flow`.
-#[inline]
-fn sender(flow: u32, dir: Direction) -> u32 {
+/// The (sending, receiving) hosts of a segment travelling `dir` on reading connection `flow`.
+pub fn ends(reads: &Layout, flow: u32, dir: Direction) -> (u32, u32) {
+    let (client, server) = reads.flow_hosts(flow);
     match dir {
-        Direction::ToServer => 0,
-        Direction::ToClient => flow + 1,
+        Direction::ToServer => (client, server),
+        Direction::ToClient => (server, client),
     }
 }
 
 impl Capture {
-    /// An empty capture of a network of `hosts` hosts.
-    pub fn new(hosts: u32) -> Self {
-        Capture { hosts, packets: Vec::new() }
+    /// An empty capture of the clients and servers of `reads`.
+    pub fn new(reads: Layout) -> Self {
+        Capture { reads, packets: Vec::new() }
     }
 
     /// `seg`, travelling `dir` on `flow`, was sent (`Tx`, by its sender) or
@@ -113,23 +118,17 @@ impl Capture {
     #[cold]
     #[inline(never)]
     pub fn record(&mut self, now: SimTime, way: Way, flow: u32, dir: Direction, seg: Segment) {
-        let from = sender(flow, dir);
+        let ends = ends(&self.reads, flow, dir);
         let host = match way {
-            Way::Tx => from,
-            Way::Rx => {
-                if from == 0 {
-                    flow + 1
-                } else {
-                    0
-                }
-            }
+            Way::Tx => ends.0,
+            Way::Rx => ends.1,
         };
-        self.packets.push(CapturedPacket { time: now, host, way, flow, dir, seg });
+        self.packets.push(CapturedPacket { time: now, host, ends, way, flow, dir, seg });
     }
 
-    /// One pcap file per host: index 0 the client's, index `i + 1` server `i`'s.
+    /// One pcap file per host, by host index: the clients' first, then the servers'.
     pub fn host_files(&self) -> Vec<Vec<u8>> {
-        let mut counts = vec![0usize; self.hosts as usize];
+        let mut counts = vec![0usize; self.reads.hosts() as usize];
         for p in &self.packets {
             counts[p.host as usize] += 1;
         }
@@ -142,7 +141,7 @@ impl Capture {
             })
             .collect();
         for p in &self.packets {
-            write_record(&mut files[p.host as usize], p.time, p.flow, p.dir, &p.seg);
+            write_record(&mut files[p.host as usize], p.time, p.ends, p.flow, p.dir, &p.seg);
         }
         files
     }
@@ -162,10 +161,10 @@ pub fn file_header() -> [u8; FILE_HEADER] {
 }
 
 /// Append one record: its header (time, captured and original length) and
-/// the packet's headers with their options.
-pub fn write_record(out: &mut Vec<u8>, time: SimTime, flow: u32, dir: Direction, seg: &Segment) {
+/// the packet's headers with their options, from host `ends.0` to `ends.1`.
+pub fn write_record(out: &mut Vec<u8>, time: SimTime, ends: (u32, u32), flow: u32, dir: Direction, seg: &Segment) {
     let ns = time.0 / 1_000;
-    let (h, n) = frame_headers(flow, dir, seg);
+    let (h, n) = frame_headers(ends, flow, dir, seg);
     out.extend_from_slice(&((ns / 1_000_000_000) as u32).to_le_bytes());
     out.extend_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
     out.extend_from_slice(&(n as u32).to_le_bytes());
@@ -203,10 +202,9 @@ pub fn checksum(sum: u32, bytes: &[u8]) -> u16 {
 }
 
 /// Ethernet II, IPv4 and TCP headers (options included) of `seg` travelling
-/// `dir` on `flow`, and how many of the returned bytes they fill.
-pub fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEADERS], usize) {
-    let src = sender(flow, dir);
-    let dst = if src == 0 { flow + 1 } else { 0 };
+/// `dir` on `flow` from host `src` to host `dst`, and how many of the
+/// returned bytes they fill.
+pub fn frame_headers((src, dst): (u32, u32), flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEADERS], usize) {
     let (sport, dport, isn, peer_isn) = match dir {
         Direction::ToServer => (client_port(flow), SERVER_PORT, ISN_TO_SERVER, ISN_TO_CLIENT),
         Direction::ToClient => (SERVER_PORT, client_port(flow), ISN_TO_CLIENT, ISN_TO_SERVER),
@@ -299,6 +297,11 @@ fn pseudo_sum(src: &[u8; 4], dst: &[u8; 4], tcp_len: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The headers of `seg` on connection `flow` of a single client.
+    fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEADERS], usize) {
+        super::frame_headers(ends(&Layout::one_client(1000), flow, dir), flow, dir, seg)
+    }
 
     fn data(seq: u64, len: u32) -> Segment {
         Segment::new(seq, 100, len, 1 << 20, flags::ACK | flags::PSH)
@@ -405,7 +408,7 @@ mod tests {
     /// Each packet lands in the files of the host that sent it and of the one that received it.
     #[test]
     fn host_files_split_by_capturing_host_with_truncated_records() {
-        let mut c = Capture::new(3);
+        let mut c = Capture::new(Layout::one_client(2));
         let req = Segment::new(0, 0, 4, 65535, flags::ACK);
         c.record(SimTime(1_500_000), Way::Tx, 1, Direction::ToServer, req);
         c.record(SimTime(3_000_000_000_123), Way::Rx, 1, Direction::ToServer, req);
@@ -419,5 +422,21 @@ mod tests {
         assert_eq!((le(&f[2], 24), le(&f[2], 28)), (3, 0));
         assert_eq!((le(&f[2], 32), le(&f[2], 36)), (54, 58));
         assert_eq!(f[0][40..], f[2][40..], "the same bytes at both ends");
+    }
+
+    /// With two clients sharing a server, each client's packets carry its own
+    /// address and land in its own file and the shared server's.
+    #[test]
+    fn two_clients_sharing_a_server_have_their_own_addresses() {
+        use crate::workload::clients::ServerSets;
+        let mut c = Capture::new(Layout { clients: 2, servers: 1, sets: ServerSets::Shared });
+        let req = Segment::new(0, 0, 4, 65535, flags::ACK);
+        c.record(SimTime(0), Way::Tx, 1, Direction::ToServer, req);
+        let f = c.host_files();
+        assert_eq!(f.len(), 3);
+        assert_eq!(f[0].len(), FILE_HEADER, "client 0 sent nothing");
+        let ip = FILE_HEADER + RECORD_HEADER + 14;
+        assert_eq!(f[1][ip + 12..ip + 16], [10, 0, 0, 2], "from client 1 (host 1)");
+        assert_eq!(f[1][ip + 16..ip + 20], [10, 0, 0, 3], "to server 0 (host 2)");
     }
 }

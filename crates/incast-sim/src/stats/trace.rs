@@ -9,7 +9,11 @@
 //! flow trace samples a server's cwnd, ssthresh, RTO and SRTT after each
 //! segment (every one carries an ACK) it processes, once it has sent what
 //! that segment allowed, and after each of its retransmission timeouts. The block-cwnd trace records every server's cwnd
-//! when the client writes a block's first request (GIP Figure 4).
+//! when the client writes a block's first request (GIP Figure 4). With
+//! several clients (`workload::clients`) the goodput trace sums every
+//! client's bytes, the queue trace follows the port toward client 0, and
+//! the flow and block-cwnd traces cover every reading connection (a flow's
+//! client is `flow / servers`; block numbers count that client's blocks).
 //! **Deliberately different:** every goodput bin, the last (partial) one
 //! included, is divided by the full bin length, so the bins sum to exactly
 //! the bytes delivered. Traces are columns (one vector per column), not rows,

@@ -287,7 +287,8 @@ pub struct TcpConfig {
     pub rude_off_at: Option<SimDuration>,
     /// How they turn it back on.
     pub rude_off: RudeOff,
-    /// Only the connections of the first this many servers are rude (`None`: all).
+    /// Only each client's connections to its first this many servers are
+    /// rude, background flows then never (`None`: all).
     pub rude_servers: Option<u32>,
     /// Sender-side random loss: each data segment is discarded before it
     /// reaches the wire with this probability, in parts per billion (RUDE

@@ -12,12 +12,15 @@
 //! One constant-bit-rate UDP source (GIP §VI-C) sends full-sized datagrams
 //! back to back at a fixed interval to the client, from a sender host placed
 //! as a background sender: on the star's switch, on a tree's first edge
-//! switch (so it crosses the trunk and the client's port).
+//! switch (so it crosses the trunk and the client's port). With several
+//! clients (`workload::clients`) the background flows keep their own
+//! receivers (or server 0), and the UDP source sends to client 0.
 //! **Deliberately different:** GIP Fig 14's UDP flow ends at a host of its
 //! own behind the intermediate link; here it ends at the client.
-//! **Not modelled (yet):** several clients, UDP with a receiver of its own,
+//! **Not modelled (yet):** UDP with a receiver of its own,
 //! background flows in topology files.
 
+use super::clients::Layout;
 use crate::time::BitRate;
 use serde::{Deserialize, Serialize};
 
@@ -52,23 +55,24 @@ pub const MAX_BACKGROUND_FLOWS: u32 = 10_000;
 pub const BULK_BYTES: u64 = 1 << 50;
 
 /// The host of the UDP source: after every other host.
-pub fn udp_host(servers: u32, bg: &BackgroundConfig) -> u32 {
+pub fn udp_host(reads: &Layout, bg: &BackgroundConfig) -> u32 {
     let per_flow = if bg.tcp_to_server { 1 } else { 2 };
-    servers + 1 + per_flow * bg.tcp_flows
+    reads.hosts() + per_flow * bg.tcp_flows
 }
 
-/// The (client-end host, server-end host) of connection `flow`: the client
-/// and server `flow` for the first `servers` flows, then each background
-/// flow's receiver and sender. Background flow `i` sends from host
-/// `servers + 1 + 2i` to `servers + 2 + 2i`, or with `tcp_to_server` from
-/// host `servers + 1 + i` to server 0 (host 1).
-pub fn flow_hosts(flow: u32, servers: u32, bg: &BackgroundConfig) -> (u32, u32) {
-    if flow < servers {
-        (0, flow + 1)
+/// The (client-end host, server-end host) of connection `flow`: the reading
+/// connections' client and server first ([`Layout::flow_hosts`]), then each
+/// background flow's receiver and sender. With `H` hosts for the reads,
+/// background flow `i` sends from host `H + 2i` to `H + 2i + 1`, or with
+/// `tcp_to_server` from host `H + i` to server 0.
+pub fn flow_hosts(flow: u32, reads: &Layout, bg: &BackgroundConfig) -> (u32, u32) {
+    let first = reads.connections();
+    if flow < first {
+        reads.flow_hosts(flow)
     } else if bg.tcp_to_server {
-        (1, servers + 1 + (flow - servers))
+        (reads.server_host(0), reads.hosts() + (flow - first))
     } else {
-        let sender = servers + 1 + 2 * (flow - servers);
+        let sender = reads.hosts() + 2 * (flow - first);
         (sender + 1, sender)
     }
 }
@@ -80,12 +84,25 @@ mod tests {
     #[test]
     fn background_flows_come_after_the_servers() {
         let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false, udp_rate: None };
-        assert_eq!(flow_hosts(0, 3, &own), (0, 1));
-        assert_eq!(flow_hosts(2, 3, &own), (0, 3));
-        assert_eq!(flow_hosts(3, 3, &own), (5, 4));
-        assert_eq!(flow_hosts(4, 3, &own), (7, 6));
+        let one = Layout::one_client(3);
+        assert_eq!(flow_hosts(0, &one, &own), (0, 1));
+        assert_eq!(flow_hosts(2, &one, &own), (0, 3));
+        assert_eq!(flow_hosts(3, &one, &own), (5, 4));
+        assert_eq!(flow_hosts(4, &one, &own), (7, 6));
+        assert_eq!(udp_host(&one, &own), 8);
         let to_server = BackgroundConfig { tcp_to_server: true, ..own };
-        assert_eq!(flow_hosts(3, 3, &to_server), (1, 4));
-        assert_eq!(flow_hosts(4, 3, &to_server), (1, 5));
+        assert_eq!(flow_hosts(3, &one, &to_server), (1, 4));
+        assert_eq!(flow_hosts(4, &one, &to_server), (1, 5));
+    }
+
+    /// With two clients the background hosts follow both clients and every server.
+    #[test]
+    fn background_hosts_follow_every_client_and_server() {
+        use crate::workload::clients::ServerSets;
+        let own = BackgroundConfig { tcp_flows: 1, tcp_to_server: false, udp_rate: None };
+        let two = Layout { clients: 2, servers: 3, sets: ServerSets::Disjoint };
+        assert_eq!(flow_hosts(6, &two, &own), (9, 8));
+        let to_server = BackgroundConfig { tcp_to_server: true, ..own };
+        assert_eq!(flow_hosts(6, &two, &to_server), (2, 8));
     }
 }

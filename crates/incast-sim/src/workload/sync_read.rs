@@ -13,9 +13,15 @@
 //! **Deliberately different:** apart from the turnaround jitter, servers
 //! answer instantly: "simulated source nodes serve data as rapidly as the
 //! network can handle" (FAST08 §4.1). Set `server_jitter = 0` for exactly that.
-//! **Not modelled:** disk or CPU time at the servers, request pipelining
-//! across blocks, several clients.
+//! With several clients (`workload::clients`) each client runs this loop on
+//! its own connections, with its own block count and its own seeded request
+//! order (client 0's is the single client's); the servers draw their
+//! turnarounds from one seeded stream, in the order requests complete.
+//! **Not modelled:** disk or CPU time at the servers (so a server answering
+//! several clients serves them in parallel, its uplink the only thing they
+//! share), request pipelining across blocks.
 
+use super::clients::Layout;
 use crate::rng::Rng;
 use crate::scenario::{RequestOrder, Scenario};
 use crate::time::{SimDuration, SimTime};
@@ -41,6 +47,8 @@ pub struct Release {
 /// A block that just completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct BlockDone {
+    /// The client that read it.
+    pub client: u32,
     /// Block number, 0-based.
     pub block: u64,
     /// When its first request was written.
@@ -60,83 +68,114 @@ pub enum Progress {
     Done(BlockDone),
 }
 
-/// State of the synchronized-read application on both sides.
-pub struct SyncRead {
-    request: u64,
-    /// Response bytes per block, per server.
-    response: Vec<u64>,
-    /// Requests each server has answered so far.
-    served: Vec<u64>,
-    /// Cumulative response bytes each flow must have delivered to finish the current block.
-    target: Vec<u64>,
+/// One client's block loop.
+struct Reader {
     /// Flows whose response for the current block is incomplete.
     pending: u32,
+    /// The client's connections in this block's request order.
     order: Vec<u32>,
     shuffle: Option<Rng>,
-    jitter: SimDuration,
-    jitter_rng: Rng,
     block: u64,
     started: SimTime,
-    /// Most servers answering at once (`u32::MAX`: all).
-    max_inflight: u32,
-    stagger: SimDuration,
     /// Requests of the current block released so far (an index into `order`).
     released: usize,
     /// The requests released at the start of the current block.
     first: Vec<Release>,
 }
 
+/// State of the synchronized-read application on every client and server.
+/// Flows are the reading connections, numbered as [`Layout`] says.
+pub struct SyncRead {
+    request: u64,
+    /// Servers each client reads from.
+    servers: u32,
+    /// Response bytes per block of each client's `j`-th server.
+    response: Vec<u64>,
+    /// Requests each flow's server has answered so far.
+    served: Vec<u64>,
+    /// Cumulative response bytes each flow must have delivered to finish its client's current block.
+    target: Vec<u64>,
+    jitter: SimDuration,
+    jitter_rng: Rng,
+    /// Most servers answering a client at once (`u32::MAX`: all).
+    max_inflight: u32,
+    stagger: SimDuration,
+    readers: Vec<Reader>,
+}
+
+/// The request-order substream of client `c`: client 0 keeps the single client's.
+fn order_stream(c: u32) -> String {
+    if c == 0 {
+        "request_order".into()
+    } else {
+        format!("request_order/{c}")
+    }
+}
+
 impl SyncRead {
     /// The application for `s`; no block has started.
     pub fn new(s: &Scenario) -> Self {
-        let n = s.servers;
+        let Layout { clients, servers: n, .. } = s.reads();
+        let flows = (clients * n) as usize;
+        let shuffled = s.workload.order == RequestOrder::Shuffled;
         SyncRead {
             request: s.workload.request.0,
+            servers: n,
             response: (0..n).map(|i| s.response_bytes(i)).collect(),
-            served: vec![0; n as usize],
-            target: vec![0; n as usize],
-            pending: 0,
-            order: (0..n).collect(),
-            shuffle: (s.workload.order == RequestOrder::Shuffled).then(|| Rng::substream(s.seed, "request_order")),
+            served: vec![0; flows],
+            target: vec![0; flows],
             jitter: s.workload.server_jitter,
             jitter_rng: Rng::substream(s.seed, "server_jitter"),
-            block: 0,
-            started: SimTime::ZERO,
             max_inflight: s.workload.max_inflight.unwrap_or(u32::MAX),
             stagger: s.workload.stagger,
-            released: 0,
-            first: Vec::with_capacity(n as usize),
+            readers: (0..clients)
+                .map(|c| Reader {
+                    pending: 0,
+                    order: (c * n..(c + 1) * n).collect(),
+                    shuffle: shuffled.then(|| Rng::substream(s.seed, &order_stream(c))),
+                    block: 0,
+                    started: SimTime::ZERO,
+                    released: 0,
+                    first: Vec::with_capacity(n as usize),
+                })
+                .collect(),
         }
     }
 
-    /// Release the next request of the block in order, no earlier than `now`.
-    fn release_next(&mut self, now: SimTime) -> Release {
-        let i = self.released;
-        self.released += 1;
-        let at = (self.started + self.stagger.saturating_mul(i as u64)).max(now);
-        Release { flow: self.order[i], at }
+    /// Client `c` releases the next request of its block in order, no earlier than `now`.
+    fn release_next(&mut self, c: usize, now: SimTime) -> Release {
+        let r = &mut self.readers[c];
+        let i = r.released;
+        r.released += 1;
+        let at = (r.started + self.stagger.saturating_mul(i as u64)).max(now);
+        Release { flow: r.order[i], at }
     }
 
-    /// Start the next block at `now`: returns the requests to write (in
-    /// order, each at its release time) and the request size; more follow from
-    /// [`SyncRead::on_client_delivered`] when `max_inflight` holds some back.
-    pub fn start_block(&mut self, now: SimTime) -> (&[Release], u64) {
-        debug_assert_eq!(self.pending, 0, "a block starts only after the previous one completed");
-        self.started = now;
-        self.pending = self.response.len() as u32;
-        for (t, r) in self.target.iter_mut().zip(&self.response) {
-            *t += r;
+    /// Client `client` starts its next block at `now`: returns the requests
+    /// to write (in order, each at its release time) and the request size;
+    /// more follow from [`SyncRead::on_client_delivered`] when
+    /// `max_inflight` holds some back.
+    pub fn start_block(&mut self, client: u32, now: SimTime) -> (&[Release], u64) {
+        let c = client as usize;
+        let n = self.servers as usize;
+        let r = &mut self.readers[c];
+        debug_assert_eq!(r.pending, 0, "a block starts only after the previous one completed");
+        r.started = now;
+        r.pending = self.servers;
+        for (t, b) in self.target[c * n..(c + 1) * n].iter_mut().zip(&self.response) {
+            *t += b;
         }
-        if let Some(rng) = &mut self.shuffle {
-            rng.shuffle(&mut self.order);
+        if let Some(rng) = &mut r.shuffle {
+            rng.shuffle(&mut r.order);
         }
-        self.released = 0;
-        self.first.clear();
-        for _ in 0..self.order.len().min(self.max_inflight as usize) {
-            let r = self.release_next(now);
-            self.first.push(r);
+        r.released = 0;
+        let mut first = std::mem::take(&mut r.first);
+        first.clear();
+        for _ in 0..n.min(self.max_inflight as usize) {
+            first.push(self.release_next(c, now));
         }
-        (&self.first, self.request)
+        self.readers[c].first = first;
+        (&self.readers[c].first, self.request)
     }
 
     /// The server of `flow` has now received `delivered` request bytes in
@@ -153,35 +192,37 @@ impl SyncRead {
             0 => SimDuration::ZERO,
             j => SimDuration::from_ps(self.jitter_rng.below(j + 1)),
         };
-        Some(Response { bytes: new * self.response[f], after })
+        Some(Response { bytes: new * self.response[(flow % self.servers) as usize], after })
     }
 
-    /// The client has now received `delivered` response bytes on `flow` in
-    /// total (`before` until this delivery): the completed block if this was
-    /// its last byte, or the next request to release if a response completed
-    /// while `max_inflight` held requests back.
+    /// The client of `flow` has now received `delivered` response bytes on it
+    /// in total (`before` until this delivery): the completed block if this
+    /// was its last byte, or the next request to release if a response
+    /// completed while `max_inflight` held requests back.
     pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Progress {
         let target = self.target[flow as usize];
         debug_assert!(delivered <= target, "flow {flow} delivered beyond what was requested");
         if before >= target || delivered < target {
             return Progress::Waiting;
         }
-        self.pending -= 1;
-        if self.pending > 0 {
-            return if self.released < self.order.len() {
-                Progress::Release(self.release_next(now))
+        let c = (flow / self.servers) as usize;
+        let r = &mut self.readers[c];
+        r.pending -= 1;
+        if r.pending > 0 {
+            return if r.released < r.order.len() {
+                Progress::Release(self.release_next(c, now))
             } else {
                 Progress::Waiting
             };
         }
-        let done = BlockDone { block: self.block, started: self.started, duration: now.since(self.started) };
-        self.block += 1;
+        let done = BlockDone { client: c as u32, block: r.block, started: r.started, duration: now.since(r.started) };
+        r.block += 1;
         Progress::Done(done)
     }
 
-    /// Blocks completed so far.
-    pub fn blocks_completed(&self) -> u64 {
-        self.block
+    /// Blocks client `client` has completed so far.
+    pub fn blocks_completed(&self, client: u32) -> u64 {
+        self.readers[client as usize].block
     }
 }
 
@@ -204,7 +245,7 @@ mod tests {
     #[test]
     fn server_answers_each_complete_request_once() {
         let mut a = app(2);
-        a.start_block(SimTime::ZERO);
+        a.start_block(0, SimTime::ZERO);
         assert_eq!(a.on_server_delivered(1, 5), None);
         assert_eq!(a.on_server_delivered(1, 10), Some(Response { bytes: 1000, after: SimDuration::ZERO }));
         assert_eq!(a.on_server_delivered(1, 10), None);
@@ -226,12 +267,15 @@ mod tests {
     #[test]
     fn block_completes_when_every_response_has_arrived() {
         let mut a = app(2);
-        a.start_block(SimTime(5));
+        a.start_block(0, SimTime(5));
         assert_eq!(a.on_client_delivered(SimTime(10), 0, 1000, 0), Progress::Waiting);
         assert_eq!(a.on_client_delivered(SimTime(20), 1, 600, 0), Progress::Waiting);
         let done = a.on_client_delivered(SimTime(30), 1, 1000, 600);
-        assert_eq!(done, Progress::Done(BlockDone { block: 0, started: SimTime(5), duration: SimDuration(25) }));
-        let (first, req) = a.start_block(SimTime(30));
+        assert_eq!(
+            done,
+            Progress::Done(BlockDone { client: 0, block: 0, started: SimTime(5), duration: SimDuration(25) })
+        );
+        let (first, req) = a.start_block(0, SimTime(30));
         let flows: Vec<u32> = first.iter().map(|r| r.flow).collect();
         assert_eq!((flows, req), (vec![0, 1], 10));
         assert_eq!(
@@ -251,7 +295,7 @@ mod tests {
         s.workload.max_inflight = Some(2);
         s.workload.stagger = SimDuration(100);
         let mut a = SyncRead::new(&s);
-        let (first, _) = a.start_block(SimTime(1000));
+        let (first, _) = a.start_block(0, SimTime(1000));
         assert_eq!(first, &[Release { flow: 0, at: SimTime(1000) }, Release { flow: 1, at: SimTime(1100) }]);
         // Flow 1 finishes first, early: flow 2 may leave at its stagger slot, 1200.
         assert_eq!(
@@ -265,5 +309,27 @@ mod tests {
         );
         assert_eq!(a.on_client_delivered(SimTime(6000), 2, 1000, 0), Progress::Waiting);
         assert!(matches!(a.on_client_delivered(SimTime(7000), 3, 1000, 0), Progress::Done(_)));
+    }
+
+    /// Two clients run their block loops apart: one client's completed
+    /// responses neither complete nor release anything of the other's block.
+    #[test]
+    fn each_client_completes_its_own_blocks() {
+        let mut s = Scenario::fast08(2);
+        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
+        s.workload.order = RequestOrder::Fixed;
+        s.workload.clients = 2;
+        let mut a = SyncRead::new(&s);
+        let flows = |a: &mut SyncRead, c| a.start_block(c, SimTime(0)).0.iter().map(|r| r.flow).collect::<Vec<_>>();
+        assert_eq!(flows(&mut a, 0), vec![0, 1]);
+        assert_eq!(flows(&mut a, 1), vec![2, 3]);
+        assert_eq!(a.on_client_delivered(SimTime(10), 2, 1000, 0), Progress::Waiting);
+        assert_eq!(a.on_client_delivered(SimTime(20), 0, 1000, 0), Progress::Waiting);
+        let done = a.on_client_delivered(SimTime(30), 3, 1000, 0);
+        assert_eq!(
+            done,
+            Progress::Done(BlockDone { client: 1, block: 0, started: SimTime(0), duration: SimDuration(30) })
+        );
+        assert_eq!((a.blocks_completed(0), a.blocks_completed(1)), (0, 1));
     }
 }
