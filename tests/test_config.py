@@ -90,6 +90,16 @@ FAST08_16_ENGINE_JSON = {
         "server_sets": "shared",
     },
     "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None},
+    "wan": {
+        "delay": None,
+        "jitter": 0,
+        "jitter_dist": "exponential",
+        "spike_interval": None,
+        "spike_height": 0,
+        "spike_duration": 0,
+        "shift_interval": None,
+        "shift": 0,
+    },
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},
@@ -278,6 +288,21 @@ def test_delayed_ack_forms_map_to_engine_modes(value: str, stored: Any, engine: 
         Scenario.parse({"servers": 3, "blocks": 4, "switch": {"buffer": "7pkt"}, "tcp": {"delayed_ack": "off"}}),
         Scenario.parse({"servers": 3, "tcp": {"delayed_ack": "linux"}}),
         Scenario.parse({"servers": 3, "tcp": {"delayed_ack": "Adaptive"}}),
+        Scenario.parse(
+            {
+                "servers": 1,
+                "wan": {
+                    "delay": "35ms",
+                    "jitter": "1.5ms",
+                    "jitter_dist": "uniform",
+                    "spike_interval": "7s",
+                    "spike_height": "250ms",
+                    "spike_duration": "80ms",
+                    "shift_interval": "30s",
+                    "shift": "12ms",
+                },
+            }
+        ),
         Scenario.parse(
             {
                 "servers": 5,

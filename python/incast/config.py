@@ -73,6 +73,15 @@ in SI base units (seconds, bit/s, bytes)::
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
     tcp_to_client = false       # true: they all send to client 0, through its port (GIP VII-B)
     udp_rate = "off"            # or e.g. "100Mbps": constant-bit-rate UDP into the client (GIP VI-C)
+    [wan]                       # wide-area delay on the client's link, both ways (CMU09 8); off by default
+    delay = "off"               # or a base one-way delay, e.g. "20ms": turns the model on
+    jitter = "0"                # per-frame jitter: the mean (exponential) or the limit (uniform)
+    jitter_dist = "exponential" # or "uniform"
+    spike_interval = "off"      # or the mean time between delay spikes (a Poisson process), e.g. "10s"
+    spike_height = "0"          # how much a spike raises the delay, e.g. "100ms"
+    spike_duration = "0"        # how long it lasts, e.g. "200ms"
+    shift_interval = "off"      # or the mean time between level shifts (route changes), e.g. "30s"
+    shift = "0"                 # a shift redraws the base delay uniformly within delay +/- shift
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -841,6 +850,117 @@ class Background(_Model):
         return "off" if value is None else value
 
 
+def _off_or_duration(*, positive: bool) -> Callable[[Any], float | None]:
+    """``"off"`` (or ``None``) for none, else a duration in seconds (positive if ``positive``)."""
+    check = _duration(positive=positive)
+    wanted = "a positive duration" if positive else "a duration"
+
+    def inner(value: Any) -> float | None:
+        if value is None or (isinstance(value, str) and value.strip().lower() == "off"):
+            return None
+        try:
+            seconds: float = check(value)
+        except PydanticCustomError as e:
+            raise _invalid(f'must be "off" or {wanted}; {e.message()}') from None
+        return seconds
+
+    return inner
+
+
+class Wan(_Model):
+    """Wide-area delay on the client's link, both ways (``crates/incast-sim/src/net/wan.rs``):
+    a base one-way delay, per-frame jitter, Poisson delay spikes and Poisson
+    level shifts (CMU09 §3.2 and §8, after Allman and Paxson 1999). The wire
+    stays FIFO: a frame never arrives before the one sent ahead of it.
+
+    Default values: off (``delay`` "off"); when on, no jitter (exponential when
+    set), no spikes and no level shifts until their interval is set.
+    """
+
+    delay: Annotated[float | None, PlainValidator(_off_or_duration(positive=False))] = Field(
+        default=None,
+        description='Base one-way delay added to each direction of the client\'s link, in seconds, on top of '
+        'link.rtt / 4; None (TOML: "off") turns the model off.',
+    )
+    jitter: Seconds = Field(
+        default=0.0, description="Per-frame jitter, in seconds: the mean (exponential) or the limit (uniform)."
+    )
+    jitter_dist: Annotated[str, PlainValidator(_choice("exponential", "uniform"))] = Field(
+        default="exponential", description='Distribution of the jitter: "exponential" or "uniform" in [0, jitter].'
+    )
+    spike_interval: Annotated[float | None, PlainValidator(_off_or_duration(positive=True))] = Field(
+        default=None,
+        description='Mean time between delay spikes (a Poisson process), in seconds; None (TOML: "off") for none.',
+    )
+    spike_height: Seconds = Field(default=0.0, description="How much a spike raises the delay, in seconds.")
+    spike_duration: Seconds = Field(default=0.0, description="How long a spike lasts, in seconds.")
+    shift_interval: Annotated[float | None, PlainValidator(_off_or_duration(positive=True))] = Field(
+        default=None,
+        description='Mean time between level shifts (route changes, a Poisson process), in seconds; None '
+        '(TOML: "off") for none.',
+    )
+    shift: Seconds = Field(
+        default=0.0, description="A level shift redraws the base delay uniformly within delay ± shift, in seconds."
+    )
+
+    @field_serializer("delay", "spike_interval", "shift_interval")
+    def _dump_off(self, value: float | None) -> float | str:
+        return "off" if value is None else value
+
+    @model_validator(mode="after")
+    def _agree(self) -> Wan:
+        if self.delay is None:
+            for name in ("jitter", "spike_interval", "shift_interval"):
+                if getattr(self, name):
+                    raise _field_error(f"wan.{name}", "needs the wide-area model on (set wan.delay)")
+            return self
+        if self.spike_interval is not None:
+            for name in ("spike_height", "spike_duration"):
+                if seconds_to_ps(getattr(self, name)) == 0:
+                    raise _field_error(f"wan.{name}", "must be positive when wan.spike_interval is set")
+        if self.shift_interval is not None and seconds_to_ps(self.shift) == 0:
+            raise _field_error("wan.shift", "must be positive when wan.shift_interval is set")
+        if seconds_to_ps(self.shift) > seconds_to_ps(self.delay):
+            raise _field_error(
+                "wan.shift",
+                f"must not exceed wan.delay ({format_duration(self.delay)}): a delay is never negative, "
+                f"got {format_duration(self.shift)}",
+            )
+        return self
+
+    def to_toml(self) -> dict[str, Any]:
+        """The ``[wan]`` table in human units."""
+        def off(v: float | None) -> str:
+            return "off" if v is None else format_duration(v)
+
+        return {
+            "delay": off(self.delay),
+            "jitter": format_duration(self.jitter),
+            "jitter_dist": self.jitter_dist,
+            "spike_interval": off(self.spike_interval),
+            "spike_height": format_duration(self.spike_height),
+            "spike_duration": format_duration(self.spike_duration),
+            "shift_interval": off(self.shift_interval),
+            "shift": format_duration(self.shift),
+        }
+
+    def to_engine(self) -> dict[str, Any]:
+        """The engine's ``WanConfig``: picoseconds."""
+        def ps(v: float | None) -> int | None:
+            return None if v is None else seconds_to_ps(v)
+
+        return {
+            "delay": ps(self.delay),
+            "jitter": seconds_to_ps(self.jitter),
+            "jitter_dist": self.jitter_dist,
+            "spike_interval": ps(self.spike_interval),
+            "spike_height": seconds_to_ps(self.spike_height),
+            "spike_duration": seconds_to_ps(self.spike_duration),
+            "shift_interval": ps(self.shift_interval),
+            "shift": seconds_to_ps(self.shift),
+        }
+
+
 class Stats(_Model):
     """What the run records beyond its counters.
 
@@ -924,6 +1044,7 @@ class Scenario(_Model):
     tcp: Tcp = Field(default_factory=Tcp)
     workload: Workload = Field(default_factory=Workload)
     background: Background = Field(default_factory=Background)
+    wan: Wan = Field(default_factory=Wan)
     stats: Stats = Field(default_factory=Stats)
     trace: Trace = Field(default_factory=Trace)
 
@@ -997,6 +1118,8 @@ class Scenario(_Model):
             )
         if self.background.tcp_to_server and self.background.tcp_to_client:
             raise _field_error("background.tcp_to_client", "cannot be set together with background.tcp_to_server")
+        if self.wan.delay is not None and sw.pause:
+            raise _field_error("wan.delay", "the wide-area model together with switch.pause is not modelled")
         if self.workload.clients * self.servers > MAX_SERVERS:
             raise _field_error(
                 "workload.clients",
@@ -1150,6 +1273,7 @@ class Scenario(_Model):
                 "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": "off" if self.background.udp_rate is None else format_rate(self.background.udp_rate),
             },
+            "wan": self.wan.to_toml(),
             "stats": {"timeouts": self.stats.timeouts},
             "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
         }
@@ -1254,6 +1378,7 @@ class Scenario(_Model):
                 "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": self.background.udp_rate,
             },
+            "wan": self.wan.to_engine(),
             "stop": {
                 "blocks": self.blocks,
                 "duration": None if self.duration is None else seconds_to_ps(self.duration),
@@ -1291,6 +1416,7 @@ class Scenario(_Model):
                 format_rate(self.link.rate),
                 f"RTT {format_duration(self.link.rtt)}",
                 *([] if self.topology.kind == "star" else [self.topology.describe()]),
+                *([] if self.wan.delay is None else [f"WAN {format_duration(self.wan.delay)}"]),
                 f"buffer {format_buffer(self.switch.buffer)}",
                 f"RTO_min {format_duration(self.tcp.rto_min)}",
             ]
@@ -1305,6 +1431,7 @@ Scenario.TABLES.update(
         "tcp": Tcp,
         "workload": Workload,
         "background": Background,
+        "wan": Wan,
         "stats": Stats,
         "trace": Trace,
     }

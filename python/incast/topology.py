@@ -20,7 +20,9 @@ The ``[topology]`` table of a scenario picks one of three fabrics::
 
 A link's ``rate``/``delay``/``loss`` default to the host links' (``link.rate``,
 ``link.rtt / 4``, ``link.loss``); ``rate_ba``/``delay_ba`` set the ``b -> a``
-direction apart.
+direction apart. With the ``[wan]`` model on, the client's link carries it
+unless links say otherwise: ``wan = true`` puts it on a link (both ways),
+``wan = false`` keeps it off.
 A topology file (``incast run --topology FILE``) holds ``routing``,
 ``[[nodes]]``, ``[[links]]`` and ``[[routes]]`` at its top level
 (:func:`read_topology`). Pydantic checks the shapes here; the engine checks
@@ -43,6 +45,7 @@ from incast.config import (
     _count,
     _duration,
     _field_error,
+    _flag,
     _invalid,
     _Model,
     _optional,
@@ -99,6 +102,7 @@ class TopologyLink(_Model):
     rate_ba: OptionalRate = None
     delay_ba: OptionalSeconds = None
     loss: Annotated[float | None, PlainValidator(_optional(_probability))] = None
+    wan: Annotated[bool | None, PlainValidator(_optional(_flag))] = None
 
     def to_engine(self) -> dict[str, Any]:
         """The engine's ``LinkSpec``."""
@@ -110,6 +114,7 @@ class TopologyLink(_Model):
             "rate_ba": self.rate_ba,
             "delay_ba": None if self.delay_ba is None else seconds_to_ps(self.delay_ba),
             "loss_ppb": None if self.loss is None else round(self.loss * 1e9),
+            "wan": self.wan,
         }
 
     def to_toml(self) -> dict[str, Any]:
@@ -123,6 +128,8 @@ class TopologyLink(_Model):
                 out[key] = format_duration(delay)
         if self.loss is not None:
             out["loss"] = self.loss
+        if self.wan is not None:
+            out["wan"] = self.wan
         return out
 
 

@@ -9,7 +9,8 @@
 //! rate and propagation delay. Other fabrics (trees, files) come from
 //! `topology` (`net::fabric`).
 //! Bulk TCP and constant-bit-rate UDP background traffic come from
-//! `background`.
+//! `background`; a wide-area delay on the clients' links from `wan`
+//! (`net::wan`).
 //! **Not modelled (yet):** workloads other than synchronized reads (see
 //! docs/MODEL.md).
 
@@ -17,6 +18,7 @@ use crate::error::SimError;
 use crate::net::buffer::BufferModel;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pause::PauseConfig;
+use crate::net::wan::WanConfig;
 use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{BitRate, Bytes, SimDuration};
@@ -273,6 +275,8 @@ pub struct Scenario {
     pub workload: SyncReadConfig,
     /// Traffic beside the reads (none by default).
     pub background: BackgroundConfig,
+    /// Wide-area delay on the clients' links (off by default).
+    pub wan: WanConfig,
     /// When to stop.
     pub stop: StopConfig,
     /// What to record.
@@ -505,7 +509,8 @@ impl Scenario {
             background_receivers: self.background.own_receivers(),
             udp_sender: self.background.udp_rate.is_some(),
         };
-        let host = Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb };
+        let host =
+            Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb, wan: self.wan.is_on() };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
             TopologyConfig::Tree(t) => {
@@ -519,6 +524,7 @@ impl Scenario {
                     rate: t.trunk_rate.unwrap_or(host.rate),
                     delay: t.trunk_delay.unwrap_or(host.delay),
                     loss_ppb: host.loss_ppb,
+                    wan: false,
                 };
                 Ok(Fabric::tree(hosts, host, trunk, t.edge_switches))
             }
@@ -540,6 +546,7 @@ impl Scenario {
         if self.link.loss_ppb >= 1_000_000_000 {
             return Err(invalid("link.loss_ppb", "must be below 1000000000 (a probability below 1)"));
         }
+        self.validate_wan()?;
         let fabric = self.fabric()?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause.is_some() {
@@ -554,6 +561,45 @@ impl Scenario {
             let (a, b) = flow_hosts(flow, &reads, &self.background);
             net.path(a, b)?;
             net.path(b, a)?;
+        }
+        Ok(())
+    }
+
+    /// The wide-area delay model's fields agree with each other (`net::wan`).
+    fn validate_wan(&self) -> Result<(), SimError> {
+        let w = &self.wan;
+        let Some(delay) = w.delay else {
+            let set = [
+                ("wan.jitter", !w.jitter.is_zero()),
+                ("wan.spike_interval", w.spike_interval.is_some()),
+                ("wan.shift_interval", w.shift_interval.is_some()),
+            ];
+            return match set.iter().find(|s| s.1) {
+                Some(&(field, _)) => Err(invalid(field, "needs the wide-area model on (set wan.delay)")),
+                None => Ok(()),
+            };
+        };
+        if self.switch.pause.is_some() {
+            return Err(invalid("wan.delay", "the wide-area model together with switch.pause is not modelled"));
+        }
+        if w.spike_interval.is_some_and(SimDuration::is_zero) {
+            return Err(invalid("wan.spike_interval", "must be positive, or none"));
+        }
+        if w.spike_interval.is_some() && (w.spike_height.is_zero() || w.spike_duration.is_zero()) {
+            let field = if w.spike_height.is_zero() { "wan.spike_height" } else { "wan.spike_duration" };
+            return Err(invalid(field, "must be positive when wan.spike_interval is set"));
+        }
+        if w.shift_interval.is_some_and(SimDuration::is_zero) {
+            return Err(invalid("wan.shift_interval", "must be positive, or none"));
+        }
+        if w.shift_interval.is_some() && w.shift.is_zero() {
+            return Err(invalid("wan.shift", "must be positive when wan.shift_interval is set"));
+        }
+        if w.shift > delay {
+            return Err(invalid(
+                "wan.shift",
+                format!("must not exceed wan.delay ({delay}): a delay is never negative"),
+            ));
         }
         Ok(())
     }
@@ -651,6 +697,39 @@ mod tests {
         let mut s = ok;
         (s.servers, s.workload.clients) = (20, 10_000);
         assert_eq!(field_of(&s), "workload.clients");
+    }
+
+    #[test]
+    fn wan_fields_that_disagree_are_named() {
+        let ms = SimDuration::from_millis;
+        let on = |f: &dyn Fn(&mut WanConfig)| {
+            let mut s = Scenario::fast08(1);
+            s.wan.delay = Some(ms(20));
+            f(&mut s.wan);
+            s
+        };
+        on(&|_| {}).validate().unwrap();
+        let mut off = Scenario::fast08(1);
+        off.wan.jitter = ms(1);
+        assert_eq!(field_of(&off), "wan.jitter");
+        assert_eq!(field_of(&on(&|w| w.spike_interval = Some(ms(100)))), "wan.spike_height");
+        assert_eq!(
+            field_of(&on(&|w| {
+                w.spike_interval = Some(ms(100));
+                w.spike_height = ms(5);
+            })),
+            "wan.spike_duration"
+        );
+        assert_eq!(
+            field_of(&on(&|w| {
+                w.shift_interval = Some(ms(100));
+                w.shift = ms(21);
+            })),
+            "wan.shift"
+        );
+        let mut paused = on(&|_| {});
+        paused.switch.pause = Some(PauseConfig::default());
+        assert_eq!(field_of(&paused), "wan.delay");
     }
 
     /// A scenario file names only what it changes; the rest takes the defaults.

@@ -182,6 +182,9 @@ impl<'a> Sim<'a> {
         let conns = reads.connections();
         let fabric = s.fabric().expect("a validated scenario has a fabric");
         let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model, s.seed);
+        if s.wan.is_on() {
+            net.add_wan(&fabric, &s.wan, s.seed);
+        }
         let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
         let bottleneck = *path(reads.server_host(0), CLIENT0).last().expect("a path has a port");
         if s.trace.queue {

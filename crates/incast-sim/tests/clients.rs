@@ -84,7 +84,16 @@ fn node(name: &str, kind: NodeKind) -> NodeSpec {
 }
 
 fn link(a: &str, b: &str) -> LinkSpec {
-    LinkSpec { a: a.into(), b: b.into(), rate: None, delay: None, rate_ba: None, delay_ba: None, loss_ppb: None }
+    LinkSpec {
+        a: a.into(),
+        b: b.into(),
+        rate: None,
+        delay: None,
+        rate_ba: None,
+        delay_ba: None,
+        loss_ppb: None,
+        wan: None,
+    }
 }
 
 /// Two clients on switch `x`, `servers` servers on switch `y`, one trunk between.

@@ -31,6 +31,7 @@ fn ring_file() -> TopologyConfig {
         rate_ba: None,
         delay_ba: None,
         loss_ppb: None,
+        wan: None,
     };
     let mut nodes = vec![node("c", NodeKind::Client), node("x", NodeKind::Switch), node("y", NodeKind::Switch)];
     nodes.push(node("z", NodeKind::Switch));

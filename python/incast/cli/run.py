@@ -76,6 +76,8 @@ OPTION_FIELDS = {
     "server_sets": "workload.server_sets",
     "buffer_model": "switch.buffer_model",
     "loss": "link.loss",
+    "wan": "wan.delay",
+    "wan_jitter": "wan.jitter",
     "pause_xoff": "switch.pause_xoff",
     "pause_xon": "switch.pause_xon",
 }
@@ -167,6 +169,21 @@ def run(
     loss: Annotated[
         str | None, _opt("--loss", "P", "Probability that a link loses a frame on the wire, e.g. 0.001.")
     ] = None,
+    wan: Annotated[
+        str | None,
+        _opt("--wan", "DELAY", "Wide-area delay on the client's link, each way, e.g. 20ms (the [wan] model)."),
+    ] = None,
+    wan_jitter: Annotated[
+        str | None, _opt("--wan-jitter", "DURATION", "With --wan: mean per-frame jitter (exponential), e.g. 2ms.")
+    ] = None,
+    wan_spikes: Annotated[
+        str | None,
+        _opt(
+            "--wan-spikes",
+            "GAP,HEIGHT,DURATION",
+            "With --wan: delay spikes every GAP on average, raising the delay by HEIGHT for DURATION, e.g. 10s,100ms,200ms.",
+        ),
+    ] = None,
     pause: Annotated[
         bool, typer.Option("--pause", help="Ethernet flow control (802.3x PAUSE) at every switch port.")
     ] = False,
@@ -216,6 +233,7 @@ def run(
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
         "clients": clients, "server_sets": server_sets,
         "buffer_model": buffer_model, "loss": None if loss is None else _toml_value(loss),
+        "wan": wan, "wan_jitter": wan_jitter,
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
@@ -226,6 +244,8 @@ def run(
         overrides.append(("switch.pause", True))
     if background is not None:
         overrides.extend(_parse_background(background))
+    if wan_spikes is not None:
+        overrides.extend(_parse_wan_spikes(wan_spikes))
     extra = [_parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -316,6 +336,16 @@ def _parse_background(text: str) -> list[tuple[str, Any]]:
     return [(field, value.strip())] + ([(to, True)] if to else [])
 
 
+def _parse_wan_spikes(text: str) -> list[tuple[str, str]]:
+    """``GAP,HEIGHT,DURATION`` -> the three spike settings (the scenario checks each value)."""
+    parts = [p.strip() for p in text.split(",")]
+    if len(parts) != 3:
+        raise ScenarioError(
+            f"wan.spike_interval: --wan-spikes takes GAP,HEIGHT,DURATION (e.g. 10s,100ms,200ms), got {text!r}"
+        )
+    return list(zip(("wan.spike_interval", "wan.spike_height", "wan.spike_duration"), parts))
+
+
 def _parse_set(item: str) -> tuple[str, Any]:
     key, sep, text = item.partition("=")
     key = key.strip()
@@ -369,7 +399,9 @@ def _print_summary(console: Console, r: Result) -> None:
     table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
     table.add_row(
         "timeouts",
-        f"{r.timeouts} (fast retransmits {r.fast_retransmits}, retransmitted packets {r.retransmitted_packets})",
+        f"{r.timeouts} (fast retransmits {r.fast_retransmits}, retransmitted packets {r.retransmitted_packets}"
+        + ("" if r.scenario.tcp.spurious_rto == "off" else f", spurious {r.spurious_timeouts}")
+        + ")",
     )
     c, g = r.timeout_classes, r.gip_timeout_classes
     table.add_row(

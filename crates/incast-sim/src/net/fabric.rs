@@ -16,7 +16,9 @@
 //! (ties go to the link listed first), overridden per (switch, destination)
 //! by explicit routes, or explicit routes only. A link may lose frames on
 //! the wire at random with a fixed probability (`link.loss_ppb`, or per link
-//! of a file), each direction from its own seeded substream.
+//! of a file), each direction from its own seeded substream. With the
+//! wide-area delay model on (`net::wan`), every client's link carries it (in
+//! a file, the links that say `wan = true`; by default the clients').
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
 //! **Not modelled:** link aggregation, equal-cost multipath, routing
@@ -115,6 +117,10 @@ pub struct LinkSpec {
     /// per billion (`None`: `link.loss_ppb`).
     #[serde(default)]
     pub loss_ppb: Option<u32>,
+    /// The link carries the wide-area delay model, both ways (`None`: only
+    /// if it is a client's link and the model is on).
+    #[serde(default)]
+    pub wan: Option<bool>,
 }
 
 /// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
@@ -163,6 +169,15 @@ pub struct Hop {
     pub delay: SimDuration,
     /// Probability that a frame is lost on the wire, in parts per billion.
     pub loss_ppb: u32,
+    /// The wide-area delay model (`net::wan`) applies to this direction.
+    pub wan: bool,
+}
+
+impl Hop {
+    /// This hop without the wide-area delay model.
+    const fn local(self) -> Hop {
+        Hop { wan: false, ..self }
+    }
 }
 
 /// A link between fabric nodes `a` and `b` (indices into [`Fabric::nodes`]).
@@ -273,7 +288,8 @@ impl Fabric {
         Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new() }
     }
 
-    /// Every host on one switch, each link `host` both ways (FAST08 §3).
+    /// Every host on one switch, each link `host` both ways (FAST08 §3);
+    /// only the clients' links keep `host.wan`.
     pub fn star(hosts: HostCounts, host: Hop) -> Self {
         let mut f = Fabric::empty();
         let sw = f.node("switch".into(), None);
@@ -283,15 +299,15 @@ impl Fabric {
         }
         for i in 0..hosts.reads.server_hosts() {
             let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
-            f.link(s, sw, host);
+            f.link(s, sw, host.local());
         }
-        f.background(hosts, sw, sw, host);
+        f.background(hosts, sw, sw, host.local());
         f
     }
 
     /// The two-tier tree of [`TreeConfig`]; background senders sit on the
     /// first edge switch and their receivers on the core, so their flows share
-    /// a trunk with servers' responses.
+    /// a trunk with servers' responses. Only the clients' links keep `host.wan`.
     pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32) -> Self {
         let mut f = Fabric::empty();
         let core = f.node("core".into(), None);
@@ -308,13 +324,14 @@ impl Fabric {
             .collect();
         for i in 0..hosts.reads.server_hosts() {
             let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
-            f.link(s, edge[(i % edges) as usize], host);
+            f.link(s, edge[(i % edges) as usize], host.local());
         }
-        f.background(hosts, edge[0], core, host);
+        f.background(hosts, edge[0], core, host.local());
         f
     }
 
-    /// The fabric of a topology file; `default` fills unset link fields.
+    /// The fabric of a topology file; `default` fills unset link fields
+    /// (`default.wan`: the model is on, for the clients' links unless a link says otherwise).
     pub fn graph(g: &GraphConfig, hosts: HostCounts, default: Hop) -> Result<Self, SimError> {
         if hosts.background_senders > 0 || hosts.udp_sender {
             return Err(invalid("background", "a graph topology has no background hosts: use star or tree"));
@@ -379,8 +396,14 @@ impl Fabric {
             if loss_ppb >= 1_000_000_000 {
                 return Err(invalid("topology.links", format!("{what} needs a loss probability below 1")));
             }
-            let ab = Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb };
-            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), loss_ppb };
+            if l.wan == Some(true) && !default.wan {
+                return Err(invalid("topology.links", format!("{what} sets wan but the model is off (set wan.delay)")));
+            }
+            let is_client = |n: usize| f.nodes[n].host.is_some_and(|h| h < reads.clients);
+            let wan = l.wan.unwrap_or(default.wan && (is_client(a) || is_client(b)));
+            let ab =
+                Hop { rate: l.rate.unwrap_or(default.rate), delay: l.delay.unwrap_or(default.delay), loss_ppb, wan };
+            let ba = Hop { rate: l.rate_ba.unwrap_or(ab.rate), delay: l.delay_ba.unwrap_or(ab.delay), ..ab };
             if ab.rate.0 == 0 || ba.rate.0 == 0 {
                 return Err(invalid("topology.links", format!("{what} needs a positive rate")));
             }
@@ -446,7 +469,7 @@ impl Fabric {
 mod tests {
     use super::*;
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };
 
     fn graph(nodes: &[(&str, NodeKind)], links: &[(&str, &str)]) -> GraphConfig {
         GraphConfig {
@@ -461,6 +484,7 @@ mod tests {
                     rate_ba: None,
                     delay_ba: None,
                     loss_ppb: None,
+                    wan: None,
                 })
                 .collect(),
             ..GraphConfig::default()
@@ -530,5 +554,24 @@ mod tests {
         assert_eq!(f.links[1].ab.rate, HOP.rate);
         assert_eq!(f.links[1].ba.rate, BitRate(100_000_000));
         assert_eq!(f.links[1].ba.delay, HOP.delay);
+    }
+
+    /// A file's links carry the wide-area model where they say `wan = true`,
+    /// the client's link by default; a link cannot ask for a model that is off.
+    #[test]
+    fn the_wan_model_goes_on_the_clients_link_unless_a_link_says_otherwise() {
+        use NodeKind::*;
+        let mut g = graph(&[("c", Client), ("s", Server), ("sw", Switch)], &[("c", "sw"), ("s", "sw")]);
+        let on = Hop { wan: true, ..HOP };
+        let wan = |f: &Fabric| f.links.iter().map(|l| (l.ab.wan, l.ba.wan)).collect::<Vec<_>>();
+        assert_eq!(wan(&Fabric::graph(&g, ONE, on).unwrap()), [(true, true), (false, false)]);
+        assert_eq!(wan(&Fabric::graph(&g, ONE, HOP).unwrap()), [(false, false), (false, false)]);
+        g.links[0].wan = Some(false);
+        g.links[1].wan = Some(true);
+        assert_eq!(wan(&Fabric::graph(&g, ONE, on).unwrap()), [(false, false), (true, true)]);
+        assert_eq!(
+            message(Fabric::graph(&g, ONE, HOP)),
+            "topology.links: link \"s\"-\"sw\" sets wan but the model is off (set wan.delay)"
+        );
     }
 }

@@ -12,6 +12,7 @@
 //! With Ethernet flow control on ([`pause`]) ports send from explicit FIFOs
 //! instead, since a PAUSE can stop a link with frames queued on it.
 //! How a switch allocates its buffer to ports is a [`buffer`] model.
+//! A link may add a wide-area delay that changes over time ([`wan`]).
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
 
 pub mod buffer;
@@ -22,6 +23,7 @@ mod packet;
 pub mod pause;
 mod queue;
 mod topology;
+pub mod wan;
 
 pub use link::Link;
 pub use packet::{Direction, Packet, PacketPool, PktId};

@@ -8,7 +8,9 @@
 //! count, ties to the link listed first; hosts never forward) and then by
 //! the fabric's explicit routes. A lossy link's port draws one number from
 //! its own substream per frame and loses the frame on the wire (it takes its
-//! link time, and never arrives).
+//! link time, and never arrives). A port whose link carries the wide-area
+//! delay model (`net::wan`) delays each frame it sends by the model's draw,
+//! on the wire and in order.
 //! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
 
 use super::buffer::{BufferModel, SharedPool};
@@ -16,6 +18,7 @@ use super::fabric::Fabric;
 use super::frame;
 use super::link::Link;
 use super::queue::{DropTailQueue, QueueLimit};
+use super::wan::{WanConfig, WanDelay};
 use crate::error::SimError;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
@@ -61,7 +64,8 @@ pub struct Port {
     pub peer: NodeId,
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
-    /// The port needs [`Network::send_special`]: a shared memory or a lossy link.
+    /// The port needs [`Network::send_special`]: a shared memory, a lossy
+    /// link or a wide-area delay.
     special: bool,
 }
 
@@ -76,10 +80,19 @@ pub struct Network {
     host_nodes: Vec<NodeId>,
     /// Shared memories, one per switch in the `shared` buffer model.
     pools: Vec<SharedPool>,
-    /// Each lossy port's loss probability (parts per billion) and random stream.
-    loss: Vec<Option<(u32, Rng)>>,
+    /// What each port's link does to frames on the wire.
+    wire: Vec<Wire>,
     /// Frames each port's link lost.
     lost: Vec<u64>,
+}
+
+/// The impairments of one direction of a link, each `None` when off.
+#[derive(Clone, Debug, Default)]
+struct Wire {
+    /// Loss probability (parts per billion) and its random stream.
+    loss: Option<(u32, Rng)>,
+    /// The wide-area delay model.
+    wan: Option<WanDelay>,
 }
 
 impl Network {
@@ -109,7 +122,7 @@ impl Network {
             .collect();
         let is_host = |i: usize| fabric.nodes[i].host.is_some();
         let mut ports = Vec::with_capacity(2 * fabric.links.len());
-        let mut loss = Vec::with_capacity(2 * fabric.links.len());
+        let mut wire = Vec::with_capacity(2 * fabric.links.len());
         // adjacency[n]: (neighbour, port toward it), in link order.
         let mut adjacency: Vec<Vec<(usize, PortId)>> = vec![Vec::new(); nodes.len()];
         for l in &fabric.links {
@@ -124,7 +137,8 @@ impl Network {
                     pool: NO_POOL,
                     special: hop.loss_ppb > 0,
                 });
-                loss.push((hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0)))));
+                let loss = (hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0))));
+                wire.push(Wire { loss, wan: None });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -179,7 +193,19 @@ impl Network {
         }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
         let lost = vec![0; ports.len()];
-        Network { nodes, names, ports, host_nodes, pools, loss, lost }
+        Network { nodes, names, ports, host_nodes, pools, wire, lost }
+    }
+
+    /// Put the wide-area delay model `cfg` on both directions of every link
+    /// of `fabric` (the one this network was built from) whose hops say
+    /// `wan`; port `p` draws from the substreams `wan/<p>/…` of `seed`.
+    pub fn add_wan(&mut self, fabric: &Fabric, cfg: &WanConfig, seed: u64) {
+        // Link k gave ports 2k (a to b) and 2k + 1 (b to a).
+        let hops = fabric.links.iter().flat_map(|l| [l.ab, l.ba]);
+        for (p, _) in hops.enumerate().filter(|(_, hop)| hop.wan) {
+            self.ports[p].special = true;
+            self.wire[p].wan = Some(WanDelay::new(cfg, seed, &p.to_string()));
+        }
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
@@ -211,12 +237,14 @@ impl Network {
     }
 
     /// Propagation and serialization of one frame carrying `payload` bytes
-    /// from host `src` to host `dst` on an idle network.
+    /// from host `src` to host `dst` on an idle network (with the base
+    /// wide-area delay where a link carries it).
     pub fn one_way(&self, src: u32, dst: u32, payload: u32) -> Result<SimDuration, SimError> {
         let wire = frame::wire_bytes(payload);
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
             let l = &self.port(p).link;
-            t + l.rate().tx_time(wire) + l.delay()
+            let wan = self.wire[p.0 as usize].wan.as_ref().map_or(SimDuration::ZERO, WanDelay::base);
+            t + l.rate().tx_time(wire) + l.delay() + wan
         }))
     }
 
@@ -292,8 +320,8 @@ impl Network {
 
 impl Network {
     /// [`Network::send`] at a port that draws from its switch's shared memory
-    /// or whose link loses frames; a lost frame is `None` too, counted in
-    /// [`Network::lost`].
+    /// or whose link loses frames or adds a wide-area delay; a lost frame is
+    /// `None` too, counted in [`Network::lost`].
     #[cold]
     fn send_special(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
         let i = port.0 as usize;
@@ -314,13 +342,18 @@ impl Network {
         if let Some(pool) = self.pools.get_mut(p.pool as usize) {
             pool.push(done, frame_bytes);
         }
-        if let Some((ppb, rng)) = &mut self.loss[i] {
+        let wire = &mut self.wire[i];
+        if let Some((ppb, rng)) = &mut wire.loss {
             if rng.below(1_000_000_000) < u64::from(*ppb) {
                 self.lost[i] += 1;
                 return None;
             }
         }
-        Some((p.peer, p.link.arrival(done)))
+        let arrival = p.link.arrival(done);
+        match &mut wire.wan {
+            Some(wan) => Some((p.peer, wan.arrival(done, arrival))),
+            None => Some((p.peer, arrival)),
+        }
     }
 
     /// Frames the link of `port` lost on the wire.
@@ -336,7 +369,7 @@ mod tests {
     use crate::scenario::BufferLimit;
     use crate::time::{BitRate, Bytes};
 
-    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0 };
+    const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
         Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static, 0)
@@ -413,6 +446,7 @@ mod tests {
             rate_ba: None,
             delay_ba: None,
             loss_ppb: None,
+            wan: None,
         };
         let g = GraphConfig {
             nodes: vec![
