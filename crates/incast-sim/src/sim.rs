@@ -23,6 +23,8 @@ mod pause;
 
 use crate::error::SimError;
 use crate::event::EventQueue;
+use crate::net::buffer::BufferModel;
+use crate::net::pfc::{PfcFrame, PRIORITIES};
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::{RudePolicy, Scenario};
@@ -68,14 +70,16 @@ enum Event {
     RudeOff,
     /// The UDP source sends its next datagram.
     Datagram,
-    /// With PAUSE on: the last bit of a packet sent on `port` reaches its peer.
+    /// With PAUSE or classes on: the last bit of a packet sent on `port` reaches its peer.
     ArriveVia { pkt: PktId, port: PortId },
-    /// With PAUSE on: `port` finished sending a frame.
+    /// With PAUSE or classes on: `port` finished sending a frame.
     TxDone { port: PortId },
-    /// A PAUSE frame of `quanta` reached `port` (802.3x).
-    PauseFrame { port: PortId, quanta: u16 },
-    /// Time to refresh the pause of the link whose upstream port is `port`.
-    PauseRefresh { port: PortId },
+    /// A PAUSE (802.3x) or PFC (802.1Qbb) frame reached `port`: the
+    /// priorities it stops (bit p: priority p) and those it releases.
+    PauseFrame { port: PortId, xoff: u8, xon: u8 },
+    /// Time to refresh the pause of flow-control class `class` of the link
+    /// whose upstream port is `port`.
+    PauseRefresh { port: PortId, class: u8 },
     /// The pause of `port` may have run out.
     Resume { port: PortId },
 }
@@ -89,6 +93,8 @@ struct Route {
     dst: u32,
     /// The direction on the connection.
     dir: Direction,
+    /// The connection's 802.1p priority.
+    prio: u8,
 }
 
 /// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
@@ -151,7 +157,8 @@ struct Sim<'a> {
     marks: u64,
     /// ECN-capable packets marked CE at each port.
     port_marks: Vec<u64>,
-    /// Ethernet flow control, when `switch.pause` is on.
+    /// Explicit per-priority port FIFOs, when `switch.pause` is on or the
+    /// traffic uses several priorities.
     lossless: Option<Box<Lossless>>,
     /// The UDP source's NIC and datagram interval, when `background.udp_rate` is set.
     udp: Option<(PortId, SimDuration)>,
@@ -166,7 +173,10 @@ impl<'a> Sim<'a> {
     fn new(s: &'a Scenario) -> Self {
         let n = s.servers;
         let fabric = s.fabric().expect("a validated scenario has a fabric");
-        let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model, s.seed);
+        // With traffic classes the class FIFOs enforce `qos:K` partitions (`net::pfc`).
+        let classes = s.classes();
+        let model = if classes { BufferModel::Static } else { s.switch.buffer_model };
+        let mut net = Network::build(&fabric, s.switch.buffer.into(), model, s.seed);
         let path = |src, dst| net.path(src, dst).expect("a validated scenario routes every connection");
         let bottleneck = *path(1, CLIENT).last().expect("a path has a port");
         if s.trace.queue {
@@ -203,9 +213,10 @@ impl<'a> Sim<'a> {
         let routes = (0..flows)
             .flat_map(|flow| {
                 let (client, server) = flow_hosts(flow, n, &s.background);
+                let prio = if flow < n { s.workload.priority } else { s.background.priority };
                 [
-                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
-                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
+                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer, prio },
+                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient, prio },
                 ]
             })
             .collect();
@@ -250,7 +261,7 @@ impl<'a> Sim<'a> {
             rude_drops: 0,
             marks: 0,
             port_marks: vec![0; ports],
-            lossless: s.switch.pause.map(|cfg| Box::new(Lossless::new(cfg, ports))),
+            lossless: (s.switch.pause.is_some() || classes).then(|| Box::new(Lossless::new(&s.switch, classes, ports))),
             udp,
             udp_flow: flows,
             udp_delivered: 0,
@@ -290,8 +301,8 @@ impl<'a> Sim<'a> {
                 Event::Datagram => self.on_datagram(),
                 Event::ArriveVia { pkt, port } => self.on_arrive_via(pkt, port),
                 Event::TxDone { port } => self.on_tx_done(port),
-                Event::PauseFrame { port, quanta } => self.on_pause_frame(port, quanta),
-                Event::PauseRefresh { port } => self.on_pause_refresh(port),
+                Event::PauseFrame { port, xoff, xon } => self.on_pause_frame(port, PfcFrame { xoff, xon }),
+                Event::PauseRefresh { port, class } => self.on_pause_refresh(port, class),
                 Event::Resume { port } => self.on_tx_resume(port),
             }
             if self.stopped_at.is_some() {
@@ -365,7 +376,8 @@ impl<'a> Sim<'a> {
         let Some((nic, interval)) = self.udp else { return };
         let seg = crate::tcp::Segment::default();
         let (flow, tcp_bytes) = (self.udp_flow, UDP_FRAME_PAYLOAD);
-        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes });
+        let prio = self.s.background.udp_priority;
+        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes, prio });
         self.sent += 1;
         self.forward(pkt, nic, tcp_bytes, flow);
         self.events.push(self.now + interval, Event::Datagram);
@@ -437,7 +449,7 @@ impl<'a> Sim<'a> {
     /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`.
     fn forward(&mut self, pkt: PktId, port: PortId, tcp_bytes: u32, flow: u32) {
         if self.lossless.is_some() {
-            // Only from a host: with PAUSE on, switches forward in `on_arrive_via`.
+            // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(pkt, port, tcp_bytes, flow, None);
         }
         match self.net.send(port, self.now, tcp_bytes) {
@@ -591,7 +603,7 @@ impl<'a> Sim<'a> {
     /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
     fn service(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
-        let Route { nic, dst, dir } = self.routes[ep];
+        let Route { nic, dst, dir, prio } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
             if self.send_loss_ppb > 0 && seg.has_data() && self.lose_before_sending() {
                 continue;
@@ -601,7 +613,7 @@ impl<'a> Sim<'a> {
                 c.record(self.now, Way::Tx, flow, dir, seg);
             }
             let tcp_bytes = seg.len + seg.option_bytes();
-            let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
+            let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes, prio });
             self.forward(pkt, nic, tcp_bytes, flow);
         }
         if let Some(deadline) = self.eps[ep].poll_timeout() {
@@ -695,10 +707,10 @@ impl<'a> Sim<'a> {
                 let p = self.net.port(id);
                 let q = p.queue.stats();
                 let (pause_frames, paused, waiting) = match &self.lossless {
-                    None => (0, SimDuration::ZERO, 0),
+                    None => (0, [SimDuration::ZERO; PRIORITIES], 0),
                     Some(l) => {
                         let (frames, paused) = l.port_stats(id, end);
-                        let waiting = l.waiting(id).map(|&(pkt, arrived)| {
+                        let waiting = l.waiting(id).map(|(pkt, arrived)| {
                             let bytes = frame::frame_bytes(self.pool.get(pkt).tcp_bytes);
                             u128::from(bytes) * u128::from(end.since(arrived).as_ps())
                         });
@@ -717,7 +729,8 @@ impl<'a> Sim<'a> {
                     peak_packets: q.peak_packets,
                     mean_bytes: p.queue.mean_bytes(end, waiting),
                     pause_frames,
-                    paused_us: paused.as_micros_f64(),
+                    paused_us: paused.iter().max().map_or(0.0, |d| d.as_micros_f64()),
+                    paused_priority_us: paused.map(|d| d.as_micros_f64()),
                 }
             })
             .collect()

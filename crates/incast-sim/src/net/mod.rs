@@ -10,7 +10,8 @@
 //! dequeue; queue occupancy is recovered exactly from those departure times.
 //! Any fabric of hosts and switches ([`fabric`]) is wired the same way.
 //! With Ethernet flow control on ([`pause`]) ports send from explicit FIFOs
-//! instead, since a PAUSE can stop a link with frames queued on it.
+//! instead, since a PAUSE can stop a link with frames queued on it; so do
+//! they when traffic of several 802.1p priorities is present ([`pfc`]).
 //! How a switch allocates its buffer to ports is a [`buffer`] model.
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
 
@@ -20,6 +21,7 @@ pub mod frame;
 mod link;
 mod packet;
 pub mod pause;
+pub mod pfc;
 mod queue;
 mod topology;
 

@@ -23,7 +23,8 @@ use serde::{Deserialize, Serialize};
 
 /// Background traffic.
 ///
-/// Default values: no background flow; each flow has its own receiver.
+/// Default values: no background flow; each flow has its own receiver;
+/// priority 0 (best effort, 802.1Q Table I-2) for both kinds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackgroundConfig {
@@ -38,6 +39,10 @@ pub struct BackgroundConfig {
     /// client at this rate of link time (GIP §VI-C: 100 Mbps into the
     /// bottleneck), or none.
     pub udp_rate: Option<BitRate>,
+    /// IEEE 802.1p priority of the background TCP flows, 0 to 7 (`net::pfc`).
+    pub priority: u8,
+    /// IEEE 802.1p priority of the UDP source, 0 to 7.
+    pub udp_priority: u8,
 }
 
 /// Bytes above the UDP/IP headers that fill a 1518-byte frame: 1472 bytes
@@ -79,7 +84,7 @@ mod tests {
 
     #[test]
     fn background_flows_come_after_the_servers() {
-        let own = BackgroundConfig { tcp_flows: 2, tcp_to_server: false, udp_rate: None };
+        let own = BackgroundConfig { tcp_flows: 2, ..BackgroundConfig::default() };
         assert_eq!(flow_hosts(0, 3, &own), (0, 1));
         assert_eq!(flow_hosts(2, 3, &own), (0, 3));
         assert_eq!(flow_hosts(3, 3, &own), (5, 4));
