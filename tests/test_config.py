@@ -22,6 +22,8 @@ FAST08_16_ENGINE_JSON = {
         "buffer_model": "static",
         "ecn_threshold": None,
         "pause": None,
+        "pfc": False,
+        "pfc_priorities": [0, 1, 2, 3, 4, 5, 6, 7],
         "rude_policy": "pass",
     },
     "tcp": {
@@ -86,8 +88,9 @@ FAST08_16_ENGINE_JSON = {
         "server_jitter": 10_000_000,
         "max_inflight": None,
         "stagger": 0,
+        "priority": 0,
     },
-    "background": {"tcp_flows": 0, "tcp_to_server": False, "udp_rate": None},
+    "background": {"tcp_flows": 0, "tcp_to_server": False, "udp_rate": None, "priority": 0, "udp_priority": 0},
     "stop": {"blocks": None, "duration": 1_000_000_000_000},
     "stats": {"timeouts": True},
     "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},
@@ -553,6 +556,7 @@ def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_
         "server_jitter": 10_000_000,
         "max_inflight": 3,
         "stagger": 20_000_000,
+        "priority": 0,
     }
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())

@@ -22,6 +22,9 @@ in SI base units (seconds, bit/s, bytes)::
     pause_xoff = "16KiB"    # a port above this pauses the links feeding it
     pause_xon = "8KiB"      # ... and releases them once drained to this
     pause_quanta = 65535    # pause time per PAUSE frame, in 512-bit-time quanta
+    pfc = false             # per-priority flow control (802.1Qbb PFC) instead of PAUSE, same thresholds;
+                            # see incast-sim net/pfc.rs (needs traffic in more than one priority)
+    pfc_priorities = "all"  # or a list, e.g. [3]: the lossless priorities; the others drop
     rude_policy = "pass"    # or "drop": kill rude flows (RUDE's policing router)
     [tcp]
     mss = 1460
@@ -66,10 +69,13 @@ in SI base units (seconds, bit/s, bytes)::
     server_jitter = "10us"      # each server's turnaround is uniform in [0, server_jitter]
     max_inflight = "all"        # or K: at most K servers answer at once (the next asked as each completes)
     stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
+    priority = 0                # 802.1p priority (0-7) of the reads' frames, ACKs included
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
     udp_rate = "off"            # or e.g. "100Mbps": constant-bit-rate UDP into the client (GIP VI-C)
+    priority = 0                # 802.1p priority of the TCP flows (several priorities: one FIFO each per port)
+    udp_priority = 0            # 802.1p priority of the UDP source
     [stats]
     timeouts = true             # one row per retransmission timeout (false: class counters only)
     [trace]                     # time series, all off by default (Result.traces)
@@ -413,6 +419,27 @@ def _all_or_count(value: Any) -> int | None:
         raise _invalid(f'must be "all" or {e.message()}') from None
 
 
+def _priorities(value: Any) -> tuple[int, ...]:
+    """``"all"``, or 802.1p priorities as a list, one number or a comma-separated string; sorted, no repeats."""
+    allowed = 'must be "all" or a list of 802.1p priorities between 0 and 7'
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return _ALL_PRIORITIES
+    items: Any = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, int) and not isinstance(items, bool):
+        items = [items]
+    try:
+        chosen = sorted({_count(0, 7)(p) for p in items})
+    except (TypeError, PydanticCustomError):
+        raise _invalid(f"{allowed}, got {value!r}") from None
+    if not chosen:
+        raise _invalid(f"{allowed}; name at least one")
+    return tuple(chosen)
+
+
+#: Every 802.1p priority (IEEE 802.1Q: a 3-bit PCP).
+_ALL_PRIORITIES = tuple(range(8))
+
+
 def _flag(value: Any) -> bool:
     """``true``/``false`` (TOML booleans, or those words from ``--set``)."""
     if isinstance(value, bool):
@@ -423,6 +450,7 @@ def _flag(value: Any) -> bool:
 
 
 Flag = Annotated[bool, PlainValidator(_flag)]
+Priority = Annotated[int, PlainValidator(_count(0, 7))]
 Seconds = Annotated[float, PlainValidator(_duration(positive=False))]
 PositiveSeconds = Annotated[float, PlainValidator(_duration(positive=True))]
 BitsPerSecond = Annotated[int, PlainValidator(_rate)]
@@ -462,7 +490,9 @@ class Switch(_Model):
     Procurve 2848 of FAST08 §3.2 and CMU09 §3; ``ecn_threshold`` off (no
     marking, as on the papers' switches); ``pause`` off, with ``pause_xoff``
     16 KiB, ``pause_xon`` 8 KiB and ``pause_quanta`` 65535 when on
-    (``crates/incast-sim/src/net/pause.rs`` says when a port is lossless).
+    (``crates/incast-sim/src/net/pause.rs`` says when a port is lossless);
+    ``pfc`` off, with every priority lossless when on
+    (``crates/incast-sim/src/net/pfc.rs``).
     """
 
     buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
@@ -498,6 +528,20 @@ class Switch(_Model):
     pause_quanta: Annotated[int, PlainValidator(_count(1, 65535, "pause quanta"))] = Field(
         default=65535, description="Pause time of each PAUSE frame, in quanta of 512 bit times (802.3 31B)."
     )
+    pfc: Flag = Field(
+        default=False,
+        description="Priority-based flow control (IEEE 802.1Qbb PFC) at every switch port instead of PAUSE: a "
+        "priority's FIFO above pause_xoff pauses only that priority upstream. Needs traffic in more than one "
+        "priority; excludes pause (a port runs one or the other).",
+    )
+    pfc_priorities: Annotated[tuple[int, ...], PlainValidator(_priorities)] = Field(
+        default=_ALL_PRIORITIES,
+        description='The priorities PFC keeps lossless; the others drop at a full buffer. "all" or a list.',
+    )
+
+    @field_serializer("pfc_priorities")
+    def _dump_pfc_priorities(self, value: tuple[int, ...]) -> str | list[int]:
+        return "all" if value == _ALL_PRIORITIES else list(value)
 
     @field_serializer("ecn_threshold")
     def _dump_ecn_threshold(self, value: int | str | None) -> int | str:
@@ -735,7 +779,7 @@ class Workload(_Model):
     (FAST08 Table 1), ``request`` 100 bytes, ``order`` shuffled,
     ``server_jitter`` 10 µs (breaks the phase lock of identical servers at a
     drop-tail queue; 0 makes every server answer at once); no application-level
-    mitigation: ``max_inflight`` all, ``stagger`` 0.
+    mitigation: ``max_inflight`` all, ``stagger`` 0; ``priority`` 0 (best effort).
     """
 
     kind: Annotated[str, PlainValidator(_choice("sync_read"))] = Field(
@@ -767,6 +811,9 @@ class Workload(_Model):
     stagger: Seconds = Field(
         default=0.0, description="The i-th request of a block leaves i × stagger after the block starts, in seconds."
     )
+    priority: Priority = Field(
+        default=0, description="IEEE 802.1p priority (0-7) of the reads' frames, requests and ACKs included."
+    )
 
     @field_serializer("max_inflight")
     def _dump_max_inflight(self, value: int | None) -> int | str:
@@ -787,7 +834,8 @@ class Workload(_Model):
 class Background(_Model):
     """Traffic beside the reads (``crates/incast-sim/src/workload/background.rs``).
 
-    Default values: no background flow; each flow has its own receiver.
+    Default values: no background flow; each flow has its own receiver;
+    ``priority`` and ``udp_priority`` 0 (best effort).
     """
 
     tcp_flows: Annotated[int, PlainValidator(_count(0, 10_000, "background flows"))] = Field(
@@ -805,6 +853,13 @@ class Background(_Model):
         description='A constant-bit-rate UDP source sending full-sized datagrams to the client at this rate, in '
         'bit/s of link time (GIP VI-C: "100Mbps"); None (TOML: "off") for none.',
     )
+
+    priority: Priority = Field(
+        default=0,
+        description="IEEE 802.1p priority (0-7) of the background TCP flows; with traffic in several priorities "
+        "every port keeps one FIFO per priority, served round robin (crates/incast-sim/src/net/pfc.rs).",
+    )
+    udp_priority: Priority = Field(default=0, description="IEEE 802.1p priority (0-7) of the UDP source.")
 
     @field_serializer("udp_rate")
     def _dump_udp_rate(self, value: int | None) -> int | str:
@@ -959,9 +1014,10 @@ class Scenario(_Model):
             raise _field_error(
                 "switch.buffer_model", "shared memory needs switch.buffer in bytes and switch.pause off"
             )
-        if sw.pause and sw.pause_xon >= sw.pause_xoff:
+        self._check_classes()
+        if (sw.pause or sw.pfc) and sw.pause_xon >= sw.pause_xoff:
             raise _field_error("switch.pause_xon", f"must be below switch.pause_xoff ({sw.pause_xoff} bytes), got {sw.pause_xon}")
-        if sw.pause and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
+        if (sw.pause or sw.pfc) and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
             raise _field_error(
                 "switch.pause_xoff", f"must be below switch.buffer ({sw.buffer_bytes} bytes), got {sw.pause_xoff}"
             )
@@ -971,6 +1027,43 @@ class Scenario(_Model):
                 f"must give every server at least 1 byte: at least {self.servers} bytes for {self.servers} servers",
             )
         return self
+
+    def priorities(self) -> set[int]:
+        """The 802.1p priorities the traffic uses: the reads', and the background's and UDP's when present."""
+        bg = self.background
+        used = {self.workload.priority}
+        if bg.tcp_flows > 0:
+            used.add(bg.priority)
+        if bg.udp_rate is not None:
+            used.add(bg.udp_priority)
+        return used
+
+    def _check_classes(self) -> None:
+        """PFC excludes PAUSE and needs several priorities; classes are not modelled in shared memory."""
+        sw = self.switch
+        classes = len(self.priorities()) > 1
+        if classes and sw.buffer_model.startswith("shared"):
+            raise _field_error(
+                "switch.buffer_model", "shared memory together with traffic classes (several priorities) is not modelled"
+            )
+        if not sw.pfc:
+            return
+        if sw.pause:
+            raise _field_error("switch.pfc", "replaces 802.3x PAUSE at every port: set switch.pause or switch.pfc, not both")
+        if not classes:
+            raise _field_error(
+                "switch.pfc",
+                "needs traffic in more than one priority (workload.priority, background.priority, "
+                "background.udp_priority); with one class use 802.3x PAUSE (switch.pause)",
+            )
+        if sw.buffer_model.startswith("qos") and sw.buffer_bytes is not None:
+            k = int(sw.buffer_model.partition(":")[2])
+            if sw.pause_xoff >= sw.buffer_bytes // k:
+                raise _field_error(
+                    "switch.pause_xoff",
+                    f"must be below a 1/{k} partition of switch.buffer ({sw.buffer_bytes // k} bytes) with PFC, "
+                    f"got {sw.pause_xoff}",
+                )
 
     # -- construction ------------------------------------------------------
 
@@ -1039,6 +1132,7 @@ class Scenario(_Model):
         workload["server_jitter"] = format_duration(self.workload.server_jitter)
         workload["max_inflight"] = "all" if self.workload.max_inflight is None else self.workload.max_inflight
         workload["stagger"] = format_duration(self.workload.stagger)
+        workload["priority"] = self.workload.priority
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt), "loss": self.link.loss},
@@ -1051,6 +1145,8 @@ class Scenario(_Model):
                 "pause_xoff": format_size(self.switch.pause_xoff),
                 "pause_xon": format_size(self.switch.pause_xon),
                 "pause_quanta": self.switch.pause_quanta,
+                "pfc": self.switch.pfc,
+                "pfc_priorities": "all" if self.switch.pfc_priorities == _ALL_PRIORITIES else list(self.switch.pfc_priorities),
                 "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
@@ -1109,6 +1205,8 @@ class Scenario(_Model):
                 "tcp_flows": self.background.tcp_flows,
                 "tcp_to_server": self.background.tcp_to_server,
                 "udp_rate": "off" if self.background.udp_rate is None else format_rate(self.background.udp_rate),
+                "priority": self.background.priority,
+                "udp_priority": self.background.udp_priority,
             },
             "stats": {"timeouts": self.stats.timeouts},
             "trace": self._trace_dict(lambda b: "off" if b is None else format_duration(b)),
@@ -1138,6 +1236,8 @@ class Scenario(_Model):
                 "buffer_model": _buffer_model_engine(self.switch.buffer_model),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
                 "pause": self._pause_engine(),
+                "pfc": self.switch.pfc,
+                "pfc_priorities": list(self.switch.pfc_priorities),
                 "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
@@ -1205,11 +1305,14 @@ class Scenario(_Model):
                 "server_jitter": seconds_to_ps(wl.server_jitter),
                 "max_inflight": wl.max_inflight,
                 "stagger": seconds_to_ps(wl.stagger),
+                "priority": wl.priority,
             },
             "background": {
                 "tcp_flows": self.background.tcp_flows,
                 "tcp_to_server": self.background.tcp_to_server,
                 "udp_rate": self.background.udp_rate,
+                "priority": self.background.priority,
+                "udp_priority": self.background.udp_priority,
             },
             "stop": {
                 "blocks": self.blocks,
@@ -1221,9 +1324,10 @@ class Scenario(_Model):
         }
 
     def _pause_engine(self) -> dict[str, int] | None:
-        """Engine ``PauseConfig``, or ``None`` when flow control is off."""
+        """Engine ``PauseConfig`` (the thresholds of PAUSE or PFC), or ``None`` when flow control is off."""
         sw = self.switch
-        return {"xoff": sw.pause_xoff, "xon": sw.pause_xon, "quanta": sw.pause_quanta} if sw.pause else None
+        on = sw.pause or sw.pfc
+        return {"xoff": sw.pause_xoff, "xon": sw.pause_xon, "quanta": sw.pause_quanta} if on else None
 
     def to_engine_json(self) -> str:
         """:meth:`to_engine_dict` as compact JSON, the input of ``incast._core.run_json``."""

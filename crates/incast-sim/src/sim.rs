@@ -93,8 +93,6 @@ struct Route {
     dst: u32,
     /// The direction on the connection.
     dir: Direction,
-    /// The connection's 802.1p priority.
-    prio: u8,
 }
 
 /// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
@@ -213,10 +211,9 @@ impl<'a> Sim<'a> {
         let routes = (0..flows)
             .flat_map(|flow| {
                 let (client, server) = flow_hosts(flow, n, &s.background);
-                let prio = if flow < n { s.workload.priority } else { s.background.priority };
                 [
-                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer, prio },
-                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient, prio },
+                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
+                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
                 ]
             })
             .collect();
@@ -376,8 +373,7 @@ impl<'a> Sim<'a> {
         let Some((nic, interval)) = self.udp else { return };
         let seg = crate::tcp::Segment::default();
         let (flow, tcp_bytes) = (self.udp_flow, UDP_FRAME_PAYLOAD);
-        let prio = self.s.background.udp_priority;
-        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes, prio });
+        let pkt = self.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT, tcp_bytes });
         self.sent += 1;
         self.forward(pkt, nic, tcp_bytes, flow);
         self.events.push(self.now + interval, Event::Datagram);
@@ -603,7 +599,7 @@ impl<'a> Sim<'a> {
     /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
     fn service(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
-        let Route { nic, dst, dir, prio } = self.routes[ep];
+        let Route { nic, dst, dir } = self.routes[ep];
         while let Some(seg) = self.eps[ep].poll_transmit(self.now) {
             if self.send_loss_ppb > 0 && seg.has_data() && self.lose_before_sending() {
                 continue;
@@ -613,7 +609,7 @@ impl<'a> Sim<'a> {
                 c.record(self.now, Way::Tx, flow, dir, seg);
             }
             let tcp_bytes = seg.len + seg.option_bytes();
-            let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes, prio });
+            let pkt = self.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
             self.forward(pkt, nic, tcp_bytes, flow);
         }
         if let Some(deadline) = self.eps[ep].poll_timeout() {

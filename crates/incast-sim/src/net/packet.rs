@@ -28,8 +28,6 @@ pub struct Packet {
     pub dst: u32,
     /// TCP payload and option bytes: what the frame carries above the TCP/IP headers.
     pub tcp_bytes: u32,
-    /// IEEE 802.1p priority, 0 to 7 (`net::pfc`).
-    pub prio: u8,
 }
 
 /// Index of a packet in the [`PacketPool`].

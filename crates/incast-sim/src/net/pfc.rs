@@ -28,7 +28,10 @@
 //! the buffer (its `qos:K` partition, alone in it) exceeds `xoff` by the
 //! headroom of every link that can feed it (`net::pause`); with `static`,
 //! lossy priorities may take the shared buffer from it.
-//! **Deliberately different:** round robin per frame, not per byte
+//! **Deliberately different:** a frame's priority comes from its
+//! connection when a port queues it, not from a 4-byte VLAN tag: frames keep
+//! their untagged size (`net::frame`) and the per-packet path is unchanged
+//! when classes are off. Round robin per frame, not per byte
 //! (deficit round robin); every priority has its own FIFO even when `qos:K`
 //! puts two priorities in one buffer partition. Congestion is judged per
 //! output-port FIFO, not per ingress priority group as switch headroom
@@ -193,7 +196,6 @@ mod tests {
             dir: crate::net::Direction::ToClient,
             dst: 0,
             tcp_bytes: 0,
-            prio: 0,
         };
         (0..n).map(|_| pool.alloc(p)).collect()
     }

@@ -125,7 +125,7 @@ impl Sim<'_> {
     ) {
         let now = self.now;
         let frame_bytes = frame::frame_bytes(tcp_bytes);
-        let prio = self.pool.get(pkt).prio;
+        let prio = self.priority_of(flow);
         let fits = ingress.is_none() || self.lossless().partition_fits(port, prio, frame_bytes);
         let queue = &mut self.net.port_mut(port).queue;
         if !fits {
@@ -146,6 +146,19 @@ impl Sim<'_> {
             self.check_xoff(port, ingress, prio);
         }
         self.try_start(port);
+    }
+
+    /// The 802.1p priority of connection `flow`'s frames (or the UDP
+    /// source's): its class, found off the per-packet path.
+    fn priority_of(&self, flow: u32) -> u8 {
+        let s = self.s;
+        if flow < s.servers {
+            s.workload.priority
+        } else if flow == self.udp_flow {
+            s.background.udp_priority
+        } else {
+            s.background.priority
+        }
     }
 
     /// A frame crossing `port`'s link reached the far end.
