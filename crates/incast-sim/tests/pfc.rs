@@ -27,6 +27,13 @@ fn with_control(mut s: Scenario, control: Control) -> Scenario {
     s
 }
 
+/// The head-of-line scene with PFC and only `lossless` kept lossless.
+fn hol_pfc(lossless: PriorityMask, seed: u64) -> RunResult {
+    let mut s = with_control(hol_scene(seed), Control::Pfc);
+    s.switch.pfc_priorities = lossless;
+    run(&s).unwrap()
+}
+
 fn port<'a>(r: &'a RunResult, node: &str, peer: &str) -> &'a PortStats {
     r.ports.iter().find(|p| p.node == node && p.peer == peer).expect("the port exists")
 }
@@ -37,6 +44,10 @@ fn port<'a>(r: &'a RunResult, node: &str, peer: &str) -> &'a PortStats {
 /// hops, 64 KiB ports. The reads are in priority 3, the background flow in
 /// priority 0.
 fn hol(control: Control, seed: u64) -> RunResult {
+    run(&with_control(hol_scene(seed), control)).unwrap()
+}
+
+fn hol_scene(seed: u64) -> Scenario {
     let mut s = Scenario::fast08(16);
     s.link.rtt = SimDuration::from_micros(20);
     s.switch.buffer = BufferLimit::Bytes(Bytes::kib(64));
@@ -44,7 +55,7 @@ fn hol(control: Control, seed: u64) -> RunResult {
     s.background.tcp_flows = 1;
     s.workload.priority = READS;
     s.seed = seed;
-    run(&with_control(s, control)).unwrap()
+    s
 }
 
 /// 802.1Qbb: the congested client port pauses only the reads' priority on
@@ -67,6 +78,18 @@ fn ieee802_1qbb_pfc_spares_the_victim_that_pause_slows() {
         assert!(port(&pfc, "core", "edge0").pause_frames > 0, "seed {seed}: by the core");
         assert!(pfc.summary.goodput_mbps > 900.0, "seed {seed}: the reads stay near line rate");
     }
+}
+
+/// A priority left out of `switch.pfc_priorities` is lossy: with only the
+/// background's priority lossless, the congested client port pauses
+/// nothing and drops the reads' frames as a drop-tail port does.
+#[test]
+fn ieee802_1qbb_a_priority_outside_the_lossless_set_is_never_paused() {
+    let r = hol_pfc(PriorityMask::of(0), 1);
+    assert!(r.summary.drops > 0, "the reads drop at the client's port");
+    assert!(r.ports.iter().all(|p| p.pause_frames == 0 && p.paused_us == 0.0), "nothing is paused");
+    let lossless = hol_pfc(PriorityMask::of(READS), 1);
+    assert_eq!(lossless.summary.drops, 0, "with the reads lossless, none of their frames drop");
 }
 
 /// Packets are conserved with traffic classes, with and without PAUSE and
