@@ -22,6 +22,8 @@ FAST08_16_ENGINE_JSON = {
         "buffer_model": "static",
         "ecn_threshold": None,
         "pause": None,
+        "pfc": False,
+        "pfc_priorities": [0, 1, 2, 3, 4, 5, 6, 7],
         "rude_policy": "pass",
     },
     "tcp": {
@@ -88,8 +90,9 @@ FAST08_16_ENGINE_JSON = {
         "stagger": 0,
         "clients": 1,
         "server_sets": "shared",
+        "priority": 0,
     },
-    "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None},
+    "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None, "priority": 0, "udp_priority": 0},
     "wan": {
         "delay": None,
         "jitter": 0,
@@ -582,6 +585,7 @@ def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_
         "stagger": 20_000_000,
         "clients": 1,
         "server_sets": "shared",
+        "priority": 0,
     }
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())

@@ -22,6 +22,9 @@ in SI base units (seconds, bit/s, bytes)::
     pause_xoff = "16KiB"    # a port above this pauses the links feeding it
     pause_xon = "8KiB"      # ... and releases them once drained to this
     pause_quanta = 65535    # pause time per PAUSE frame, in 512-bit-time quanta
+    pfc = false             # per-priority flow control (802.1Qbb PFC) instead of PAUSE, same thresholds;
+                            # see incast-sim net/pfc.rs (needs traffic in more than one priority)
+    pfc_priorities = "all"  # or a list, e.g. [3]: the lossless priorities; the others drop
     rude_policy = "pass"    # or "drop": kill rude flows (RUDE's policing router)
     [tcp]
     mss = 1460
@@ -68,11 +71,14 @@ in SI base units (seconds, bit/s, bytes)::
     stagger = "0"               # the i-th request of a block leaves i x stagger after the block starts
     clients = 1                 # clients reading at once, each its own block loop from time zero
     server_sets = "shared"      # or "disjoint": each client reads from servers of its own (clients x servers in all)
+    priority = 0                # 802.1p priority (0-7) of the reads' frames, ACKs included
     [background]
     tcp_flows = 0               # long-lived bulk TCP flows beside the reads (GIP VII-B)
     tcp_to_server = false       # true: they all send to server 0 (SIGCOMM09 2.2 latency experiment)
     tcp_to_client = false       # true: they all send to client 0, through its port (GIP VII-B)
     udp_rate = "off"            # or e.g. "100Mbps": constant-bit-rate UDP into the client (GIP VI-C)
+    priority = 0                # 802.1p priority of the TCP flows (several priorities: one FIFO each per port)
+    udp_priority = 0            # 802.1p priority of the UDP source
     [wan]                       # wide-area delay on the client's link, both ways (CMU09 8); off by default
     delay = "off"               # or a base one-way delay, e.g. "20ms": turns the model on
     jitter = "0"                # per-frame jitter: the mean (exponential) or the limit (uniform)
@@ -428,6 +434,27 @@ def _all_or_count(value: Any) -> int | None:
         raise _invalid(f'must be "all" or {e.message()}') from None
 
 
+def _priorities(value: Any) -> tuple[int, ...]:
+    """``"all"``, or 802.1p priorities as a list, one number or a comma-separated string; sorted, no repeats."""
+    allowed = 'must be "all" or a list of 802.1p priorities between 0 and 7'
+    if isinstance(value, str) and value.strip().lower() == "all":
+        return _ALL_PRIORITIES
+    items: Any = value.split(",") if isinstance(value, str) else value
+    if isinstance(items, int) and not isinstance(items, bool):
+        items = [items]
+    try:
+        chosen = sorted({_count(0, 7)(p) for p in items})
+    except (TypeError, PydanticCustomError):
+        raise _invalid(f"{allowed}, got {value!r}") from None
+    if not chosen:
+        raise _invalid(f"{allowed}; name at least one")
+    return tuple(chosen)
+
+
+#: Every 802.1p priority (IEEE 802.1Q: a 3-bit PCP).
+_ALL_PRIORITIES = tuple(range(8))
+
+
 def _flag(value: Any) -> bool:
     """``true``/``false`` (TOML booleans, or those words from ``--set``)."""
     if isinstance(value, bool):
@@ -438,6 +465,7 @@ def _flag(value: Any) -> bool:
 
 
 Flag = Annotated[bool, PlainValidator(_flag)]
+Priority = Annotated[int, PlainValidator(_count(0, 7))]
 Seconds = Annotated[float, PlainValidator(_duration(positive=False))]
 PositiveSeconds = Annotated[float, PlainValidator(_duration(positive=True))]
 BitsPerSecond = Annotated[int, PlainValidator(_rate)]
@@ -477,7 +505,9 @@ class Switch(_Model):
     Procurve 2848 of FAST08 §3.2 and CMU09 §3; ``ecn_threshold`` off (no
     marking, as on the papers' switches); ``pause`` off, with ``pause_xoff``
     16 KiB, ``pause_xon`` 8 KiB and ``pause_quanta`` 65535 when on
-    (``crates/incast-sim/src/net/pause.rs`` says when a port is lossless).
+    (``crates/incast-sim/src/net/pause.rs`` says when a port is lossless);
+    ``pfc`` off, with every priority lossless when on
+    (``crates/incast-sim/src/net/pfc.rs``).
     """
 
     buffer: Annotated[int | str, PlainValidator(_buffer)] = Field(
@@ -513,6 +543,20 @@ class Switch(_Model):
     pause_quanta: Annotated[int, PlainValidator(_count(1, 65535, "pause quanta"))] = Field(
         default=65535, description="Pause time of each PAUSE frame, in quanta of 512 bit times (802.3 31B)."
     )
+    pfc: Flag = Field(
+        default=False,
+        description="Priority-based flow control (IEEE 802.1Qbb PFC) at every switch port instead of PAUSE: a "
+        "priority's FIFO above pause_xoff pauses only that priority upstream. Needs traffic in more than one "
+        "priority; excludes pause (a port runs one or the other).",
+    )
+    pfc_priorities: Annotated[tuple[int, ...], PlainValidator(_priorities)] = Field(
+        default=_ALL_PRIORITIES,
+        description='The priorities PFC keeps lossless; the others drop at a full buffer. "all" or a list.',
+    )
+
+    @field_serializer("pfc_priorities")
+    def _dump_pfc_priorities(self, value: tuple[int, ...]) -> str | list[int]:
+        return "all" if value == _ALL_PRIORITIES else list(value)
 
     @field_serializer("ecn_threshold")
     def _dump_ecn_threshold(self, value: int | str | None) -> int | str:
@@ -752,8 +796,8 @@ class Workload(_Model):
     (FAST08 Table 1), ``request`` 100 bytes, ``order`` shuffled,
     ``server_jitter`` 10 µs (breaks the phase lock of identical servers at a
     drop-tail queue; 0 makes every server answer at once); no application-level
-    mitigation: ``max_inflight`` all, ``stagger`` 0; one client (``clients`` 1,
-    ``server_sets`` shared).
+    mitigation: ``max_inflight`` all, ``stagger`` 0; ``priority`` 0 (best effort); one client
+    (``clients`` 1, ``server_sets`` shared).
 
     With several clients each runs its own block loop from time zero over
     ``servers`` servers (``crates/incast-sim/src/workload/clients.rs``):
@@ -792,6 +836,9 @@ class Workload(_Model):
     stagger: Seconds = Field(
         default=0.0, description="The i-th request of a block leaves i × stagger after the block starts, in seconds."
     )
+    priority: Priority = Field(
+        default=0, description="IEEE 802.1p priority (0-7) of the reads' frames, requests and ACKs included."
+    )
 
     clients: Annotated[int, PlainValidator(_count(1, MAX_CLIENTS, "clients"))] = Field(
         default=1, description="Clients reading at once, each its own barrier-synchronized block loop from time zero."
@@ -821,7 +868,8 @@ class Workload(_Model):
 class Background(_Model):
     """Traffic beside the reads (``crates/incast-sim/src/workload/background.rs``).
 
-    Default values: no background flow; each flow has its own receiver.
+    Default values: no background flow; each flow has its own receiver;
+    ``priority`` and ``udp_priority`` 0 (best effort).
     """
 
     tcp_flows: Annotated[int, PlainValidator(_count(0, 10_000, "background flows"))] = Field(
@@ -844,6 +892,13 @@ class Background(_Model):
         description='A constant-bit-rate UDP source sending full-sized datagrams to the client at this rate, in '
         'bit/s of link time (GIP VI-C: "100Mbps"); None (TOML: "off") for none.',
     )
+
+    priority: Priority = Field(
+        default=0,
+        description="IEEE 802.1p priority (0-7) of the background TCP flows; with traffic in several priorities "
+        "every port keeps one FIFO per priority, served round robin (crates/incast-sim/src/net/pfc.rs).",
+    )
+    udp_priority: Priority = Field(default=0, description="IEEE 802.1p priority (0-7) of the UDP source.")
 
     @field_serializer("udp_rate")
     def _dump_udp_rate(self, value: int | None) -> int | str:
@@ -1110,16 +1165,17 @@ class Scenario(_Model):
             raise _field_error(
                 "switch.buffer_model", "shared memory needs switch.buffer in bytes and switch.pause off"
             )
-        if sw.pause and sw.pause_xon >= sw.pause_xoff:
+        self._check_classes()
+        if (sw.pause or sw.pfc) and sw.pause_xon >= sw.pause_xoff:
             raise _field_error("switch.pause_xon", f"must be below switch.pause_xoff ({sw.pause_xoff} bytes), got {sw.pause_xon}")
-        if sw.pause and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
+        if (sw.pause or sw.pfc) and sw.buffer_bytes is not None and sw.pause_xoff >= sw.buffer_bytes:
             raise _field_error(
                 "switch.pause_xoff", f"must be below switch.buffer ({sw.buffer_bytes} bytes), got {sw.pause_xoff}"
             )
         if self.background.tcp_to_server and self.background.tcp_to_client:
             raise _field_error("background.tcp_to_client", "cannot be set together with background.tcp_to_server")
-        if self.wan.delay is not None and sw.pause:
-            raise _field_error("wan.delay", "the wide-area model together with switch.pause is not modelled")
+        if self.wan.delay is not None and (sw.pause or sw.pfc):
+            raise _field_error("wan.delay", "the wide-area model together with PAUSE or PFC is not modelled")
         if self.workload.clients * self.servers > MAX_SERVERS:
             raise _field_error(
                 "workload.clients",
@@ -1131,6 +1187,43 @@ class Scenario(_Model):
                 f"must give every server at least 1 byte: at least {self.servers} bytes for {self.servers} servers",
             )
         return self
+
+    def priorities(self) -> set[int]:
+        """The 802.1p priorities the traffic uses: the reads', and the background's and UDP's when present."""
+        bg = self.background
+        used = {self.workload.priority}
+        if bg.tcp_flows > 0:
+            used.add(bg.priority)
+        if bg.udp_rate is not None:
+            used.add(bg.udp_priority)
+        return used
+
+    def _check_classes(self) -> None:
+        """PFC excludes PAUSE and needs several priorities; classes are not modelled in shared memory."""
+        sw = self.switch
+        classes = len(self.priorities()) > 1
+        if classes and sw.buffer_model.startswith("shared"):
+            raise _field_error(
+                "switch.buffer_model", "shared memory together with traffic classes (several priorities) is not modelled"
+            )
+        if not sw.pfc:
+            return
+        if sw.pause:
+            raise _field_error("switch.pfc", "replaces 802.3x PAUSE at every port: set switch.pause or switch.pfc, not both")
+        if not classes:
+            raise _field_error(
+                "switch.pfc",
+                "needs traffic in more than one priority (workload.priority, background.priority, "
+                "background.udp_priority); with one class use 802.3x PAUSE (switch.pause)",
+            )
+        if sw.buffer_model.startswith("qos") and sw.buffer_bytes is not None:
+            k = int(sw.buffer_model.partition(":")[2])
+            if sw.pause_xoff >= sw.buffer_bytes // k:
+                raise _field_error(
+                    "switch.pause_xoff",
+                    f"must be below a 1/{k} partition of switch.buffer ({sw.buffer_bytes // k} bytes) with PFC, "
+                    f"got {sw.pause_xoff}",
+                )
 
     # -- construction ------------------------------------------------------
 
@@ -1201,6 +1294,7 @@ class Scenario(_Model):
         workload["stagger"] = format_duration(self.workload.stagger)
         workload["clients"] = self.workload.clients
         workload["server_sets"] = self.workload.server_sets
+        workload["priority"] = self.workload.priority
         doc = {
             **top,
             "link": {"rate": format_rate(self.link.rate), "rtt": format_duration(self.link.rtt), "loss": self.link.loss},
@@ -1213,6 +1307,8 @@ class Scenario(_Model):
                 "pause_xoff": format_size(self.switch.pause_xoff),
                 "pause_xon": format_size(self.switch.pause_xon),
                 "pause_quanta": self.switch.pause_quanta,
+                "pfc": self.switch.pfc,
+                "pfc_priorities": "all" if self.switch.pfc_priorities == _ALL_PRIORITIES else list(self.switch.pfc_priorities),
                 "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
@@ -1272,6 +1368,8 @@ class Scenario(_Model):
                 "tcp_to_server": self.background.tcp_to_server,
                 "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": "off" if self.background.udp_rate is None else format_rate(self.background.udp_rate),
+                "priority": self.background.priority,
+                "udp_priority": self.background.udp_priority,
             },
             "wan": self.wan.to_toml(),
             "stats": {"timeouts": self.stats.timeouts},
@@ -1302,6 +1400,8 @@ class Scenario(_Model):
                 "buffer_model": _buffer_model_engine(self.switch.buffer_model),
                 "ecn_threshold": None if self.switch.ecn_threshold is None else _buffer_engine(self.switch.ecn_threshold),
                 "pause": self._pause_engine(),
+                "pfc": self.switch.pfc,
+                "pfc_priorities": list(self.switch.pfc_priorities),
                 "rude_policy": self.switch.rude_policy,
             },
             "tcp": {
@@ -1371,12 +1471,15 @@ class Scenario(_Model):
                 "stagger": seconds_to_ps(wl.stagger),
                 "clients": wl.clients,
                 "server_sets": wl.server_sets,
+                "priority": wl.priority,
             },
             "background": {
                 "tcp_flows": self.background.tcp_flows,
                 "tcp_to_server": self.background.tcp_to_server,
                 "tcp_to_client": self.background.tcp_to_client,
                 "udp_rate": self.background.udp_rate,
+                "priority": self.background.priority,
+                "udp_priority": self.background.udp_priority,
             },
             "wan": self.wan.to_engine(),
             "stop": {
@@ -1389,9 +1492,10 @@ class Scenario(_Model):
         }
 
     def _pause_engine(self) -> dict[str, int] | None:
-        """Engine ``PauseConfig``, or ``None`` when flow control is off."""
+        """Engine ``PauseConfig`` (the thresholds of PAUSE or PFC), or ``None`` when flow control is off."""
         sw = self.switch
-        return {"xoff": sw.pause_xoff, "xon": sw.pause_xon, "quanta": sw.pause_quanta} if sw.pause else None
+        on = sw.pause or sw.pfc
+        return {"xoff": sw.pause_xoff, "xon": sw.pause_xon, "quanta": sw.pause_quanta} if on else None
 
     def to_engine_json(self) -> str:
         """:meth:`to_engine_dict` as compact JSON, the input of ``incast._core.run_json``."""

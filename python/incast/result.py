@@ -96,9 +96,10 @@ PORT_COLUMNS = (
     "mean_bytes",
     "pause_frames",
     "paused_us",
+    *(f"paused_p{p}_us" for p in range(8)),
 )
 #: Column dtypes where the unit suffix does not tell (used for empty frames).
-_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64", "paused_us": "float64","side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
+_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64", "paused_us": "float64", **{f"paused_p{p}_us": "float64" for p in range(8)},"side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
 
 
 #: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
@@ -191,8 +192,10 @@ class Result:
     empty when ``stats.timeouts`` is off) and ``ports`` (one row per switch output
     port: ``node``, ``peer``, ``rate_mbps``, ``frames``, ``drops``, ``lost`` on the
     wire, ``ecn_marks``,
-    ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` sent to
-    ``peer``, ``paused_us`` stopped by ``peer``) and ``background`` (one row per
+    ``peak_bytes``, ``peak_packets``, ``mean_bytes``, ``pause_frames`` (802.3x
+    PAUSE or 802.1Qbb PFC) sent to ``peer``, ``paused_us`` stopped by ``peer``
+    (with PFC: its most-paused priority), ``paused_p0_us`` ... ``paused_p7_us``
+    each priority stopped) and ``background`` (one row per
     background flow, columns as ``flows`` without ``client`` and ``server``;
     ``background_goodput_mbps`` sums them;
     ``udp_goodput_mbps`` is what the UDP source delivered); and ``traces`` (:class:`Traces`, the
@@ -249,7 +252,7 @@ class Result:
         self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
         # Null for a background flow's timeout: a nullable integer column.
         self.timeouts_table["client"] = self.timeouts_table["client"].astype("Int64")
-        self.ports = _frame(engine_result["ports"], PORT_COLUMNS)
+        self.ports = _frame([_port_row(r) for r in engine_result["ports"]], PORT_COLUMNS)
         self.background = _frame(engine_result["background"], BACKGROUND_COLUMNS)
         self.traces = Traces(engine_result.get("traces"))
 
@@ -348,6 +351,14 @@ class Result:
             f"<Result {self.scenario.describe()}: goodput {self.goodput_mbps:.1f} Mbps "
             f"({self.utilization:.1%}), {self.blocks} blocks, {self.timeouts} timeouts>"
         )
+
+
+def _port_row(row: dict[str, Any]) -> dict[str, Any]:
+    """An engine port row with its per-priority pause times as columns ``paused_p0_us`` ... ``paused_p7_us``."""
+    row = dict(row)
+    for p, us in enumerate(row.pop("paused_priority_us")):
+        row[f"paused_p{p}_us"] = us
+    return row
 
 
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:

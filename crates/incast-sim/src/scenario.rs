@@ -18,6 +18,7 @@ use crate::error::SimError;
 use crate::net::buffer::BufferModel;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pause::PauseConfig;
+use crate::net::pfc::{PriorityMask, PRIORITIES};
 use crate::net::wan::WanConfig;
 use crate::net::{frame, Network};
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
@@ -66,8 +67,8 @@ pub enum BufferLimit {
 /// HP Procurve 2848 used by FAST08 §3.2 and CMU09 §3; `ecn_threshold` none
 /// (no marking, as on the papers' switches; DCTCP's paper suggests 20
 /// packets at 1 Gbps and 65 at 10 Gbps); `pause` none (flow control off, as
-/// FAST08 ran its switches except in §6); `buffer_model` static (every port
-/// owns its buffer).
+/// FAST08 ran its switches except in §6); `pfc` off, with every priority
+/// lossless when on; `buffer_model` static (every port owns its buffer).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SwitchConfig {
@@ -77,8 +78,14 @@ pub struct SwitchConfig {
     pub buffer_model: BufferModel,
     /// ECN marking threshold K of each output port (RFC 8257 §3.1), or none.
     pub ecn_threshold: Option<BufferLimit>,
-    /// Ethernet flow control (IEEE 802.3x PAUSE) at every switch port, or none.
+    /// Ethernet flow control at every switch port, or none: its thresholds
+    /// and pause time, used by 802.3x PAUSE or, with `pfc`, per priority.
     pub pause: Option<PauseConfig>,
+    /// Flow control is per priority (IEEE 802.1Qbb PFC, `net::pfc`) instead
+    /// of 802.3x PAUSE; needs `pause` for its thresholds.
+    pub pfc: bool,
+    /// The priorities PFC keeps lossless; the others are dropped at a full buffer.
+    pub pfc_priorities: PriorityMask,
     /// What the switch does with packets carrying the rude bit (RUDE §2.3, §6).
     pub rude_policy: RudePolicy,
 }
@@ -102,6 +109,8 @@ impl Default for SwitchConfig {
             buffer_model: BufferModel::Static,
             ecn_threshold: None,
             pause: None,
+            pfc: false,
+            pfc_priorities: PriorityMask::ALL,
             rude_policy: RudePolicy::Pass,
         }
     }
@@ -135,7 +144,7 @@ pub enum RequestOrder {
 /// Default values: `response` 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
 /// `order` shuffled, `server_jitter` 10 µs; no application-level mitigation
 /// (`max_inflight` none: every server is asked at once; `stagger` 0); one
-/// client (`clients` 1, `server_sets` shared).
+/// client (`clients` 1, `server_sets` shared); `priority` 0 (best effort).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct SyncReadConfig {
@@ -168,6 +177,9 @@ pub struct SyncReadConfig {
     /// Whether the clients read from the same `servers` servers or each from
     /// a group of its own.
     pub server_sets: ServerSets,
+    /// IEEE 802.1p priority of the reads' frames, requests and ACKs
+    /// included, 0 to 7 (`net::pfc`).
+    pub priority: u8,
 }
 
 impl Default for SyncReadConfig {
@@ -181,6 +193,7 @@ impl Default for SyncReadConfig {
             stagger: SimDuration::ZERO,
             clients: 1,
             server_sets: ServerSets::Shared,
+            priority: 0,
         }
     }
 }
@@ -319,6 +332,7 @@ impl Scenario {
         if self.link.rate.0 == 0 {
             return Err(invalid("link.rate", "must be a positive rate"));
         }
+        self.validate_priorities()?;
         self.validate_fabric()?;
         let tcp = &self.tcp;
         if !(1..=frame::MAX_MSS).contains(&tcp.mss) {
@@ -475,6 +489,7 @@ impl Scenario {
                 return Err(invalid("switch.pause.quanta", "must be at least 1 (512 bit times)"));
             }
         }
+        self.validate_classes()?;
         if matches!(self.switch.ecn_threshold, Some(BufferLimit::Packets(0))) {
             return Err(invalid("switch.ecn_threshold", "must be at least 1 packet, or none"));
         }
@@ -499,6 +514,77 @@ impl Scenario {
     /// Who reads from whom: clients, servers per client, shared or disjoint sets.
     pub fn reads(&self) -> Layout {
         Layout { clients: self.workload.clients, servers: self.servers, sets: self.workload.server_sets }
+    }
+
+    /// The 802.1p priorities the run's traffic uses (`net::pfc`).
+    pub fn priorities(&self) -> PriorityMask {
+        let bg = &self.background;
+        let mut m = PriorityMask::of(self.workload.priority);
+        if bg.tcp_flows > 0 {
+            m.0 |= PriorityMask::of(bg.priority).0;
+        }
+        if bg.udp_rate.is_some() {
+            m.0 |= PriorityMask::of(bg.udp_priority).0;
+        }
+        m
+    }
+
+    /// Does the traffic use more than one priority, so that ports keep one
+    /// FIFO per priority (`net::pfc`)?
+    pub fn classes(&self) -> bool {
+        self.priorities().0.count_ones() > 1
+    }
+
+    /// Every priority is an 802.1p priority.
+    fn validate_priorities(&self) -> Result<(), SimError> {
+        let max = PRIORITIES as u8 - 1;
+        for (field, p) in [
+            ("workload.priority", self.workload.priority),
+            ("background.priority", self.background.priority),
+            ("background.udp_priority", self.background.udp_priority),
+        ] {
+            if p > max {
+                return Err(invalid(field, format!("must be an 802.1p priority between 0 and {max}, got {p}")));
+            }
+        }
+        Ok(())
+    }
+
+    /// Traffic classes and PFC only where they are modelled and mean something.
+    fn validate_classes(&self) -> Result<(), SimError> {
+        let sw = &self.switch;
+        if self.classes() && matches!(sw.buffer_model, BufferModel::Shared { .. }) {
+            return Err(invalid(
+                "switch.buffer_model",
+                "shared memory together with traffic classes (several priorities) is not modelled",
+            ));
+        }
+        if !sw.pfc {
+            return Ok(());
+        }
+        let Some(pause) = sw.pause else {
+            return Err(invalid("switch.pfc", "needs the flow-control thresholds of switch.pause"));
+        };
+        if sw.pfc_priorities.0 == 0 {
+            return Err(invalid("switch.pfc_priorities", "must name at least one priority (0 to 7)"));
+        }
+        if !self.classes() {
+            return Err(invalid(
+                "switch.pfc",
+                "needs traffic in more than one priority (workload.priority, background.priority, \
+                 background.udp_priority); with one class use 802.3x PAUSE (switch.pause)",
+            ));
+        }
+        if let (BufferModel::Qos { classes }, BufferLimit::Bytes(b)) = (sw.buffer_model, sw.buffer) {
+            let share = b.0 / u64::from(classes);
+            if pause.xoff.0 >= share {
+                return Err(invalid(
+                    "switch.pause.xoff",
+                    format!("must be below a 1/{classes} partition of switch.buffer ({share} bytes) with PFC"),
+                ));
+            }
+        }
+        Ok(())
     }
 
     /// The hosts, switches and links of the run.
@@ -552,6 +638,12 @@ impl Scenario {
         if lossy && self.switch.pause.is_some() {
             return Err(invalid("link.loss_ppb", "random loss together with switch.pause is not modelled"));
         }
+        if lossy && self.classes() {
+            return Err(invalid(
+                "link.loss_ppb",
+                "random loss together with traffic classes (several priorities) is not modelled",
+            ));
+        }
         let net = Network::build(&fabric, crate::net::QueueLimit::UNLIMITED, BufferModel::Static, 0);
         let reads = self.reads();
         if self.background.udp_rate.is_some() {
@@ -580,7 +672,7 @@ impl Scenario {
             };
         };
         if self.switch.pause.is_some() {
-            return Err(invalid("wan.delay", "the wide-area model together with switch.pause is not modelled"));
+            return Err(invalid("wan.delay", "the wide-area model together with PAUSE or PFC is not modelled"));
         }
         if w.spike_interval.is_some_and(SimDuration::is_zero) {
             return Err(invalid("wan.spike_interval", "must be positive, or none"));
@@ -730,6 +822,42 @@ mod tests {
         let mut paused = on(&|_| {});
         paused.switch.pause = Some(PauseConfig::default());
         assert_eq!(field_of(&paused), "wan.delay");
+    }
+
+    /// Priorities are 802.1p's eight; PFC needs its thresholds, a lossless
+    /// priority and traffic in more than one priority; classes are not
+    /// modelled in shared memory; a PFC XOFF must fit a `qos:K` partition.
+    #[test]
+    fn traffic_classes_and_pfc_name_the_offending_field() {
+        let mut ok = Scenario::fast08(4);
+        ok.background.tcp_flows = 1;
+        ok.workload.priority = 3;
+        ok.switch.pause = Some(PauseConfig::default());
+        ok.switch.pfc = true;
+        ok.validate().unwrap();
+        let mut s = ok.clone();
+        s.workload.priority = 8;
+        assert_eq!(field_of(&s), "workload.priority");
+        let mut s = ok.clone();
+        s.background.udp_priority = 9;
+        assert_eq!(field_of(&s), "background.udp_priority");
+        let mut s = ok.clone();
+        s.switch.pause = None;
+        assert_eq!(field_of(&s), "switch.pfc");
+        let mut s = ok.clone();
+        s.workload.priority = 0;
+        assert_eq!(field_of(&s), "switch.pfc", "one class: PFC is PAUSE");
+        let mut s = ok.clone();
+        s.switch.pfc_priorities = PriorityMask(0);
+        assert_eq!(field_of(&s), "switch.pfc_priorities");
+        let mut s = ok.clone();
+        s.switch.buffer_model = BufferModel::Qos { classes: 4 };
+        assert_eq!(field_of(&s), "switch.pause.xoff", "16 KiB XOFF in an 8 KiB partition");
+        let mut s = ok;
+        s.switch.pause = None;
+        s.switch.pfc = false;
+        s.switch.buffer_model = BufferModel::Shared { alpha_thousandths: 1000 };
+        assert_eq!(field_of(&s), "switch.buffer_model");
     }
 
     /// A scenario file names only what it changes; the rest takes the defaults.

@@ -29,6 +29,8 @@ mod pause;
 
 use crate::error::SimError;
 use crate::event::EventQueue;
+use crate::net::buffer::BufferModel;
+use crate::net::pfc::{PfcFrame, PRIORITIES};
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
 use crate::scenario::{RudePolicy, Scenario};
@@ -75,14 +77,16 @@ enum Event {
     RudeOff,
     /// The UDP source sends its next datagram.
     Datagram,
-    /// With PAUSE on: the last bit of a packet sent on `port` reaches its peer.
+    /// With PAUSE or classes on: the last bit of a packet sent on `port` reaches its peer.
     ArriveVia { pkt: PktId, port: PortId },
-    /// With PAUSE on: `port` finished sending a frame.
+    /// With PAUSE or classes on: `port` finished sending a frame.
     TxDone { port: PortId },
-    /// A PAUSE frame of `quanta` reached `port` (802.3x).
-    PauseFrame { port: PortId, quanta: u16 },
-    /// Time to refresh the pause of the link whose upstream port is `port`.
-    PauseRefresh { port: PortId },
+    /// A PAUSE (802.3x) or PFC (802.1Qbb) frame reached `port`: the
+    /// priorities it stops (bit p: priority p) and those it releases.
+    PauseFrame { port: PortId, xoff: u8, xon: u8 },
+    /// Time to refresh the pause of flow-control class `class` of the link
+    /// whose upstream port is `port`.
+    PauseRefresh { port: PortId, class: u8 },
     /// The pause of `port` may have run out.
     Resume { port: PortId },
 }
@@ -164,7 +168,8 @@ struct Sim<'a> {
     marks: u64,
     /// ECN-capable packets marked CE at each port.
     port_marks: Vec<u64>,
-    /// Ethernet flow control, when `switch.pause` is on.
+    /// Explicit per-priority port FIFOs, when `switch.pause` is on or the
+    /// traffic uses several priorities.
     lossless: Option<Box<Lossless>>,
     /// The UDP source's NIC and datagram interval, when `background.udp_rate` is set.
     udp: Option<(PortId, SimDuration)>,
@@ -181,7 +186,10 @@ impl<'a> Sim<'a> {
         let reads = s.reads();
         let conns = reads.connections();
         let fabric = s.fabric().expect("a validated scenario has a fabric");
-        let mut net = Network::build(&fabric, s.switch.buffer.into(), s.switch.buffer_model, s.seed);
+        // With traffic classes the class FIFOs enforce `qos:K` partitions (`net::pfc`).
+        let classes = s.classes();
+        let model = if classes { BufferModel::Static } else { s.switch.buffer_model };
+        let mut net = Network::build(&fabric, s.switch.buffer.into(), model, s.seed);
         if s.wan.is_on() {
             net.add_wan(&fabric, &s.wan, s.seed);
         }
@@ -276,7 +284,7 @@ impl<'a> Sim<'a> {
             rude_drops: 0,
             marks: 0,
             port_marks: vec![0; ports],
-            lossless: s.switch.pause.map(|cfg| Box::new(Lossless::new(cfg, ports))),
+            lossless: (s.switch.pause.is_some() || classes).then(|| Box::new(Lossless::new(&s.switch, classes, ports))),
             udp,
             udp_flow: flows,
             udp_delivered: 0,
@@ -318,8 +326,8 @@ impl<'a> Sim<'a> {
                 Event::Datagram => self.on_datagram(),
                 Event::ArriveVia { pkt, port } => self.on_arrive_via(pkt, port),
                 Event::TxDone { port } => self.on_tx_done(port),
-                Event::PauseFrame { port, quanta } => self.on_pause_frame(port, quanta),
-                Event::PauseRefresh { port } => self.on_pause_refresh(port),
+                Event::PauseFrame { port, xoff, xon } => self.on_pause_frame(port, PfcFrame { xoff, xon }),
+                Event::PauseRefresh { port, class } => self.on_pause_refresh(port, class),
                 Event::Resume { port } => self.on_tx_resume(port),
             }
             if self.stopped_at.is_some() {
@@ -467,7 +475,7 @@ impl<'a> Sim<'a> {
     /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`.
     fn forward(&mut self, pkt: PktId, port: PortId, tcp_bytes: u32, flow: u32) {
         if self.lossless.is_some() {
-            // Only from a host: with PAUSE on, switches forward in `on_arrive_via`.
+            // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(pkt, port, tcp_bytes, flow, None);
         }
         match self.net.send(port, self.now, tcp_bytes) {
@@ -780,10 +788,10 @@ impl<'a> Sim<'a> {
                 let p = self.net.port(id);
                 let q = p.queue.stats();
                 let (pause_frames, paused, waiting) = match &self.lossless {
-                    None => (0, SimDuration::ZERO, 0),
+                    None => (0, [SimDuration::ZERO; PRIORITIES], 0),
                     Some(l) => {
                         let (frames, paused) = l.port_stats(id, end);
-                        let waiting = l.waiting(id).map(|&(pkt, arrived)| {
+                        let waiting = l.waiting(id).map(|(pkt, arrived)| {
                             let bytes = frame::frame_bytes(self.pool.get(pkt).tcp_bytes);
                             u128::from(bytes) * u128::from(end.since(arrived).as_ps())
                         });
@@ -802,7 +810,8 @@ impl<'a> Sim<'a> {
                     peak_packets: q.peak_packets,
                     mean_bytes: p.queue.mean_bytes(end, waiting),
                     pause_frames,
-                    paused_us: paused.as_micros_f64(),
+                    paused_us: paused.iter().max().map_or(0.0, |d| d.as_micros_f64()),
+                    paused_priority_us: paused.map(|d| d.as_micros_f64()),
                 }
             })
             .collect()

@@ -187,11 +187,21 @@ def run(
     pause: Annotated[
         bool, typer.Option("--pause", help="Ethernet flow control (802.3x PAUSE) at every switch port.")
     ] = False,
+    pfc: Annotated[
+        bool,
+        typer.Option(
+            "--pfc",
+            help="Per-priority flow control (802.1Qbb PFC) instead of --pause, with its thresholds; needs traffic "
+            "in several priorities (--set workload.priority=3 ...).",
+        ),
+    ] = False,
     pause_xoff: Annotated[
-        str | None, _opt("--pause-xoff", "SIZE", "With --pause: a port above this pauses the links feeding it.")
+        str | None,
+        _opt("--pause-xoff", "SIZE", "With --pause (--pfc): a port (priority) above this pauses the links feeding it."),
     ] = None,
     pause_xon: Annotated[
-        str | None, _opt("--pause-xon", "SIZE", "With --pause: a paused port's links restart once it drains to this.")
+        str | None,
+        _opt("--pause-xon", "SIZE", "With --pause (--pfc): paused links restart once it drains to this."),
     ] = None,
     background: Annotated[
         str | None,
@@ -242,6 +252,8 @@ def run(
         overrides.insert(0, ("topology", parse_topology_flag(topology)))
     if pause:
         overrides.append(("switch.pause", True))
+    if pfc:
+        overrides.append(("switch.pfc", True))
     if background is not None:
         overrides.extend(_parse_background(background))
     if wan_spikes is not None:

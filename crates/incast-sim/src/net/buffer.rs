@@ -2,9 +2,10 @@
 //!
 //! **Models:** three buffer models. `static`: every port owns `buffer`
 //! (FAST08 §3.2's per-port estimate). `qos`: each port's buffer is split
-//! into K equal class partitions and all traffic here is best effort, so a
-//! flow sees `buffer / K` — why enabling QoS brought collapse earlier on the
-//! Force10 S50 (FAST08 §4.1). `shared`: the switch's ports share one memory
+//! into K equal class partitions; traffic all in one priority uses one
+//! of them, so a flow sees `buffer / K` — why enabling QoS brought collapse
+//! earlier on the Force10 S50 (FAST08 §4.1); traffic in several 802.1p
+//! priorities is admitted to each priority's partition (`net::pfc`). `shared`: the switch's ports share one memory
 //! of `buffer` × (its number of ports) bytes, and a port may take a frame only
 //! while its queue stays within α times the memory still free — the dynamic
 //! threshold of Choudhury and Hahne ("Dynamic queue length thresholds for
@@ -13,9 +14,8 @@
 //! **Deliberately different:** in the shared model the threshold is checked
 //! against the memory free at the frame's arrival, with frames leaving the
 //! memory when their last bit has left (as in every port here).
-//! **Not modelled:** traffic classes other than best effort (802.1p
-//! priorities), reserved per-port minimums in shared memory, shared memory
-//! together with PAUSE.
+//! **Not modelled:** reserved per-port minimums in shared memory, shared
+//! memory together with PAUSE or traffic classes.
 
 use crate::time::SimTime;
 use serde::{Deserialize, Serialize};
@@ -31,8 +31,9 @@ pub enum BufferModel {
     /// Every output port owns `switch.buffer`.
     #[default]
     Static,
-    /// Each port's buffer is split over `classes` QoS classes; all traffic
-    /// is in one of them (FAST08 §4.1).
+    /// Each port's buffer is split over `classes` QoS classes; traffic of
+    /// one priority is in one of them (FAST08 §4.1), priority p in class
+    /// ⌊p·K/8⌋ (`net::pfc::partition`).
     Qos {
         /// Number of classes sharing a port's buffer equally.
         classes: u32,

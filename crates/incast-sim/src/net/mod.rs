@@ -10,7 +10,8 @@
 //! dequeue; queue occupancy is recovered exactly from those departure times.
 //! Any fabric of hosts and switches ([`fabric`]) is wired the same way.
 //! With Ethernet flow control on ([`pause`]) ports send from explicit FIFOs
-//! instead, since a PAUSE can stop a link with frames queued on it.
+//! instead, since a PAUSE can stop a link with frames queued on it; so do
+//! they when traffic of several 802.1p priorities is present ([`pfc`]).
 //! How a switch allocates its buffer to ports is a [`buffer`] model.
 //! A link may add a wide-area delay that changes over time ([`wan`]).
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
@@ -21,6 +22,7 @@ pub mod frame;
 mod link;
 mod packet;
 pub mod pause;
+pub mod pfc;
 mod queue;
 mod topology;
 pub mod wan;

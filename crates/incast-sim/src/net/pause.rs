@@ -13,6 +13,9 @@
 //! holds that link. A paused port stops *every* frame on its link, whatever
 //! its destination: head-of-line blocking across trunks emerges from this
 //! (FAST08 §6). Hosts obey PAUSE (their NIC queues grow; they never drop).
+//! Per-priority flow control (802.1Qbb PFC, `switch.pfc`) uses the same
+//! thresholds and quanta per priority FIFO (`net::pfc`); a port runs either
+//! PAUSE or PFC, never both, as switches enable one or the other per port.
 //! **Lossless when:** a port drops nothing while its buffer exceeds `xoff`
 //! by the headroom of every link that can feed it; a link of rate R and
 //! one-way delay D adds `2·D·R/8 + 2·1538 + 84` bytes (frames on the wire
@@ -22,14 +25,13 @@
 //! **Deliberately different:** congestion is judged at the output port (the
 //! queue that overflows in an output-queued switch), not by per-ingress
 //! buffer accounting as in 802.1Qbb PFC headroom calculations.
-//! **Not modelled:** per-priority PFC (802.1Qbb), PAUSE from hosts, pause
-//! propagation delay inside a switch, auto-negotiation of flow control.
+//! **Not modelled:** PAUSE from hosts, pause propagation delay inside a
+//! switch, auto-negotiation of flow control.
 
-use super::PktId;
-use super::PortId;
+use super::pfc::{ClassQueues, PfcFrame, PriorityMask, PRIORITIES};
+use super::{PktId, PortId};
 use crate::time::{BitRate, Bytes, SimDuration, SimTime};
 use serde::{Deserialize, Serialize};
-use std::collections::VecDeque;
 
 /// PAUSE thresholds of every switch output port.
 ///
@@ -63,50 +65,87 @@ pub fn pause_time(quanta: u16, rate: BitRate) -> SimDuration {
     rate.tx_time(u64::from(quanta) * 64)
 }
 
-/// Flow-control state of one output port.
+/// How long one priority of a port has been stopped.
+#[derive(Clone, Copy, Debug, Default)]
+struct PauseClock {
+    from: SimTime,
+    until: SimTime,
+    total: SimDuration,
+}
+
+impl PauseClock {
+    /// Stopped from `now` until `until` (`now` itself: released); a new
+    /// pause replaces the running one.
+    fn set(&mut self, now: SimTime, until: SimTime) {
+        if now >= self.until {
+            self.total = self.total + self.until.since(self.from);
+            self.from = now;
+        }
+        self.until = until;
+    }
+
+    /// Time stopped from time zero to `end`.
+    fn time(&self, end: SimTime) -> SimDuration {
+        let last = if self.from < end { self.until.min(end).since(self.from) } else { SimDuration::ZERO };
+        self.total + last
+    }
+}
+
+/// Flow-control state of one output port. 802.3x PAUSE stops every
+/// priority at once; PFC (`net::pfc`) one at a time.
 #[derive(Clone, Debug, Default)]
 pub struct LosslessPort {
-    /// Frames waiting for the link, with their arrival times, oldest first.
-    pub fifo: VecDeque<(PktId, SimTime)>,
+    /// Frames waiting for the link, one FIFO per priority.
+    pub queues: ClassQueues,
     /// A frame (or a PAUSE) is being transmitted.
     pub busy: bool,
-    /// A PAUSE frame (its quanta) waits to be sent, ahead of data.
-    pub control: Option<u16>,
-    /// PAUSE frames sent on this port's link (XON included).
+    /// The data frame being transmitted: its priority and frame bytes.
+    pub sending: Option<(u8, u32)>,
+    /// A PAUSE or PFC frame waits to be sent, ahead of data.
+    pub control: Option<PfcFrame>,
+    /// PAUSE and PFC frames sent on this port's link (XON included).
     pub pause_frames: u64,
-    /// Congested ports of this port's peer holding this port's link paused
+    /// Per flow-control class (the priority under PFC, class 0 under PAUSE):
+    /// congested ports of this port's peer holding this port's link paused
     /// (ports are the links' upstream ends).
-    pub holders: u32,
-    /// Links this congested port holds paused (their upstream ports).
-    pub holding: Vec<PortId>,
-    paused_from: SimTime,
-    paused_until: SimTime,
-    paused_total: SimDuration,
+    pub holders: [u32; PRIORITIES],
+    /// Per flow-control class: links this congested port holds paused
+    /// (their upstream ports).
+    pub holding: [Vec<PortId>; PRIORITIES],
+    clocks: [PauseClock; PRIORITIES],
 }
 
 impl LosslessPort {
-    /// A PAUSE of `quanta` reached this port at `now`: returns when it may
-    /// send again (`now` for XON). A new PAUSE replaces the running one.
-    pub fn on_pause(&mut self, now: SimTime, quanta: u16, rate: BitRate) -> SimTime {
-        if now >= self.paused_until {
-            self.paused_total = self.paused_total + self.paused_until.since(self.paused_from);
-            self.paused_from = now;
+    /// A PAUSE or PFC `frame` whose pause time is `quanta` reached this port
+    /// at `now`: returns when the priorities it stops may send again, if it
+    /// stops any. A new pause of a priority replaces its running one.
+    pub fn on_pause(&mut self, now: SimTime, frame: PfcFrame, quanta: u16, rate: BitRate) -> Option<SimTime> {
+        let until = now + pause_time(quanta, rate);
+        for p in PriorityMask(frame.xon).iter() {
+            self.clocks[usize::from(p)].set(now, now);
         }
-        self.paused_until = now + pause_time(quanta, rate);
-        self.paused_until
+        for p in PriorityMask(frame.xoff).iter() {
+            self.clocks[usize::from(p)].set(now, until);
+        }
+        (frame.xoff != 0).then_some(until)
     }
 
-    /// Is the link stopped at `now`?
+    /// Is priority `p` stopped at `now`?
     #[inline]
-    pub fn is_paused(&self, now: SimTime) -> bool {
-        now < self.paused_until
+    pub fn is_paused(&self, p: u8, now: SimTime) -> bool {
+        now < self.clocks[usize::from(p)].until
     }
 
-    /// Time spent paused from time zero to `end`.
-    pub fn paused_time(&self, end: SimTime) -> SimDuration {
-        let last =
-            if self.paused_from < end { self.paused_until.min(end).since(self.paused_from) } else { SimDuration::ZERO };
-        self.paused_total + last
+    /// The next frame to send at `now` (`ClassQueues::pop`), from the
+    /// priorities not stopped: (packet, priority, arrival, frame bytes).
+    pub fn next_frame(&mut self, now: SimTime) -> Option<(PktId, u8, SimTime, u32)> {
+        let clocks = &self.clocks;
+        self.queues.pop(|p| now < clocks[usize::from(p)].until)
+    }
+
+    /// Time priority `p` spent stopped from time zero to `end`.
+    pub fn paused_time(&self, p: u8, end: SimTime) -> SimDuration {
+        self.clocks[usize::from(p)].time(end)
     }
 }
 
@@ -125,21 +164,41 @@ mod tests {
         assert_eq!(pause_time(u16::MAX, BitRate::gbps(1)), SimDuration::from_nanos(512 * 65_535));
     }
 
+    const PAUSE: PfcFrame = PfcFrame { xoff: 0xFF, xon: 0 };
+    const XON: PfcFrame = PfcFrame { xoff: 0, xon: 0xFF };
+
     /// A refresh extends the pause; XON ends it at once; time paused counts
     /// each interval once, clipped to the end of the run.
     #[test]
     fn refresh_extends_and_xon_ends_the_pause() {
         let mut p = LosslessPort::default();
         let rate = BitRate::gbps(1);
-        let until = p.on_pause(us(10), 1000, rate);
-        assert_eq!(until, us(10) + SimDuration::from_nanos(512_000));
-        assert!(p.is_paused(us(300)));
-        p.on_pause(us(300), 1000, rate);
-        assert!(p.is_paused(us(700)));
-        assert_eq!(p.on_pause(us(400), 0, rate), us(400), "XON releases at once");
-        assert!(!p.is_paused(us(400)));
-        assert_eq!(p.paused_time(us(1000)), SimDuration::from_micros(390));
-        p.on_pause(us(900), 1000, rate);
-        assert_eq!(p.paused_time(us(1000)), SimDuration::from_micros(490));
+        let until = p.on_pause(us(10), PAUSE, 1000, rate);
+        assert_eq!(until, Some(us(10) + SimDuration::from_nanos(512_000)));
+        assert!(p.is_paused(0, us(300)) && p.is_paused(7, us(300)), "PAUSE stops every priority");
+        p.on_pause(us(300), PAUSE, 1000, rate);
+        assert!(p.is_paused(0, us(700)));
+        assert_eq!(p.on_pause(us(400), XON, 1000, rate), None, "XON releases at once");
+        assert!(!p.is_paused(0, us(400)));
+        assert_eq!(p.paused_time(0, us(1000)), SimDuration::from_micros(390));
+        p.on_pause(us(900), PAUSE, 1000, rate);
+        assert_eq!(p.paused_time(0, us(1000)), SimDuration::from_micros(490));
+    }
+
+    /// 802.1Qbb: a PFC frame stops only the priorities of its class-enable
+    /// vector; a later XON for one of them releases it alone.
+    #[test]
+    fn ieee802_1qbb_pfc_stops_only_the_named_priorities() {
+        let mut p = LosslessPort::default();
+        let rate = BitRate::gbps(1);
+        p.on_pause(us(0), PfcFrame { xoff: 0b1000, xon: 0 }, 1000, rate);
+        assert!(p.is_paused(3, us(100)));
+        assert!(!p.is_paused(0, us(100)) && !p.is_paused(4, us(100)), "other priorities keep flowing");
+        p.on_pause(us(50), PfcFrame { xoff: 0b1_0000, xon: 0 }, 1000, rate);
+        p.on_pause(us(100), PfcFrame { xoff: 0, xon: 0b1000 }, 1000, rate);
+        assert!(!p.is_paused(3, us(100)), "XON released priority 3");
+        assert!(p.is_paused(4, us(100)), "and left priority 4 paused");
+        assert_eq!(p.paused_time(3, us(1000)), SimDuration::from_micros(100));
+        assert_eq!(p.paused_time(0, us(1000)), SimDuration::ZERO);
     }
 }

@@ -206,17 +206,34 @@ impl DropTailQueue {
         self.waiting += usize::from(!self.unlimited);
     }
 
-    /// The oldest waiting frame, admitted at `arrived`, starts transmission;
-    /// its last bit leaves at `done`.
-    pub fn start_next(&mut self, arrived: SimTime, done: SimTime) {
+    /// A waiting frame of `frame_bytes`, admitted at `arrived`, starts
+    /// transmission; its last bit leaves at `done`. Frames start in
+    /// transmission order, which with traffic classes (`net::pfc`) need not
+    /// be arrival order: the waiting entries stand for any waiting frame, so
+    /// the first takes this frame's size and gives its own to the entry
+    /// that had it.
+    pub fn start_next(&mut self, arrived: SimTime, done: SimTime, frame_bytes: u64) {
         if self.unlimited {
             return;
         }
         let i = self.held.len() - self.waiting;
+        let b = frame_bytes as u32;
+        if self.held[i].1 != b {
+            let j = (i..self.held.len()).find(|&j| self.held[j].1 == b).expect("the frame was pushed waiting");
+            self.held[j].1 = self.held[i].1;
+        }
         self.waiting -= 1;
-        let entry = &mut self.held[i];
-        entry.0 = done;
-        self.stats.byte_ps += u128::from(entry.1) * u128::from(done.0 - arrived.0);
+        self.held[i] = (done, b);
+        self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - arrived.0);
+    }
+
+    /// A frame offered at `now` was refused before [`DropTailQueue::admit`]
+    /// (its buffer partition was full, `net::pfc`): count the drop.
+    pub fn refuse(&mut self, now: SimTime) {
+        self.stats.drops += 1;
+        if self.log.is_some() {
+            self.log_offer(now, self.bytes, true);
+        }
     }
 
     /// Frame bytes held at `now`.
@@ -323,11 +340,25 @@ mod tests {
         assert!(q.admit(us(1), 1500));
         q.push_waiting(us(1), 1500);
         assert_eq!(q.bytes_at(us(100)), 2500, "nothing leaves while the link is paused");
-        q.start_next(us(0), us(110));
+        q.start_next(us(0), us(110), 1000);
         assert_eq!(q.bytes_at(us(110)), 1500);
-        q.start_next(us(1), us(130));
+        q.start_next(us(1), us(130), 1500);
         assert_eq!(q.bytes_at(us(130)), 0);
         assert_eq!(q.stats().byte_ps, 1000 * 110_000_000 + 1500 * 129_000_000);
+    }
+
+    /// A later frame may start first (another priority's turn): the space
+    /// freed is that frame's, and the earlier one keeps holding its own.
+    #[test]
+    fn waiting_frames_may_start_out_of_arrival_order() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
+        q.push_waiting(us(0), 1000);
+        q.push_waiting(us(1), 64);
+        q.start_next(us(1), us(2), 64);
+        assert_eq!(q.bytes_at(us(2)), 1000);
+        q.start_next(us(0), us(10), 1000);
+        assert_eq!(q.bytes_at(us(9)), 1000);
+        assert_eq!(q.bytes_at(us(10)), 0);
     }
 
     #[test]

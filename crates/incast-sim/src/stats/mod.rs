@@ -225,11 +225,16 @@ pub struct PortStats {
     pub peak_packets: u64,
     /// Time-averaged occupancy over the run, in frame bytes.
     pub mean_bytes: f64,
-    /// IEEE 802.3x PAUSE frames `node` sent to `peer` on this port, telling
-    /// `peer` to stop sending to `node` (XON, zero quanta, included).
+    /// IEEE 802.3x PAUSE or 802.1Qbb PFC frames `node` sent to `peer` on
+    /// this port, telling `peer` to stop sending to `node` (XON, zero
+    /// quanta, included).
     pub pause_frames: u64,
-    /// Time this port was stopped by PAUSE frames from `peer`, in microseconds.
+    /// Time this port was stopped by PAUSE frames from `peer`, in
+    /// microseconds; with PFC, the time of its most-paused priority.
     pub paused_us: f64,
+    /// Time each 802.1p priority of this port was stopped by PAUSE or PFC
+    /// frames from `peer`, in microseconds (802.3x PAUSE stops all eight).
+    pub paused_priority_us: [f64; 8],
 }
 
 /// Everything a run produces.

@@ -31,7 +31,8 @@ use serde::{Deserialize, Serialize};
 
 /// Background traffic.
 ///
-/// Default values: no background flow; each flow has its own receiver.
+/// Default values: no background flow; each flow has its own receiver;
+/// priority 0 (best effort, 802.1Q Table I-2) for both kinds.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct BackgroundConfig {
@@ -50,6 +51,10 @@ pub struct BackgroundConfig {
     /// client at this rate of link time (GIP §VI-C: 100 Mbps into the
     /// bottleneck), or none.
     pub udp_rate: Option<BitRate>,
+    /// IEEE 802.1p priority of the background TCP flows, 0 to 7 (`net::pfc`).
+    pub priority: u8,
+    /// IEEE 802.1p priority of the UDP source, 0 to 7.
+    pub udp_priority: u8,
 }
 
 impl BackgroundConfig {
