@@ -46,7 +46,7 @@ def test_bad_wan_fields_are_rejected_naming_the_field(wan: dict[str, str], messa
 
 
 def test_the_wan_model_and_pause_do_not_mix() -> None:
-    with pytest.raises(ScenarioError, match=r"^wan\.delay: the wide-area model together with switch\.pause"):
+    with pytest.raises(ScenarioError, match=r"^wan\.delay: the wide-area model together with PAUSE or PFC"):
         Scenario.parse({"servers": 1, "wan": {"delay": "1ms"}, "switch": {"pause": True}})
 
 
