@@ -83,27 +83,14 @@ fn node(name: &str, kind: NodeKind) -> NodeSpec {
     NodeSpec { name: name.into(), kind }
 }
 
-fn link(a: &str, b: &str) -> LinkSpec {
-    LinkSpec {
-        a: a.into(),
-        b: b.into(),
-        rate: None,
-        delay: None,
-        rate_ba: None,
-        delay_ba: None,
-        loss_ppb: None,
-        wan: None,
-    }
-}
-
 /// Two clients on switch `x`, `servers` servers on switch `y`, one trunk between.
 fn two_client_file(servers: u32) -> TopologyConfig {
     let mut nodes = vec![node("c0", NodeKind::Client), node("c1", NodeKind::Client)];
     nodes.extend([node("x", NodeKind::Switch), node("y", NodeKind::Switch)]);
-    let mut links = vec![link("c0", "x"), link("c1", "x"), link("x", "y")];
+    let mut links = vec![LinkSpec::between("c0", "x"), LinkSpec::between("c1", "x"), LinkSpec::between("x", "y")];
     for i in 0..servers {
         nodes.push(node(&format!("s{i}"), NodeKind::Server));
-        links.push(link(&format!("s{i}"), "y"));
+        links.push(LinkSpec::between(&format!("s{i}"), "y"));
     }
     TopologyConfig::Graph(GraphConfig { nodes, links, ..GraphConfig::default() })
 }

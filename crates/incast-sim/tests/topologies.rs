@@ -23,16 +23,7 @@ fn tree(edge_switches: u32, trunk_rate: Option<BitRate>) -> TopologyConfig {
 /// different trunks of a ring.
 fn ring_file() -> TopologyConfig {
     let node = |name: &str, kind| NodeSpec { name: name.into(), kind };
-    let link = |a: &str, b: &str| LinkSpec {
-        a: a.into(),
-        b: b.into(),
-        rate: None,
-        delay: None,
-        rate_ba: None,
-        delay_ba: None,
-        loss_ppb: None,
-        wan: None,
-    };
+    let link = LinkSpec::between;
     let mut nodes = vec![node("c", NodeKind::Client), node("x", NodeKind::Switch), node("y", NodeKind::Switch)];
     nodes.push(node("z", NodeKind::Switch));
     let mut links = vec![link("c", "x"), link("x", "y"), link("y", "z"), link("z", "x")];

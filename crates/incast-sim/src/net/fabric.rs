@@ -123,6 +123,22 @@ pub struct LinkSpec {
     pub wan: Option<bool>,
 }
 
+impl LinkSpec {
+    /// A link between `a` and `b` with every setting at its default.
+    pub fn between(a: &str, b: &str) -> Self {
+        LinkSpec {
+            a: a.into(),
+            b: b.into(),
+            rate: None,
+            delay: None,
+            rate_ba: None,
+            delay_ba: None,
+            loss_ppb: None,
+            wan: None,
+        }
+    }
+}
+
 /// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
 #[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -474,19 +490,7 @@ mod tests {
     fn graph(nodes: &[(&str, NodeKind)], links: &[(&str, &str)]) -> GraphConfig {
         GraphConfig {
             nodes: nodes.iter().map(|&(n, k)| NodeSpec { name: n.into(), kind: k }).collect(),
-            links: links
-                .iter()
-                .map(|&(a, b)| LinkSpec {
-                    a: a.into(),
-                    b: b.into(),
-                    rate: None,
-                    delay: None,
-                    rate_ba: None,
-                    delay_ba: None,
-                    loss_ppb: None,
-                    wan: None,
-                })
-                .collect(),
+            links: links.iter().map(|&(a, b)| LinkSpec::between(a, b)).collect(),
             ..GraphConfig::default()
         }
     }

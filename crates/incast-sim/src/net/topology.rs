@@ -438,16 +438,7 @@ mod tests {
 
     fn diamond(routing: Routing, routes: &[(&str, &str, &str)]) -> Network {
         let node = |n: &str, kind| NodeSpec { name: n.into(), kind };
-        let link = |a: &str, b: &str| LinkSpec {
-            a: a.into(),
-            b: b.into(),
-            rate: None,
-            delay: None,
-            rate_ba: None,
-            delay_ba: None,
-            loss_ppb: None,
-            wan: None,
-        };
+        let link = LinkSpec::between;
         let g = GraphConfig {
             nodes: vec![
                 node("c", NodeKind::Client),
