@@ -34,6 +34,7 @@ def experiments(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
 ) -> None:
     """List the packaged experiments (one per paper figure or table) and their status."""
+    rows = []
     for path in packaged():
         experiment = load(path)
         meta = experiment.spec.meta
@@ -43,7 +44,10 @@ def experiments(
                    "title": meta.title, "status": status(manifest), "claims": len(experiment.spec.claim)}  # fmt: skip
             print(json.dumps(doc))
         else:
-            print(f"{meta.name:<14} {meta.paper:<7} {meta.figure:<10} {status(manifest):<30} {meta.title}")
+            rows.append((meta.name, meta.paper, meta.figure, status(manifest), meta.title))
+    widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
+    for row in rows:
+        print(" ".join(cell.ljust(w) for cell, w in zip(row, widths)), row[4])
 
 
 def register(app: typer.Typer) -> None:
