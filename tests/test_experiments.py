@@ -240,9 +240,7 @@ def test_a_setting_is_read_at_a_point_and_drawn_beside_its_references(tmp_path: 
             plot=[{"x": "servers", "setting": "workload.sru", "series": "case"}],
         )
     )
-    assert experiment.setting_at({"servers": 4, "case": "per"}, "workload.sru") == 2000
-    with pytest.raises(KeyError):
-        experiment.setting_at({"servers": 2, "case": "per"}, "workload.sru")
+    assert experiment.setting_values("workload.sru") == {(1, "per"): 8000, (4, "per"): 2000}
     table = pd.DataFrame({"servers": [1, 4], "case": ["per", "per"], "goodput_mbps_mean": [1.0, 2.0]})
     png, svg = draw(experiment, table, tmp_path)
     assert png.stat().st_size > 0 and "paper, computed" in svg.read_text()

@@ -419,17 +419,16 @@ class Experiment:
                 out.append(Point(coords, seed, scenario))
         return out
 
-    def setting_at(self, coords: Mapping[str, Scalar], setting: str, quick: bool = False) -> Scalar:
-        """The resolved value (SI units) of ``setting`` at the point with axis coordinates ``coords``.
-
-        Raises KeyError if no point of the sweep has these coordinates.
-        """
+    def setting_values(self, setting: str, quick: bool = False) -> dict[tuple[Scalar, ...], Scalar]:
+        """The resolved value (SI units) of ``setting`` at every point, keyed by its axis values in
+        :attr:`axis_names` order."""
+        table, _, key = setting.rpartition(".")
+        out: dict[tuple[Scalar, ...], Scalar] = {}
         for point in self.points(quick):
-            if point.seed == 1 and all(point.coords.get(k) == v for k, v in coords.items()):
-                table, _, key = setting.rpartition(".")
+            if point.seed == 1:
                 data = point.scenario.to_dict()
-                return data[table][key] if table else data[key]  # type: ignore[no-any-return]
-        raise KeyError(dict(coords))
+                out[tuple(point.coords[a] for a in self.axis_names)] = data[table][key] if table else data[key]
+        return out
 
     def resolve(self, axis: str, value: Any) -> Scalar:
         """An axis value in its table form: the setting parsed to SI units (``"200ms"`` -> ``0.2``)."""

@@ -154,13 +154,13 @@ def _lines(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
 def _setting_lines(ax: Any, experiment: Experiment, plot: Plot, data: pd.DataFrame, quick: bool) -> None:
     """The value of ``plot.setting`` at each point that was run, one line per series value."""
     assert plot.setting is not None
-    axes = experiment.axis_names
+    by_point = experiment.setting_values(plot.setting, quick)
     groups = list(data.groupby(plot.series_axes, sort=False, dropna=False)) if plot.series_axes else [((), data)]
     for key, rows in groups:
         values = key if isinstance(key, tuple) else (key,)
         label = ", ".join(format_value(a, v) for a, v in zip(plot.series_axes, values)) or plot.setting
         rows = rows.sort_values(plot.x)
-        ys = [experiment.setting_at({a: r[a] for a in axes}, plot.setting, quick) for _, r in rows.iterrows()]
+        ys = [by_point[tuple(r[a] for a in experiment.axis_names)] for _, r in rows.iterrows()]
         ax.plot(rows[plot.x], ys, marker="o", markersize=4, label=f"{label} (as run)")
 
 
