@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from incast.cli import main
-from incast.experiment import METRICS, ExperimentError, evaluate, load, packaged
+from incast.experiment import METRICS, ExperimentError, count_verdicts, evaluate, load, packaged
 
 PACKAGED = packaged()
 
@@ -158,6 +158,12 @@ def test_approx_scale_and_offset_follow_the_paper_s_wording() -> None:
     tenth = {"text": "below 1/10", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<", "than": {"where": {"servers": 1}, "scale": 0.1}}
     minus = {"text": "100 less", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<=", "than": {"where": {"tcp.rto_min": "1ms"}, "offset": -50}}
     assert verdicts([about, tenth, minus], table) == ["holds", "fails", "holds"]
+
+
+def test_verdict_counts_read_as_english() -> None:
+    assert count_verdicts(["holds", "fails", "fails"]) == "1 holds, 2 fail"
+    assert count_verdicts(["fails", "not-run", "holds", "holds"]) == "2 hold, 1 fails, 1 not run"
+    assert count_verdicts([]) == ""
 
 
 def test_where_values_are_read_in_any_unit() -> None:

@@ -107,6 +107,7 @@ __all__ = [
     "Experiment",
     "Point",
     "Verdict",
+    "count_verdicts",
     "evaluate",
     "experiments_dir",
     "find",
@@ -338,6 +339,13 @@ class Reference(_Strict):
         if self.metric is not None and isinstance(self.value, str):
             raise ValueError("the value of a metric is a number")
         return self
+
+
+def count_verdicts(verdicts: Sequence[str]) -> str:
+    """``["holds", "fails", "fails"]`` -> ``"1 holds, 2 fail"`` (verdicts in the order holds, fails, not run)."""
+    words = {"holds": ("holds", "hold"), "fails": ("fails", "fail"), "not-run": ("not run", "not run")}
+    counts = ((sum(v == verdict for v in verdicts), forms) for verdict, forms in words.items())
+    return ", ".join(f"{n} {forms[n != 1]}" for n, forms in counts if n)
 
 
 def _check_metric(name: str) -> str:

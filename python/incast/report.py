@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from incast._core import engine_version
-from incast.experiment import load, packaged
+from incast.experiment import count_verdicts, load, packaged
 from incast.sweep import read_manifest
 
 __all__ = ["write_report"]
@@ -43,7 +43,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         claims: list[dict[str, Any]] = manifest.get("claims", []) if manifest else []
         for c in claims:
             totals[c["verdict"]] = totals.get(c["verdict"], 0) + 1
-        verdicts = ", ".join(f"{sum(c['verdict'] == v for c in claims)} {v}" for v in totals if any(c["verdict"] == v for c in claims))
+        verdicts = count_verdicts([c["verdict"] for c in claims])
         run = f"{manifest['wall_s']:.1f} s, {manifest['done']} points ({manifest['mode']})" if manifest else "not run"
         rows.append(
             f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{meta.paper} {html.escape(meta.figure)}</td>"

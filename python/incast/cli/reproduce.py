@@ -16,7 +16,7 @@ import typer
 
 from incast.cli.sweep import DaskOption, JobsOption, OutOption, QuickOption, run_experiments
 from incast.errors import ScenarioError
-from incast.experiment import load, packaged
+from incast.experiment import count_verdicts, load, packaged
 
 __all__ = ["register", "reproduce"]
 
@@ -40,13 +40,13 @@ def reproduce(
     results, status = run_experiments(experiments, quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json)
     if as_json:
         return status
+    width = max((len(r.name) for r in results), default=0)
     for r in results:
-        counts = {v: sum(c.verdict == v for c in r.verdicts) for v in ("holds", "fails", "not-run")}
-        summary = ", ".join(f"{n} {v}" for v, n in counts.items() if n) or "no claims"
-        print(f"{r.name:<14} {summary:<28} {r.done:>4} points ({r.cached} cached) {r.wall_s:7.1f} s")
+        summary = count_verdicts([c.verdict for c in r.verdicts]) or "no claims"
+        print(f"{r.name:<{width}} {summary:<28} {r.done:>4} points ({r.cached} cached) {r.wall_s:7.1f} s")
         for c in r.verdicts:
             if c.verdict != "holds":
-                print(f"{'':<14} {c.verdict}: {c.text}")
+                print(f"{'':<{width}} {c.verdict}: {c.text}")
     print(f"{len(results)} experiments in {time.perf_counter() - start:.1f} s; tables and figures under {out}/")
     return status
 
