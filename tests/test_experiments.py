@@ -82,7 +82,7 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
         ({"plot": [{"x": "servers"}]}, "plot[0]: give exactly one of y (metrics) or setting"),
         ({"plot": [{"x": "servers", "y": "goodput_mbps", "setting": "workload.sru"}]}, "plot[0]: give exactly one of y"),
         ({"plot": [{"x": "servers", "setting": "workload.sru", "kind": "bar"}]}, "plot[0]: a setting is drawn as a line"),
-        ({"plot": [{"x": "servers", "setting": "workload.srv"}]}, "plot[0].setting: no scenario setting 'workload.srv'"),
+        ({"plot": [{"x": "servers", "setting": "workload.srv"}]}, "plot[0].setting: workload.srv: unknown setting"),
         ({"quick": {"sweep": {"links": [1]}}}, "quick.sweep.links: not an axis"),
         ({"case": [{"name": "a", "per": {"links": {"workload.sru": ["1KB"]}}}]}, "case[0].per.links: not an axis of [sweep]"),
         ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB"]}}}]}, "case[0].per.servers.workload.sru: needs one value per value of [sweep].servers (2)"),

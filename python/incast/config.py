@@ -1247,6 +1247,13 @@ class Scenario(_Model):
         """Read a scenario file. Raises ``OSError`` if it cannot be read, ScenarioError if it is invalid."""
         return cls.parse(read_toml(path), overrides)
 
+    def get(self, path: str) -> Any:
+        """The value of the dotted setting ``path`` in plain SI units, as :meth:`to_dict` holds it
+        (``"tcp.rto_min"`` -> ``0.2``). An unknown path raises ScenarioError naming it."""
+        parts = _check_path(path)
+        data = self.to_dict()
+        return data[parts[0]] if len(parts) == 1 else data[parts[0]][parts[1]]
+
     def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
         """A copy with dotted-path ``overrides`` applied, e.g. ``{"tcp.rto_min": "1ms", "servers": 64}``.
 

@@ -430,21 +430,17 @@ class Experiment:
     def setting_values(self, setting: str, quick: bool = False) -> dict[tuple[Scalar, ...], Scalar]:
         """The resolved value (SI units) of ``setting`` at every point, keyed by its axis values in
         :attr:`axis_names` order."""
-        table, _, key = setting.rpartition(".")
-        out: dict[tuple[Scalar, ...], Scalar] = {}
-        for point in self.points(quick):
-            if point.seed == 1:
-                data = point.scenario.to_dict()
-                out[tuple(point.coords[a] for a in self.axis_names)] = data[table][key] if table else data[key]
-        return out
+        return {
+            tuple(point.coords[a] for a in self.axis_names): point.scenario.get(setting)
+            for point in self.points(quick)
+            if point.seed == 1
+        }
 
     def resolve(self, axis: str, value: Any) -> Scalar:
         """An axis value in its table form: the setting parsed to SI units (``"200ms"`` -> ``0.2``)."""
         if axis == AXIS_CASE:
             return str(value)
-        table, _, key = axis.rpartition(".")
-        data = self._probe.with_overrides({axis: value}).to_dict()
-        resolved = data[table][key] if table else data[key]
+        resolved = self._probe.with_overrides({axis: value}).get(axis)
         if axis == "tcp.delayed_ack":  # a duration or a mode: one column type, the TOML form
             return "off" if resolved is None else (format_duration(resolved) if isinstance(resolved, float) else resolved)
         return resolved  # type: ignore[no-any-return]
@@ -550,10 +546,10 @@ class Experiment:
                 except (ValueError, ScenarioError) as e:
                     raise ExperimentError(f"{group}[{i}].where: {e}") from None
                 if isinstance(item, Plot) and item.setting is not None:
-                    table, _, key = item.setting.rpartition(".")
-                    data = self._probe.to_dict()
-                    if key not in (data.get(table, {}) if table else data):
-                        raise ExperimentError(f"plot[{i}].setting: no scenario setting {item.setting!r}")
+                    try:
+                        self._probe.get(item.setting)
+                    except ScenarioError as e:
+                        raise ExperimentError(f"plot[{i}].setting: {e}") from None
 
 
 class ExperimentError(ScenarioError):

@@ -122,17 +122,25 @@ def _rows(experiment: Experiment, summary: pd.DataFrame, where: Mapping[str, Any
     return summary[mask]
 
 
+def _groups(plot: Plot, data: pd.DataFrame) -> list[tuple[list[str], pd.DataFrame]]:
+    """(label parts, rows) per combination of the series axes' values."""
+    axes = plot.series_axes
+    groups = list(data.groupby(axes, sort=False, dropna=False)) if axes else [((), data)]
+    out: list[tuple[list[str], pd.DataFrame]] = []
+    for key, rows in groups:
+        values = key if isinstance(key, tuple) else (key,)
+        out.append(([format_value(a, v) for a, v in zip(axes, values)], rows))
+    return out
+
+
 def _series(plot: Plot, data: pd.DataFrame) -> list[tuple[str, str, pd.DataFrame]]:
     """(label, metric, rows) per line: every metric times every combination of the series axes."""
     out: list[tuple[str, str, pd.DataFrame]] = []
-    axes = plot.series_axes
-    groups = list(data.groupby(axes, sort=False, dropna=False)) if axes else [((), data)]
+    groups = _groups(plot, data)
     for metric in plot.metrics:
-        for key, rows in groups:
-            values = key if isinstance(key, tuple) else (key,)
-            parts = [format_value(a, v) for a, v in zip(axes, values)]
+        for parts, rows in groups:
             if len(plot.metrics) > 1:
-                parts.insert(0, metric)
+                parts = [metric, *parts]
             out.append((", ".join(parts) or metric, metric, rows))
     return out
 
@@ -155,10 +163,8 @@ def _setting_lines(ax: Any, experiment: Experiment, plot: Plot, data: pd.DataFra
     """The value of ``plot.setting`` at each point that was run, one line per series value."""
     assert plot.setting is not None
     by_point = experiment.setting_values(plot.setting, quick)
-    groups = list(data.groupby(plot.series_axes, sort=False, dropna=False)) if plot.series_axes else [((), data)]
-    for key, rows in groups:
-        values = key if isinstance(key, tuple) else (key,)
-        label = ", ".join(format_value(a, v) for a, v in zip(plot.series_axes, values)) or plot.setting
+    for parts, rows in _groups(plot, data):
+        label = ", ".join(parts) or plot.setting
         rows = rows.sort_values(plot.x)
         ys = [by_point[tuple(r[a] for a in experiment.axis_names)] for _, r in rows.iterrows()]
         ax.plot(rows[plot.x], ys, marker="o", markersize=4, label=f"{label} (as run)")
