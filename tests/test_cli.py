@@ -175,7 +175,7 @@ BAD_INPUTS = [
     (["--servers", "2", "--sru", "1KiB", "--block", "1MiB"], "error: workload: give --sru"),
     (["--servers", "2", "--set", "tcp.rto_mn=1ms"], "error: tcp.rto_mn: unknown setting; [tcp] has mss, init_cwnd"),
     (["--servers", "2", "--set", "nonsense"], "error: --set: 'nonsense' is not KEY=VALUE"),
-    (["--servers", "2", "--set", "link.rate=inf"], "error: link.rate: inf is not a rate: it must be finite"),
+    (["--servers", "2", "--set", "link.rate=inf"], "error: link.rate: inf is not a finite number"),
     (["--servers", "2", "--frobnicate"], "error: --frobnicate: no such option; see 'incast run --help'"),
     (["--servers"], "error: --servers: requires an argument"),
     (["--blocks", "2"], "error: servers: required; a whole number of servers between 1 and 100000"),

@@ -1,4 +1,4 @@
-"""Scenario: defaults, units, the engine's JSON shape, TOML round trips, friendly errors, overrides."""
+"""Scenario: defaults, units, the canonical form, TOML round trips, friendly errors, overrides."""
 
 from __future__ import annotations
 
@@ -7,107 +7,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pydantic import ValidationError
 
 from incast import Scenario, ScenarioError, _core
-from incast.config import settings
+from incast.scenario import schema, settings
 
-#: The engine JSON of the FAST08 defaults with 16 servers (integer ps, bit/s, bytes).
-FAST08_16_ENGINE_JSON = {
-    "servers": 16,
-    "link": {"rate": 1_000_000_000, "rtt": 100_000_000, "loss_ppb": 0},
-    "topology": "star",
-    "switch": {
-        "buffer": {"bytes": 32768},
-        "buffer_model": "static",
-        "ecn_threshold": None,
-        "pause": None,
-        "pfc": False,
-        "pfc_priorities": [0, 1, 2, 3, 4, 5, 6, 7],
-        "rude_policy": "pass",
-    },
-    "tcp": {
-        "mss": 1460,
-        "init_cwnd": 10,
-        "rcv_wnd": 65536,
-        "dupack_threshold": 3,
-        "rto": {
-            "min": 200_000_000_000,
-            "max": 120_000_000_000_000,
-            "initial": 1_000_000_000_000,
-            "granularity": 0,
-            "randomize": False,
-            "max_backoff": 64,
-            "scheduling_delay": 0,
-            "flavor": "rfc6298",
-        },
-        "delayed_ack": {
-            "mode": "standard",
-            "timeout": 40_000_000_000,
-            "quickack_segments": 16,
-            "ato_min": 40_000_000_000,
-            "ato_max": 500_000_000_000,
-            "adaptive_gain_shift": 3,
-            "adaptive_multiplier": 2,
-            "adaptive_min": 1_000_000,
-            "adaptive_max": 40_000_000_000,
-        },
-        "variant": "newreno",
-        "cubic": {"beta": 717, "c_thousandths": 400, "fast_convergence": True},
-        "limited_transmit": False,
-        "slow_start": True,
-        "restart_after_idle": True,
-        "sack": False,
-        "timestamps": False,
-        "timestamp_tick": 1_000_000_000,
-        "spurious_rto": "off",
-        "dctcp": {"alpha_init": 1024, "g_shift": 4},
-        "gip": "off",
-        "gip_copies": 3,
-        "gip_head_cwnd": 2,
-        "ictcp": {
-            "on": False,
-            "alpha_permille": 900,
-            "beta_permille": 750,
-            "gamma1_permille": 100,
-            "gamma2_permille": 500,
-            "min_wnd": 2,
-            "init_wnd": 2,
-        },
-        "rude_allowed": False,
-        "rude": False,
-        "rude_off_at": None,
-        "rude_off": "nicely",
-        "rude_servers": None,
-        "send_loss_ppb": 0,
-    },
-    "workload": {
-        "response": {"sru": 262144},
-        "request": 100,
-        "order": "shuffled",
-        "server_jitter": 10_000_000,
-        "max_inflight": None,
-        "stagger": 0,
-        "clients": 1,
-        "server_sets": "shared",
-        "priority": 0,
-    },
-    "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None, "priority": 0, "udp_priority": 0},
-    "wan": {
-        "delay": None,
-        "jitter": 0,
-        "jitter_dist": "exponential",
-        "spike_interval": None,
-        "spike_height": 0,
-        "spike_duration": 0,
-        "shift_interval": None,
-        "shift": 0,
-    },
-    "stop": {"blocks": None, "duration": 1_000_000_000_000},
-    "stats": {"timeouts": True},
-    "trace": {"goodput_bin": None, "queue": False, "flows": False, "block_cwnd": False, "pcap": False},
-    "seed": 1,
-}
+def canonical(s: Scenario) -> dict[str, Any]:
+    """The engine's canonical form of ``s``: the TOML shape in human units."""
+    return json.loads(s.to_json())  # type: ignore[no-any-return]
 
 
 def scenario_error(data: dict[str, Any]) -> str:
@@ -149,18 +55,25 @@ def test_servers_is_required() -> None:
     assert scenario_error({}) == "servers: required; a whole number of servers between 1 and 100000"
 
 
-def test_python_defaults_match_the_engine_defaults() -> None:
-    engine = json.loads(_core.default_scenario_json())
-    ours = Scenario(servers=1, seed=0).to_engine_dict()
-    engine["servers"] = 1
-    # Every engine knob has a Python field (the delayed-ACK modes' and Cubic's included).
-    assert ours == engine
+def test_defaults_are_the_engine_schema_defaults() -> None:
+    """Python states no default: a scenario that names only its servers holds the schema's defaults."""
+    written = canonical(Scenario(servers=1))
+    for setting in schema():
+        table, _, key = setting["name"].partition(".")
+        if setting["name"] in ("servers", "blocks", "workload.block"):
+            continue  # no default: required, or not in use unless given
+        if key and key not in written[table]:
+            assert table == "topology", setting["name"]  # a star writes its kind alone
+            continue
+        value = written[table][key] if key else written[table]
+        assert value == setting["default"], setting["name"]
+        assert setting["doc"] and setting["allowed"], setting["name"]
 
 
 def test_blocks_alone_means_no_time_limit() -> None:
     s = Scenario(servers=2, blocks=5)
     assert (s.blocks, s.duration) == (5, None)
-    assert s.to_engine_dict()["stop"] == {"blocks": 5, "duration": None}
+    assert canonical(s)["blocks"] == 5 and "duration" not in canonical(s)
 
 
 def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
@@ -188,22 +101,28 @@ def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
     assert a.link.rate == 10**10 and a.tcp.delayed_ack is None and a.workload.sru is None
 
 
-def test_models_are_frozen() -> None:
+def test_scenarios_are_frozen() -> None:
     s = Scenario(servers=4)
-    with pytest.raises(ValidationError):
-        s.servers = 5  # type: ignore[misc]
+    with pytest.raises(AttributeError):
+        s.servers = 5
 
 
-# -- engine JSON ----------------------------------------------------------------
+# -- the canonical form -------------------------------------------------------
 
 
-def test_engine_json_uses_integer_picoseconds_bits_and_bytes() -> None:
+def test_canonical_form_writes_human_units_and_the_si_form_plain_numbers() -> None:
     s = Scenario(servers=16)
-    assert s.to_engine_dict() == FAST08_16_ENGINE_JSON
-    assert json.loads(s.to_engine_json()) == FAST08_16_ENGINE_JSON
+    c = canonical(s)
+    assert (c["servers"], c["seed"], c["duration"]) == (16, 1, "1s")
+    assert c["link"] == {"rate": "1Gbps", "rtt": "100us", "loss": 0.0}
+    assert (c["switch"]["buffer"], c["tcp"]["rto_min"], c["tcp"]["delayed_ack"]) == ("32KiB", "200ms", "40ms")
+    assert c["workload"]["sru"] == "256KiB" and "block" not in c["workload"]
+    d = s.to_dict()
+    assert (d["link"]["rate"], d["link"]["rtt"], d["switch"]["buffer"], d["tcp"]["rto_min"]) == (10**9, 1e-4, 32768, 0.2)
+    assert Scenario.parse(canonical(s)) == s and s.hash == Scenario.parse(d).hash
 
 
-def test_engine_json_variants() -> None:
+def test_canonical_form_variants() -> None:
     s = Scenario.parse(
         {
             "servers": 4,
@@ -213,18 +132,15 @@ def test_engine_json_variants() -> None:
             "workload": {"block": "1MiB"},
         }
     )
-    e = s.to_engine_dict()
-    assert e["switch"]["buffer"] == {"packets": 64}
-    assert e["tcp"]["delayed_ack"]["mode"] == "off"
-    assert e["tcp"]["delayed_ack"]["timeout"] is None
-    assert e["tcp"]["rto"]["min"] == 1_500_000_000
-    assert e["workload"]["response"] == {"block": 1048576}
-    assert e["stop"] == {"blocks": 3, "duration": None}
+    c = canonical(s)
+    assert (c["switch"]["buffer"], c["tcp"]["delayed_ack"], c["tcp"]["rto_min"]) == ("64pkt", "off", "1.5ms")
+    assert c["workload"]["block"] == "1MiB" and "sru" not in c["workload"]
+    assert c["blocks"] == 3 and "duration" not in c
 
 
 def test_durations_round_to_the_nearest_picosecond() -> None:
     s = Scenario(servers=1, link={"rtt": 1.4e-12})
-    assert s.to_engine_dict()["link"]["rtt"] == 1
+    assert (s.link.rtt, canonical(s)["link"]["rtt"]) == (1e-12, "1ps")
 
 
 # -- TOML -------------------------------------------------------------------------
@@ -259,29 +175,28 @@ def test_reads_the_documented_toml_shape(tmp_path: Path) -> None:
     path.write_text(EXAMPLE_TOML)
     s = Scenario.from_toml(path)
     assert (s.servers, s.seed, s.blocks, s.duration) == (16, 7, 100, 2.0)
-    assert (s.link.rate, s.link.rtt, s.switch.buffer_packets) == (10**10, 20e-6, 64)
+    assert (s.link.rate, s.link.rtt, s.switch.buffer) == (10**10, 20e-6, "64pkt")
     assert (s.tcp.rto_min, s.tcp.clock_granularity, s.tcp.delayed_ack) == (0.001, 0.001, None)
     assert (s.workload.block, s.workload.order) == (2**20, "fixed")
 
 
 @pytest.mark.parametrize(
-    ("value", "stored", "engine"),
+    ("value", "stored", "written"),
     [
-        ("40ms", 0.04, {"mode": "standard", "timeout": 40_000_000_000}),
-        ("200us", 2e-4, {"mode": "standard", "timeout": 200_000_000}),
-        ("off", None, {"mode": "off", "timeout": None}),
-        ("linux", "linux", {"mode": "linux", "timeout": None}),
-        (" ADAPTIVE ", "adaptive", {"mode": "adaptive", "timeout": None}),
+        ("40ms", 0.04, "40ms"),
+        ("200us", 2e-4, "200us"),
+        ("off", None, "off"),
+        ("linux", "linux", "linux"),
+        (" ADAPTIVE ", "adaptive", "adaptive"),
     ],
 )
-def test_delayed_ack_forms_map_to_engine_modes(value: str, stored: Any, engine: dict[str, Any]) -> None:
+def test_delayed_ack_forms_name_the_engine_modes(value: str, stored: Any, written: str) -> None:
     """A duration is the engine's standard mode; "off", "linux" and "adaptive" name modes."""
     s = Scenario.parse({"servers": 4, "tcp": {"delayed_ack": value}})
     assert s.tcp.delayed_ack == stored
-    delayed_ack = s.to_engine_dict()["tcp"]["delayed_ack"]
-    assert {key: delayed_ack[key] for key in ("mode", "timeout")} == engine
+    assert canonical(s)["tcp"]["delayed_ack"] == written
     one_block = Scenario.parse({"servers": 2, "blocks": 1, "tcp": {"delayed_ack": value}})
-    assert json.loads(_core.run_json(one_block.to_engine_json()))["summary"]["blocks"] == 1
+    assert json.loads(_core.run_json(one_block.to_json()))["summary"]["blocks"] == 1
 
 
 @pytest.mark.parametrize(
@@ -466,7 +381,7 @@ def test_loss_recovery_fields_reach_the_engine_and_round_trip_toml(tmp_path: Pat
             "tcp": {"variant": "reno", "limited_transmit": True, "slow_start": "false", "restart_after_idle": False},
         }
     )
-    tcp = s.to_engine_dict()["tcp"]
+    tcp = canonical(s)["tcp"]
     assert (tcp["variant"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
         "reno",
         True,
@@ -484,7 +399,7 @@ def test_cubic_variant_round_trips_to_the_engine() -> None:
     """RFC 9438: "cubic" is a valid ``tcp.variant`` and reaches the engine as such."""
     s = Scenario.parse({"servers": 1, "tcp": {"variant": "cubic"}})
     assert s.tcp.variant == "cubic"
-    assert s.to_engine_dict()["tcp"]["variant"] == "cubic"
+    assert canonical(s)["tcp"]["variant"] == "cubic"
     assert 'variant = "cubic"' in s.to_toml()
 
 
@@ -512,11 +427,11 @@ def test_rto_timer_fields_reach_the_engine_and_round_trip_toml(tmp_path: Path) -
             "tcp.rto_flavor": "linux",
         }
     )
-    rto = s.to_engine_dict()["tcp"]["rto"]
-    assert (rto["randomize"], rto["max_backoff"], rto["scheduling_delay"], rto["flavor"]) == (
+    tcp = canonical(s)["tcp"]
+    assert (tcp["rto_randomize"], tcp["rto_max_backoff"], tcp["rto_scheduling_delay"], tcp["rto_flavor"]) == (
         True,
         6,
-        20_000_000,
+        "20us",
         "linux",
     )
     path = tmp_path / "s.toml"
@@ -545,14 +460,14 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
             "tcp.delayed_ack_ato_max": "200ms",
         }
     )
-    tcp = s.to_engine_dict()["tcp"]
-    assert (tcp["sack"], tcp["timestamps"], tcp["timestamp_tick"], tcp["spurious_rto"]) == (True, True, 10**6, "eifel")
-    assert tcp["cubic"] == {"beta": 512, "c_thousandths": 800, "fast_convergence": False}
-    assert (tcp["delayed_ack"]["adaptive_multiplier"], tcp["delayed_ack"]["ato_max"]) == (3, 200 * 10**9)
+    tcp = canonical(s)["tcp"]
+    assert (tcp["sack"], tcp["timestamps"], tcp["timestamp_tick"], tcp["spurious_rto"]) == (True, True, "1us", "eifel")
+    assert (tcp["cubic_beta"], tcp["cubic_c"], tcp["cubic_fast_convergence"]) == (0.5, 0.8, False)
+    assert (tcp["delayed_ack_adaptive_multiplier"], tcp["delayed_ack_ato_max"]) == (3, "200ms")
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
     assert Scenario.from_toml(path) == s
-    assert json.loads(_core.run_json(s.with_overrides({"blocks": 2}).to_engine_json()))["summary"]["blocks"] == 2
+    assert json.loads(_core.run_json(s.with_overrides({"blocks": 2}).to_json()))["summary"]["blocks"] == 2
 
 
 @pytest.mark.parametrize(
@@ -576,16 +491,17 @@ def test_loss_recovery_options_bad_values_are_one_line_errors(tcp: dict[str, Any
 
 def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
     s = Scenario(servers=8).with_overrides({"workload.max_inflight": 3, "workload.stagger": "20us"})
-    assert s.to_engine_dict()["workload"] | {"response": None} == {
-        "response": None,
-        "request": 100,
+    assert canonical(s)["workload"] == {
+        "kind": "sync_read",
+        "request": "100B",
         "order": "shuffled",
-        "server_jitter": 10_000_000,
+        "server_jitter": "10us",
         "max_inflight": 3,
-        "stagger": 20_000_000,
+        "stagger": "20us",
+        "priority": 0,
         "clients": 1,
         "server_sets": "shared",
-        "priority": 0,
+        "sru": "256KiB",
     }
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
@@ -602,8 +518,8 @@ def test_rude_flows_need_the_hosts_gate_and_round_trip_toml(tmp_path: Path) -> N
         {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.rude_off_at": "50ms", "tcp.rude_off": "now",
          "switch.rude_policy": "drop"}
     )  # fmt: skip
-    tcp = s.to_engine_dict()["tcp"]
-    assert (tcp["rude"], tcp["rude_off_at"], tcp["rude_off"]) == (True, 50 * 10**9, "now")
+    tcp = canonical(s)["tcp"]
+    assert (tcp["rude"], tcp["rude_off_at"], tcp["rude_off"]) == (True, "50ms", "now")
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
     assert Scenario.from_toml(path) == s
@@ -611,7 +527,7 @@ def test_rude_flows_need_the_hosts_gate_and_round_trip_toml(tmp_path: Path) -> N
 
 def test_several_clients_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
     s = Scenario(servers=8).with_overrides({"workload.clients": 4, "workload.server_sets": "disjoint"})
-    workload = s.to_engine_dict()["workload"]
+    workload = canonical(s)["workload"]
     assert (workload["clients"], workload["server_sets"]) == (4, "disjoint")
     assert s.describe().startswith("4 clients x 8 servers (disjoint), ")
     path = tmp_path / "s.toml"

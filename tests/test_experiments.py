@@ -185,7 +185,7 @@ def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim
 
 def test_a_point_records_its_sender_side_losses() -> None:
     """RUDE §4's kernel patch drops data segments at the sender: the count is a metric of every point."""
-    from incast.config import Scenario
+    from incast.scenario import Scenario
     from incast.sweep import simulate
 
     lossy = {"servers": 1, "blocks": 1, "workload": {"sru": "1MiB"}, "tcp": {"send_loss": 0.05, "delayed_ack": "off"}}
@@ -196,7 +196,7 @@ def test_a_point_records_its_sender_side_losses() -> None:
 
 def test_a_point_records_when_its_rude_flows_turned_polite_and_nan_without_them() -> None:
     """RUDE §3.2: rude_polite_s is when the last rude flow stopped marking; NaN when no flow was rude."""
-    from incast.config import Scenario
+    from incast.scenario import Scenario
     from incast.sweep import simulate
 
     tcp = {"delayed_ack": "off", "rude_allowed": True, "rude": True, "rude_off_at": "1ms", "rude_off": "now"}
@@ -254,7 +254,7 @@ def test_a_setting_is_read_at_a_point_and_drawn_beside_its_references(tmp_path: 
 
 def test_a_point_records_the_fraction_of_requests_hit_by_a_timeout() -> None:
     """SIGCOMM09 2.2: blocks during which the read's connection timed out, background flows' timeouts aside."""
-    from incast.config import Scenario
+    from incast.scenario import Scenario
     from incast.sweep import simulate
 
     latency = {

@@ -96,6 +96,7 @@ def test_a_topology_file_puts_the_wan_model_on_the_links_it_names() -> None:
     near = incast.run({**base, "topology": graph({})})
     far = incast.run({**base, "topology": graph({"wan": True}), "wan": {"delay": "5ms"}})
     assert (far.blocks_table["time_ms"] - near.blocks_table["time_ms"]).round(9).tolist() == [10.0, 10.0]
-    assert Scenario.parse({**base, "topology": graph({"wan": True})}).topology.links[1].wan is True
+    on = {**base, "topology": graph({"wan": True}), "wan": {"delay": "5ms"}}
+    assert Scenario.parse(on).topology.links[1]["wan"] is True
     with pytest.raises(ScenarioError, match=r"sets wan but the model is off \(set wan\.delay\)"):
-        incast.run({**base, "topology": graph({"wan": True})})
+        Scenario.parse({**base, "topology": graph({"wan": True})})

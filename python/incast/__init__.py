@@ -16,7 +16,7 @@ The command line does the same: ``incast run --servers 1,4,16,64 --blocks 20``.
 """
 
 from incast._core import engine_version as _engine_version
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.errors import IncastError, ScenarioError, SimulationError
 from incast.result import Result, run
 

@@ -11,33 +11,49 @@ __all__ = [
     "IncastError",
     "ScenarioError",
     "SimulationError",
+    "apply_overrides_json",
     "bench_read_json",
     "bench_serve",
     "bench_start_server",
-    "default_scenario_json",
     "engine_version",
+    "resolve_json",
     "run_json",
     "run_json_capture",
+    "schema_json",
 ]
 
 def run_json(scenario_json: str) -> str:
-    """Run one scenario given as engine JSON; return the run result as JSON.
+    """Run one scenario given in the user's TOML shape as JSON; return the run result as JSON.
 
-    Fields left out take the engine's defaults. Raises ScenarioError for JSON
-    that is not a valid scenario and
-    SimulationError if the engine fails. Releases the GIL while it runs.
+    Settings left out take their defaults. Raises ScenarioError (naming the
+    dotted setting) for a scenario that is not valid and SimulationError if
+    the engine fails. Releases the GIL while it runs.
     """
 
+def apply_overrides_json(scenario_json: str, overrides_json: str) -> str:
+    """Apply a JSON list of ``[dotted path, value]`` pairs to a scenario in the user's shape; nothing is resolved.
+
+    Raises ScenarioError naming an unknown path.
+    """
+
+def resolve_json(scenario_json: str) -> str:
+    """Read a scenario in the user's shape; return JSON ``{"toml", "si", "hash"}``.
+
+    ``toml`` is the canonical form in human units, ``si`` the same settings in
+    plain SI numbers, ``hash`` its SHA-256. Raises ScenarioError naming the
+    dotted setting.
+    """
+
+def schema_json() -> str:
+    """Every setting as a JSON list of ``{"name", "kind", "default", "allowed", "none", "doc"}``, in order."""
+
 def run_json_capture(scenario_json: str) -> tuple[str, list[bytes]]:
-    """Run one scenario given as engine JSON; return the run result as JSON and one pcap file per host.
+    """Run one scenario given in the user's shape as JSON; return the run result as JSON and one pcap file per host.
 
     The files come client first, then server 0, 1, ...; the list is empty when
     ``trace.pcap`` is off. Errors as for :func:`run_json`. Releases the GIL while
     it runs and encodes.
     """
-
-def default_scenario_json() -> str:
-    """The engine's default scenario as JSON (``servers`` is 0 there, which is invalid)."""
 
 def engine_version() -> str:
     """Version of the engine this module was built from."""

@@ -12,7 +12,7 @@ points as data::
     figure = "Figure 6"
     title = "Effect of varying switch buffer size"
 
-    [base]                           # a scenario in the TOML shape (see incast.config)
+    [base]                           # a scenario in the TOML shape (see incast.scenario)
     blocks = 40
 
     [sweep]                          # axes: dotted setting -> values
@@ -90,7 +90,7 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from incast.config import Scenario, apply_overrides
+from incast.scenario import Scenario, apply_overrides
 from incast.errors import ScenarioError
 from incast.units import format_duration
 

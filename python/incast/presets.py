@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from incast.config import apply_overrides
+from incast.scenario import apply_overrides
 from incast.errors import ScenarioError
 
 __all__ = ["PRESETS", "Preset", "preset_base", "with_preset"]

@@ -25,11 +25,10 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import pandas as pd
-from pydantic import ValidationError
 
 from incast import _core
-from incast.config import Scenario
-from incast.errors import ScenarioError, describe_validation_error, python_field
+from incast.scenario import Scenario
+from incast.errors import ScenarioError
 from incast.presets import with_preset
 
 __all__ = ["BACKGROUND_COLUMNS", "BLOCK_COLUMNS", "CLIENT_COLUMNS", "FLOW_COLUMNS", "PORT_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
@@ -393,7 +392,7 @@ def _scenario(scenario: Scenario | Mapping[str, Any] | None, fields: Mapping[str
 def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) -> Result:
     """Run one scenario to its stop condition.
 
-    ``scenario`` is a :class:`~incast.config.Scenario`, a mapping in the TOML
+    ``scenario`` is a :class:`~incast.scenario.Scenario`, a mapping in the TOML
     shape, or omitted; keyword ``fields`` (``servers=16``, ``blocks=5``,
     ``tcp={"rto_min": "1ms"}`` or dotted names through ``**{"tcp.rto_min": "1ms"}``)
     override it. ``preset="dctcp"`` (see :mod:`incast.presets`) starts from a
@@ -401,19 +400,13 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     :class:`~incast.errors.ScenarioError` for an invalid scenario and
     :class:`~incast.errors.SimulationError` if the engine fails.
     """
-    try:
-        resolved = _scenario(scenario, fields)
-    except ValidationError as e:  # pragma: no cover - parse() already converts
-        raise ScenarioError(describe_validation_error(e)) from e
-    payload = resolved.to_engine_json()
+    resolved = _scenario(scenario, fields)
+    payload = resolved.to_json()
     start = time.perf_counter()
     pcap: list[bytes] = []
-    try:
-        if resolved.trace.pcap:
-            out, pcap = _core.run_json_capture(payload)
-        else:
-            out = _core.run_json(payload)
-    except ScenarioError as e:
-        raise ScenarioError(python_field(str(e))) from e
+    if resolved.trace.pcap:
+        out, pcap = _core.run_json_capture(payload)
+    else:
+        out = _core.run_json(payload)
     wall_s = time.perf_counter() - start
     return Result(resolved, json.loads(out), wall_s, pcap)

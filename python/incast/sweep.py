@@ -41,7 +41,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from incast._core import engine_version
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.errors import ScenarioError
 from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
 from incast.result import Result
@@ -119,9 +119,8 @@ class SweepResult:
 
 
 def point_key(scenario: Scenario) -> str:
-    """Content hash of the resolved scenario (engine form) and the engine version."""
-    doc = json.dumps({"scenario": json.loads(scenario.to_engine_json()), "engine": engine_version()}, sort_keys=True)
-    return hashlib.sha256(doc.encode()).hexdigest()
+    """Content hash of the resolved scenario (the engine's canonical form) and the engine version."""
+    return hashlib.sha256(f"{scenario.hash} {engine_version()}".encode()).hexdigest()
 
 
 def simulate(scenario: Mapping[str, Any]) -> dict[str, float]:

@@ -1,8 +1,11 @@
 //! `incast._core`: the thin PyO3 glue between the engine and the Python package.
 //!
-//! One call per run, with JSON across the boundary: Python sends a `Scenario`
-//! as JSON, the engine runs with the GIL released, and the `RunResult` comes
-//! back as JSON. Nothing per packet ever crosses into Python as objects: a
+//! One call per run, with JSON across the boundary: Python sends a scenario
+//! in the user's TOML shape as JSON (the engine reads it, `settings`), the
+//! engine runs with the GIL released, and the `RunResult` comes back as JSON.
+//! `resolve_json` reads a scenario with dotted overrides and gives back its
+//! canonical form, its plain-SI form and its hash; `schema_json` lists every
+//! setting. Python restates none of them. Nothing per packet ever crosses into Python as objects: a
 //! packet capture (`run_json_capture`) comes back as one `bytes` pcap file
 //! per host, encoded by the engine. Users import `incast`, never this
 //! module; `python/incast/_core.pyi` is its hand-written stub.
@@ -18,6 +21,7 @@ use pyo3::create_exception;
 use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
+use serde_json::Value as Json;
 use std::net::SocketAddr;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::Mutex;
@@ -54,15 +58,72 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
-/// Parse engine JSON; fields left out take the engine's defaults (the
-/// engine's config structs are `#[serde(default)]`), unknown fields are rejected.
-fn parse_scenario(json: &str) -> PyResult<Scenario> {
-    serde_json::from_str(json).map_err(|e| ScenarioError::new_err(format!("scenario: {e}")))
+/// JSON from Python, which `json.dumps` wrote: anything else is a caller's bug.
+fn parse_json(json: &str) -> PyResult<Json> {
+    serde_json::from_str(json).map_err(|e| ScenarioError::new_err(format!("scenario: not JSON: {e}")))
 }
 
-/// Run one scenario given as engine JSON; returns the `RunResult` as JSON.
+/// Read a scenario in the user's shape; settings left out take their
+/// defaults, unknown ones are refused naming them.
+fn parse_scenario(json: &str) -> PyResult<Scenario> {
+    Scenario::from_json(&parse_json(json)?).map_err(to_py_err)
+}
+
+/// Apply `overrides_json` (a JSON list of `[dotted path, value]` pairs, in
+/// order) to a scenario in the user's shape (`scenario_json`, a JSON object)
+/// and return the result, still in the user's shape: nothing is resolved.
 ///
-/// Fields left out take the engine's defaults. Raises `ScenarioError` for JSON
+/// Raises `ScenarioError` naming an unknown path.
+#[pyfunction]
+fn apply_overrides_json(scenario_json: &str, overrides_json: &str) -> PyResult<String> {
+    let raw = parse_json(scenario_json)?;
+    let Json::Object(mut raw) = raw else {
+        let got = incast_sim::settings::python_repr(&raw);
+        return Err(ScenarioError::new_err(format!("scenario: must be a table of settings, got {got}")));
+    };
+    let Json::Array(overrides) = parse_json(overrides_json)? else {
+        return Err(ScenarioError::new_err("overrides: must be a list of [path, value] pairs"));
+    };
+    for pair in overrides {
+        let Some([Json::String(path), value]) = pair.as_array().map(Vec::as_slice) else {
+            return Err(ScenarioError::new_err(format!("overrides: {pair} is not a [path, value] pair")));
+        };
+        Scenario::apply_override(&mut raw, path, value.clone()).map_err(to_py_err)?;
+    }
+    Ok(Json::Object(raw).to_string())
+}
+
+/// Read a scenario in the user's shape (`scenario_json`) and return
+/// `{"toml": ..., "si": ..., "hash": ...}`: the canonical form in human
+/// units, the same settings in plain SI numbers, and its hash.
+///
+/// Raises `ScenarioError` naming the dotted setting.
+#[pyfunction]
+fn resolve_json(scenario_json: &str) -> PyResult<String> {
+    let scenario = parse_scenario(scenario_json)?;
+    let written = scenario.written();
+    Ok(serde_json::json!({"toml": written.toml, "si": written.si, "hash": scenario.hash()}).to_string())
+}
+
+/// Every setting of a scenario as a JSON list of `{name, kind, default,
+/// allowed, none, doc}`, in order: what the command line and docs are built from.
+#[pyfunction]
+fn schema_json() -> String {
+    let entries: Vec<Json> = Scenario::schema()
+        .into_iter()
+        .map(|e| {
+            let s = e.setting;
+            serde_json::json!({"name": e.name, "kind": s.kind, "default": s.default, "allowed": s.allowed,
+                "none": s.none, "doc": s.doc})
+        })
+        .collect();
+    Json::Array(entries).to_string()
+}
+
+/// Run one scenario given in the user's shape as JSON; returns the
+/// `RunResult` as JSON.
+///
+/// Settings left out take their defaults. Raises `ScenarioError` for JSON
 /// that is not a valid scenario and `SimulationError` if the engine fails (a
 /// panic included). The GIL is released for the whole simulation, so runs in
 /// several threads proceed in parallel.
@@ -80,7 +141,7 @@ fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
     }
 }
 
-/// Run one scenario given as engine JSON; returns the `RunResult` as JSON and
+/// Run one scenario given in the user's shape as JSON; returns the `RunResult` as JSON and
 /// one pcap file per host (the client's first, then server 0's, 1's, ...),
 /// empty when `trace.pcap` is off.
 ///
@@ -107,13 +168,6 @@ fn run_json_capture(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Ve
         Ok(Err(err)) => Err(to_py_err(err)),
         Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),
     }
-}
-
-/// The engine's default scenario as JSON (with `servers` 0, which is invalid):
-/// lets the Python mirror check that it knows every engine field.
-#[pyfunction]
-fn default_scenario_json() -> PyResult<String> {
-    serde_json::to_string(&Scenario::default()).map_err(|e| SimulationError::new_err(e.to_string()))
 }
 
 /// Version of the engine this module was built from.
@@ -234,7 +288,7 @@ fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
 mod _core {
     #[pymodule_export]
     use super::{
-        bench_read_json, bench_serve, bench_start_server, default_scenario_json, engine_version, run_json,
-        run_json_capture, BenchServer, IncastError, ScenarioError, SimulationError,
+        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, resolve_json, run_json,
+        run_json_capture, schema_json, BenchServer, IncastError, ScenarioError, SimulationError,
     };
 }

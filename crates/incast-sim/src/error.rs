@@ -7,7 +7,7 @@ pub enum SimError {
     #[error("{field}: {message}")]
     InvalidScenario {
         /// Dotted path of the offending field, e.g. `switch.buffer`.
-        field: &'static str,
+        field: String,
         /// What is allowed.
         message: String,
     },

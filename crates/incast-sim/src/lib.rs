@@ -17,6 +17,7 @@ pub mod event;
 pub mod net;
 pub mod rng;
 pub mod scenario;
+pub mod settings;
 pub mod sim;
 pub mod stats;
 pub mod tcp;

@@ -31,9 +31,10 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::buffer::BufferModel;
 use crate::net::pfc::{PfcFrame, PRIORITIES};
+use crate::net::RudePolicy;
 use crate::net::{frame, Direction, Network, Node, NodeId, Packet, PacketPool, PktId, PortId};
 use crate::rng::Rng;
-use crate::scenario::{RudePolicy, Scenario};
+use crate::scenario::Scenario;
 use crate::stats::pcap::{Capture, Way};
 use crate::stats::trace::{FlowSample, TraceFlags, TraceRecorder};
 use crate::stats::{
@@ -284,7 +285,8 @@ impl<'a> Sim<'a> {
             rude_drops: 0,
             marks: 0,
             port_marks: vec![0; ports],
-            lossless: (s.switch.pause.is_some() || classes).then(|| Box::new(Lossless::new(&s.switch, classes, ports))),
+            lossless: (s.switch.pause_config().is_some() || classes)
+                .then(|| Box::new(Lossless::new(&s.switch, classes, ports))),
             udp,
             udp_flow: flows,
             udp_delivered: 0,

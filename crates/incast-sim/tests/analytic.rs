@@ -4,8 +4,9 @@
 //! (RTT 100 µs / 4); a frame is stored and forwarded by the switch, so each of
 //! its two hops costs its full serialization plus 25 µs.
 
-use incast_sim::scenario::{RequestOrder, ResponseSize};
 use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::workload::RequestOrder;
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, Scenario};
 
 fn one_server(response: u64) -> Scenario {
@@ -14,7 +15,7 @@ fn one_server(response: u64) -> Scenario {
     s.workload.request = Bytes::new(100);
     s.workload.order = RequestOrder::Fixed;
     s.workload.server_jitter = SimDuration::ZERO;
-    s.tcp.delayed_ack.timeout = None;
+    s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     s.stop.blocks = Some(1);
     s.stop.duration = None;
     s

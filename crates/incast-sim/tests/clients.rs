@@ -1,9 +1,10 @@
 //! Several clients reading at once (`workload.clients`, `workload.server_sets`).
 
 use incast_sim::net::fabric::{GraphConfig, LinkSpec, NodeKind, NodeSpec, TopologyConfig, TreeConfig};
-use incast_sim::scenario::{ResponseSize, StopConfig};
+use incast_sim::scenario::StopConfig;
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::workload::clients::ServerSets;
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, RunResult, Scenario};
 
 /// `clients` clients each reading 1 MiB from each of `servers` servers, 200 ms.

@@ -8,7 +8,7 @@ use incast_sim::{run, Scenario};
 fn reads(servers: u32, udp: Option<BitRate>) -> Scenario {
     let mut s = Scenario::fast08(servers);
     s.tcp.rto.min = SimDuration::from_micros(200);
-    s.tcp.delayed_ack.timeout = None;
+    s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     s.background.udp_rate = udp;
     s.stop.duration = Some(SimDuration::from_millis(500));
     s.seed = 2;

@@ -1,7 +1,7 @@
 //! DCTCP (RFC 8257) against NewReno on the same switch: a 128 KiB port that
 //! marks above 20 packets (the DCTCP paper's K at 1 Gbps).
 
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::stats::Summary;
 use incast_sim::tcp::TcpVariant;
 use incast_sim::time::{Bytes, SimDuration};

@@ -23,10 +23,7 @@ fn modes() -> [(&'static str, DelayedAckConfig); 5] {
         ("off", DelayedAckConfig::off()),
         ("linux", mode(DelayedAckMode::Linux)),
         ("adaptive", mode(DelayedAckMode::Adaptive)),
-        (
-            "standard 200us",
-            DelayedAckConfig { timeout: Some(SimDuration::from_micros(200)), ..DelayedAckConfig::default() },
-        ),
+        ("standard 200us", mode(DelayedAckMode::Standard(SimDuration::from_micros(200)))),
     ]
 }
 

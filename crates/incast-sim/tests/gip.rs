@@ -2,7 +2,7 @@
 //! a 128-packet bottleneck buffer, 1 KB packets, 256 KB stripe units, 117 µs
 //! of propagation delay), with every segment acknowledged as ns-2's receiver does.
 
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::stats::Summary;
 use incast_sim::tcp::{DelayedAckConfig, GipPattern};
 use incast_sim::time::SimDuration;

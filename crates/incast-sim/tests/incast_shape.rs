@@ -9,7 +9,7 @@ fn goodput(servers: u32, rto_min: SimDuration, fine_timers: bool) -> f64 {
     s.tcp.rto.min = rto_min;
     if fine_timers {
         s.tcp.rto.granularity = SimDuration::ZERO;
-        s.tcp.delayed_ack.timeout = None;
+        s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     }
     s.stop.duration = Some(SimDuration::from_secs(2));
     let r = run(&s).unwrap();

@@ -1,7 +1,8 @@
 //! Properties every run must have, whatever the scenario.
 
-use incast_sim::scenario::{BufferLimit, ResponseSize};
+use incast_sim::net::BufferLimit;
 use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, Scenario};
 
 /// A lossy incast: 16 servers into a 32 KiB port with a short RTO.

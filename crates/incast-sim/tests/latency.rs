@@ -9,8 +9,9 @@
 //! (Counted in bytes, a small request nearly always fits where a full
 //! frame would not, and is almost never lost.)
 
-use incast_sim::scenario::{BufferLimit, ResponseSize};
+use incast_sim::net::BufferLimit;
 use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, RunResult, Scenario};
 
 fn requests(rto_min: SimDuration, fine_timers: bool) -> RunResult {
@@ -22,7 +23,7 @@ fn requests(rto_min: SimDuration, fine_timers: bool) -> RunResult {
     s.tcp.rto.min = rto_min;
     if fine_timers {
         s.tcp.rto.granularity = SimDuration::ZERO;
-        s.tcp.delayed_ack.timeout = None;
+        s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     }
     s.stop.duration = Some(SimDuration::from_secs(2));
     s.seed = 1;

@@ -1,14 +1,13 @@
 //! Ethernet flow control (IEEE 802.3x PAUSE): FAST08 §6.
 
 use incast_sim::net::fabric::{TopologyConfig, TreeConfig};
-use incast_sim::net::pause::PauseConfig;
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::time::{BitRate, Bytes, SimDuration};
 use incast_sim::{run, RunResult, Scenario};
 
 fn incast(servers: u32, pause: bool) -> Scenario {
     let mut s = Scenario::fast08(servers);
-    s.switch.pause = pause.then(PauseConfig::default);
+    s.switch.pause = pause;
     s.stop.duration = Some(SimDuration::from_secs(1));
     s.seed = 1;
     s

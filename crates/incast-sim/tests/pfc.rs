@@ -2,9 +2,8 @@
 
 use incast_sim::net::buffer::BufferModel;
 use incast_sim::net::fabric::{TopologyConfig, TreeConfig};
-use incast_sim::net::pause::PauseConfig;
 use incast_sim::net::pfc::PriorityMask;
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::stats::PortStats;
 use incast_sim::time::{BitRate, Bytes, SimDuration};
 use incast_sim::{run, RunResult, Scenario};
@@ -21,7 +20,7 @@ enum Control {
 }
 
 fn with_control(mut s: Scenario, control: Control) -> Scenario {
-    s.switch.pause = (control != Control::Off).then(PauseConfig::default);
+    s.switch.pause = control == Control::Pause;
     s.switch.pfc = control == Control::Pfc;
     s.switch.pfc_priorities = PriorityMask::of(READS);
     s
@@ -131,7 +130,6 @@ fn a_lossless_priority_never_drops_under_the_documented_headroom() {
     let headroom = 2 * 25_000 * 1_000 / 8 / 1_000 + 2 * 1538 + 84; // 25 µs at 1 Gbps, both ways
     s.switch.buffer = BufferLimit::Bytes(Bytes::new(2 * (xoff + u64::from(servers) * headroom)));
     s.switch.buffer_model = BufferModel::Qos { classes: 2 };
-    s.switch.pause = Some(PauseConfig::default());
     s.switch.pfc = true;
     s.switch.pfc_priorities = PriorityMask::of(4);
     s.workload.priority = 4;

@@ -4,9 +4,9 @@
 //! (rand(0.5) × RTO)`) desynchronizes them. Shrunk to stay fast: 1 Gbps,
 //! 64 servers, 1 MiB fixed block, RTO_min 200 µs, exact timers, delayed ACK off.
 
-use incast_sim::scenario::ResponseSize;
 use incast_sim::stats::{RunResult, Side};
 use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, Scenario};
 
 /// Window within which two flows' timeouts count as simultaneous.
@@ -18,7 +18,7 @@ fn fig12(randomize: bool) -> RunResult {
     s.tcp.rto.min = SimDuration::from_micros(200);
     s.tcp.rto.granularity = SimDuration::ZERO;
     s.tcp.rto.randomize = randomize;
-    s.tcp.delayed_ack.timeout = None;
+    s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     s.stop.blocks = Some(40);
     s.stop.duration = None;
     run(&s).expect("valid scenario")

@@ -1,6 +1,6 @@
 //! Rude TCP in whole runs: the hosts' gate, a policing switch, turning off.
 
-use incast_sim::scenario::RudePolicy;
+use incast_sim::net::RudePolicy;
 use incast_sim::tcp::RudeOff;
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::{run, Scenario, SimError};
@@ -52,8 +52,8 @@ fn rude_4_sender_side_loss_rude_beats_stock_tcp() {
     let bulk = |rude: bool| {
         let mut s = Scenario::fast08(1);
         s.link.rtt = SimDuration::from_micros(50);
-        s.switch.buffer = incast_sim::scenario::BufferLimit::Bytes(Bytes::mib(4));
-        s.workload.response = incast_sim::scenario::ResponseSize::Sru(Bytes::mib(32));
+        s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
+        s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
         s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
         s.tcp.rcv_wnd = Bytes::mib(8);
         s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
@@ -87,8 +87,8 @@ fn rude_fig4_off_nicely_converges() {
     let mut s = rude(3);
     s.link.rate = incast_sim::time::BitRate::mbps(100);
     s.link.rtt = SimDuration::from_millis(10);
-    s.switch.buffer = incast_sim::scenario::BufferLimit::Bytes(Bytes::kib(64));
-    s.workload.response = incast_sim::scenario::ResponseSize::Sru(Bytes::mib(1024));
+    s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::kib(64));
+    s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(1024));
     s.tcp.rcv_wnd = Bytes::new(112_500);
     s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
     s.tcp.rude_servers = Some(1);

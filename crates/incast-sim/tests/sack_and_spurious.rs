@@ -1,6 +1,6 @@
 //! SACK recovery and spurious-timeout detection in whole runs.
 
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::tcp::{DelayedAckConfig, SpuriousRto, TcpVariant};
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::{run, Scenario};

@@ -4,7 +4,7 @@
 //! FAST08 settings (1 Gbps, 100 µs RTT, 256 KiB SRU, NewReno, delayed ACK
 //! 40 ms), 300 ms of simulated time, seed 1.
 
-use incast_sim::scenario::BufferLimit;
+use incast_sim::net::BufferLimit;
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::{run, Scenario};
 use std::fmt::Write;

@@ -1,7 +1,8 @@
 //! Timeout forensics in FAST08 Table 3's setting, shrunk to stay fast:
 //! 16 servers, a 64-packet switch port, 256 KiB SRU, 2 s instead of 20 s.
 
-use incast_sim::scenario::{BufferLimit, StatsConfig};
+use incast_sim::net::BufferLimit;
+use incast_sim::stats::StatsConfig;
 use incast_sim::stats::{GipClass, RunResult, Side, TimeoutClass};
 use incast_sim::tcp::TcpVariant;
 use incast_sim::time::SimDuration;

@@ -108,8 +108,14 @@ fn validation_names_the_topology_field() {
         s.topology = t;
         s.validate().unwrap_err().to_string()
     };
-    assert_eq!(error(tree(0, None)), "topology.edge_switches: must be between 1 and 100000");
-    assert_eq!(error(tree(1, Some(BitRate(0)))), "topology.trunk_rate: must be a positive rate");
+    assert_eq!(
+        error(tree(0, None)),
+        "topology.edge_switches: must be a whole number of edge switches between 1 and 100000, got 0"
+    );
+    assert_eq!(
+        error(tree(1, Some(BitRate(0)))),
+        "topology.trunk_rate: must be \"link\" or a rate; must be a positive rate (e.g. \"1Gbps\"), got '0bps'"
+    );
     assert_eq!(error(ring_file()), "topology.nodes: lists 12 nodes of kind \"server\" but servers = 2");
 }
 

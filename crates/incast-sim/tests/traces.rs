@@ -1,7 +1,8 @@
 //! Traces: what each one holds, and that recording them changes nothing the
 //! engine computes.
 
-use incast_sim::scenario::{BufferLimit, TraceConfig};
+use incast_sim::net::BufferLimit;
+use incast_sim::stats::trace::TraceConfig;
 use incast_sim::time::SimDuration;
 use incast_sim::{run, RunResult, Scenario};
 

@@ -4,9 +4,9 @@
 
 use incast_sim::net::fabric::{TopologyConfig, TreeConfig};
 use incast_sim::net::wan::WanConfig;
-use incast_sim::scenario::ResponseSize;
 use incast_sim::tcp::SpuriousRto;
 use incast_sim::time::{Bytes, SimDuration};
+use incast_sim::workload::ResponseSize;
 use incast_sim::{run, Scenario};
 
 fn ms(x: u64) -> SimDuration {
@@ -18,7 +18,7 @@ fn bulk(rto_min: SimDuration) -> Scenario {
     let mut s = Scenario::fast08(1);
     s.workload.response = ResponseSize::Sru(Bytes::mib(1024));
     s.tcp.rto.min = rto_min;
-    s.tcp.delayed_ack.timeout = None;
+    s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
     s.tcp.spurious_rto = SpuriousRto::Frto;
     s.wan = WanConfig { delay: Some(ms(20)), ..WanConfig::default() };
     s.stop.duration = Some(SimDuration::from_secs(5));

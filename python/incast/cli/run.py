@@ -34,7 +34,7 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from incast.config import Scenario, apply_overrides, read_toml
+from incast.scenario import Scenario, apply_overrides, read_toml
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.result import Result

@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from incast.cli.run import OPTION_FIELDS, _ms, _parse_servers, _parse_set, _resolve
-from incast.config import Scenario, read_toml
+from incast.scenario import Scenario, read_toml
 from incast.errors import ScenarioError
 from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, cleanup, notes, require_privileges
 from incast.testbed import run as run_testbed

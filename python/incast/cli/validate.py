@@ -39,7 +39,7 @@ from incast.cli.testbed import (
     kernel_line,
     scenarios,
 )
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.result import Result
 from incast.result import run as simulate
 from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, clock, notes, require_privileges

@@ -13,7 +13,7 @@ the fields the kernel runs differently, :func:`cleanup` removes what a killed
 run left behind, and :func:`clock` reports the kernel's HZ.
 """
 
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.testbed.errors import TestbedError, TestbedUnavailable
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
 from incast.testbed.netns import cleanup, leftovers, namespaces

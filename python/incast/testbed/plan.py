@@ -47,7 +47,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.errors import ScenarioError
 from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import MAX_SERVERS, Shaping
@@ -157,10 +157,11 @@ def _delayed_ack(s: Scenario, notes: list[str]) -> bool:
 
 
 def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
-    packets = s.switch.buffer_packets
-    if packets is None:
-        return int(s.switch.buffer)
-    frame = s.tcp.mss + _QDISC_FRAME_OVERHEAD
+    buffer = s.switch.buffer  # bytes, or "64pkt"
+    if not isinstance(buffer, str):
+        return int(buffer)
+    packets = int(buffer.removesuffix("pkt"))
+    frame = int(s.tcp.mss) + _QDISC_FRAME_OVERHEAD
     notes.append(f"switch.buffer: {packets}pkt is a tbf limit of {packets} full frames of {frame} bytes")
     return packets * frame
 

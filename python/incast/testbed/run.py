@@ -30,7 +30,7 @@ from contextlib import contextmanager
 from typing import Any
 
 from incast.bench import _stop_signals_raise_keyboard_interrupt
-from incast.config import Scenario
+from incast.scenario import Scenario
 from incast.result import BlockTimes
 from incast.testbed.errors import TestbedError
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges

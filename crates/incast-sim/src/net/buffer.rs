@@ -17,16 +17,16 @@
 //! **Not modelled:** reserved per-port minimums in shared memory, shared
 //! memory together with PAUSE or traffic classes.
 
+use crate::settings::{python_repr, Spec};
 use crate::time::SimTime;
-use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
 use std::cmp::Reverse;
 use std::collections::BinaryHeap;
 
 /// How each switch allocates its buffer.
 ///
 /// Default value: `static`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum BufferModel {
     /// Every output port owns `switch.buffer`.
     #[default]
@@ -44,6 +44,53 @@ pub enum BufferModel {
         /// α in thousandths (1000: α = 1).
         alpha_thousandths: u32,
     },
+}
+
+/// A buffer model written as `"static"`, `"qos:K"` (K classes, 1 to 64) or
+/// `"shared:ALPHA"` (α from 0.001 to 10^6, kept in thousandths).
+#[derive(Clone, Copy, Debug)]
+pub struct BufferModelSpec;
+
+impl Spec<BufferModel> for BufferModelSpec {
+    fn parse(&self, raw: &Json) -> Result<BufferModel, String> {
+        let text = raw.as_str().map(|s| s.trim().to_ascii_lowercase()).unwrap_or_default();
+        let (kind, arg) = text.split_once(':').unwrap_or((&text, ""));
+        let model = match kind {
+            "static" if arg.is_empty() && !text.contains(':') => Some(BufferModel::Static),
+            "qos" => {
+                arg.parse::<u32>().ok().filter(|k| (1..=64).contains(k)).map(|classes| BufferModel::Qos { classes })
+            }
+            "shared" => arg
+                .parse::<f64>()
+                .ok()
+                .filter(|a| (0.001..=1e6).contains(a))
+                .map(|a| BufferModel::Shared { alpha_thousandths: (a * 1000.0).round_ties_even() as u32 }),
+            _ => None,
+        };
+        model.ok_or_else(|| format!("must be {}, got {}", self.allowed(), python_repr(raw)))
+    }
+    fn toml(&self, value: &BufferModel) -> Json {
+        Json::String(match value {
+            BufferModel::Static => "static".into(),
+            BufferModel::Qos { classes } => format!("qos:{classes}"),
+            BufferModel::Shared { alpha_thousandths } => {
+                let (int, frac) = (alpha_thousandths / 1000, alpha_thousandths % 1000);
+                let frac = format!("{frac:03}");
+                let frac = frac.trim_end_matches('0');
+                if frac.is_empty() {
+                    format!("shared:{int}")
+                } else {
+                    format!("shared:{int}.{frac}")
+                }
+            }
+        })
+    }
+    fn kind(&self) -> &'static str {
+        "buffer model"
+    }
+    fn allowed(&self) -> String {
+        "\"static\", \"qos:K\" (K QoS classes, 1 to 64) or \"shared:ALPHA\" (e.g. \"shared:1\")".into()
+    }
 }
 
 /// The shared memory of one switch.

@@ -27,13 +27,11 @@
 use crate::error::SimError;
 use crate::time::{BitRate, SimDuration};
 use crate::workload::clients::{Layout, ServerSets};
-use serde::{Deserialize, Serialize};
 
 /// Which fabric joins the client and the servers.
 ///
 /// Default value: `star`.
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum TopologyConfig {
     /// Every host on one switch; every link has `link.rate` and `link.rtt / 4`.
     #[default]
@@ -51,8 +49,7 @@ pub enum TopologyConfig {
 /// Default values: one edge switch; the trunks have the host links' rate and
 /// delay (`link.rate`, `link.rtt / 4`), so a server's round trip crosses six
 /// link delays instead of four.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeConfig {
     /// Number of edge switches the servers are spread over.
     pub edge_switches: u32,
@@ -69,8 +66,7 @@ impl Default for TreeConfig {
 }
 
 /// What a node of a [`GraphConfig`] is.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NodeKind {
     /// A host that reads blocks (as many as `workload.clients`, numbered in the order listed).
     Client,
@@ -81,8 +77,7 @@ pub enum NodeKind {
 }
 
 /// One node of a [`GraphConfig`].
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct NodeSpec {
     /// Unique name, used by links and routes.
     pub name: String,
@@ -94,32 +89,25 @@ pub struct NodeSpec {
 ///
 /// Default values: `rate` `link.rate`, `delay` `link.rtt / 4`; the `b → a`
 /// direction takes the `a → b` values unless `rate_ba` / `delay_ba` are set.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkSpec {
     /// One end.
     pub a: String,
     /// The other end.
     pub b: String,
     /// Line rate from `a` to `b`.
-    #[serde(default)]
     pub rate: Option<BitRate>,
     /// One-way propagation delay from `a` to `b`.
-    #[serde(default)]
     pub delay: Option<SimDuration>,
     /// Line rate from `b` to `a` (`None`: as `rate`).
-    #[serde(default)]
     pub rate_ba: Option<BitRate>,
     /// One-way propagation delay from `b` to `a` (`None`: as `delay`).
-    #[serde(default)]
     pub delay_ba: Option<SimDuration>,
     /// Probability that a frame is lost on the wire, either way, in parts
     /// per billion (`None`: `link.loss_ppb`).
-    #[serde(default)]
     pub loss_ppb: Option<u32>,
     /// The link carries the wide-area delay model, both ways (`None`: only
     /// if it is a client's link and the model is on).
-    #[serde(default)]
     pub wan: Option<bool>,
 }
 
@@ -140,8 +128,7 @@ impl LinkSpec {
 }
 
 /// A static route: switch `at` sends frames for host `to` to its neighbour `via`.
-#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[derive(Clone, Debug, PartialEq, Eq)]
 pub struct RouteSpec {
     /// The switch holding the entry.
     pub at: String,
@@ -152,8 +139,7 @@ pub struct RouteSpec {
 }
 
 /// How switches of a [`GraphConfig`] fill their forwarding tables.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Routing {
     /// Shortest paths by hop count, then the explicit routes on top.
     #[default]
@@ -163,8 +149,7 @@ pub enum Routing {
 }
 
 /// A fabric given node by node and link by link (a topology file).
-#[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct GraphConfig {
     /// Hosts and switches.
     pub nodes: Vec<NodeSpec>,
@@ -267,7 +252,7 @@ impl HostCounts {
 }
 
 fn invalid(field: &'static str, message: impl Into<String>) -> SimError {
-    SimError::InvalidScenario { field, message: message.into() }
+    SimError::InvalidScenario { field: field.into(), message: message.into() }
 }
 
 impl Fabric {

@@ -6,7 +6,27 @@
 //! Ethernet PAUSE stops a link from outside (`net::pause`).
 //! **Not modelled:** bit errors, rate changes.
 
+use crate::settings::{Duration, Probability, Rate};
 use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
+
+crate::settings! {
+    /// Every host link (server↔switch and client↔switch), both directions.
+    ///
+    /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1); no loss.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct LinkConfig {
+        /// Line rate of every link, both directions.
+        "rate" rate: BitRate = BitRate::gbps(1), Rate;
+        /// Round-trip propagation delay between a server and the client: the
+        /// sum of the four one-way link delays, without serialization or
+        /// queueing. Each link gets `rtt / 4`.
+        "rtt" rtt: SimDuration = SimDuration::from_micros(100), Duration::ANY;
+        /// Probability that any link loses a frame on the wire (random loss,
+        /// each direction of each link from its own seeded substream), kept in
+        /// parts per billion; 0 for none.
+        "loss" loss_ppb: u32 = 0, Probability;
+    }
+}
 
 /// A serializer followed by a propagation delay.
 #[derive(Clone, Debug)]

@@ -18,16 +18,19 @@
 
 pub mod buffer;
 pub mod fabric;
+pub mod fabric_table;
 pub mod frame;
 mod link;
 mod packet;
 pub mod pause;
 pub mod pfc;
 mod queue;
+mod switch;
 mod topology;
 pub mod wan;
 
-pub use link::Link;
+pub use link::{Link, LinkConfig};
 pub use packet::{Direction, Packet, PacketPool, PktId};
-pub use queue::{DropTailQueue, OccupancyLog, QueueLimit, QueueStats};
+pub use queue::{BufferLimit, BufferLimitSpec, DropTailQueue, OccupancyLog, QueueLimit, QueueStats};
+pub use switch::{RudePolicy, SwitchConfig};
 pub use topology::{Network, Node, NodeId, Port, PortId};

@@ -30,29 +30,24 @@
 
 use super::pfc::{ClassQueues, PfcFrame, PriorityMask, PRIORITIES};
 use super::{PktId, PortId};
+use crate::settings::{Count, Size};
 use crate::time::{BitRate, Bytes, SimDuration, SimTime};
-use serde::{Deserialize, Serialize};
 
-/// PAUSE thresholds of every switch output port.
-///
-/// Default values: `xoff` 16 KiB and `xon` 8 KiB (half and a quarter of the
-/// 32 KiB Procurve port estimate of FAST08 §3.2); `quanta` 65535, the
-/// largest pause a frame can ask for (33.6 ms at 1 Gbps), which switches
-/// send and then cancel with XON.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct PauseConfig {
-    /// A port holding more than this many frame bytes pauses the links feeding it.
-    pub xoff: Bytes,
-    /// A congested port that drains to this many bytes releases them (XON).
-    pub xon: Bytes,
-    /// Pause time of each PAUSE frame, in quanta of 512 bit times (802.3 §31B.3.1).
-    pub quanta: u16,
-}
-
-impl Default for PauseConfig {
-    fn default() -> Self {
-        PauseConfig { xoff: Bytes::kib(16), xon: Bytes::kib(8), quanta: u16::MAX }
+crate::settings! {
+    /// PAUSE thresholds of every switch output port (used by PFC as well).
+    ///
+    /// Default values: `xoff` 16 KiB and `xon` 8 KiB (half and a quarter of the
+    /// 32 KiB Procurve port estimate of FAST08 §3.2); `quanta` 65535, the
+    /// largest pause a frame can ask for (33.6 ms at 1 Gbps), which switches
+    /// send and then cancel with XON.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct PauseConfig {
+        /// A port holding more frame bytes than this pauses the links feeding it.
+        "pause_xoff" xoff: Bytes = Bytes::kib(16), Size { min: 1 };
+        /// A congested port that drains to this many bytes releases them (XON).
+        "pause_xon" xon: Bytes = Bytes::kib(8), Size { min: 0 };
+        /// Pause time of each PAUSE frame, in quanta of 512 bit times (802.3 §31B.3.1).
+        "pause_quanta" quanta: u16 = u16::MAX, Count::new(1, 65535, "pause quanta");
     }
 }
 

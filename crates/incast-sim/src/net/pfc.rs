@@ -41,8 +41,9 @@
 //! hosts.
 
 use super::PktId;
+use crate::settings::{python_repr, Count, Spec};
 use crate::time::SimTime;
-use serde::{Deserialize, Serialize};
+use serde_json::Value as Json;
 use std::collections::VecDeque;
 
 /// Number of IEEE 802.1p priorities (802.1Q §6.9.3: a 3-bit PCP).
@@ -51,8 +52,7 @@ pub const PRIORITIES: usize = 8;
 /// A set of 802.1p priorities, bit p for priority p: the lossless priorities
 /// of PFC, or a PFC frame's class-enable vector (802.3 §31D.3).
 /// Written as a list of priorities, `[3]` or `[0, 1, 2]`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(try_from = "Vec<u8>", into = "Vec<u8>")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PriorityMask(pub u8);
 
 impl PriorityMask {
@@ -83,19 +83,45 @@ impl Default for PriorityMask {
     }
 }
 
-impl TryFrom<Vec<u8>> for PriorityMask {
-    type Error = String;
-    fn try_from(list: Vec<u8>) -> Result<Self, String> {
-        list.into_iter().try_fold(PriorityMask(0), |m, p| match p {
-            0..=7 => Ok(PriorityMask(m.0 | 1 << p)),
-            _ => Err(format!("priority {p} is not an 802.1p priority (0 to 7)")),
-        })
-    }
-}
+/// A set of priorities written as `"all"`, a list (`[3]`, `[0, 1, 2]`), one
+/// number or a comma-separated string (`"3,4"`).
+#[derive(Clone, Copy, Debug)]
+pub struct Priorities;
 
-impl From<PriorityMask> for Vec<u8> {
-    fn from(m: PriorityMask) -> Self {
-        m.iter().collect()
+impl Spec<PriorityMask> for Priorities {
+    fn parse(&self, raw: &Json) -> Result<PriorityMask, String> {
+        let allowed = "must be \"all\" or a list of 802.1p priorities between 0 and 7";
+        if raw.as_str().is_some_and(|s| s.trim().eq_ignore_ascii_case("all")) {
+            return Ok(PriorityMask::ALL);
+        }
+        let items: Vec<Json> = match raw {
+            Json::Array(items) => items.clone(),
+            Json::String(s) => s.split(',').map(|p| Json::String(p.to_owned())).collect(),
+            Json::Number(_) => vec![raw.clone()],
+            _ => return Err(format!("{allowed}, got {}", python_repr(raw))),
+        };
+        let mut mask = PriorityMask(0);
+        for item in &items {
+            let p: u8 = Count::new(0, 7, "").parse(item).map_err(|_| format!("{allowed}, got {}", python_repr(raw)))?;
+            mask.0 |= 1 << p;
+        }
+        if mask.0 == 0 {
+            return Err(format!("{allowed}; name at least one"));
+        }
+        Ok(mask)
+    }
+    fn toml(&self, value: &PriorityMask) -> Json {
+        if *value == PriorityMask::ALL {
+            Json::String("all".into())
+        } else {
+            Json::Array(value.iter().map(Json::from).collect())
+        }
+    }
+    fn kind(&self) -> &'static str {
+        "priorities"
+    }
+    fn allowed(&self) -> String {
+        "\"all\" or a list of 802.1p priorities between 0 and 7".into()
     }
 }
 
@@ -253,10 +279,12 @@ mod tests {
 
     #[test]
     fn priority_lists_parse_into_masks_and_reject_unknown_priorities() {
-        let m: PriorityMask = serde_json::from_str("[3, 4]").unwrap();
+        let m = Priorities.parse(&serde_json::json!([3, 4])).unwrap();
         assert_eq!(m, PriorityMask(0b1_1000));
-        assert_eq!(serde_json::to_string(&m).unwrap(), "[3,4]");
-        let err = serde_json::from_str::<PriorityMask>("[8]").unwrap_err().to_string();
-        assert!(err.contains("priority 8 is not an 802.1p priority"), "{err}");
+        assert_eq!(Priorities.toml(&m), serde_json::json!([3, 4]));
+        assert_eq!(Priorities.parse(&serde_json::json!("3,4")), Ok(m));
+        assert_eq!(Priorities.toml(&PriorityMask::ALL), serde_json::json!("all"));
+        let err = Priorities.parse(&serde_json::json!([8])).unwrap_err();
+        assert_eq!(err, "must be \"all\" or a list of 802.1p priorities between 0 and 7, got [8]");
     }
 }

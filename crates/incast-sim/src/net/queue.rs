@@ -13,9 +13,58 @@
 //! ECN-capable: the instantaneous queue, no averaging.
 //! **Not modelled:** RED. (Shared memory and QoS partitions: `net::buffer`.)
 
-use crate::scenario::BufferLimit;
-use crate::time::SimTime;
+use crate::settings::{packet_count, python_repr, Size, Spec};
+use crate::time::{Bytes, SimTime};
+use serde_json::Value as Json;
 use std::collections::VecDeque;
+
+/// Limit of one switch output queue.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BufferLimit {
+    /// At most this many bytes of Ethernet frames (header + payload + FCS).
+    Bytes(Bytes),
+    /// At most this many frames, whatever their size (as ns-2 counts).
+    Packets(u32),
+}
+
+/// A queue limit written as bytes (`"32KiB"`) or whole frames (`"64pkt"`).
+#[derive(Clone, Copy, Debug)]
+pub struct BufferLimitSpec;
+
+impl BufferLimitSpec {
+    const FORMS: &'static str =
+        "a size with one of B, KB, MB, GB, KiB, MiB, GiB (e.g. \"32KiB\"), or a packet count (e.g. \"64pkt\")";
+}
+
+impl Spec<BufferLimit> for BufferLimitSpec {
+    fn parse(&self, raw: &Json) -> Result<BufferLimit, String> {
+        if let Some(n) = packet_count(raw) {
+            return match u32::try_from(n?) {
+                Ok(n) if n >= 1 => Ok(BufferLimit::Packets(n)),
+                _ => Err(format!("must hold at least 1 and at most 2^32-1 packets, got {}", python_repr(raw))),
+            };
+        }
+        Size::bytes(raw, "a buffer limit", Self::FORMS).map(|b| BufferLimit::Bytes(Bytes::new(b)))
+    }
+    fn toml(&self, value: &BufferLimit) -> Json {
+        match value {
+            BufferLimit::Bytes(b) => Json::String(Size::format(b.get())),
+            BufferLimit::Packets(n) => Json::String(format!("{n}pkt")),
+        }
+    }
+    fn si(&self, value: &BufferLimit) -> Json {
+        match value {
+            BufferLimit::Bytes(b) => Json::from(b.get()),
+            BufferLimit::Packets(n) => Json::String(format!("{n}pkt")),
+        }
+    }
+    fn kind(&self) -> &'static str {
+        "buffer"
+    }
+    fn allowed(&self) -> String {
+        "a size (e.g. \"32KiB\") or a packet count (e.g. \"64pkt\")".into()
+    }
+}
 
 /// Both limits of a queue; `u64::MAX` means unlimited.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -35,7 +84,7 @@ impl QueueLimit {
 impl From<BufferLimit> for QueueLimit {
     fn from(b: BufferLimit) -> Self {
         match b {
-            BufferLimit::Bytes(n) => QueueLimit { bytes: n.0, packets: u64::MAX },
+            BufferLimit::Bytes(n) => QueueLimit { bytes: n.get(), packets: u64::MAX },
             BufferLimit::Packets(n) => QueueLimit { bytes: u64::MAX, packets: u64::from(n) },
         }
     }

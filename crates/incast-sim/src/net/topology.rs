@@ -212,7 +212,7 @@ impl Network {
     /// source's NIC first; the error names where the route breaks.
     pub fn path(&self, src: u32, dst: u32) -> Result<Vec<PortId>, SimError> {
         let broken = |why: String| SimError::InvalidScenario {
-            field: "topology.routes",
+            field: "topology.routes".into(),
             message: format!("{} to {}: {why}", self.name(self.host_node(src)), self.name(self.host_node(dst))),
         };
         let mut ports = vec![self.nic(src)];
@@ -366,7 +366,7 @@ impl Network {
 mod tests {
     use super::*;
     use crate::net::fabric::{GraphConfig, Hop, HostCounts, LinkSpec, NodeKind, NodeSpec, RouteSpec, Routing};
-    use crate::scenario::BufferLimit;
+    use crate::net::BufferLimit;
     use crate::time::{BitRate, Bytes};
 
     const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };

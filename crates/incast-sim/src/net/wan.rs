@@ -33,12 +33,11 @@
 //! delay that depends on the link's own load, diurnal patterns.
 
 use crate::rng::Rng;
+use crate::settings::{Choice, Duration, OrWord};
 use crate::time::{SimDuration, SimTime};
-use serde::{Deserialize, Serialize};
 
 /// The distribution of the per-frame jitter.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum JitterDist {
     /// Exponential with mean `jitter`: mostly small, now and then several
     /// times the mean (the wait in an M/M/1 queue).
@@ -48,33 +47,42 @@ pub enum JitterDist {
     Uniform,
 }
 
-/// The wide-area delay model (CMU09 §3.2, §8). Off unless `delay` is set; then
-/// it applies to both directions of every client's link (star and tree),
-/// or to the links of a topology file that say `wan = true` (by default the
-/// clients').
-///
-/// Default values: off; when on, no jitter (exponential when set), no
-/// spikes and no level shifts until their interval is set.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct WanConfig {
-    /// Base one-way delay added to each direction of a WAN link, on top of
-    /// its propagation delay; `None` turns the model off.
-    pub delay: Option<SimDuration>,
-    /// Mean (exponential) or upper limit (uniform) of the per-frame jitter.
-    pub jitter: SimDuration,
-    /// Distribution of the jitter.
-    pub jitter_dist: JitterDist,
-    /// Mean time between spike starts (a Poisson process), or none.
-    pub spike_interval: Option<SimDuration>,
-    /// How much a spike raises the delay.
-    pub spike_height: SimDuration,
-    /// How long a spike lasts.
-    pub spike_duration: SimDuration,
-    /// Mean time between level shifts (a Poisson process), or none.
-    pub shift_interval: Option<SimDuration>,
-    /// A level shift redraws the base delay uniformly within `±shift` of `delay`.
-    pub shift: SimDuration,
+/// "off", or a duration (a positive one with `positive`).
+const fn off_or(spec: Duration, what: &'static str) -> OrWord<Duration> {
+    OrWord { word: "off", spec, what }
+}
+
+crate::settings! {
+    /// The wide-area delay model (CMU09 §3.2, §8). Off unless `delay` is set; then
+    /// it applies to both directions of every client's link (star and tree),
+    /// or to the links of a topology file that say `wan = true` (by default the
+    /// clients').
+    ///
+    /// Default values: off; when on, no jitter (exponential when set), no
+    /// spikes and no level shifts until their interval is set.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct WanConfig {
+        /// Base one-way delay added to each direction of a WAN link, on top of
+        /// its propagation delay (link.rtt / 4); "off" turns the model off.
+        "delay" delay: Option<SimDuration> = None, off_or(Duration::ANY, "a duration");
+        /// Per-frame jitter: the mean (exponential) or the limit (uniform).
+        "jitter" jitter: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// Distribution of the jitter: "exponential" or "uniform" in [0, jitter].
+        "jitter_dist" jitter_dist: JitterDist = JitterDist::Exponential,
+            Choice(&[("exponential", JitterDist::Exponential), ("uniform", JitterDist::Uniform)]);
+        /// Mean time between delay spikes (a Poisson process), or "off".
+        "spike_interval" spike_interval: Option<SimDuration> = None,
+            off_or(Duration::POSITIVE, "a positive duration");
+        /// How much a spike raises the delay.
+        "spike_height" spike_height: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// How long a spike lasts.
+        "spike_duration" spike_duration: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// Mean time between level shifts (route changes, a Poisson process), or "off".
+        "shift_interval" shift_interval: Option<SimDuration> = None,
+            off_or(Duration::POSITIVE, "a positive duration");
+        /// A level shift redraws the base delay uniformly within delay ± shift.
+        "shift" shift: SimDuration = SimDuration::ZERO, Duration::ANY;
+    }
 }
 
 impl WanConfig {

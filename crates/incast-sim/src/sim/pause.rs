@@ -22,8 +22,8 @@ use super::{Event, Sim};
 use crate::net::frame;
 use crate::net::pause::{pause_time, LosslessPort, PauseConfig, PAUSE_WIRE_BYTES};
 use crate::net::pfc::{partition, PfcFrame, PriorityMask, PRIORITIES};
+use crate::net::SwitchConfig;
 use crate::net::{Node, PktId, PortId, QueueLimit};
-use crate::scenario::SwitchConfig;
 use crate::time::{SimDuration, SimTime};
 
 /// Who flow control stops when a port passes XOFF.
@@ -57,7 +57,11 @@ impl Lossless {
             }
             _ => None,
         };
-        Lossless { control: sw.pause.map(|cfg| (cfg, how)), partitions, ports: vec![LosslessPort::default(); ports] }
+        Lossless {
+            control: sw.pause_config().map(|cfg| (cfg, how)),
+            partitions,
+            ports: vec![LosslessPort::default(); ports],
+        }
     }
 
     /// PAUSE and PFC frames sent on `port`, and the time each priority of

@@ -15,7 +15,21 @@ pub use trace::Traces;
 
 pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, TimeoutClasses};
 
+use crate::settings::Flag;
 use serde::Serialize;
+
+crate::settings! {
+    /// What the run records beyond its counters.
+    ///
+    /// Default values: `timeouts` true. Per-class timeout counters and each
+    /// block's `max_flow_timeouts` are always kept; the per-timeout table grows
+    /// with the number of timeouts, so long sweeps may turn it off.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct StatsConfig {
+        /// Keep one row per retransmission timeout (Result.timeouts); false keeps only the class counters.
+        "timeouts" timeouts: bool = true, Flag;
+    }
+}
 
 /// Whole-run figures. With several clients (`workload.clients`) every
 /// figure is the aggregate over all of them; `client_goodput_mbps` and

@@ -25,9 +25,43 @@
 //! state (they send only requests), other switch ports.
 
 use crate::net::OccupancyLog;
-use crate::scenario::TraceConfig;
+use crate::settings::{Duration, Flag, OrWord};
 use crate::time::{SimDuration, SimTime};
 use serde::Serialize;
+
+crate::settings! {
+    /// Time series the run records besides its tables. Every trace is off by
+    /// default, and a run with all of them off does no trace work beyond one
+    /// branch per event site.
+    ///
+    /// Default values: every trace off. A common `goodput_bin` is 5 ms, the bin
+    /// of FAST08 Figure 5's instantaneous goodput.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct TraceConfig {
+        /// Bin length of the goodput trace (application bytes delivered to the
+        /// client per bin); "off" turns the trace off.
+        "goodput_bin" goodput_bin: Option<SimDuration> = None,
+            OrWord { word: "off", spec: Duration::POSITIVE, what: "a positive duration (e.g. \"5ms\")" };
+        /// Sample the occupancy of the switch port toward the client at every
+        /// frame offered to it (enqueued or dropped).
+        "queue" queue: bool = false, Flag;
+        /// Sample each server's cwnd, ssthresh, RTO and SRTT at every ACK it
+        /// processes and at each of its retransmission timeouts.
+        "flows" flows: bool = false, Flag;
+        /// Record every server's cwnd at the start of each block (GIP Figure 4).
+        "block_cwnd" block_cwnd: bool = false, Flag;
+        /// Capture every packet at the client and each server, as it is handed
+        /// to the host's NIC and as it arrives (`stats::pcap`).
+        "pcap" pcap: bool = false, Flag;
+    }
+}
+
+impl TraceConfig {
+    /// Is any time series on? (The packet capture, `pcap`, is kept apart.)
+    pub fn any(&self) -> bool {
+        self.goodput_bin.is_some() || self.queue || self.flows || self.block_cwnd
+    }
+}
 
 /// Instantaneous goodput: one row per bin, from time zero to the end of the
 /// run, empty bins included.

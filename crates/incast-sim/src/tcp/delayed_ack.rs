@@ -35,8 +35,137 @@
 use super::clock::TcpClock;
 use super::receiver::Arrival;
 use super::rto::RtoEstimator;
-use super::{DelayedAckConfig, DelayedAckMode};
+use crate::settings::{python_repr, Count, Duration, Spec};
 use crate::time::{SimDuration, SimTime};
+use serde_json::Value as Json;
+
+crate::settings! {
+    /// Delayed-ACK knobs (RFC 1122 4.2.3.2, RFC 5681 4.2).
+    ///
+    /// Default values:
+    /// - `mode`: a fixed 40 ms timeout — Linux `TCP_DELACK_MIN`, the delay FAST08
+    ///   §4.2 blames for the "mini-timeouts" at 3–5 servers, as FAST08 §4.2 and
+    ///   CMU09 §4.1 study it. RFC 1122 allows up to 500 ms.
+    /// - `quickack_segments`: 16 — Linux `TCP_MAX_QUICKACKS` (`linux` mode).
+    /// - `ato_min`: 40 ms — Linux `TCP_ATO_MIN` (= `TCP_DELACK_MIN`, `linux` mode).
+    /// - `ato_max`: 500 ms — Linux `HZ/2`, the cap `tcp_send_delayed_ack` puts on a
+    ///   delayed ACK (`linux` mode).
+    /// - `adaptive_gain_shift`: 3 — the smoothed gap moves 1/2^3 = 1/8 of the way
+    ///   to each sample, the gain RFC 6298 gives SRTT (`adaptive` mode).
+    /// - `adaptive_multiplier`: 2 — the timeout is two smoothed gaps: in a steady
+    ///   stream the next segment (which draws the every-second-segment ACK) arrives
+    ///   one gap later, so twice the gap tolerates 100% jitter before a timer fires,
+    ///   yet a lone segment waits only about one gap longer than necessary.
+    /// - `adaptive_min`: 1 µs — below the gap between full-sized frames at 10 Gbps
+    ///   (1.2 µs); it only stops back-to-back small segments arming a near-zero timer.
+    /// - `adaptive_max`: 40 ms — never wait longer than the `standard` default.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct DelayedAckConfig {
+        /// How long a lone segment may wait for its ACK (a duration); "off"
+        /// acknowledges every segment at once; "linux" runs Linux quick-ACK mode
+        /// and its adaptive ATO; "adaptive" delays by twice the smoothed
+        /// inter-arrival gap (CMU09 §5).
+        "delayed_ack" mode: DelayedAckMode = DelayedAckMode::Standard(SimDuration::from_millis(40)), DelayedAckSpec;
+        /// "linux" mode: most ACKs sent at once in quick-ACK mode (TCP_MAX_QUICKACKS).
+        "delayed_ack_quickack_segments" quickack_segments: u32 = 16, Count::new(0, u32::MAX as u64, "ACKs");
+        /// "linux" mode: the smallest and starting ACK timeout (TCP_ATO_MIN).
+        "delayed_ack_ato_min" ato_min: SimDuration = SimDuration::from_millis(40), Duration::POSITIVE;
+        /// "linux" mode: cap on a delayed ACK's timeout when the ATO exceeds ato_min.
+        "delayed_ack_ato_max" ato_max: SimDuration = SimDuration::from_millis(500), Duration::POSITIVE;
+        /// "adaptive" mode: the inter-arrival estimator moves 1/2^shift toward each sample.
+        "delayed_ack_adaptive_gain_shift" adaptive_gain_shift: u32 = 3, Count::new(0, 16, "");
+        /// "adaptive" mode: timeout = multiplier × smoothed inter-arrival gap.
+        "delayed_ack_adaptive_multiplier" adaptive_multiplier: u32 = 2, Count::new(1, u32::MAX as u64, "");
+        /// "adaptive" mode: lower clamp on the timeout.
+        "delayed_ack_adaptive_min" adaptive_min: SimDuration = SimDuration::from_micros(1), Duration::POSITIVE;
+        /// "adaptive" mode: upper clamp on the timeout and on each gap sample.
+        "delayed_ack_adaptive_max" adaptive_max: SimDuration = SimDuration::from_millis(40), Duration::POSITIVE;
+    }
+}
+
+/// The receiver's ACK-delay policy.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum DelayedAckMode {
+    /// A fixed timeout and the every-second-segment rule.
+    Standard(SimDuration),
+    /// Every data segment is acknowledged at once (CMU09 §5).
+    Off,
+    /// Linux quick-ACK mode and adaptive ATO (`tcp_event_data_recv`).
+    Linux,
+    /// CMU09 §5's proposal: the timeout follows the smoothed inter-arrival time.
+    Adaptive,
+}
+
+/// The delayed-ACK policy written as a positive duration (`"40ms"`), `"off"`,
+/// `"linux"` or `"adaptive"`.
+#[derive(Clone, Copy, Debug)]
+pub struct DelayedAckSpec;
+
+impl Spec<DelayedAckMode> for DelayedAckSpec {
+    fn parse(&self, raw: &Json) -> Result<DelayedAckMode, String> {
+        let word = raw.as_str().map(|s| s.trim().to_ascii_lowercase());
+        match (raw, word.as_deref()) {
+            (Json::Null | Json::Bool(false), _) | (_, Some("off")) => return Ok(DelayedAckMode::Off),
+            (_, Some("linux")) => return Ok(DelayedAckMode::Linux),
+            (_, Some("adaptive")) => return Ok(DelayedAckMode::Adaptive),
+            _ => {}
+        }
+        let forms = self.allowed();
+        match Duration::ANY.parse(raw) {
+            Ok(d) if d.is_zero() => Err(format!("must be {forms}; got {}", python_repr(raw))),
+            Ok(d) => Ok(DelayedAckMode::Standard(d)),
+            Err(e) => Err(format!("must be {forms}; {e}")),
+        }
+    }
+    fn toml(&self, value: &DelayedAckMode) -> Json {
+        match value {
+            DelayedAckMode::Standard(d) => Duration::ANY.toml(d),
+            DelayedAckMode::Off => Json::String("off".into()),
+            DelayedAckMode::Linux => Json::String("linux".into()),
+            DelayedAckMode::Adaptive => Json::String("adaptive".into()),
+        }
+    }
+    fn si(&self, value: &DelayedAckMode) -> Json {
+        match value {
+            DelayedAckMode::Standard(d) => Duration::ANY.si(d),
+            other => self.toml(other),
+        }
+    }
+    fn kind(&self) -> &'static str {
+        "delayed ack"
+    }
+    fn allowed(&self) -> String {
+        "a positive duration (e.g. \"40ms\"), \"off\" (ACK every segment), \"linux\" or \"adaptive\"".into()
+    }
+    fn none_word(&self) -> Option<&'static str> {
+        Some("off")
+    }
+}
+
+impl DelayedAckConfig {
+    /// Delayed ACK off: every data segment acknowledged at once.
+    pub fn off() -> Self {
+        DelayedAckConfig { mode: DelayedAckMode::Off, ..DelayedAckConfig::default() }
+    }
+
+    /// The clamps of the `linux` and `adaptive` modes are in order.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        let f = Duration::format;
+        if self.ato_min > self.ato_max {
+            let m = format!("must not exceed tcp.delayed_ack_ato_max ({}), got {}", f(self.ato_max), f(self.ato_min));
+            return Err(("tcp.delayed_ack_ato_min", m));
+        }
+        if self.adaptive_min > self.adaptive_max {
+            let m = format!(
+                "must not exceed tcp.delayed_ack_adaptive_max ({}), got {}",
+                f(self.adaptive_max),
+                f(self.adaptive_min)
+            );
+            return Err(("tcp.delayed_ack_adaptive_min", m));
+        }
+        Ok(())
+    }
+}
 
 /// How long a lone segment's ACK may wait, per mode.
 #[derive(Clone, Debug)]
@@ -185,9 +314,9 @@ impl DelayedAck {
     /// The policy `cfg` for a receiver with MSS `mss` advertising `rcv_wnd` bytes.
     pub fn new(cfg: &DelayedAckConfig, mss: u32, rcv_wnd: u64) -> Self {
         let rcv_mss = (mss as u64).max(1);
-        let delay = match cfg.effective_mode() {
+        let delay = match cfg.mode {
             DelayedAckMode::Off => Delay::Off,
-            DelayedAckMode::Standard => Delay::Fixed(cfg.timeout.unwrap_or(SimDuration::ZERO)),
+            DelayedAckMode::Standard(timeout) => Delay::Fixed(timeout),
             DelayedAckMode::Linux => {
                 // Linux tcp_incr_quickack: quickacks = rcv_wnd / (2 * rcv_mss);
                 // if (quickacks == 0) quickacks = 2; quickacks = min(quickacks, max);

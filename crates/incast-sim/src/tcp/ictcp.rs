@@ -29,8 +29,35 @@
 //! **Not modelled:** window scaling granularity, several receiving
 //! interfaces.
 
-use super::IctcpConfig;
+use crate::settings::{Count, Flag, Scaled};
 use crate::time::{BitRate, SimDuration, SimTime};
+
+crate::settings! {
+    /// ICTCP's switch and parameters (Wu et al., CoNEXT 2010 §3), fractions
+    /// kept in thousandths; the defaults are the paper's.
+    ///
+    /// Default values: off (a remedy to compare); α 0.9 of the link may be
+    /// used; β 0.75, the throughput smoothing; γ1 0.1 and γ2 0.5, the grow and
+    /// shrink thresholds on `d`; windows of 2 segments at least and at the start.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct IctcpConfig {
+        /// ICTCP (Wu et al. 2010) at the client: each connection's receive window
+        /// follows its measured throughput, growing only while the link has spare bandwidth.
+        "ictcp" on: bool = false, Flag;
+        /// ICTCP α: the fraction of the link rate its connections may use.
+        "ictcp_alpha" alpha_permille: u32 = 900, Scaled::PERMILLE;
+        /// ICTCP β: weight of the old value in the measured-throughput average.
+        "ictcp_beta" beta_permille: u32 = 750, Scaled::PERMILLE;
+        /// ICTCP γ1: grow a window when (expected − measured)/expected is at most this.
+        "ictcp_gamma1" gamma1_permille: u32 = 100, Scaled::PERMILLE;
+        /// ICTCP γ2: shrink a window after three intervals above this.
+        "ictcp_gamma2" gamma2_permille: u32 = 500, Scaled::PERMILLE;
+        /// ICTCP: smallest receive window, in segments.
+        "ictcp_min_wnd" min_wnd: u32 = 2, Count::new(1, u32::MAX as u64, "segments");
+        /// ICTCP: receive window at the start, in segments.
+        "ictcp_init_wnd" init_wnd: u32 = 2, Count::new(1, u32::MAX as u64, "segments");
+    }
+}
 
 /// Per-connection ICTCP state.
 #[derive(Clone, Copy, Debug)]

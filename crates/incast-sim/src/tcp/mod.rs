@@ -54,11 +54,11 @@ pub mod spurious;
 mod tests;
 pub mod timestamps;
 
-pub use config::{
-    CubicConfig, DctcpConfig, DelayedAckConfig, DelayedAckMode, GipPattern, IctcpConfig, RtoConfig, RtoFlavor, RudeOff,
-    SpuriousRto, TcpConfig, TcpVariant,
-};
+pub use config::{CubicConfig, DctcpConfig, GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
+pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
+pub use ictcp::IctcpConfig;
 pub use rto::RtoEstimator;
+pub use rto::{RtoConfig, RtoFlavor};
 pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
 
 use crate::time::{SimDuration, SimTime};

@@ -37,8 +37,80 @@
 //! sender (`tcp::sender`); this module only folds samples in. Randomizing the
 //! armed timer and delaying its expiry is `tcp::rto_timer`.
 
-use super::{RtoConfig, RtoFlavor};
+use crate::settings::{Choice, Count, Duration, Flag};
 use crate::time::SimDuration;
+
+crate::settings! {
+    /// Retransmission-timer knobs (RFC 6298).
+    ///
+    /// Default values:
+    /// - `min`: 200 ms — Linux `TCP_RTO_MIN`, the value the incast papers start from
+    ///   (FAST08 Table 1). RFC 6298 (2.4) says 1 s.
+    /// - `max`: 120 s — Linux `TCP_RTO_MAX`; RFC 6298 (2.5) allows any value ≥ 60 s.
+    /// - `initial`: 1 s — RFC 6298 (2.1). Rarely used: connections start with the
+    ///   handshake's RTT sample already taken (see [`super::Endpoint::new`]).
+    /// - `granularity`: 0 — high-resolution timers. A non-zero value is a jiffy
+    ///   clock (Linux HZ=1000 → 1 ms, HZ=250 → 4 ms); see `tcp::rto`.
+    /// - `randomize`: false — RFC 6298 and Linux arm the timer for exactly RTO.
+    ///   True is the CMU09 §5 "randomized timeout delay", `timeout = RTO +
+    ///   (rand(0.5) × RTO)`; see `tcp::rto_timer`.
+    /// - `max_backoff`: 64 doublings — Linux caps the back-off only through
+    ///   `TCP_RTO_MAX`, and RFC 6298 (5.5) only through the RTO maximum; 64 is
+    ///   beyond any doubling of a non-zero RTO that stays below `max`, so the
+    ///   default leaves `max` as the only cap. CMU09 §7 (Fig 12) describes a back-off
+    ///   "until the maximum factor of 64 * RTO", i.e. `max_backoff = 6`.
+    /// - `scheduling_delay`: 0 — timers fire exactly. CMU09 §3 adds "a small
+    ///   random timer scheduling delay of up to 20µs"; a non-zero D postpones every
+    ///   retransmission-timer expiry (not the delayed-ACK timer) by a uniform draw
+    ///   from [0, D]; see `tcp::rto_timer`.
+    /// - `flavor`: [`RtoFlavor::Rfc6298`] — the RFC formula; `Linux` is the
+    ///   kernel's `tcp_rtt_estimator` / `__tcp_set_rto`; see `tcp::rto`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct RtoConfig {
+        /// Lower bound on the retransmission timeout (RTO_min).
+        "rto_min" min: SimDuration = SimDuration::from_millis(200), Duration::ANY;
+        /// Upper bound on the retransmission timeout, back-off included (RTO_max).
+        "rto_max" max: SimDuration = SimDuration::from_secs(120), Duration::POSITIVE;
+        /// RTO before any RTT sample.
+        "rto_initial" initial: SimDuration = SimDuration::from_secs(1), Duration::POSITIVE;
+        /// Timer granularity G: 0 for exact timers, else the jiffy length (1ms, 4ms).
+        "clock_granularity" granularity: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// CMU09 §5 randomized timeout: each armed retransmission timer lasts RTO + rand(0, 0.5)·RTO.
+        "rto_randomize" randomize: bool = false, Flag;
+        /// Most doublings of the RTO after consecutive timeouts (rto_max still applies).
+        "rto_max_backoff" max_backoff: u32 = 64, Count::new(0, u32::MAX as u64, "doublings");
+        /// CMU09 §3 timer scheduling delay: each retransmission-timer expiry is
+        /// late by a uniform draw from [0, this].
+        "rto_scheduling_delay" scheduling_delay: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// RTO formula: "rfc6298" (max(RTO_min, SRTT + 4·RTTVAR)) or "linux"
+        /// (tcp_rtt_estimator / __tcp_set_rto: SRTT + max(4·mdev, RTO_min)).
+        "rto_flavor" flavor: RtoFlavor = RtoFlavor::Rfc6298,
+            Choice(&[("rfc6298", RtoFlavor::Rfc6298), ("linux", RtoFlavor::Linux)]);
+    }
+}
+
+/// The RTO formula.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RtoFlavor {
+    /// RFC 6298 (2.2)–(2.4): `max(RTO_min, SRTT + max(G, 4·RTTVAR))`.
+    #[default]
+    Rfc6298,
+    /// Linux `tcp_rtt_estimator` / `__tcp_set_rto`: `SRTT + rttvar`, where the
+    /// variance term `rttvar` (4·mdev) is floored at RTO_min, so RTO ≈
+    /// SRTT + max(4·mdev, RTO_min).
+    Linux,
+}
+
+impl RtoConfig {
+    /// RFC 6298 (2.4), (2.5): the bounds agree with each other.
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.min > self.max {
+            let f = crate::settings::Duration::format;
+            return Err(("tcp.rto_min", format!("must not exceed tcp.rto_max ({}), got {}", f(self.max), f(self.min))));
+        }
+        Ok(())
+    }
+}
 
 /// SRTT/RTTVAR state and the current back-off of one sender.
 #[derive(Clone, Debug)]

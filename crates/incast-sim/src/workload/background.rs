@@ -26,35 +26,38 @@ use super::clients::Layout;
 
 /// Host of client 0 (the clients are hosts `0..clients`, `workload::clients`).
 const CLIENT_0: u32 = 0;
+use crate::settings::{Count, Flag, OrWord, Rate};
 use crate::time::BitRate;
-use serde::{Deserialize, Serialize};
 
-/// Background traffic.
-///
-/// Default values: no background flow; each flow has its own receiver;
-/// priority 0 (best effort, 802.1Q Table I-2) for both kinds.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct BackgroundConfig {
-    /// Long-lived bulk TCP flows, each from its own sender.
-    pub tcp_flows: u32,
-    /// Every background flow sends to server 0 instead of a receiver of its
-    /// own: SIGCOMM09 §2.2's ten bulk flows into the server a
-    /// latency-sensitive client asks for 1 KB at a time (`servers = 1`, a
-    /// 1 KB SRU: each block is one request and its response).
-    pub tcp_to_server: bool,
-    /// Every background flow sends to client 0 instead of a receiver of its
-    /// own, so it shares the bottleneck port with the reads: GIP §VII-B's
-    /// long-term TCP flow (Figs. 19-20).
-    pub tcp_to_client: bool,
-    /// A constant-bit-rate UDP source sending full-sized datagrams to the
-    /// client at this rate of link time (GIP §VI-C: 100 Mbps into the
-    /// bottleneck), or none.
-    pub udp_rate: Option<BitRate>,
-    /// IEEE 802.1p priority of the background TCP flows, 0 to 7 (`net::pfc`).
-    pub priority: u8,
-    /// IEEE 802.1p priority of the UDP source, 0 to 7.
-    pub udp_priority: u8,
+crate::settings! {
+    /// Background traffic.
+    ///
+    /// Default values: no background flow; each flow has its own receiver;
+    /// priority 0 (best effort, 802.1Q Table I-2) for both kinds.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct BackgroundConfig {
+        /// Long-lived bulk TCP flows, each between its own sender and receiver
+        /// (GIP §VII-B); in a tree the sender is on the first edge switch and
+        /// the receiver on the core.
+        "tcp_flows" tcp_flows: u32 = 0, Count::new(0, MAX_BACKGROUND_FLOWS as u64, "background flows");
+        /// Every background flow sends to server 0 instead of a receiver of its
+        /// own: SIGCOMM09 §2.2's ten bulk flows into the server a
+        /// latency-sensitive client asks for 1 KB at a time.
+        "tcp_to_server" tcp_to_server: bool = false, Flag;
+        /// Every background flow sends to client 0 instead of a receiver of its
+        /// own, so it shares the bottleneck port with the reads: GIP §VII-B's
+        /// long-term TCP flow (Figs. 19-20).
+        "tcp_to_client" tcp_to_client: bool = false, Flag;
+        /// A constant-bit-rate UDP source sending full-sized datagrams to the
+        /// client at this rate of link time (GIP §VI-C: "100Mbps"), or "off".
+        "udp_rate" udp_rate: Option<BitRate> = None, OrWord { word: "off", spec: Rate, what: "a rate" };
+        /// IEEE 802.1p priority (0-7) of the background TCP flows; with traffic
+        /// in several priorities every port keeps one FIFO per priority, served
+        /// round robin (`net::pfc`).
+        "priority" priority: u8 = 0, Count::new(0, 7, "");
+        /// IEEE 802.1p priority (0-7) of the UDP source.
+        "udp_priority" udp_priority: u8 = 0, Count::new(0, 7, "");
+    }
 }
 
 impl BackgroundConfig {

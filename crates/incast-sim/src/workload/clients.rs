@@ -21,13 +21,12 @@
 //! **Not modelled:** clients that read from partly overlapping server sets,
 //! clients that start at different times or with different workloads.
 
-use serde::{Deserialize, Serialize};
+use crate::settings::Choice;
 
 /// Whether clients read from the same servers or from servers of their own.
 ///
 /// Default value: `shared`.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum ServerSets {
     /// Every client reads from the same `servers` servers.
     #[default]
@@ -35,6 +34,10 @@ pub enum ServerSets {
     /// Client `c` reads from servers `c · servers .. (c + 1) · servers`.
     Disjoint,
 }
+
+/// How server sets are written: `"shared"` or `"disjoint"`.
+pub const SERVER_SETS: Choice<ServerSets> =
+    Choice(&[("shared", ServerSets::Shared), ("disjoint", ServerSets::Disjoint)]);
 
 /// Most clients one run may have.
 pub const MAX_CLIENTS: u32 = 10_000;

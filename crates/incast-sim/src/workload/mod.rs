@@ -4,4 +4,6 @@ pub mod background;
 pub mod clients;
 mod sync_read;
 
-pub use sync_read::{BlockDone, Progress, Release, Response, SyncRead};
+pub use sync_read::{
+    BlockDone, Progress, Release, RequestOrder, Response, ResponseSize, SyncRead, SyncReadConfig, WorkloadKind,
+};

@@ -21,10 +21,149 @@
 //! several clients serves them in parallel, its uplink the only thing they
 //! share), request pipelining across blocks.
 
-use super::clients::Layout;
+use super::clients::{Layout, ServerSets, SERVER_SETS};
 use crate::rng::Rng;
-use crate::scenario::{RequestOrder, Scenario};
-use crate::time::{SimDuration, SimTime};
+use crate::scenario::Scenario;
+use crate::settings::{Choice, Count, Duration, Entry, OrWord, Setting, Size, Spec, Table};
+use crate::time::{Bytes, SimDuration, SimTime};
+use serde_json::{Map, Value as Json};
+
+/// How much each server returns per block; its table keys are `sru` and
+/// `block`, exactly one of them set.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ResponseSize {
+    /// Fixed server request unit: every server returns this many bytes, so the
+    /// block grows with the number of servers (FAST08 §3, default 256 KiB).
+    Sru(Bytes),
+    /// Fixed block: the servers share this many bytes, `block / servers` each;
+    /// the first `block % servers` servers send one byte more (CMU09 §4, 1 MiB).
+    Block(Bytes),
+}
+
+impl Default for ResponseSize {
+    fn default() -> Self {
+        ResponseSize::Sru(Bytes::kib(256))
+    }
+}
+
+impl ResponseSize {
+    /// Exactly one of `sru` and `block` may be given in a table.
+    pub fn check_keys(raw: &Map<String, Json>) -> Result<(), String> {
+        let given = |k: &str| raw.get(k).is_some_and(|v| !v.is_null());
+        if given("sru") && given("block") {
+            return Err("set either sru (bytes per server) or block (bytes per block), not both".into());
+        }
+        Ok(())
+    }
+}
+
+impl Table for ResponseSize {
+    fn read(&mut self, key: &str, raw: &Json) -> Option<Result<(), String>> {
+        let size = Size { min: 1 };
+        match key {
+            "sru" | "block" if raw.is_null() => Some(Ok(())),
+            "sru" => Some(size.parse(raw).map(|b| *self = ResponseSize::Sru(b))),
+            "block" => Some(size.parse(raw).map(|b| *self = ResponseSize::Block(b))),
+            _ => None,
+        }
+    }
+
+    fn write(&self, out: &mut Vec<Entry>) {
+        let size = Size { min: 1 };
+        let (key, b) = match self {
+            ResponseSize::Sru(b) => ("sru", b),
+            ResponseSize::Block(b) => ("block", b),
+        };
+        out.push(Entry { key, toml: size.toml(b), si: size.si(b) });
+    }
+
+    fn describe(out: &mut Vec<Setting>) {
+        let size = Size { min: 1 };
+        out.push(Setting {
+            key: "sru",
+            kind: "size",
+            default: Json::String("256KiB".into()),
+            allowed: size.allowed(),
+            none: None,
+            doc: "Fixed server request unit: bytes every server returns per block (the default).".into(),
+        });
+        out.push(Setting {
+            key: "block",
+            kind: "size",
+            default: Json::Null,
+            allowed: size.allowed(),
+            none: None,
+            doc: "Fixed block: bytes the servers share per block, block/servers each (instead of sru).".into(),
+        });
+    }
+}
+
+/// In which order the client sends its per-block requests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestOrder {
+    /// Server 0 first, every block.
+    Fixed,
+    /// A fresh seeded permutation each block, so that no server is always the
+    /// last to be asked (and the first to lose at a full buffer).
+    Shuffled,
+}
+
+/// The workloads there are.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum WorkloadKind {
+    /// Barrier-synchronized reads, the only workload so far.
+    #[default]
+    SyncRead,
+}
+
+crate::settings! {
+    /// Barrier-synchronized reads (FAST08 §3, CMU09 §4).
+    ///
+    /// Default values: 256 KiB SRU (FAST08 Table 1), `request` 100 bytes,
+    /// `order` shuffled, `server_jitter` 10 µs; no application-level mitigation
+    /// (`max_inflight` all: every server is asked at once; `stagger` 0); one
+    /// client (`clients` 1, `server_sets` shared); `priority` 0 (best effort).
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct SyncReadConfig {
+        /// The workload; synchronized reads are the only one so far.
+        "kind" kind: WorkloadKind = WorkloadKind::SyncRead, Choice(&[("sync_read", WorkloadKind::SyncRead)]);
+        /// Bytes of the request the client sends each server per block.
+        "request" request: Bytes = Bytes::new(100), Size { min: 1 };
+        /// Order of the requests within a block: "shuffled" (a seeded permutation per block) or "fixed".
+        "order" order: RequestOrder = RequestOrder::Shuffled,
+            Choice(&[("shuffled", RequestOrder::Shuffled), ("fixed", RequestOrder::Fixed)]);
+        /// Each server starts its response a delay drawn uniformly from
+        /// `[0, server_jitter]` after the whole request has arrived (its
+        /// turnaround: OS scheduling, copying into the socket). Without it,
+        /// identical servers on identical links stay phase-locked at a drop-tail
+        /// queue and the same flow loses every burst, block after block: the
+        /// phase effect of Floyd and Jacobson (1992) that ns-2 users break with
+        /// random per-packet overhead and CMU09 §3 with a random timer delay.
+        "server_jitter" server_jitter: SimDuration = SimDuration::from_micros(10), Duration::ANY;
+        /// At most this many servers answer at once; the client asks the next
+        /// server (in request order) as each response completes (Panasas stripes
+        /// over about 10 servers; Facebook's memcache clients limit outstanding
+        /// requests). "all" asks every server at once.
+        "max_inflight" max_inflight: Option<u32> = None,
+            OrWord { word: "all", spec: Count::new(1, u32::MAX as u64, "servers"), what: "a count" };
+        /// The i-th request of a block (0-based, in request order) leaves
+        /// `i × stagger` after the block starts, or later if `max_inflight`
+        /// holds it back.
+        "stagger" stagger: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// IEEE 802.1p priority (0-7) of the reads' frames, requests and ACKs included (`net::pfc`).
+        "priority" priority: u8 = 0, Count::new(0, 7, "");
+        /// Clients reading at once, each its own barrier-synchronized block loop
+        /// from time zero (`workload::clients`); the other settings apply to each.
+        "clients" clients: u32 = 1, Count::new(1, super::clients::MAX_CLIENTS as u64, "clients");
+        /// "shared": every client reads from the same servers; "disjoint": each
+        /// client from a group of its own (clients × servers server hosts).
+        "server_sets" server_sets: ServerSets = ServerSets::Shared, SERVER_SETS;
+    }
+    flatten {
+        /// Bytes each server returns per block (`sru`), or the block they share (`block`).
+        response: ResponseSize,
+    }
+}
 
 /// A response the server of `flow` writes `after` the request completed.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -228,8 +367,8 @@ impl SyncRead {
 
 #[cfg(test)]
 mod tests {
+    use super::ResponseSize;
     use super::*;
-    use crate::scenario::ResponseSize;
     use crate::time::Bytes;
 
     fn app(servers: u32) -> SyncRead {

@@ -142,29 +142,25 @@ fn adaptive_gap_is_an_ewma_with_gain_one_eighth() {
     assert_eq!(ep.delack.current_timeout(), Some(SimDuration::from_micros(10_126)));
 }
 
-/// `mode = "off"` and the older `timeout = None` both acknowledge every segment.
+/// `delayed_ack = "off"` acknowledges every segment.
 #[test]
-fn off_mode_and_legacy_none_timeout_ack_every_segment() {
-    for da in [DelayedAckConfig::off(), DelayedAckConfig { timeout: None, ..DelayedAckConfig::default() }] {
-        let mut ep = Endpoint::new(&TcpConfig { delayed_ack: da, ..cfg() }, SimTime::ZERO, None);
-        assert_eq!(arrive(&mut ep, 0, 0), vec![(0, 0)]);
-        assert_eq!(ep.poll_timeout(), None);
-    }
+fn off_mode_acks_every_segment() {
+    let mut ep = Endpoint::new(&TcpConfig { delayed_ack: DelayedAckConfig::off(), ..cfg() }, SimTime::ZERO, None);
+    assert_eq!(arrive(&mut ep, 0, 0), vec![(0, 0)]);
+    assert_eq!(ep.poll_timeout(), None);
 }
 
-/// The engine JSON: `mode` with the fields it needs; a scenario giving only
-/// `timeout` behaves as before `mode` existed.
+/// The user's forms of `tcp.delayed_ack`: a positive duration, "off",
+/// "linux" or "adaptive"; zero is refused.
 #[test]
-fn delayed_ack_config_serde_forms() {
-    let parse = |s: &str| serde_json::from_str::<DelayedAckConfig>(s).unwrap();
-    assert_eq!(parse(r#"{"timeout": null}"#).effective_mode(), DelayedAckMode::Off);
-    let fixed = parse(r#"{"timeout": 200000000}"#);
-    assert_eq!(
-        (fixed.effective_mode(), fixed.timeout),
-        (DelayedAckMode::Standard, Some(SimDuration::from_micros(200)))
-    );
-    assert_eq!(parse(r#"{"mode": "linux", "timeout": null}"#).effective_mode(), DelayedAckMode::Linux);
-    assert_eq!(parse(r#"{"mode": "adaptive"}"#).effective_mode(), DelayedAckMode::Adaptive);
-    assert_eq!(parse("{}"), DelayedAckConfig::default());
-    assert!(serde_json::from_str::<DelayedAckConfig>(r#"{"mode": "fast"}"#).is_err());
+fn delayed_ack_setting_forms() {
+    use crate::settings::Spec;
+    use serde_json::json;
+    let parse = |v: serde_json::Value| super::super::delayed_ack::DelayedAckSpec.parse(&v);
+    assert_eq!(parse(json!("off")), Ok(DelayedAckMode::Off));
+    assert_eq!(parse(json!("200us")), Ok(DelayedAckMode::Standard(SimDuration::from_micros(200))));
+    assert_eq!(parse(json!("linux")), Ok(DelayedAckMode::Linux));
+    assert_eq!(parse(json!("adaptive")), Ok(DelayedAckMode::Adaptive));
+    assert!(parse(json!(0)).unwrap_err().starts_with("must be a positive duration (e.g. \"40ms\"), \"off\""));
+    assert!(parse(json!("fast")).is_err());
 }

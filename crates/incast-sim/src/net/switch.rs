@@ -1,0 +1,73 @@
+//! The switches' settings: port buffers, how the memory is shared, ECN
+//! marking, Ethernet flow control and the policing of rude flows.
+//!
+//! **Models:** every switch of a run has the same settings; each mechanism
+//! lives in its own module (`net::queue`, `net::buffer`, `net::pause`,
+//! `net::pfc`), and this table only gathers their knobs.
+//! **Not modelled:** per-switch or per-port settings.
+
+use super::buffer::{BufferModel, BufferModelSpec};
+use super::pause::PauseConfig;
+use super::pfc::{Priorities, PriorityMask};
+use super::queue::{BufferLimit, BufferLimitSpec};
+use crate::settings::{Choice, Flag, OrWord};
+use crate::time::Bytes;
+
+/// A switch's policing of rude flows (RUDE §2.3: "routers will have the
+/// ability to kill Rude flows by dropping *all* packets").
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum RudePolicy {
+    /// Forward them like any packet.
+    #[default]
+    Pass,
+    /// Drop every packet that carries the rude bit.
+    Drop,
+}
+
+crate::settings! {
+    /// The switch.
+    ///
+    /// Default values: `buffer` 32 KiB per output port, the estimate for the
+    /// HP Procurve 2848 of FAST08 §3.2 and CMU09 §3; `buffer_model` static
+    /// (every port owns its buffer); `ecn_threshold` off (no marking, as on
+    /// the papers' switches; DCTCP's paper suggests 20 packets at 1 Gbps and
+    /// 65 at 10 Gbps); `pause` and `pfc` off (FAST08 ran its switches without
+    /// flow control except in §6), with every priority lossless when PFC is
+    /// on; rude packets pass.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq)]
+    pub struct SwitchConfig {
+        /// Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.
+        "buffer" buffer: BufferLimit = BufferLimit::Bytes(Bytes::kib(32)), BufferLimitSpec;
+        /// Packets carrying the rude bit: "pass", or "drop" all of them (RUDE §2.3's policing router).
+        "rude_policy" rude_policy: RudePolicy = RudePolicy::Pass,
+            Choice(&[("pass", RudePolicy::Pass), ("drop", RudePolicy::Drop)]);
+        /// ECN marking threshold K of each output port (RFC 8257 §3.1): frames
+        /// arriving above it are marked CE if ECN-capable; bytes, "Npkt", or "off".
+        "ecn_threshold" ecn_threshold: Option<BufferLimit> = None,
+            OrWord { word: "off", spec: BufferLimitSpec, what: "a buffer limit" };
+        /// How each switch allocates its buffer: "static" (every port owns it),
+        /// "qos:K" (K classes share each port; traffic sees 1/K, FAST08 §4.1) or
+        /// "shared:ALPHA" (one memory of buffer × ports per switch, dynamic
+        /// thresholds α × free memory, Choudhury–Hahne).
+        "buffer_model" buffer_model: BufferModel = BufferModel::Static, BufferModelSpec;
+        /// Ethernet flow control (IEEE 802.3x PAUSE) at every switch port (FAST08 §6).
+        "pause" pause: bool = false, Flag;
+        /// Priority-based flow control (IEEE 802.1Qbb PFC) at every switch port
+        /// instead of PAUSE: a priority's FIFO above pause_xoff pauses only that
+        /// priority upstream. Needs traffic in more than one priority.
+        "pfc" pfc: bool = false, Flag;
+        /// The priorities PFC keeps lossless; the others drop at a full buffer. "all" or a list.
+        "pfc_priorities" pfc_priorities: PriorityMask = PriorityMask::ALL, Priorities;
+    }
+    flatten {
+        /// The thresholds and pause time of PAUSE and PFC.
+        flow_control: PauseConfig,
+    }
+}
+
+impl SwitchConfig {
+    /// The flow-control thresholds in force, when PAUSE or PFC is on.
+    pub fn pause_config(&self) -> Option<PauseConfig> {
+        (self.pause || self.pfc).then_some(self.flow_control)
+    }
+}
