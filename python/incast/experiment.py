@@ -417,7 +417,7 @@ class Experiment:
         out: list[Point] = []
         names = list(axes)
         for combo in itertools.product(*(axes[n] for n in names)):
-            raw = dict(zip(names, combo))
+            raw = dict(zip(names, combo, strict=True))
             settings = {k: v for k, v in raw.items() if k != AXIS_CASE}
             if AXIS_CASE in raw:
                 settings = {**cases[str(raw[AXIS_CASE])], **self._per(str(raw[AXIS_CASE]), raw), **settings}
@@ -452,7 +452,7 @@ class Experiment:
             if k not in self.axes:
                 raise ValueError(f"{k!r} is not an axis of {self.name}; the axes are {', '.join(self.axes) or 'none'}")
         lists = [v if isinstance(v, list) else [v] for v in where.values()]
-        return [{k: self.resolve(k, v) for k, v in zip(keys, combo)} for combo in itertools.product(*lists)]
+        return [{k: self.resolve(k, v) for k, v in zip(keys, combo, strict=True)} for combo in itertools.product(*lists)]
 
     def _per(self, case: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         """The ``per`` settings of ``case`` at the axis values ``raw`` (index in the full ``[sweep]`` list)."""

@@ -307,7 +307,7 @@ class Result:
         names += [f"server-{i}.pcap" for i in range(len(self._pcap) - clients)]
         pairs = [(out / name, out / f".{name}.{os.getpid()}.tmp") for name in names]
         try:
-            for (_, tmp), blob in zip(pairs, self._pcap):
+            for (_, tmp), blob in zip(pairs, self._pcap, strict=True):
                 tmp.write_bytes(blob)
             for path, tmp in pairs:
                 os.replace(tmp, path)

@@ -335,7 +335,7 @@ def summarize(experiment: Experiment, table: pd.DataFrame) -> pd.DataFrame:
     records = []
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
-        record: dict[str, Any] = dict(zip(axes, key))
+        record: dict[str, Any] = dict(zip(axes, key, strict=True))
         n = len(g)
         record["seeds"] = n
         for m in METRICS:

@@ -189,7 +189,7 @@ def _print_one(
     table = Table()
     for name in ("", "simulator", "testbed", "testbed/sim"):
         table.add_column(name, justify="left" if not name else "right", no_wrap=True)
-    for (label, _, _), f in zip(_FIGURES, figures.values()):
+    for (label, _, _), f in zip(_FIGURES, figures.values(), strict=True):
         ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
         table.add_row(label, _cell(label, f["simulator"]), _cell(label, f["testbed"]), ratio)
     console.print(table)

@@ -57,10 +57,10 @@ def counters() -> dict[str, int]:
     out: dict[str, int] = {}
     for path in ("/proc/net/snmp", "/proc/net/netstat"):
         lines = Path(path).read_text().splitlines()
-        for head, values in zip(lines[::2], lines[1::2]):
+        for head, values in zip(lines[::2], lines[1::2], strict=False):
             group, names = head.split(":", 1)
             if group in ("Tcp", "TcpExt"):
-                out.update((n, int(v)) for n, v in zip(names.split(), values.split(":", 1)[1].split()))
+                out.update((n, int(v)) for n, v in zip(names.split(), values.split(":", 1)[1].split(), strict=False))
     return out
 
 

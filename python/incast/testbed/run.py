@@ -171,7 +171,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
             after = [net.counters(net.server(i)) for i in range(p.servers)]
             if read["status"] == "complete":
                 _check_servers(servers)
-            counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before)]
+            counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
         finally:
             with _signals_held():
