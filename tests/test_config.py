@@ -92,7 +92,14 @@ FAST08_16_ENGINE_JSON = {
         "server_sets": "shared",
         "priority": 0,
     },
-    "background": {"tcp_flows": 0, "tcp_to_server": False, "tcp_to_client": False, "udp_rate": None, "priority": 0, "udp_priority": 0},
+    "background": {
+        "tcp_flows": 0,
+        "tcp_to_server": False,
+        "tcp_to_client": False,
+        "udp_rate": None,
+        "priority": 0,
+        "udp_priority": 0,
+    },
     "wan": {
         "delay": None,
         "jitter": 0,
@@ -558,7 +565,10 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
 @pytest.mark.parametrize(
     ("tcp", "message"),
     [
-        ({"sack": True}, 'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")'),
+        (
+            {"sack": True},
+            'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")',
+        ),
         ({"spurious_rto": "eifel"}, "tcp.spurious_rto: eifel needs the timestamps option (tcp.timestamps = true)"),
         ({"spurious_rto": "dsack"}, "tcp.spurious_rto: must be \"off\" or \"frto\" or \"eifel\", got 'dsack'"),
         ({"cubic_beta": 1.2}, "tcp.cubic_beta: must be a number between 0 and 1 (exclusive), got 1.2"),

@@ -39,7 +39,8 @@ def test_pfc_reaches_the_engine_and_round_trips() -> None:
     assert s.to_engine_dict()["workload"]["priority"] == 3
     assert Scenario.parse(tomllib.loads(s.to_toml())) == s
     assert Scenario.parse({**HOL, "switch": {**HOL["switch"], "pfc_priorities": "3,4"}}).switch.pfc_priorities == (3, 4)
-    assert Scenario.parse({**HOL, "switch": {**HOL["switch"], "pfc_priorities": "all"}}).switch.pfc_priorities == tuple(range(8))
+    every = Scenario.parse({**HOL, "switch": {**HOL["switch"], "pfc_priorities": "all"}})
+    assert every.switch.pfc_priorities == tuple(range(8))
 
 
 def test_pfc_pauses_only_the_reads_priority_on_the_trunk() -> None:

@@ -76,7 +76,8 @@ def test_stats_timeouts_off_keeps_only_the_counters(table3: Result) -> None:
     assert off.timeout_classes == table3.timeout_classes and off.timeouts == table3.timeouts
     assert tuple(off.timeouts_table.columns) == TIMEOUT_COLUMNS and off.timeouts_table.empty
     assert off.dart_histogram().empty
-    assert off.timeouts_table.dtypes["spurious"] == np.dtype(bool) and off.timeouts_table.dtypes["rto_us"] == np.dtype(float)
+    assert off.timeouts_table.dtypes["spurious"] == np.dtype(bool)
+    assert off.timeouts_table.dtypes["rto_us"] == np.dtype(float)
 
 
 def test_stats_table_round_trips_through_toml(tmp_path: Path) -> None:

@@ -84,7 +84,10 @@ def test_engine_names_the_offending_node(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     ("topology", "message"),
     [
-        ({"kind": "star", "edge_switches": 3}, 'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"'),
+        (
+            {"kind": "star", "edge_switches": 3},
+            'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"',
+        ),
         ({"kind": "graph"}, "topology.nodes: a graph needs its nodes"),
         ({"kind": "ring"}, "topology.kind: must be"),
         ({"kind": "tree", "trunk_rate": "fast"}, 'topology.trunk_rate: must be "link"'),
@@ -136,7 +139,9 @@ def test_cli_flags_for_pause_and_background(capsys: pytest.CaptureFixture[str]) 
     assert "background: must be tcp:N" in capsys.readouterr().err
 
 
-@pytest.mark.parametrize(("model", "engine"), [("qos:4", {"qos": {"classes": 4}}), ("shared:0.5", {"shared": {"alpha_thousandths": 500}})])
+@pytest.mark.parametrize(
+    ("model", "engine"), [("qos:4", {"qos": {"classes": 4}}), ("shared:0.5", {"shared": {"alpha_thousandths": 500}})]
+)
 def test_buffer_models_reach_the_engine(model: str, engine: object) -> None:
     s = Scenario(servers=8, duration=0.05, switch={"buffer_model": model})
     assert s.to_engine_dict()["switch"]["buffer_model"] == engine

@@ -95,7 +95,11 @@ class SweepResult:
     @property
     def tables(self) -> dict[str, str]:
         """Paths of the tidy tables."""
-        return {f"{t}_{ext}": str(self.directory / f"{t}.{ext}") for t in ("points", "summary") for ext in ("parquet", "csv")}
+        return {
+            f"{t}_{ext}": str(self.directory / f"{t}.{ext}")
+            for t in ("points", "summary")
+            for ext in ("parquet", "csv")
+        }
 
     def manifest(self) -> dict[str, Any]:
         """The JSON object ``incast reproduce --json`` prints and ``run.json`` holds."""

@@ -45,7 +45,10 @@ def offload_off(dev: str) -> None:
 
 
 def set_sysctl(name: str, value: str) -> None:
-    """Write ``value`` to ``/proc/sys/<name with dots as slashes>``; an IPv6 setting of a kernel without IPv6 is skipped."""
+    """Write ``value`` to ``/proc/sys/<name with dots as slashes>``.
+
+    An IPv6 setting of a kernel without IPv6 is skipped.
+    """
     path = Path("/proc/sys", *name.split("."))
     if name.startswith("net.ipv6.") and not Path("/proc/sys/net/ipv6").exists():
         return
