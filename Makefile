@@ -18,6 +18,7 @@ slow:           ## the long checks of the papers' claims
 lint:
 	cargo fmt --all --check
 	cargo clippy --workspace --all-targets -- -D warnings
+	python3 -m ruff check
 	python3 -m mypy
 	python3 -m mypy.stubtest incast._core
 

@@ -135,7 +135,10 @@ def test_error_classes_form_one_hierarchy() -> None:
         ("not json", r"^scenario: not JSON: expected .* at line 1 column 2$"),
         ('{"servers": 4, "bogus": 1}', r"^bogus: unknown setting; a scenario has servers, seed, blocks, duration"),
         ('{"servers": 0}', r"^servers: must be a whole number of servers between 1 and 100000, got 0$"),
-        ('{"servers": 4, "tcp": {"rto_min": "1s", "rto_max": "500ms"}}', r"^tcp\.rto_min: must not exceed tcp\.rto_max"),
+        (
+            '{"servers": 4, "tcp": {"rto_min": "1s", "rto_max": "500ms"}}',
+            r"^tcp\.rto_min: must not exceed tcp\.rto_max",
+        ),
     ],
 )
 def test_the_engine_reads_and_checks_the_users_shape(payload: str, message: str) -> None:

@@ -22,6 +22,7 @@ import incast
 from incast import bench
 from incast.cli import main
 from incast.errors import ScenarioError
+
 from conftest import default_sigint
 
 #: The keys ``incast read --json`` shares with ``incast run --json``.

@@ -13,6 +13,8 @@ import pytest
 
 from incast import Scenario
 from incast.cli import main
+from incast.cli.options import OPTION_FIELDS, setting_help
+from incast.scenario import schema, settings
 
 JSON_KEYS = {
     "goodput_mbps", "throughput_mbps", "best_goodput_mbps", "utilization", "blocks", "sim_time_s",
@@ -215,3 +217,24 @@ def test_console_script_prints_no_traceback(tmp_path: Path) -> None:
     assert proc.stderr.splitlines() == [
         "error: servers: 'abc' is not a whole number; give a count like 16 or a list like 1,4,16"
     ]
+
+
+def test_settings_lists_every_setting_from_the_engine_schema(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["settings", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [r["name"] for r in rows] == settings()
+    rto_min = next(r for r in rows if r["name"] == "tcp.rto_min")
+    assert (rto_min["kind"], rto_min["default"]) == ("duration", "200ms")
+    assert main(["settings", "rto_m"]) == 0
+    out = capsys.readouterr().out
+    assert "tcp.rto_min" in out and "tcp.rto_max" in out and "link.rate" not in out
+    assert main(["settings", "nothing-like-this"]) == 2
+    assert capsys.readouterr().err.startswith("error: settings: no setting's name contains 'nothing-like-this'")
+
+
+def test_named_options_take_their_help_from_the_setting_they_stand_for(capsys: pytest.CaptureFixture[str]) -> None:
+    """The CLI restates no doc: --rto-min's help is the engine's doc line of tcp.rto_min."""
+    doc = next(s["doc"] for s in schema() if s["name"] == "tcp.rto_min")
+    assert setting_help("tcp.rto_min") == f"{doc.split('. ')[0].rstrip('.')}. \\[tcp.rto_min]"
+    for flag, name in OPTION_FIELDS.items():
+        assert name in settings(), f"--{flag} stands for {name}, which the engine does not have"

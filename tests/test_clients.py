@@ -27,7 +27,9 @@ def test_disjoint_clients_each_get_their_own_link_and_shared_ones_split_the_serv
 
 
 def test_clients_table_and_client_columns_split_the_run() -> None:
-    r = incast.run(servers=3, blocks=4, duration="1s", workload={"sru": "64KiB", "clients": 2}, background={"tcp_flows": 1})
+    r = incast.run(
+        servers=3, blocks=4, duration="1s", workload={"sru": "64KiB", "clients": 2}, background={"tcp_flows": 1}
+    )
     assert tuple(r.clients.columns) == CLIENT_COLUMNS
     assert list(r.clients["client"]) == [0, 1]
     assert r.clients["goodput_mbps"].sum() == pytest.approx(r.goodput_mbps)
@@ -68,9 +70,13 @@ def test_a_topology_file_lists_one_client_node_per_client(tmp_path: Path) -> Non
     path = tmp_path / "two.toml"
     path.write_text(TWO_CLIENTS_FILE)
     topology = read_topology(path)
-    r = incast.run(servers=1, blocks=2, topology=topology, workload={"sru": "64KiB", "clients": 2, "server_sets": "disjoint"})
+    r = incast.run(
+        servers=1, blocks=2, topology=topology, workload={"sru": "64KiB", "clients": 2, "server_sets": "disjoint"}
+    )
     assert sorted(r.ports["peer"]) == ["c0", "c1", "s0", "s1"]
-    with pytest.raises(ScenarioError, match='^topology.nodes: lists 2 nodes of kind "client" but workload.clients = 3$'):
+    with pytest.raises(
+        ScenarioError, match='^topology.nodes: lists 2 nodes of kind "client" but workload.clients = 3$'
+    ):
         incast.run(servers=2, blocks=2, topology=topology, workload={"clients": 3})
 
 

@@ -11,6 +11,7 @@ import pytest
 from incast import Scenario, ScenarioError, _core
 from incast.scenario import schema, settings
 
+
 def canonical(s: Scenario) -> dict[str, Any]:
     """The engine's canonical form of ``s``: the TOML shape in human units."""
     return json.loads(s.to_json())  # type: ignore[no-any-return]
@@ -118,7 +119,8 @@ def test_canonical_form_writes_human_units_and_the_si_form_plain_numbers() -> No
     assert (c["switch"]["buffer"], c["tcp"]["rto_min"], c["tcp"]["delayed_ack"]) == ("32KiB", "200ms", "40ms")
     assert c["workload"]["sru"] == "256KiB" and "block" not in c["workload"]
     d = s.to_dict()
-    assert (d["link"]["rate"], d["link"]["rtt"], d["switch"]["buffer"], d["tcp"]["rto_min"]) == (10**9, 1e-4, 32768, 0.2)
+    si = (d["link"]["rate"], d["link"]["rtt"], d["switch"]["buffer"], d["tcp"]["rto_min"])
+    assert si == (10**9, 1e-4, 32768, 0.2)
     assert Scenario.parse(canonical(s)) == s and s.hash == Scenario.parse(d).hash
 
 
@@ -473,7 +475,10 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
 @pytest.mark.parametrize(
     ("tcp", "message"),
     [
-        ({"sack": True}, 'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")'),
+        (
+            {"sack": True},
+            'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")',
+        ),
         ({"spurious_rto": "eifel"}, "tcp.spurious_rto: eifel needs the timestamps option (tcp.timestamps = true)"),
         ({"spurious_rto": "dsack"}, "tcp.spurious_rto: must be \"off\" or \"frto\" or \"eifel\", got 'dsack'"),
         ({"cubic_beta": 1.2}, "tcp.cubic_beta: must be a number between 0 and 1 (exclusive), got 1.2"),

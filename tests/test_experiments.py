@@ -102,7 +102,9 @@ def test_a_bad_field_is_rejected_in_one_line_naming_it(changes: dict[str, Any], 
     assert "\n" not in message
 
 
-def test_the_cli_rejects_a_bad_file_with_exit_2_and_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_cli_rejects_a_bad_file_with_exit_2_and_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     bad = tmp_path / "bad.toml"
     bad.write_text(Path(PACKAGED[0]).read_text().replace('op = "', 'op = "≈', 1))
     code = main(["sweep", str(bad), "--out", str(tmp_path / "results")])
@@ -147,16 +149,41 @@ def test_a_claim_whose_points_are_missing_is_not_run() -> None:
 
 def test_list_values_need_all_points_or_any_point() -> None:
     table = summary([(1, 0.2, 900.0), (4, 0.2, 50.0)])
-    rule = {"text": "t", "metric": "goodput_mbps", "where": {"servers": [1, 4], "tcp.rto_min": "200ms"}, "op": "<", "value": 100}
+    rule = {
+        "text": "t",
+        "metric": "goodput_mbps",
+        "where": {"servers": [1, 4], "tcp.rto_min": "200ms"},
+        "op": "<",
+        "value": 100,
+    }
     assert verdicts([rule], table) == ["fails"]
     assert verdicts([{**rule, "quantifier": "any"}], table) == ["holds"]
 
 
 def test_approx_scale_and_offset_follow_the_paper_s_wording() -> None:
     table = summary([(1, 0.2, 900.0), (4, 0.2, 640.0), (4, 0.001, 700.0)])
-    about = {"text": "about 65%", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "approx", "value": 650, "rel_tol": 0.05}
-    tenth = {"text": "below 1/10", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<", "than": {"where": {"servers": 1}, "scale": 0.1}}
-    minus = {"text": "100 less", "metric": "goodput_mbps", "where": {"servers": 4, "tcp.rto_min": "200ms"}, "op": "<=", "than": {"where": {"tcp.rto_min": "1ms"}, "offset": -50}}
+    about = {
+        "text": "about 65%",
+        "metric": "goodput_mbps",
+        "where": {"servers": 4, "tcp.rto_min": "200ms"},
+        "op": "approx",
+        "value": 650,
+        "rel_tol": 0.05,
+    }
+    tenth = {
+        "text": "below 1/10",
+        "metric": "goodput_mbps",
+        "where": {"servers": 4, "tcp.rto_min": "200ms"},
+        "op": "<",
+        "than": {"where": {"servers": 1}, "scale": 0.1},
+    }
+    minus = {
+        "text": "100 less",
+        "metric": "goodput_mbps",
+        "where": {"servers": 4, "tcp.rto_min": "200ms"},
+        "op": "<=",
+        "than": {"where": {"tcp.rto_min": "1ms"}, "offset": -50},
+    }
     assert verdicts([about, tenth, minus], table) == ["holds", "fails", "holds"]
 
 
@@ -174,7 +201,9 @@ def test_where_values_are_read_in_any_unit() -> None:
 
 
 @pytest.mark.slow
-def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_every_experiment_reproduces_in_quick_mode_with_a_verdict_for_each_claim(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     assert main(["reproduce", "--all", "--quick", "--json", "--out", str(tmp_path)]) == 0
     manifests = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [m["name"] for m in manifests] == [p.stem for p in PACKAGED]

@@ -94,9 +94,8 @@ def read_pcap(path: Path) -> list[Pkt]:
         assert header == len(tcp) == incl - 34, "data offset counts the options"
         ts, sack = _options(tcp[20:])
         src, dst = ".".join(map(str, ip[12:16])), ".".join(map(str, ip[16:20]))
-        out.append(
-            Pkt(sec * 1_000_000_000 + nsec, orig, src, dst, sport, dport, seq, ack, flags, window, tcp_len - header, ts, sack)
-        )
+        t_ns = sec * 1_000_000_000 + nsec
+        out.append(Pkt(t_ns, orig, src, dst, sport, dport, seq, ack, flags, window, tcp_len - header, ts, sack))
     assert at == len(data)
     return out
 

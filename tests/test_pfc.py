@@ -34,7 +34,8 @@ HOL: dict[str, Any] = {
 def test_pfc_reaches_the_engine_and_round_trips() -> None:
     s = Scenario.parse(HOL)
     sw = json.loads(s.to_json())["switch"]
-    assert (sw["pause"], sw["pause_xoff"], sw["pause_xon"]) == (False, "16KiB", "8KiB"), "PFC runs on the PAUSE thresholds"
+    thresholds = (sw["pause"], sw["pause_xoff"], sw["pause_xon"])
+    assert thresholds == (False, "16KiB", "8KiB"), "PFC runs on the PAUSE thresholds"
     assert (sw["pfc"], sw["pfc_priorities"]) == (True, [3])
     assert s.workload.priority == 3
     assert Scenario.parse(tomllib.loads(s.to_toml())) == s

@@ -30,10 +30,12 @@ def test_explicit_fields_override_the_preset() -> None:
 def test_cli_preset_under_file_options_and_set(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     scenario = tmp_path / "s.toml"
     scenario.write_text('servers = 3\nblocks = 2\n[tcp]\ndelayed_ack = "1ms"\n')
-    argv = ["run", str(scenario), "--preset", "fine-rto", "--rto-min", "1ms", "--set", "tcp.rto_randomize=false", "--json"]
+    argv = ["run", str(scenario), "--preset", "fine-rto", "--rto-min", "1ms"]
+    argv += ["--set", "tcp.rto_randomize=false", "--json"]
     assert main(argv) == 0
     tcp = json.loads(capsys.readouterr().out)["scenario"]["tcp"]
-    assert (tcp["delayed_ack"], tcp["rto_min"], tcp["rto_randomize"], tcp["clock_granularity"]) == (0.001, 0.001, False, 0.0)
+    got = (tcp["delayed_ack"], tcp["rto_min"], tcp["rto_randomize"], tcp["clock_granularity"])
+    assert got == (0.001, 0.001, False, 0.0)
 
 
 def test_unknown_preset_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:

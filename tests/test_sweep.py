@@ -16,6 +16,7 @@ import pytest
 
 from incast.experiment import Experiment, load
 from incast.sweep import summarize, sweep, t_975
+
 from conftest import default_sigint
 
 TINY = """

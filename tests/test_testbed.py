@@ -23,11 +23,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from incast import Scenario, testbed
 from incast.cli import main
 from incast.errors import ScenarioError
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
+
 from conftest import default_sigint
 
 #: This machine's kind: HZ=250, and the congestion controls it offers.

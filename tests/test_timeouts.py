@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -65,7 +66,7 @@ def test_blocks_table_has_the_unluckiest_flows_timeouts(table3: Result) -> None:
     b = table3.blocks_table
     assert tuple(b.columns) == BLOCK_COLUMNS
     per_block = table3.timeouts_table.groupby("block").size()
-    for block, worst in zip(b["block"], b["max_flow_timeouts"]):
+    for block, worst in zip(b["block"], b["max_flow_timeouts"], strict=True):
         assert 0 <= worst <= per_block.get(block, 0)
 
 
@@ -75,7 +76,8 @@ def test_stats_timeouts_off_keeps_only_the_counters(table3: Result) -> None:
     assert off.timeout_classes == table3.timeout_classes and off.timeouts == table3.timeouts
     assert tuple(off.timeouts_table.columns) == TIMEOUT_COLUMNS and off.timeouts_table.empty
     assert off.dart_histogram().empty
-    assert off.timeouts_table.dtypes["spurious"] == bool and off.timeouts_table.dtypes["rto_us"] == float
+    assert off.timeouts_table.dtypes["spurious"] == np.dtype(bool)
+    assert off.timeouts_table.dtypes["rto_us"] == np.dtype(float)
 
 
 def test_stats_table_round_trips_through_toml(tmp_path: Path) -> None:

@@ -84,7 +84,10 @@ def test_engine_names_the_offending_node(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     ("topology", "message"),
     [
-        ({"kind": "star", "edge_switches": 3}, 'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"'),
+        (
+            {"kind": "star", "edge_switches": 3},
+            'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"',
+        ),
         ({"kind": "graph"}, "topology.nodes: a graph needs its nodes"),
         ({"kind": "ring"}, "topology.kind: must be"),
         ({"kind": "tree", "trunk_rate": "fast"}, 'topology.trunk_rate: must be "link"'),

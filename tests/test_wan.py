@@ -88,7 +88,11 @@ def test_a_topology_file_puts_the_wan_model_on_the_links_it_names() -> None:
     def graph(server_link: dict[str, object]) -> dict[str, object]:
         return {
             "kind": "graph",
-            "nodes": [{"name": "c", "kind": "client"}, {"name": "s", "kind": "server"}, {"name": "sw", "kind": "switch"}],
+            "nodes": [
+                {"name": "c", "kind": "client"},
+                {"name": "s", "kind": "server"},
+                {"name": "sw", "kind": "switch"},
+            ],
             "links": [{"a": "c", "b": "sw", "wan": False}, {"a": "s", "b": "sw", **server_link}],
         }
 

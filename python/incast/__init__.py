@@ -16,9 +16,9 @@ The command line does the same: ``incast run --servers 1,4,16,64 --blocks 20``.
 """
 
 from incast._core import engine_version as _engine_version
-from incast.scenario import Scenario
 from incast.errors import IncastError, ScenarioError, SimulationError
 from incast.result import Result, run
+from incast.scenario import Scenario
 
 __version__: str = _engine_version()
 

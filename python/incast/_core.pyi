@@ -77,7 +77,10 @@ def bench_serve(bind: str, config_json: str) -> None:
     """
 
 def bench_start_server(bind: str, config_json: str) -> BenchServer:
-    """Start a benchmark server on ``bind`` (port 0 picks a free one) on a background thread; errors as for :func:`bench_serve`."""
+    """Start a benchmark server on ``bind`` (port 0 picks a free one) on a background thread.
+
+    Errors as for :func:`bench_serve`.
+    """
 
 @final
 class BenchServer:

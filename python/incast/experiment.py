@@ -90,8 +90,8 @@ from typing import Any, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from incast.scenario import Scenario, apply_overrides
 from incast.errors import ScenarioError
+from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
 
 if sys.version_info >= (3, 11):
@@ -159,7 +159,9 @@ METRICS = (
     "timed_out_block_fraction",
 )
 
-_NAME = re.compile(r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$")
+_NAME = re.compile(
+    r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$"
+)
 
 Scalar = bool | int | float | str
 Where = dict[str, Scalar | list[Scalar]]
@@ -417,7 +419,7 @@ class Experiment:
         out: list[Point] = []
         names = list(axes)
         for combo in itertools.product(*(axes[n] for n in names)):
-            raw = dict(zip(names, combo))
+            raw = dict(zip(names, combo, strict=True))
             settings = {k: v for k, v in raw.items() if k != AXIS_CASE}
             if AXIS_CASE in raw:
                 settings = {**cases[str(raw[AXIS_CASE])], **self._per(str(raw[AXIS_CASE]), raw), **settings}
@@ -442,7 +444,9 @@ class Experiment:
             return str(value)
         resolved = self._probe.with_overrides({axis: value}).get(axis)
         if axis == "tcp.delayed_ack":  # a duration or a mode: one column type, the TOML form
-            return "off" if resolved is None else (format_duration(resolved) if isinstance(resolved, float) else resolved)
+            return (
+                "off" if resolved is None else (format_duration(resolved) if isinstance(resolved, float) else resolved)
+            )
         return resolved  # type: ignore[no-any-return]
 
     def select(self, where: Mapping[str, Any]) -> list[dict[str, Scalar]]:
@@ -452,7 +456,9 @@ class Experiment:
             if k not in self.axes:
                 raise ValueError(f"{k!r} is not an axis of {self.name}; the axes are {', '.join(self.axes) or 'none'}")
         lists = [v if isinstance(v, list) else [v] for v in where.values()]
-        return [{k: self.resolve(k, v) for k, v in zip(keys, combo)} for combo in itertools.product(*lists)]
+        return [
+            {k: self.resolve(k, v) for k, v in zip(keys, combo, strict=True)} for combo in itertools.product(*lists)
+        ]
 
     def _per(self, case: str, raw: Mapping[str, Any]) -> dict[str, Any]:
         """The ``per`` settings of ``case`` at the axis values ``raw`` (index in the full ``[sweep]`` list)."""
@@ -503,13 +509,16 @@ class Experiment:
                     raise ExperimentError(f"case[{i}].set.{e}") from None
                 for axis, settings in c.per.items():
                     if axis not in spec.sweep:
-                        raise ExperimentError(f"case[{i}].per.{axis}: not an axis of [sweep] ({', '.join(spec.sweep) or 'none'})")
+                        raise ExperimentError(
+                            f"case[{i}].per.{axis}: not an axis of [sweep] ({', '.join(spec.sweep) or 'none'})"
+                        )
                     if any(v not in spec.sweep[axis] for v in axes[axis]):
                         raise ExperimentError(f"case[{i}].per.{axis}: {where}.{axis} has values not in [sweep].{axis}")
                     for k, values in settings.items():
                         if len(values) != len(spec.sweep[axis]):
                             raise ExperimentError(
-                                f"case[{i}].per.{axis}.{k}: needs one value per value of [sweep].{axis} ({len(spec.sweep[axis])})"
+                                f"case[{i}].per.{axis}.{k}: needs one value per value of [sweep].{axis} "
+                                f"({len(spec.sweep[axis])})"
                             )
                         for j, v in enumerate(values):
                             try:

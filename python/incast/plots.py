@@ -64,7 +64,7 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
     if not plots or summary.empty:
         return []
     fig, axes = plt.subplots(1, len(plots), figsize=(5.4 * len(plots), 4.2), squeeze=False)
-    for ax, plot in zip(axes[0], plots):
+    for ax, plot in zip(axes[0], plots, strict=True):
         data = _rows(experiment, summary, plot.where)
         if plot.setting is not None:
             _setting_lines(ax, experiment, plot, data, quick)
@@ -129,7 +129,7 @@ def _groups(plot: Plot, data: pd.DataFrame) -> list[tuple[list[str], pd.DataFram
     out: list[tuple[list[str], pd.DataFrame]] = []
     for key, rows in groups:
         values = key if isinstance(key, tuple) else (key,)
-        out.append(([format_value(a, v) for a, v in zip(axes, values)], rows))
+        out.append(([format_value(a, v) for a, v in zip(axes, values, strict=True)], rows))
     return out
 
 

@@ -12,8 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from incast.scenario import apply_overrides
 from incast.errors import ScenarioError
+from incast.scenario import apply_overrides
 
 __all__ = ["PRESETS", "Preset", "preset_base", "with_preset"]
 

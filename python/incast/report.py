@@ -23,7 +23,8 @@ __all__ = ["write_report"]
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
 h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
-table { border-collapse: collapse; margin: .5em 0; } td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
+table { border-collapse: collapse; margin: .5em 0; }
+td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
 tr:nth-child(even) { background: #f6f6f6; } .figure svg { max-width: 100%; height: auto; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
@@ -49,13 +50,16 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
             f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{meta.paper} {html.escape(meta.figure)}</td>"
             f"<td>{html.escape(verdicts or 'no verdicts')}</td><td>{run}</td></tr>"
         )
-        sections.append(_section(root, meta.name, meta.paper, meta.figure, meta.section, meta.title, meta.notes, manifest))
+        sections.append(
+            _section(root, meta.name, meta.paper, meta.figure, meta.section, meta.title, meta.notes, manifest)
+        )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>incast: the papers reproduced</title>
 <style>{_STYLE}</style></head><body>
 <h1>incast: the papers' figures, simulated</h1>
-<p class="meta">Engine {html.escape(engine_version())}; report written {when} from <code>{html.escape(str(root))}</code>.
+<p class="meta">Engine {html.escape(engine_version())}; report written {when}
+from <code>{html.escape(str(root))}</code>.
 Claims: {totals['holds']} hold, {totals['fails']} fail, {totals['not-run']} not run.</p>
 <table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{''.join(rows)}</table>
 {''.join(sections)}
@@ -69,7 +73,14 @@ Claims: {totals['holds']} hold, {totals['fails']} fail, {totals['not-run']} not 
 
 
 def _section(
-    root: Path, name: str, paper: str, figure: str, section: str, title: str, notes: str, manifest: dict[str, Any] | None
+    root: Path,
+    name: str,
+    paper: str,
+    figure: str,
+    section: str,
+    title: str,
+    notes: str,
+    manifest: dict[str, Any] | None,
 ) -> str:
     head = f"<h2 id='{name}'>{name}: {paper} {html.escape(figure)} (§{html.escape(section)}), {html.escape(title)}</h2>"
     head += f"<p class='meta'>{html.escape(notes)}</p>" if notes else ""

@@ -27,11 +27,23 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from incast import _core
-from incast.scenario import Scenario
 from incast.errors import ScenarioError
 from incast.presets import with_preset
+from incast.scenario import Scenario
 
-__all__ = ["BACKGROUND_COLUMNS", "BLOCK_COLUMNS", "CLIENT_COLUMNS", "FLOW_COLUMNS", "PORT_COLUMNS", "TIMEOUT_COLUMNS", "TRACE_COLUMNS", "BlockTimes", "Result", "Traces", "run"]
+__all__ = [
+    "BACKGROUND_COLUMNS",
+    "BLOCK_COLUMNS",
+    "CLIENT_COLUMNS",
+    "FLOW_COLUMNS",
+    "PORT_COLUMNS",
+    "TIMEOUT_COLUMNS",
+    "TRACE_COLUMNS",
+    "BlockTimes",
+    "Result",
+    "Traces",
+    "run",
+]
 
 #: Columns of :attr:`Result.flows`, one row per reading connection: client ``c``'s
 #: ``j``-th server is flow ``c * servers + j``; ``server`` counts all server hosts
@@ -98,7 +110,19 @@ PORT_COLUMNS = (
     *(f"paused_p{p}_us" for p in range(8)),
 )
 #: Column dtypes where the unit suffix does not tell (used for empty frames).
-_DTYPES = {"node": "object", "peer": "object", "rate_mbps": "float64", "mean_bytes": "float64", "paused_us": "float64", **{f"paused_p{p}_us": "float64" for p in range(8)},"side": "object", "class": "object", "gip_class": "object", "spurious": "bool", "rto_us": "float64"}
+_DTYPES = {
+    "node": "object",
+    "peer": "object",
+    "rate_mbps": "float64",
+    "mean_bytes": "float64",
+    "paused_us": "float64",
+    **{f"paused_p{p}_us": "float64" for p in range(8)},
+    "side": "object",
+    "class": "object",
+    "gip_class": "object",
+    "spurious": "bool",
+    "rto_us": "float64",
+}
 
 
 #: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
@@ -173,7 +197,10 @@ class Result:
     Summary attributes (see ``crates/incast-sim/src/stats/mod.rs`` for their exact
     definitions): ``goodput_mbps``, ``throughput_mbps``, ``best_goodput_mbps``,
     ``utilization``, ``blocks``, ``sim_time_s``, ``bytes_delivered``, ``timeouts``,
-    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``, ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``, ``rude_polite_s`` (when the last rude flow turned polite, NaN if none did), ``retransmitted_packets``, ``drops``, ``block_time_ms``
+    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``,
+    ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``,
+    ``rude_polite_s`` (when the last rude flow turned polite, NaN if none did),
+    ``retransmitted_packets``, ``drops``, ``block_time_ms``
     (p50/p99/max), ``data_packets``, ``packets_sent``, ``packets_delivered``,
     ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
     (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
@@ -306,7 +333,7 @@ class Result:
         names += [f"server-{i}.pcap" for i in range(len(self._pcap) - clients)]
         pairs = [(out / name, out / f".{name}.{os.getpid()}.tmp") for name in names]
         try:
-            for (_, tmp), blob in zip(pairs, self._pcap):
+            for (_, tmp), blob in zip(pairs, self._pcap, strict=True):
                 tmp.write_bytes(blob)
             for path, tmp in pairs:
                 os.replace(tmp, path)

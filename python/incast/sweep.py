@@ -41,11 +41,11 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 
 from incast._core import engine_version
-from incast.scenario import Scenario
 from incast.errors import ScenarioError
 from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
 from incast.result import Result
 from incast.result import run as run_scenario
+from incast.scenario import Scenario
 
 __all__ = [
     "Interrupted",
@@ -95,7 +95,11 @@ class SweepResult:
     @property
     def tables(self) -> dict[str, str]:
         """Paths of the tidy tables."""
-        return {f"{t}_{ext}": str(self.directory / f"{t}.{ext}") for t in ("points", "summary") for ext in ("parquet", "csv")}
+        return {
+            f"{t}_{ext}": str(self.directory / f"{t}.{ext}")
+            for t in ("points", "summary")
+            for ext in ("parquet", "csv")
+        }
 
     def manifest(self) -> dict[str, Any]:
         """The JSON object ``incast reproduce --json`` prints and ``run.json`` holds."""
@@ -334,7 +338,7 @@ def summarize(experiment: Experiment, table: pd.DataFrame) -> pd.DataFrame:
     records = []
     for key, g in groups:
         key = key if isinstance(key, tuple) else (key,)
-        record: dict[str, Any] = dict(zip(axes, key))
+        record: dict[str, Any] = dict(zip(axes, key, strict=True))
         n = len(g)
         record["seeds"] = n
         for m in METRICS:

@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Mapping
 from decimal import ROUND_HALF_EVEN, Decimal
 from typing import Final, Literal
-from collections.abc import Mapping
 
 __all__ = [
     "DURATION_UNITS",

@@ -19,17 +19,13 @@ import typer
 from typer.main import get_command
 
 from incast._core import engine_version
+from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail
 from incast.errors import IncastError, ScenarioError
 
 #: Base of the parser's usage errors: typer >= 0.29 carries its own parser, earlier versions use click's.
 _ParseError: type[Exception] = getattr(typer, "TyperException", None) or importlib.import_module("click").ClickException
 
 __all__ = ["app", "fail", "main"]
-
-#: Exit status for bad input, as for any usage error.
-EXIT_USAGE = 2
-#: Exit status when the engine fails on a valid scenario.
-EXIT_ENGINE = 1
 
 app = typer.Typer(
     name="incast",
@@ -64,12 +60,14 @@ from incast.cli import report as _report  # noqa: E402
 from incast.cli import reproduce as _reproduce  # noqa: E402
 from incast.cli import run as _run  # noqa: E402
 from incast.cli import serve as _serve  # noqa: E402
+from incast.cli import settings as _settings  # noqa: E402
 from incast.cli import sweep as _sweep  # noqa: E402
 from incast.cli import testbed as _testbed  # noqa: E402
 from incast.cli import validate as _validate  # noqa: E402
 
 _run.register(app)
 _presets.register(app)
+_settings.register(app)
 _serve.register(app)
 _read.register(app)
 _sweep.register(app)
@@ -78,12 +76,6 @@ _experiments.register(app)
 _report.register(app)
 _testbed.register(app)
 _validate.register(app)
-
-
-def fail(message: str, code: int = EXIT_USAGE) -> int:
-    """Print ``error: <message>`` as one line on stderr; return ``code``."""
-    print(f"error: {' '.join(message.split())}", file=sys.stderr)
-    return code
 
 
 def _parse_error_line(e: Exception) -> str:

@@ -47,7 +47,7 @@ def experiments(
             rows.append((meta.name, meta.paper, meta.figure, status(manifest), meta.title))
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
     for row in rows:
-        print(" ".join(cell.ljust(w) for cell, w in zip(row, widths)), row[4])
+        print(" ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[4])
 
 
 def register(app: typer.Typer) -> None:

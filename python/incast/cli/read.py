@@ -24,7 +24,7 @@ from rich.console import Console
 from rich.table import Table
 
 from incast import bench
-from incast.cli.run import _ms
+from incast.cli.output import EXIT_ENGINE, fail, ms
 from incast.errors import ScenarioError
 from incast.units import format_duration, format_size
 
@@ -92,7 +92,6 @@ def read(
     names = list(servers or []) + (_servers_file(servers_file) if servers_file is not None else [])
     if not names:
         raise ScenarioError("servers: required; give HOST[:PORT]... or --servers-file FILE")
-    from incast.cli import EXIT_ENGINE, fail  # late: incast.cli imports this module while it loads
 
     try:
         result = bench.read(
@@ -151,13 +150,13 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
     table.add_row("goodput", goodput)
     table.add_row("blocks", f"{r.blocks} ({r.bytes_delivered:,} bytes) in {r.wall_s:.3f} s")
     t = r.block_time_ms
-    table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    table.add_row("block time", f"p50 {ms(t.p50)} ms, p99 {ms(t.p99)} ms, max {ms(t.max)} ms")
     if r.blocks:
         slowest = r.blocks_table.loc[r.blocks_table["time_ms"].idxmax()]
         held_up_by = r.servers[int(slowest["last_server"])]
         time_ms = float(slowest["time_ms"])
         table.add_row(
-            "slowest block", f"block {int(slowest['block'])}, {_ms(time_ms)} ms, last answer from {held_up_by}"
+            "slowest block", f"block {int(slowest['block'])}, {ms(time_ms)} ms, last answer from {held_up_by}"
         )
     shown = [name for name, c in r.tcpext.items() if name in _ALWAYS_SHOWN or c["delta"]]
     if shown:

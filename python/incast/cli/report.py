@@ -12,7 +12,9 @@ __all__ = ["register", "report"]
 
 
 def report(
-    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Results root that 'incast reproduce' wrote.")] = "results",
+    out: Annotated[
+        str, typer.Option("--out", metavar="DIR", help="Results root that 'incast reproduce' wrote.")
+    ] = "results",
     html: Annotated[
         str | None, typer.Option("--html", metavar="FILE", help="Where to write the page (default DIR/report.html).")
     ] = None,

@@ -30,7 +30,9 @@ def reproduce(
     out: OutOption = "results",
     dask: DaskOption = None,
     jobs: JobsOption = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")] = False,
+    as_json: Annotated[
+        bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")
+    ] = False,
 ) -> int:
     """Regenerate the papers' simulated figures and check each claim against the data."""
     if all_ == bool(names):

@@ -15,6 +15,7 @@ from typing import Annotated, Any
 import typer
 
 from incast import bench
+from incast.cli.output import EXIT_ENGINE, fail
 
 __all__ = ["register", "serve"]
 
@@ -44,7 +45,6 @@ def serve(
     sndbuf: Annotated[str | None, _opt("--sndbuf", "SIZE", "SO_SNDBUF of every connection, e.g. 4MiB.")] = None,
 ) -> int:
     """Serve synchronized-read requests until SIGINT or SIGTERM."""
-    from incast.cli import EXIT_ENGINE, fail  # late: incast.cli imports this module while it loads
 
     try:
         bench.serve(

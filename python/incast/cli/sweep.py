@@ -36,7 +36,9 @@ DaskOption = Annotated[
         "--dask", metavar="tcp://HOST:8786|local", help="Run on a Dask cluster; 'local' starts a LocalCluster here."
     ),
 ]
-JobsOption = Annotated[int | None, typer.Option("--jobs", metavar="N", min=1, help="Worker processes (default: all cores).")]
+JobsOption = Annotated[
+    int | None, typer.Option("--jobs", metavar="N", min=1, help="Worker processes (default: all cores).")
+]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")]
 
 
@@ -94,7 +96,8 @@ def run_experiments(
                     bar.stop()
                 r = e.result
                 print(
-                    f"interrupted: {r.done} of {r.total} points of {r.name} done and kept in {r.directory}; rerun to resume",
+                    f"interrupted: {r.done} of {r.total} points of {r.name} done and kept in {r.directory}; "
+                    "rerun to resume",
                     file=sys.stderr,
                 )
                 return results, 130
@@ -105,7 +108,9 @@ def run_experiments(
 
 
 def sweep(
-    file: Annotated[str, typer.Argument(metavar="FILE", help="Experiment file (TOML) or a packaged experiment's name.")],
+    file: Annotated[
+        str, typer.Argument(metavar="FILE", help="Experiment file (TOML) or a packaged experiment's name.")
+    ],
     quick: QuickOption = False,
     out: OutOption = "results",
     dask: DaskOption = None,
@@ -123,7 +128,9 @@ def sweep(
 
 def _print_summary(experiment: Experiment, result: SweepResult) -> None:
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
-    table = Table(box=None, title=f"{result.name}: {result.done} points ({result.cached} cached), {result.wall_s:.1f} s")
+    table = Table(
+        box=None, title=f"{result.name}: {result.done} points ({result.cached} cached), {result.wall_s:.1f} s"
+    )
     axes = experiment.axis_names
     metrics = experiment.spec.run.metrics
     for name in [*axes, "seeds", *metrics]:

@@ -26,9 +26,10 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from incast.cli.run import OPTION_FIELDS, _ms, _parse_servers, _parse_set, _resolve
-from incast.scenario import Scenario, read_toml
+from incast.cli.options import OPTION_FIELDS, AsJson, ScenarioFile, SetOpt, parse_servers, parse_set, resolve
+from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
 from incast.errors import ScenarioError
+from incast.scenario import Scenario, read_toml
 from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, cleanup, notes, require_privileges
 from incast.testbed import run as run_testbed
 from incast.units import format_duration
@@ -43,10 +44,6 @@ def _opt(flag: str, metavar: str, help: str) -> Any:
     return typer.Option(flag, metavar=metavar, help=help, show_default=False)
 
 
-ScenarioFile = Annotated[
-    str | None,
-    typer.Argument(metavar="SCENARIO.toml", help="Scenario file; options below override it.", show_default=False),
-]
 Servers = Annotated[str | None, _opt("--servers", "N[,N...]", "Servers; a list like 1,4,16 runs once per value.")]
 Sru = Annotated[str | None, _opt("--sru", "SIZE", "Fixed bytes per server per block, e.g. 64KiB.")]
 Block = Annotated[str | None, _opt("--block", "SIZE", "Fixed bytes per block split over the servers, e.g. 1MiB.")]
@@ -57,13 +54,6 @@ Buffer = Annotated[str | None, _opt("--buffer", "SIZE|Npkt", "Switch buffer towa
 RtoMin = Annotated[str | None, _opt("--rto-min", "DURATION", "Minimum retransmission timeout, e.g. 200ms or 1ms.")]
 DelayedAck = Annotated[str | None, _opt("--delayed-ack", "40ms|linux|off", "Delayed ACK: Linux's own, or off.")]
 Tcp = Annotated[str | None, _opt("--tcp", "reno|newreno|sack|cubic", "Loss recovery and congestion control.")]
-SetOpt = Annotated[
-    list[str] | None,
-    typer.Option(
-        "--set", metavar="KEY=VALUE", help="Any setting by dotted name; repeatable, applied last.", show_default=False
-    ),
-]
-AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")]
 Timeout = Annotated[
     str, _opt("--timeout", "DURATION", "Fail when one block takes longer (default 60s: RTOs back off).")
 ]
@@ -76,10 +66,10 @@ def scenarios(
     if named.get("sru") is not None and named.get("block") is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
     overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
-    extra = [_parse_set(item) for item in set_ or []]
+    extra = [parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
-    counts = _parse_servers(servers) if servers is not None else [None]
-    return [_resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+    counts = parse_servers(servers) if servers is not None else [None]
+    return [resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
 
 
 def testbed(
@@ -102,7 +92,6 @@ def testbed(
     ] = False,
 ) -> int:
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
-    from incast.cli import EXIT_ENGINE, EXIT_USAGE, fail  # late: incast.cli imports this module while it loads
 
     try:
         require_privileges()
@@ -179,7 +168,7 @@ def print_summary(console: Console, r: TestbedResult) -> None:
     table.add_row("goodput", f"{good} of the best achievable {r.best_goodput_mbps:.1f} Mbps")
     table.add_row("blocks", f"{r.blocks} in {r.wall_s:.3f} s")
     t = r.block_time_ms
-    table.add_row("block time", f"p50 {_ms(t.p50)} ms, p99 {_ms(t.p99)} ms, max {_ms(t.max)} ms")
+    table.add_row("block time", f"p50 {ms(t.p50)} ms, p99 {ms(t.p99)} ms, max {ms(t.max)} ms")
     c = r.server_counters
     table.add_row(
         "timeouts",
@@ -208,9 +197,9 @@ def print_table(console: Console, results: list[TestbedResult]) -> None:
             f"{r.goodput_mbps:.1f}",
             f"{r.utilization:.0%}",
             str(r.blocks),
-            _ms(t.p50),
-            _ms(t.p99),
-            _ms(t.max),
+            ms(t.p50),
+            ms(t.p99),
+            ms(t.max),
             str(r.timeouts),
             str(r.drops),
         )

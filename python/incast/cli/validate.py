@@ -20,9 +20,9 @@ import typer
 from rich.console import Console
 from rich.table import Table
 
-from incast.cli.run import _ms
+from incast.cli.options import AsJson, ScenarioFile, SetOpt
+from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
 from incast.cli.testbed import (
-    AsJson,
     Block,
     Blocks,
     Buffer,
@@ -30,18 +30,16 @@ from incast.cli.testbed import (
     Duration,
     Link,
     RtoMin,
-    ScenarioFile,
     Servers,
-    SetOpt,
     Sru,
     Tcp,
     Timeout,
     kernel_line,
     scenarios,
 )
-from incast.scenario import Scenario
 from incast.result import Result
 from incast.result import run as simulate
+from incast.scenario import Scenario
 from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, clock, notes, require_privileges
 from incast.testbed import run as run_testbed
 from incast.units import format_duration
@@ -101,7 +99,7 @@ def _cell(label: str, value: float | None) -> str:
     if label == "utilization":
         return f"{value:.1%}"
     if label.endswith("ms"):
-        return _ms(value)
+        return ms(value)
     return f"{value:.1f}" if label.endswith("Mbps") else f"{value:.0f}"
 
 
@@ -122,7 +120,6 @@ def validate(
     as_json: AsJson = False,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root) and compare them."""
-    from incast.cli import EXIT_ENGINE, EXIT_USAGE, fail  # late: incast.cli imports this module while it loads
 
     try:
         require_privileges()
@@ -189,7 +186,7 @@ def _print_one(
     table = Table()
     for name in ("", "simulator", "testbed", "testbed/sim"):
         table.add_column(name, justify="left" if not name else "right", no_wrap=True)
-    for (label, _, _), f in zip(_FIGURES, figures.values()):
+    for (label, _, _), f in zip(_FIGURES, figures.values(), strict=True):
         ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
         table.add_row(label, _cell(label, f["simulator"]), _cell(label, f["testbed"]), ratio)
     console.print(table)

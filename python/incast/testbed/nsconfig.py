@@ -45,7 +45,10 @@ def offload_off(dev: str) -> None:
 
 
 def set_sysctl(name: str, value: str) -> None:
-    """Write ``value`` to ``/proc/sys/<name with dots as slashes>``; an IPv6 setting of a kernel without IPv6 is skipped."""
+    """Write ``value`` to ``/proc/sys/<name with dots as slashes>``.
+
+    An IPv6 setting of a kernel without IPv6 is skipped.
+    """
     path = Path("/proc/sys", *name.split("."))
     if name.startswith("net.ipv6.") and not Path("/proc/sys/net/ipv6").exists():
         return
@@ -57,10 +60,10 @@ def counters() -> dict[str, int]:
     out: dict[str, int] = {}
     for path in ("/proc/net/snmp", "/proc/net/netstat"):
         lines = Path(path).read_text().splitlines()
-        for head, values in zip(lines[::2], lines[1::2]):
+        for head, values in zip(lines[::2], lines[1::2], strict=False):
             group, names = head.split(":", 1)
             if group in ("Tcp", "TcpExt"):
-                out.update((n, int(v)) for n, v in zip(names.split(), values.split(":", 1)[1].split()))
+                out.update((n, int(v)) for n, v in zip(names.split(), values.split(":", 1)[1].split(), strict=False))
     return out
 
 

@@ -47,8 +47,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from incast.scenario import Scenario
 from incast.errors import ScenarioError
+from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import MAX_SERVERS, Shaping
 from incast.units import format_duration, format_size

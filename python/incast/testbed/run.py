@@ -30,8 +30,8 @@ from contextlib import contextmanager
 from typing import Any
 
 from incast.bench import _stop_signals_raise_keyboard_interrupt
-from incast.scenario import Scenario
 from incast.result import BlockTimes
+from incast.scenario import Scenario
 from incast.testbed.errors import TestbedError
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
 from incast.testbed.netns import Network, command
@@ -171,7 +171,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
             after = [net.counters(net.server(i)) for i in range(p.servers)]
             if read["status"] == "complete":
                 _check_servers(servers)
-            counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before)]
+            counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
         finally:
             with _signals_held():

@@ -9,17 +9,14 @@
 //! **Not modelled:** VLAN tags, TCP options (SACK and timestamps come with the
 //! loss-recovery variants), jumbo-frame switch limits.
 
-/// IPv4 and TCP headers, no options.
-pub const TCP_IP_HEADERS: u32 = 40;
+pub use crate::tcp::{MAX_MSS, TCP_IP_HEADERS};
+
 /// Ethernet header and frame check sequence.
 pub const ETHERNET_HEADER_FCS: u32 = 18;
 /// Smallest Ethernet frame, header and FCS included.
 pub const MIN_FRAME: u32 = 64;
 /// Preamble, start-of-frame delimiter and inter-frame gap.
 pub const PREAMBLE_IFG: u32 = 20;
-/// Largest MSS accepted: an IPv4 datagram holds at most 65535 bytes.
-pub const MAX_MSS: u32 = 65_535 - TCP_IP_HEADERS;
-
 /// Bytes of the Ethernet frame carrying `payload` bytes of TCP data: what a
 /// switch buffer holds.
 #[inline]

@@ -227,7 +227,7 @@ pub fn frame_headers((src, dst): (u32, u32), flow: u32, dir: Direction, seg: &Se
     } else {
         0
     };
-    let tcp_len = 20 + opt_len as u32 + seg.len; // at most 65515: the MSS is bounded by frame::MAX_MSS
+    let tcp_len = 20 + opt_len as u32 + seg.len; // at most 65515: the MSS is bounded by tcp::MAX_MSS
     ip[2..4].copy_from_slice(&((20 + tcp_len) as u16).to_be_bytes());
     ip[6..8].copy_from_slice(&0x4000u16.to_be_bytes()); // DF
     ip[8] = 64; // TTL

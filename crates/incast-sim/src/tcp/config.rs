@@ -15,7 +15,6 @@
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::rto::RtoConfig;
-use crate::net::frame;
 use crate::settings::{Choice, Count, Duration, Flag, Number, OrWord, Probability, Scaled, Size};
 use crate::time::{Bytes, SimDuration};
 
@@ -75,7 +74,7 @@ crate::settings! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct TcpConfig {
         /// Maximum segment size: payload bytes per segment.
-        "mss" mss: u32 = 1460, Count::new(1, frame::MAX_MSS as u64, "bytes");
+        "mss" mss: u32 = 1460, Count::new(1, super::MAX_MSS as u64, "bytes");
         /// Initial congestion window, in segments.
         "init_cwnd" init_cwnd: u32 = 10, Count::new(1, u32::MAX as u64, "segments");
         /// Receive window advertised by every receiver.

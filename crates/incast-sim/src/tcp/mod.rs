@@ -59,7 +59,7 @@ pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
 pub use ictcp::IctcpConfig;
 pub use rto::RtoEstimator;
 pub use rto::{RtoConfig, RtoFlavor};
-pub use segment::{flags, Segment, Timestamps, MAX_SACK_BLOCKS};
+pub use segment::{flags, Segment, Timestamps, MAX_MSS, MAX_SACK_BLOCKS, TCP_IP_HEADERS};
 
 use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;

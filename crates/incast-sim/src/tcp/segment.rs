@@ -17,6 +17,11 @@
 //! measurement starts and never closed), URG, checksums, D-SACK (RFC 2883),
 //! window scaling and MSS options (they ride on the SYN, which is not simulated).
 
+/// IPv4 and TCP headers, no options.
+pub const TCP_IP_HEADERS: u32 = 40;
+/// Largest MSS accepted: an IPv4 datagram holds at most 65535 bytes.
+pub const MAX_MSS: u32 = 65_535 - TCP_IP_HEADERS;
+
 /// Bits in [`Segment::flags`].
 pub mod flags {
     /// The acknowledgment field is valid (set on every segment here).

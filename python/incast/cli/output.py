@@ -1,0 +1,24 @@
+"""How the verbs end and print: one-line errors with their exit status, and numbers in tables."""
+
+from __future__ import annotations
+
+import math
+import sys
+
+__all__ = ["EXIT_ENGINE", "EXIT_USAGE", "fail", "ms"]
+
+#: Exit status for bad input, as for any usage error.
+EXIT_USAGE = 2
+#: Exit status when the engine fails on a valid scenario.
+EXIT_ENGINE = 1
+
+
+def fail(message: str, code: int = EXIT_USAGE) -> int:
+    """Print ``error: <message>`` as one line on stderr; return ``code``."""
+    print(f"error: {' '.join(message.split())}", file=sys.stderr)
+    return code
+
+
+def ms(x: float) -> str:
+    """Milliseconds with three significant digits below 10, one decimal above; NaN as a dash."""
+    return "—" if math.isnan(x) else f"{x:.3g}" if x < 10 else f"{x:.1f}"
