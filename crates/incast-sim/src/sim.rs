@@ -254,7 +254,7 @@ impl<'a> Sim<'a> {
             eps,
             routes,
             wake_at: vec![NEVER; 2 * flows as usize],
-            app: SyncRead::new(s),
+            app: SyncRead::new(&s.workload, reads, (0..n).map(|j| s.response_bytes(j)).collect(), s.seed),
             reads,
             conns,
             short: reads.clients,
