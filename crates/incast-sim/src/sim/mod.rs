@@ -60,6 +60,7 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
     Ok(sim.finish())
 }
 
+/// What happens next, in the event queue.
 #[derive(Clone, Copy)]
 enum Event {
     /// The last bit of a packet reaches a node.
@@ -119,6 +120,7 @@ struct Sim {
 }
 
 impl Sim {
+    /// The parts of a validated scenario `s`, at time zero with nothing scheduled.
     fn new(s: &Scenario) -> Self {
         let reads = Reads::new(s);
         // Connections: the reading ones first, then the background flows'.
@@ -139,6 +141,8 @@ impl Sim {
         }
     }
 
+    /// Start every client's first block, the UDP source and the background
+    /// flows, then run events until the stop condition.
     fn run(&mut self) {
         let end = self.end;
         if let Some(at) = self.hosts.rude_off_at {
@@ -227,6 +231,7 @@ impl Sim {
         }
     }
 
+    /// Endpoint `ep`'s wake-up came due: run its timers, then let it send.
     fn on_wake(&mut self, ep: usize) {
         if let Some(t) = self.hosts.on_wake(ep, self.now) {
             self.on_timeout(ep, t);

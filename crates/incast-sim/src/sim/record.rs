@@ -37,7 +37,7 @@ pub(super) struct Recorder {
 }
 
 /// The side of endpoint `ep`: odd endpoints are servers.
-pub(super) fn side_of(ep: usize) -> Side {
+fn side_of(ep: usize) -> Side {
     if ep % 2 == 1 {
         Side::Server
     } else {
