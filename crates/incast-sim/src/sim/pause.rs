@@ -1,5 +1,6 @@
-//! The engine's side of Ethernet flow control (`net::pause`, `net::pfc`):
-//! frames move through explicit per-port FIFOs, one per priority, with one
+//! The engine's side of Ethernet flow control (`net::pause`, `net::pfc`),
+//! the other path of its network (`sim::network`): frames move through
+//! explicit per-port FIFOs, one per priority, with one
 //! transmission-complete event each, so that a PAUSE or PFC frame can stop
 //! a link (or one priority of it) with frames already queued on it.
 //!
@@ -18,7 +19,9 @@
 //! instead of two.
 //! **Not modelled:** see `net::pause` and `net::pfc`.
 
-use super::{Event, Sim};
+use super::network::DataPlane;
+use super::Event;
+use crate::event::EventQueue;
 use crate::net::frame;
 use crate::net::pause::{pause_time, LosslessPort, PauseConfig, PAUSE_WIRE_BYTES};
 use crate::net::pfc::{partition, PfcFrame, PriorityMask, PRIORITIES};
@@ -35,6 +38,21 @@ enum Control {
     Pfc(PriorityMask),
 }
 
+/// The 802.1p priority of each kind of flow, and where each kind's flow numbers lie.
+#[derive(Clone, Copy)]
+pub(super) struct Priorities {
+    /// Reading connections: flows `0..conns`; background connections follow.
+    pub(super) conns: u32,
+    /// The flow number the UDP source's datagrams carry.
+    pub(super) udp_flow: u32,
+    /// The reads' priority (`workload.priority`).
+    pub(super) reads: u8,
+    /// The background connections' priority.
+    pub(super) background: u8,
+    /// The UDP source's priority.
+    pub(super) udp: u8,
+}
+
 /// Explicit port FIFOs and their flow control, present only when PAUSE or
 /// traffic classes are on.
 pub(super) struct Lossless {
@@ -43,11 +61,13 @@ pub(super) struct Lossless {
     /// With traffic classes and `qos:K`: K and each partition's limit.
     partitions: Option<(u32, QueueLimit)>,
     ports: Vec<LosslessPort>,
+    /// Which priority each flow's frames carry.
+    priorities: Priorities,
 }
 
 impl Lossless {
     /// Every port idle and unpaused; `classes` when the traffic uses several priorities.
-    pub(super) fn new(sw: &SwitchConfig, classes: bool, ports: usize) -> Self {
+    pub(super) fn new(sw: &SwitchConfig, classes: bool, ports: usize, priorities: Priorities) -> Self {
         let how = if sw.pfc { Control::Pfc(sw.pfc_priorities) } else { Control::Pause };
         let partitions = match sw.buffer_model {
             crate::net::buffer::BufferModel::Qos { classes: k } if classes => {
@@ -61,6 +81,20 @@ impl Lossless {
             control: sw.pause_config().map(|cfg| (cfg, how)),
             partitions,
             ports: vec![LosslessPort::default(); ports],
+            priorities,
+        }
+    }
+
+    /// The 802.1p priority of connection `flow`'s frames (or the UDP
+    /// source's): its class, found off the per-packet path.
+    fn priority_of(&self, flow: u32) -> u8 {
+        let p = &self.priorities;
+        if flow < p.conns {
+            p.reads
+        } else if flow == p.udp_flow {
+            p.udp
+        } else {
+            p.background
         }
     }
 
@@ -110,7 +144,7 @@ fn frame_for(how: Control, class: u8, xoff: bool) -> PfcFrame {
     }
 }
 
-impl Sim<'_> {
+impl DataPlane {
     fn lossless(&mut self) -> &mut Lossless {
         self.lossless.as_mut().expect("explicit port FIFOs are on")
     }
@@ -119,17 +153,19 @@ impl Sim<'_> {
     /// this switch (`None` at a host's NIC).
     // Cold for the layout of the engine's per-packet path with PAUSE off.
     #[cold]
+    #[expect(clippy::too_many_arguments, reason = "the hop's packet and ports, and the engine's queue and clock")]
     pub(super) fn forward_lossless(
         &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
         pkt: PktId,
         port: PortId,
         tcp_bytes: u32,
         flow: u32,
         ingress: Option<PortId>,
     ) {
-        let now = self.now;
         let frame_bytes = frame::frame_bytes(tcp_bytes);
-        let prio = self.priority_of(flow);
+        let prio = self.lossless().priority_of(flow);
         let fits = ingress.is_none() || self.lossless().partition_fits(port, prio, frame_bytes);
         let queue = &mut self.net.port_mut(port).queue;
         if !fits {
@@ -147,41 +183,37 @@ impl Sim<'_> {
         }
         self.lossless().ports[port.0 as usize].queues.push(pkt, prio, now, frame_bytes as u32);
         if let Some(ingress) = ingress {
-            self.check_xoff(port, ingress, prio);
+            self.check_xoff(events, now, port, ingress, prio);
         }
-        self.try_start(port);
+        self.try_start(events, now, port);
     }
 
-    /// The 802.1p priority of connection `flow`'s frames (or the UDP
-    /// source's): its class, found off the per-packet path.
-    fn priority_of(&self, flow: u32) -> u8 {
-        let s = self.s;
-        if flow < self.conns {
-            s.workload.priority
-        } else if flow == self.udp_flow {
-            s.background.udp_priority
-        } else {
-            s.background.priority
-        }
-    }
-
-    /// A frame crossing `port`'s link reached the far end.
-    pub(super) fn on_arrive_via(&mut self, pkt: PktId, port: PortId) {
+    /// A frame crossing `port`'s link reached the far end: a switch
+    /// forwards it. Returns whether the far end is a host, where the packet
+    /// waits for its endpoint.
+    pub(super) fn on_arrive_via(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PktId,
+        port: PortId,
+    ) -> bool {
         let node = self.net.port(port).peer;
         match self.net.node(node) {
             Node::Switch { route } => {
                 let p = self.pool.get(pkt);
                 let (out, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
-                self.forward_lossless(pkt, out, tcp_bytes, flow, Some(port));
+                self.forward_lossless(events, now, pkt, out, tcp_bytes, flow, Some(port));
+                false
             }
-            Node::Host { .. } => self.on_arrive(pkt, node),
+            Node::Host { .. } => true,
         }
     }
 
     /// A frame of priority `prio` from `ingress` was queued at `port`: if
     /// that leaves `port` (PAUSE) or its FIFO of `prio` (PFC) above XOFF,
     /// hold that link (or its priority) paused.
-    fn check_xoff(&mut self, port: PortId, ingress: PortId, prio: u8) {
+    fn check_xoff(&mut self, events: &mut EventQueue<Event>, now: SimTime, port: PortId, ingress: PortId, prio: u8) {
         let port_bytes = self.net.port(port).queue.bytes();
         let l = self.lossless.as_mut().expect("explicit port FIFOs are on");
         let Some((cfg, how)) = l.control else { return };
@@ -198,8 +230,8 @@ impl Sim<'_> {
         let holders = &mut l.ports[ingress.0 as usize].holders[c];
         *holders += 1;
         if *holders == 1 {
-            self.send_pause(ingress, frame_for(how, class, true));
-            self.schedule_refresh(ingress, class);
+            self.send_pause(events, now, ingress, frame_for(how, class, true));
+            self.schedule_refresh(events, now, ingress, class);
         }
     }
 
@@ -209,35 +241,34 @@ impl Sim<'_> {
     }
 
     /// Refresh the pause of class `class` of `link` halfway through its time.
-    fn schedule_refresh(&mut self, link: PortId, class: u8) {
+    fn schedule_refresh(&mut self, events: &mut EventQueue<Event>, now: SimTime, link: PortId, class: u8) {
         let rate = self.net.port(link).link.rate();
-        let at = self.now + pause_time(self.control().0.quanta, rate) / 2;
-        self.events.push(at, Event::PauseRefresh { port: link, class });
+        let at = now + pause_time(self.control().0.quanta, rate) / 2;
+        events.push(at, Event::PauseRefresh { port: link, class });
     }
 
     /// The switch at the far end of `link` still holds class `class` of it
     /// paused: send the PAUSE or PFC frame again.
-    pub(super) fn on_pause_refresh(&mut self, link: PortId, class: u8) {
+    pub(super) fn on_pause_refresh(&mut self, events: &mut EventQueue<Event>, now: SimTime, link: PortId, class: u8) {
         if self.lossless().ports[link.0 as usize].holders[usize::from(class)] > 0 {
             let how = self.control().1;
-            self.send_pause(link, frame_for(how, class, true));
-            self.schedule_refresh(link, class);
+            self.send_pause(events, now, link, frame_for(how, class, true));
+            self.schedule_refresh(events, now, link, class);
         }
     }
 
     /// Queue `frame` for the upstream end of `link`, merged into any frame
     /// still waiting there.
-    fn send_pause(&mut self, link: PortId, frame: PfcFrame) {
+    fn send_pause(&mut self, events: &mut EventQueue<Event>, now: SimTime, link: PortId, frame: PfcFrame) {
         let back = reverse(link);
         let waiting = &mut self.lossless().ports[back.0 as usize].control;
         *waiting = Some(waiting.map_or(frame, |w| w.merge(frame)));
-        self.try_start(back);
+        self.try_start(events, now, back);
     }
 
     /// Start the next transmission on `port` if it is idle: a waiting PAUSE
     /// or PFC frame first, else the next frame of an unpaused priority.
-    fn try_start(&mut self, port: PortId) {
-        let now = self.now;
+    fn try_start(&mut self, events: &mut EventQueue<Event>, now: SimTime, port: PortId) {
         let l = self.lossless.as_mut().expect("explicit port FIFOs are on");
         let lp = &mut l.ports[port.0 as usize];
         if lp.busy {
@@ -248,8 +279,8 @@ impl Sim<'_> {
             lp.pause_frames += 1;
             let link = &mut self.net.port_mut(port).link;
             let done = link.transmit(now, PAUSE_WIRE_BYTES);
-            self.events.push(done, Event::TxDone { port });
-            self.events.push(link.arrival(done), Event::PauseFrame { port: reverse(port), xoff: f.xoff, xon: f.xon });
+            events.push(done, Event::TxDone { port });
+            events.push(link.arrival(done), Event::PauseFrame { port: reverse(port), xoff: f.xoff, xon: f.xon });
             return;
         }
         let Some((pkt, prio, arrived, frame_bytes)) = lp.next_frame(now) else { return };
@@ -259,14 +290,13 @@ impl Sim<'_> {
         let p = self.net.port_mut(port);
         let done = p.link.transmit(now, wire);
         p.queue.start_next(arrived, done, u64::from(frame_bytes));
-        self.events.push(done, Event::TxDone { port });
-        self.events.push(p.link.arrival(done), Event::ArriveVia { pkt, port });
+        events.push(done, Event::TxDone { port });
+        events.push(p.link.arrival(done), Event::ArriveVia { pkt, port });
     }
 
     /// `port` finished a transmission: release the links (or priorities) it
     /// holds paused if it has drained to XON, then send the next frame.
-    pub(super) fn on_tx_done(&mut self, port: PortId) {
-        let now = self.now;
+    pub(super) fn on_tx_done(&mut self, events: &mut EventQueue<Event>, now: SimTime, port: PortId) {
         let port_bytes = self.net.port_mut(port).queue.bytes_at(now);
         let l = self.lossless.as_mut().expect("explicit port FIFOs are on");
         let lp = &mut l.ports[port.0 as usize];
@@ -283,21 +313,21 @@ impl Sim<'_> {
             _ => None,
         };
         if let Some((how, class)) = drained {
-            self.release_held(port, how, class);
+            self.release_held(events, now, port, how, class);
         }
-        self.try_start(port);
+        self.try_start(events, now, port);
     }
 
     /// `port` drained to XON in flow-control class `class`: release the
     /// links it holds paused in that class.
-    fn release_held(&mut self, port: PortId, how: Control, class: u8) {
+    fn release_held(&mut self, events: &mut EventQueue<Event>, now: SimTime, port: PortId, how: Control, class: u8) {
         let c = usize::from(class);
         let mut held = std::mem::take(&mut self.lossless().ports[port.0 as usize].holding[c]);
         for &link in &held {
             let holders = &mut self.lossless().ports[link.0 as usize].holders[c];
             *holders -= 1;
             if *holders == 0 {
-                self.send_pause(link, frame_for(how, class, false));
+                self.send_pause(events, now, link, frame_for(how, class, false));
             }
         }
         held.clear();
@@ -305,20 +335,26 @@ impl Sim<'_> {
     }
 
     /// The pause of `port` may have run out: send if it has.
-    pub(super) fn on_tx_resume(&mut self, port: PortId) {
-        self.try_start(port);
+    pub(super) fn on_tx_resume(&mut self, events: &mut EventQueue<Event>, now: SimTime, port: PortId) {
+        self.try_start(events, now, port);
     }
 
     /// A PAUSE or PFC `frame` reached `port`: stop the priorities it names,
     /// or restart them on XON.
-    pub(super) fn on_pause_frame(&mut self, port: PortId, frame: PfcFrame) {
-        let (now, rate) = (self.now, self.net.port(port).link.rate());
+    pub(super) fn on_pause_frame(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        port: PortId,
+        frame: PfcFrame,
+    ) {
+        let rate = self.net.port(port).link.rate();
         let quanta = self.control().0.quanta;
         if let Some(until) = self.lossless().ports[port.0 as usize].on_pause(now, frame, quanta, rate) {
             if until > now {
-                self.events.push(until, Event::Resume { port });
+                events.push(until, Event::Resume { port });
             }
         }
-        self.try_start(port);
+        self.try_start(events, now, port);
     }
 }

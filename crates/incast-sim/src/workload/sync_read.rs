@@ -23,7 +23,6 @@
 
 use super::clients::{Layout, ServerSets, SERVER_SETS};
 use crate::rng::Rng;
-use crate::scenario::Scenario;
 use crate::settings::{Choice, Count, Duration, Entry, OrWord, Setting, Size, Spec, Table};
 use crate::time::{Bytes, SimDuration, SimTime};
 use serde_json::{Map, Value as Json};
@@ -252,26 +251,29 @@ fn order_stream(c: u32) -> String {
 }
 
 impl SyncRead {
-    /// The application for `s`; no block has started.
-    pub fn new(s: &Scenario) -> Self {
-        let Layout { clients, servers: n, .. } = s.reads();
+    /// The application `cfg` on the connections of `reads`, whose server `j`
+    /// returns `response[j]` bytes per block of its client; the turnarounds
+    /// and request orders draw from substreams of `seed`. No block has started.
+    pub fn new(cfg: &SyncReadConfig, reads: Layout, response: Vec<u64>, seed: u64) -> Self {
+        let Layout { clients, servers: n, .. } = reads;
+        debug_assert_eq!(response.len(), n as usize, "one response size per server of a client");
         let flows = (clients * n) as usize;
-        let shuffled = s.workload.order == RequestOrder::Shuffled;
+        let shuffled = cfg.order == RequestOrder::Shuffled;
         SyncRead {
-            request: s.workload.request.0,
+            request: cfg.request.0,
             servers: n,
-            response: (0..n).map(|i| s.response_bytes(i)).collect(),
+            response,
             served: vec![0; flows],
             target: vec![0; flows],
-            jitter: s.workload.server_jitter,
-            jitter_rng: Rng::substream(s.seed, "server_jitter"),
-            max_inflight: s.workload.max_inflight.unwrap_or(u32::MAX),
-            stagger: s.workload.stagger,
+            jitter: cfg.server_jitter,
+            jitter_rng: Rng::substream(seed, "server_jitter"),
+            max_inflight: cfg.max_inflight.unwrap_or(u32::MAX),
+            stagger: cfg.stagger,
             readers: (0..clients)
                 .map(|c| Reader {
                     pending: 0,
                     order: (c * n..(c + 1) * n).collect(),
-                    shuffle: shuffled.then(|| Rng::substream(s.seed, &order_stream(c))),
+                    shuffle: shuffled.then(|| Rng::substream(seed, &order_stream(c))),
                     block: 0,
                     started: SimTime::ZERO,
                     released: 0,
@@ -371,13 +373,24 @@ mod tests {
     use super::*;
     use crate::time::Bytes;
 
+    /// `cfg` for `clients` clients of `servers` servers each, every server returning 1000 bytes.
+    fn with(cfg: SyncReadConfig, clients: u32, servers: u32) -> SyncRead {
+        let reads = Layout { clients, ..Layout::one_client(servers) };
+        SyncRead::new(&cfg, reads, vec![1000; servers as usize], 0)
+    }
+
+    /// Fixed order, no jitter, 10-byte requests.
+    fn fixed() -> SyncReadConfig {
+        SyncReadConfig {
+            request: Bytes::new(10),
+            order: RequestOrder::Fixed,
+            server_jitter: SimDuration::ZERO,
+            ..SyncReadConfig::default()
+        }
+    }
+
     fn app(servers: u32) -> SyncRead {
-        let mut s = Scenario::fast08(servers);
-        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
-        s.workload.request = Bytes::new(10);
-        s.workload.order = RequestOrder::Fixed;
-        s.workload.server_jitter = SimDuration::ZERO;
-        SyncRead::new(&s)
+        with(fixed(), 1, servers)
     }
 
     /// A server answers once per whole request, never for a partial one.
@@ -393,10 +406,12 @@ mod tests {
     /// Turnaround delays are drawn from [0, server_jitter] and differ between requests.
     #[test]
     fn turnaround_is_drawn_within_the_jitter() {
-        let mut s = Scenario::fast08(1);
-        s.workload.request = Bytes::new(1);
-        s.workload.server_jitter = SimDuration::from_micros(10);
-        let mut a = SyncRead::new(&s);
+        let cfg = SyncReadConfig {
+            request: Bytes::new(1),
+            server_jitter: SimDuration::from_micros(10),
+            ..SyncReadConfig::default()
+        };
+        let mut a = with(cfg, 1, 1);
         let delays: Vec<u64> = (1..=50).map(|d| a.on_server_delivered(0, d).unwrap().after.as_ps()).collect();
         assert!(delays.iter().all(|&d| d <= 10_000_000));
         assert!(delays.windows(2).any(|w| w[0] != w[1]));
@@ -428,12 +443,8 @@ mod tests {
     /// the next one as each response completes; `stagger` spaces the requests.
     #[test]
     fn max_inflight_and_stagger_release_requests_in_order() {
-        let mut s = Scenario::fast08(4);
-        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
-        s.workload.order = RequestOrder::Fixed;
-        s.workload.max_inflight = Some(2);
-        s.workload.stagger = SimDuration(100);
-        let mut a = SyncRead::new(&s);
+        let cfg = SyncReadConfig { max_inflight: Some(2), stagger: SimDuration(100), ..fixed() };
+        let mut a = with(cfg, 1, 4);
         let (first, _) = a.start_block(0, SimTime(1000));
         assert_eq!(first, &[Release { flow: 0, at: SimTime(1000) }, Release { flow: 1, at: SimTime(1100) }]);
         // Flow 1 finishes first, early: flow 2 may leave at its stagger slot, 1200.
@@ -454,11 +465,7 @@ mod tests {
     /// responses neither complete nor release anything of the other's block.
     #[test]
     fn each_client_completes_its_own_blocks() {
-        let mut s = Scenario::fast08(2);
-        s.workload.response = ResponseSize::Sru(Bytes::new(1000));
-        s.workload.order = RequestOrder::Fixed;
-        s.workload.clients = 2;
-        let mut a = SyncRead::new(&s);
+        let mut a = with(fixed(), 2, 2);
         let flows = |a: &mut SyncRead, c| a.start_block(c, SimTime(0)).0.iter().map(|r| r.flow).collect::<Vec<_>>();
         assert_eq!(flows(&mut a, 0), vec![0, 1]);
         assert_eq!(flows(&mut a, 1), vec![2, 3]);

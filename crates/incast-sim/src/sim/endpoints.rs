@@ -1,0 +1,187 @@
+//! The engine's TCP endpoints: two per connection, where each one sends
+//! and when it wants to be woken.
+//!
+//! **Models:** connection `i` joins its client and server hosts
+//! (`workload::clients`, `workload::background`); each end is a sans-IO
+//! [`Endpoint`] established at time zero with one RTT sample already taken,
+//! as the SYN/SYN-ACK exchange would have given it along the connection's
+//! path (a minimum-size frame each way). Each endpoint's retransmission
+//! timer draws from its own seeded substream. Also kept here, because they
+//! act on the endpoints: RUDE's sender-side random loss (§4) and the switch
+//! of every endpoint back to polite congestion control (§3.2), and each
+//! client's ICTCP controller over its connections' receive windows.
+//! **Deliberately different:** TCP timers are lazy: each endpoint has at
+//! most one tracked wake-up in the event queue, and a wake-up that finds
+//! nothing due simply re-arms at the endpoint's current deadline.
+//! **Not modelled:** connection setup and teardown, host processing delays.
+
+use super::{endpoint_of, Event, NEVER};
+use crate::event::EventQueue;
+use crate::net::{Direction, Network, PortId};
+use crate::rng::Rng;
+use crate::scenario::Scenario;
+use crate::tcp::forensics::Timeout;
+use crate::tcp::ictcp::Ictcp;
+use crate::tcp::rude::RudeRequest;
+use crate::tcp::{Endpoint, RudeOff, TcpConfig};
+use crate::time::{SimDuration, SimTime};
+use crate::workload::background::flow_hosts;
+use crate::workload::clients::Layout;
+
+/// Where an endpoint's segments go.
+#[derive(Clone, Copy)]
+pub(super) struct Route {
+    /// The NIC port of the endpoint's host.
+    pub(super) nic: PortId,
+    /// The peer's host.
+    pub(super) dst: u32,
+    /// The direction on the connection.
+    pub(super) dir: Direction,
+}
+
+/// Every TCP endpoint, with its route and its pending wake-up.
+pub(super) struct Endpoints {
+    /// `eps[endpoint_of(flow, dir)]`: the reading connections first, then the background flows'.
+    pub(super) eps: Vec<Endpoint>,
+    /// `routes[ep]` is where endpoint `ep` sends.
+    pub(super) routes: Vec<Route>,
+    /// The wake-up each endpoint has in the event queue (`NEVER`: none).
+    wake_at: Vec<SimTime>,
+    /// Sender-side random loss, parts per billion, its draws and its count.
+    pub(super) send_loss_ppb: u32,
+    send_loss_rng: Rng,
+    pub(super) send_losses: u64,
+    /// When every endpoint turns rudeness off (`tcp.rude_off_at`), and how.
+    pub(super) rude_off_at: Option<SimDuration>,
+    rude_off: RudeRequest,
+    /// After `tcp.rude_off_at`: the endpoints still rude, and when the last one turned polite.
+    pub(super) rude_left: Vec<u32>,
+    pub(super) rude_polite_at: Option<SimTime>,
+    /// Each client's ICTCP controller, when on (else empty).
+    pub(super) ictcp: Vec<Ictcp>,
+}
+
+impl Endpoints {
+    /// The endpoints of `flows` connections of `s` on `net`: the reading
+    /// connections of `reads` first, then the background flows'.
+    pub(super) fn new(s: &Scenario, net: &Network, reads: Layout, flows: u32) -> Self {
+        let n = s.servers;
+        let conns = reads.connections();
+        // The handshake's sample: a minimum-size frame each way along the path.
+        let handshake_rtt = |flow| {
+            let (a, b) = flow_hosts(flow, &reads, &s.background);
+            let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
+            way(a, b) + way(b, a)
+        };
+        // Each endpoint's retransmission timer draws from its own substream.
+        let polite = TcpConfig { rude: false, ..s.tcp };
+        let mut eps: Vec<Endpoint> = (0..2 * flows)
+            .map(|i| {
+                let rng = Rng::substream(s.seed, &format!("rto/{i}"));
+                // `tcp.rude_servers`: only each client's connections to its first K servers start rude.
+                let flow = i / 2;
+                let cfg =
+                    if s.tcp.rude_servers.is_some_and(|k| flow >= conns || flow % n >= k) { &polite } else { &s.tcp };
+                Endpoint::new_seeded(cfg, SimTime::ZERO, Some(handshake_rtt(i / 2)), rng)
+            })
+            .collect();
+        let clients = if s.tcp.ictcp.on { reads.clients } else { 0 };
+        let ictcp = (0..clients)
+            .map(|c| {
+                let ic = Ictcp::new(s.tcp.ictcp, n as usize, s.link.rate, s.tcp.segment_payload());
+                for j in 0..n {
+                    eps[endpoint_of(c * n + j, Direction::ToServer)].set_rcv_wnd(ic.rwnd(j as usize));
+                }
+                ic
+            })
+            .collect();
+        let routes = (0..flows)
+            .flat_map(|flow| {
+                let (client, server) = flow_hosts(flow, &reads, &s.background);
+                [
+                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
+                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
+                ]
+            })
+            .collect();
+        Endpoints {
+            eps,
+            routes,
+            wake_at: vec![NEVER; 2 * flows as usize],
+            send_loss_ppb: s.tcp.send_loss_ppb,
+            send_loss_rng: Rng::substream(s.seed, "send_loss"),
+            send_losses: 0,
+            rude_off_at: s.tcp.rude_off_at,
+            rude_off: match s.tcp.rude_off {
+                RudeOff::Now => RudeRequest::OffNow,
+                RudeOff::Nicely => RudeRequest::OffNicely,
+            },
+            rude_left: Vec::new(),
+            rude_polite_at: None,
+            ictcp,
+        }
+    }
+
+    /// Connections, reading and background.
+    pub(super) fn connections(&self) -> u32 {
+        self.eps.len() as u32 / 2
+    }
+
+    /// Endpoint `ep`'s wake-up came due at `now`: the timeout it suffered, if any.
+    #[inline]
+    pub(super) fn on_wake(&mut self, ep: usize, now: SimTime) -> Option<Timeout> {
+        if self.wake_at[ep] == now {
+            self.wake_at[ep] = NEVER;
+        }
+        self.eps[ep].on_timer(now)
+    }
+
+    /// Keep endpoint `ep`'s wake-up armed at its current deadline (not before `now`).
+    #[inline]
+    pub(super) fn arm(&mut self, events: &mut EventQueue<Event>, now: SimTime, ep: usize) {
+        if let Some(deadline) = self.eps[ep].poll_timeout() {
+            let deadline = deadline.max(now);
+            if deadline < self.wake_at[ep] {
+                self.wake_at[ep] = deadline;
+                events.push(deadline, Event::Wake { ep: ep as u32 });
+            }
+        }
+    }
+
+    /// RUDE §4's sender-side loss: discard this data segment before the wire?
+    #[cold]
+    pub(super) fn lose_before_sending(&mut self) -> bool {
+        let lost = self.send_loss_rng.below(1_000_000_000) < u64::from(self.send_loss_ppb);
+        self.send_losses += u64::from(lost);
+        lost
+    }
+
+    /// Endpoint `ep` turns rudeness off with the scenario's semantics (RUDE §3.2).
+    #[cold]
+    pub(super) fn rude_off(&mut self, ep: usize) {
+        self.eps[ep].set_rude(self.rude_off);
+        self.rude_left.push(ep as u32);
+    }
+
+    /// Drop the endpoints that stopped being rude; once none is left, note `now`.
+    #[cold]
+    pub(super) fn note_polite(&mut self, now: SimTime) {
+        let eps = &self.eps;
+        self.rude_left.retain(|&ep| eps[ep as usize].rude());
+        if self.rude_left.is_empty() {
+            self.rude_polite_at.get_or_insert(now);
+        }
+    }
+
+    /// The client end `ep` of a connection of `reads` received `bytes` of
+    /// response at `now`: its client's ICTCP controller may move the receive window.
+    #[cold]
+    pub(super) fn ictcp_on_data(&mut self, ep: usize, now: SimTime, bytes: u64, reads: &Layout) {
+        let flow = (ep / 2) as u32;
+        let (c, j) = (reads.client_of(flow), flow % reads.servers);
+        let rtt = self.eps[ep].srtt().unwrap_or(SimDuration::ZERO);
+        if let Some(w) = self.ictcp[c as usize].on_data(now, j as usize, bytes, rtt) {
+            self.eps[ep].set_rcv_wnd(w);
+        }
+    }
+}

@@ -1,0 +1,385 @@
+//! The engine: composes the network, the TCP endpoints and the workload,
+//! and runs events until the stop condition. Each part owns its state in a
+//! module of its own — `network` (switches, links, packets in flight, with
+//! `pause` for explicit port FIFOs), `endpoints` (the TCP connections),
+//! `reads` (the synchronized-read application and its blocks), `udp` (the
+//! UDP source), `record` (timeout rows, traces, capture) — and `result`
+//! gathers the run's figures; the event dispatch, and what an event at one
+//! part means for the others, are here.
+//!
+//! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on
+//! the scenario's fabric (a star by default); connection `i` joins the
+//! client and server `i`, each end a sans-IO
+//! [`Endpoint`](crate::tcp::Endpoint). With several clients the hosts and
+//! connections are numbered as `workload::clients` says. The run stops at
+//! `stop.duration` of simulated time or once every client has completed
+//! `stop.blocks` blocks, whichever comes first. What each part models is
+//! in its own header.
+//! **Deliberately different:** see the parts: TCP timers are lazy
+//! (`sim::endpoints`); with PAUSE off and one priority a port schedules
+//! each frame's arrival when it is queued (`sim::network`).
+//! **Not modelled:** see the parts.
+
+mod endpoints;
+mod network;
+mod pause;
+mod reads;
+mod record;
+mod result;
+mod udp;
+
+use crate::error::SimError;
+use crate::event::EventQueue;
+use crate::net::pfc::PfcFrame;
+use crate::net::{Direction, NodeId, Packet, PktId, PortId};
+use crate::scenario::Scenario;
+use crate::stats::pcap::Way;
+use crate::stats::trace::FlowSample;
+use crate::stats::RunResult;
+use crate::tcp::forensics::Timeout;
+use crate::tcp::SendFlags;
+use crate::time::SimTime;
+use crate::workload::background::BULK_BYTES;
+use crate::workload::{Progress, Release};
+use endpoints::{Endpoints, Route};
+use network::DataPlane;
+use reads::Reads;
+use record::Recorder;
+use udp::UdpSource;
+
+/// Host index of client 0, where the UDP source sends.
+const CLIENT0: u32 = 0;
+/// No wake-up pending.
+const NEVER: SimTime = SimTime(u64::MAX);
+
+/// Run `scenario` to its stop condition.
+pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
+    scenario.validate()?;
+    let mut sim = Sim::new(scenario);
+    sim.run();
+    Ok(sim.finish())
+}
+
+/// What happens next, in the event queue.
+#[derive(Clone, Copy)]
+enum Event {
+    /// The last bit of a packet reaches a node.
+    Arrive { pkt: PktId, node: NodeId },
+    /// A TCP endpoint asked to be woken.
+    Wake { ep: u32 },
+    /// The server of `flow` writes the response it has prepared.
+    Respond { flow: u32 },
+    /// The client writes its request on `flow` (held back by `workload.stagger`).
+    Request { flow: u32 },
+    /// Rude flows turn congestion control back on (`tcp.rude_off_at`).
+    RudeOff,
+    /// The UDP source sends its next datagram.
+    Datagram,
+    /// With PAUSE or classes on: the last bit of a packet sent on `port` reaches its peer.
+    ArriveVia { pkt: PktId, port: PortId },
+    /// With PAUSE or classes on: `port` finished sending a frame.
+    TxDone { port: PortId },
+    /// A PAUSE (802.3x) or PFC (802.1Qbb) frame reached `port`: the
+    /// priorities it stops (bit p: priority p) and those it releases.
+    PauseFrame { port: PortId, xoff: u8, xon: u8 },
+    /// Time to refresh the pause of flow-control class `class` of the link
+    /// whose upstream port is `port`.
+    PauseRefresh { port: PortId, class: u8 },
+    /// The pause of `port` may have run out.
+    Resume { port: PortId },
+}
+
+/// Endpoint index: the client end of connection `flow` is `2·flow`, the server end `2·flow + 1`.
+#[inline]
+fn endpoint_of(flow: u32, dir: Direction) -> usize {
+    2 * flow as usize + usize::from(dir == Direction::ToServer)
+}
+
+/// One run: the clock, the event queue and the parts it composes.
+struct Sim {
+    now: SimTime,
+    events: EventQueue<Event>,
+    /// Events run so far.
+    processed: u64,
+    /// The simulated-time limit (`stop.duration`; `NEVER` if none).
+    end: SimTime,
+    /// When the run stopped, once it has.
+    stopped_at: Option<SimTime>,
+    /// Best goodput of all clients together, Mbps.
+    best_goodput_mbps: f64,
+    /// Switches, links and the packets crossing them.
+    net: DataPlane,
+    /// The TCP endpoints, two per connection.
+    hosts: Endpoints,
+    /// The synchronized reads.
+    reads: Reads,
+    /// The UDP source.
+    udp: UdpSource,
+    /// Timeout rows, traces and the packet capture.
+    record: Recorder,
+}
+
+impl Sim {
+    /// The parts of a validated scenario `s`, at time zero with nothing scheduled.
+    fn new(s: &Scenario) -> Self {
+        let reads = Reads::new(s);
+        // Connections: the reading ones first, then the background flows'.
+        let flows = reads.conns + s.background.tcp_flows;
+        let net = DataPlane::new(s, reads.layout, flows);
+        Sim {
+            now: SimTime::ZERO,
+            events: EventQueue::new(),
+            processed: 0,
+            end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
+            stopped_at: None,
+            best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
+            hosts: Endpoints::new(s, &net.net, reads.layout, flows),
+            udp: UdpSource::new(s, &net.net, reads.layout, flows),
+            record: Recorder::new(s, reads.layout),
+            reads,
+            net,
+        }
+    }
+
+    /// Start every client's first block, the UDP source and the background
+    /// flows, then run events until the stop condition.
+    fn run(&mut self) {
+        let end = self.end;
+        if let Some(at) = self.hosts.rude_off_at {
+            self.events.push(SimTime::ZERO + at, Event::RudeOff);
+        }
+        for client in 0..self.reads.layout.clients {
+            self.start_block(client);
+        }
+        if self.udp.is_on() {
+            self.on_datagram();
+        }
+        for flow in self.reads.conns..self.hosts.connections() {
+            let ep = endpoint_of(flow, Direction::ToServer);
+            self.hosts.eps[ep].send(BULK_BYTES);
+            self.service(ep);
+        }
+        while let Some((t, ev)) = self.events.pop_until(end) {
+            self.now = t;
+            self.processed += 1;
+            let (events, now) = (&mut self.events, self.now);
+            match ev {
+                Event::Arrive { pkt, node } => {
+                    if self.net.arrive(events, now, pkt, node) {
+                        self.deliver(pkt);
+                    }
+                }
+                Event::Wake { ep } => self.on_wake(ep as usize),
+                Event::Respond { flow } => {
+                    let ep = endpoint_of(flow, Direction::ToServer);
+                    let bytes = std::mem::take(&mut self.reads.preparing[flow as usize]);
+                    // The storage application knows its stripe units (GIP §V-A).
+                    self.hosts.eps[ep].send_with(bytes, SendFlags::UNIT_TAIL);
+                    self.service(ep);
+                }
+                Event::Request { flow } => self.request(flow),
+                Event::RudeOff => self.rude_off(),
+                Event::Datagram => self.on_datagram(),
+                Event::ArriveVia { pkt, port } => {
+                    if self.net.on_arrive_via(events, now, pkt, port) {
+                        self.deliver(pkt);
+                    }
+                }
+                Event::TxDone { port } => self.net.on_tx_done(events, now, port),
+                Event::PauseFrame { port, xoff, xon } => {
+                    self.net.on_pause_frame(events, now, port, PfcFrame { xoff, xon })
+                }
+                Event::PauseRefresh { port, class } => self.net.on_pause_refresh(events, now, port, class),
+                Event::Resume { port } => self.net.on_tx_resume(events, now, port),
+            }
+            if self.stopped_at.is_some() {
+                return;
+            }
+        }
+        self.stopped_at = Some(if end == NEVER { self.now } else { end });
+    }
+
+    /// `pkt` reached its destination host: hand it to its endpoint.
+    fn deliver(&mut self, pkt: PktId) {
+        self.net.delivered += 1;
+        // The packet is read in place and its slot freed after: no copy on the hot path.
+        let p = self.net.pool.get(pkt);
+        let (flow, dir) = (p.flow, p.dir);
+        if flow == self.udp.flow {
+            return self.udp.on_delivered(&mut self.net, pkt);
+        }
+        if let Some(c) = self.record.capture.as_mut().filter(|_| flow < self.reads.conns) {
+            c.record(self.now, Way::Rx, flow, dir, p.seg);
+        }
+        let ep = endpoint_of(flow, dir);
+        let spurious = self.hosts.eps[ep].on_segment(self.now, &p.seg);
+        let has_data = p.seg.has_data();
+        self.net.pool.release(pkt);
+        if spurious {
+            self.record.spurious(ep);
+        }
+        if !self.hosts.rude_left.is_empty() {
+            self.hosts.note_polite(self.now);
+        }
+        // A pure ACK delivers nothing to the application.
+        if has_data {
+            self.on_progress(ep);
+        }
+        self.service(ep);
+        if self.record.trace.flows && ep % 2 == 1 {
+            self.trace_flow(ep);
+        }
+    }
+
+    /// Endpoint `ep`'s wake-up came due: run its timers, then let it send.
+    fn on_wake(&mut self, ep: usize) {
+        if let Some(t) = self.hosts.on_wake(ep, self.now) {
+            self.on_timeout(ep, t);
+        }
+        self.service(ep);
+    }
+
+    /// The UDP source sends its next datagram.
+    #[cold]
+    fn on_datagram(&mut self) {
+        self.udp.send(&mut self.net, &mut self.events, self.now);
+    }
+
+    /// Endpoint `ep` suffered the retransmission timeout `t`.
+    #[cold]
+    fn on_timeout(&mut self, ep: usize, t: Timeout) {
+        let flow = ep / 2;
+        if let Some(t) = self.reads.block_timeouts.get_mut(flow) {
+            *t += 1; // a server's, not a background flow's
+        }
+        if self.record.trace.flows && ep % 2 == 1 {
+            self.trace_flow(ep);
+        }
+        if !self.record.keep_timeouts {
+            return;
+        }
+        let client = (flow < self.reads.conns as usize).then(|| self.reads.layout.client_of(flow as u32));
+        let block = self.reads.app.blocks_completed(client.unwrap_or(0));
+        self.record.timeout(ep, client, block, t);
+    }
+
+    /// Sample the congestion state of server endpoint `ep`.
+    #[cold]
+    fn trace_flow(&mut self, ep: usize) {
+        if ep / 2 >= self.reads.conns as usize {
+            return; // traces follow the reading connections only
+        }
+        let e = &self.hosts.eps[ep];
+        let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
+        if let Some(tr) = &mut self.record.tr {
+            tr.flow_sample(self.now, (ep / 2) as u32, s);
+        }
+    }
+
+    /// Let the applications react to what endpoint `ep` has received.
+    fn on_progress(&mut self, ep: usize) {
+        let flow = (ep / 2) as u32;
+        if flow >= self.reads.conns {
+            return; // a background flow: no application to tell
+        }
+        let delivered = self.hosts.eps[ep].delivered();
+        if ep % 2 == 1 {
+            match self.reads.app.on_server_delivered(flow, delivered) {
+                Some(r) if r.after.is_zero() => self.hosts.eps[ep].send_with(r.bytes, SendFlags::UNIT_TAIL),
+                Some(r) => {
+                    self.reads.preparing[flow as usize] += r.bytes;
+                    self.events.push(self.now + r.after, Event::Respond { flow });
+                }
+                None => {}
+            }
+            return;
+        }
+        let before = std::mem::replace(&mut self.reads.client_seen[flow as usize], delivered);
+        if delivered == before {
+            return;
+        }
+        if !self.hosts.ictcp.is_empty() {
+            self.hosts.ictcp_on_data(ep, self.now, delivered - before, &self.reads.layout);
+        }
+        if self.record.trace.goodput {
+            if let Some(tr) = &mut self.record.tr {
+                tr.delivered(self.now, delivered - before);
+            }
+        }
+        match self.reads.app.on_client_delivered(self.now, flow, delivered, before) {
+            Progress::Waiting => {}
+            Progress::Release(r) => self.release(r),
+            Progress::Done(done) => {
+                if self.reads.on_block_done(done) {
+                    self.stopped_at = Some(self.now);
+                } else {
+                    self.start_block(done.client);
+                }
+            }
+        }
+    }
+
+    /// Every endpoint turns rudeness off (RUDE §3.2).
+    #[cold]
+    fn rude_off(&mut self) {
+        for ep in 0..self.hosts.eps.len() {
+            self.hosts.rude_off(ep);
+            self.service(ep);
+        }
+        self.hosts.note_polite(self.now);
+    }
+
+    /// Write the request `r` now, or schedule it for its release time.
+    fn release(&mut self, r: Release) {
+        if r.at <= self.now {
+            self.request(r.flow);
+        } else {
+            self.events.push(r.at, Event::Request { flow: r.flow });
+        }
+    }
+
+    /// The flow's client writes this block's request on `flow`.
+    fn request(&mut self, flow: u32) {
+        let ep = endpoint_of(flow, Direction::ToClient);
+        self.hosts.eps[ep].send(self.reads.request);
+        self.service(ep);
+    }
+
+    /// Client `client` writes its requests, in the workload's order and as
+    /// its mitigations (`max_inflight`, `stagger`) release them.
+    fn start_block(&mut self, client: u32) {
+        if let Some(tr) = self.record.tr.as_mut().filter(|_| self.record.trace.block_cwnd) {
+            let block = self.reads.app.blocks_completed(client);
+            let n = self.reads.layout.servers;
+            for flow in client * n..(client + 1) * n {
+                tr.block_start(block, flow, self.hosts.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
+            }
+        }
+        let mut first = std::mem::take(&mut self.reads.first);
+        first.clear();
+        first.extend_from_slice(self.reads.app.start_block(client, self.now).0);
+        for &r in &first {
+            self.release(r);
+        }
+        self.reads.first = first;
+    }
+
+    /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
+    fn service(&mut self, ep: usize) {
+        let flow = (ep / 2) as u32;
+        let Route { nic, dst, dir } = self.hosts.routes[ep];
+        while let Some(seg) = self.hosts.eps[ep].poll_transmit(self.now) {
+            if self.hosts.send_loss_ppb > 0 && seg.has_data() && self.hosts.lose_before_sending() {
+                continue;
+            }
+            self.net.sent += 1;
+            if let Some(c) = self.record.capture.as_mut().filter(|_| flow < self.reads.conns) {
+                c.record(self.now, Way::Tx, flow, dir, seg);
+            }
+            let tcp_bytes = seg.len + seg.option_bytes();
+            let pkt = self.net.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
+            self.net.forward(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
+        }
+        self.hosts.arm(&mut self.events, self.now, ep);
+    }
+}
