@@ -369,7 +369,6 @@ impl SyncRead {
 
 #[cfg(test)]
 mod tests {
-    use super::ResponseSize;
     use super::*;
     use crate::time::Bytes;
 
