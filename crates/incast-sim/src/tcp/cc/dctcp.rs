@@ -175,4 +175,13 @@ mod tests {
         assert!(d.alpha() < 10, "α = {}/1024", d.alpha());
         assert_eq!(d.cut(20_000), 20_000 - 20_000 * d.alpha() as u64 / 2048);
     }
+
+    /// RFC 8257 §3.4, §3.5: growth and the loss response are Reno's.
+    #[test]
+    fn rfc8257_3_4_3_5_growth_and_loss_are_renos() {
+        let (mut d, mut r) = (dctcp(), Reno::new(1000));
+        let t = SimTime::ZERO;
+        assert_eq!(d.cong_avoid(4000, 1000, t, SimDuration::ZERO), r.cong_avoid(4000, 1000, t, SimDuration::ZERO));
+        assert_eq!(d.ssthresh(20_000, 10_000), r.ssthresh(20_000, 10_000));
+    }
 }

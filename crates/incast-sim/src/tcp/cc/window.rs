@@ -189,8 +189,10 @@ impl CongestionWindow {
 
 #[cfg(test)]
 mod tests {
+    use super::super::dctcp::{Dctcp, ALPHA_ONE};
     use super::super::reno::Reno;
     use super::*;
+    use crate::tcp::DctcpConfig;
 
     const MSS: u64 = 1000;
     const T0: SimTime = SimTime::ZERO;
@@ -272,5 +274,23 @@ mod tests {
         let mut w = window(true);
         w.on_sack_recovery(10 * MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+    }
+
+    /// RFC 8257 (3.3): an ECE cuts cwnd by α/2 and ssthresh follows, at most
+    /// once per observation window; in loss recovery α still moves but
+    /// the window is left to recovery.
+    #[test]
+    fn rfc8257_3_3_ecn_cut_sets_both_and_waits_out_recovery() {
+        let dctcp = Dctcp::new(MSS, DctcpConfig { alpha_init: ALPHA_ONE, g_shift: 4 });
+        let mut w = CongestionWindow::new(MSS, 10, true, Algorithm::Dctcp(dctcp));
+        assert!(w.needs_ecn());
+        assert!(w.on_ecn_echo(MSS, MSS, true, 10 * MSS, false));
+        assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+        assert!(!w.on_ecn_echo(MSS, 2 * MSS, true, 10 * MSS, false), "one cut per window");
+        assert!(!w.on_ecn_echo(MSS, 11 * MSS, true, 20 * MSS, true), "recovering: no cut");
+        assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+        let mut reno = window(true);
+        assert!(!reno.needs_ecn());
+        assert!(!reno.on_ecn_echo(MSS, MSS, true, 10 * MSS, false), "no ECN response without ECN");
     }
 }
