@@ -30,7 +30,8 @@
 //! says (both ends share it); the application consumes received data
 //! instantly; Nagle is off.
 //! **Not modelled:** connection setup and teardown, window scaling
-//! negotiation, ECN, keep-alives.
+//! negotiation, ECN negotiation (ECN is DCTCP's alone, `tcp::cc::dctcp`),
+//! keep-alives.
 
 pub mod cc;
 pub mod clock;
