@@ -3,7 +3,7 @@
 //! **Models:** the sender remembers when it last sent data; when it is about
 //! to send with nothing outstanding and has not sent for longer than the
 //! current RTO (back-off included, as Linux's `icsk_rto`), cwnd becomes
-//! min(cwnd, RW) with RW = min(IW, cwnd) (`tcp::newreno`). On by default:
+//! min(cwnd, RW) with RW = min(IW, cwnd) (`tcp::cc`). On by default:
 //! Linux `tcp_slow_start_after_idle` is 1 unless changed, and `incast
 //! validate` compares against Linux.
 //! **Deliberately different:** idle is measured from the last data segment

@@ -8,9 +8,10 @@
 //!
 //! **Models:** one feature per module — the RTO estimator ([`rto`], RFC 6298),
 //! the send half with its retransmission timer and Karn's rule ([`sender`]),
-//! Reno or NewReno congestion control and loss recovery ([`newreno`], RFC 5681
-//! and RFC 6582), Cubic window growth and decrease on top of it ([`cubic`],
-//! RFC 9438), limited transmit ([`limited_transmit`], RFC 3042), restart
+//! congestion control behind one interface, one module per algorithm
+//! ([`cc`]: Reno's window rules, RFC 5681; Cubic, RFC 9438; DCTCP, RFC
+//! 8257), Reno or NewReno fast recovery ([`newreno`], RFC 5681 and RFC
+//! 6582), limited transmit ([`limited_transmit`], RFC 3042), restart
 //! after idle ([`idle_restart`], RFC 5681 4.1), out-of-order reassembly ([`receiver`]), the delayed-ACK policy
 //! ([`delayed_ack`], RFC 1122 4.2.3.2 / RFC 5681 4.2), the randomized
 //! retransmission timer and its scheduling delay ([`rto_timer`], CMU09 §5, §3), and the exact or jiffy
@@ -29,12 +30,12 @@
 //! says (both ends share it); the application consumes received data
 //! instantly; Nagle is off.
 //! **Not modelled:** connection setup and teardown, window scaling
-//! negotiation, ECN, keep-alives.
+//! negotiation, ECN negotiation (ECN is DCTCP's alone, `tcp::cc::dctcp`),
+//! keep-alives.
 
+pub mod cc;
 pub mod clock;
 mod config;
-pub mod cubic;
-pub mod dctcp;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod gip;

@@ -26,7 +26,8 @@
 //! Linux does (`tcp_enter_loss` keeps SACK marks unless it detects
 //! reneging); RFC 2018 §8 and RFC 6675 §5.1 would expunge it, to guard against
 //! receivers that discard SACKed data — which the receivers here never do.
-//! The window cut on entry is `tcp::newreno`'s (RFC 5681 eq. 4, or Cubic's β).
+//! The window cut on entry is the congestion-control algorithm's ssthresh
+//! (`tcp::cc`: RFC 5681 eq. 4, or Cubic's β).
 //! **Not modelled:** D-SACK (RFC 2883), reneging, RACK-TLP (RFC 8985),
 //! Proportional Rate Reduction (RFC 6937: Linux's cwnd during recovery).
 

@@ -5,7 +5,9 @@
 //! sender silly-window avoidance (RFC 1122 4.2.3.4: only full-sized segments,
 //! except the tail of the buffer); the retransmission timer of RFC 6298 §5;
 //! go-back-N after a timeout; duplicate-ACK detection (RFC 5681 §2) feeding
-//! `tcp::newreno`, or with SACK the RFC 6675 scoreboard of `tcp::sack`; the
+//! fast recovery (`tcp::newreno`), or with SACK the RFC 6675 scoreboard of
+//! `tcp::sack`; the congestion window and its algorithm (`tcp::cc`), grown
+//! by ACKs outside recovery and fed every ACK's ECN-Echo when it needs ECN; the
 //! hooks of limited transmit (`tcp::limited_transmit`), restart after idle
 //! (`tcp::idle_restart`) and spurious-timeout detection (`tcp::spurious`);
 //! the snapshot each timeout hands to `tcp::forensics` (DART, back-off count,
@@ -28,8 +30,8 @@
 //! **Not modelled:** zero-window probing, TSO/GSO, pacing, the RFC 6298
 //! (5.7) SYN rule (connections start established).
 
+use super::cc::{Algorithm, CongestionWindow};
 use super::clock::TcpClock;
-use super::dctcp::Dctcp;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::gip::Gip;
 use super::idle_restart::IdleRestart;
@@ -40,7 +42,7 @@ use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::Scoreboard;
 use super::spurious::{SpuriousDetector, Verdict};
-use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
+use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -86,7 +88,10 @@ pub struct Sender {
     rto: RtoEstimator,
     /// Arms the retransmission timer (randomization, scheduling delay).
     timer: RtoTimer,
-    cc: NewReno,
+    /// cwnd, ssthresh and the congestion-control algorithm.
+    cc: CongestionWindow,
+    /// Reno or NewReno fast recovery (idle when SACK is on).
+    recovery: NewReno,
     limited: LimitedTransmit,
     idle: IdleRestart,
     rtx_deadline: Option<SimTime>,
@@ -110,8 +115,6 @@ pub struct Sender {
     gip: Option<Gip>,
     /// A GIP redundant copy due now, sent whatever the window.
     gip_copy: Option<(u64, u64)>,
-    /// DCTCP's α and observation window (`tcp::dctcp`), when the variant is DCTCP.
-    dctcp: Option<Dctcp>,
     /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
     rude: Rude,
 }
@@ -132,9 +135,8 @@ impl Sender {
             sent: VecDeque::with_capacity(64),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: NewReno::new(mss, cfg.init_cwnd, cfg.dupack_threshold)
-                .with_options(cfg.variant, cfg.slow_start)
-                .with_cubic(cfg.cubic),
+            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64)),
+            recovery: NewReno::new(mss as u64, cfg.dupack_threshold, cfg.variant),
             limited: LimitedTransmit::new(cfg.limited_transmit),
             idle: IdleRestart::new(cfg.restart_after_idle),
             rtx_deadline: None,
@@ -148,7 +150,6 @@ impl Sender {
             frto_new: 0,
             gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
             gip_copy: None,
-            dctcp: (cfg.variant == TcpVariant::Dctcp).then(|| Dctcp::new(cfg.dctcp.alpha_init, cfg.dctcp.g_shift)),
             rude: {
                 let mut rude = Rude::new();
                 if cfg.rude {
@@ -287,19 +288,20 @@ impl Sender {
         self.dart = 0;
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
-        let cut = self.dctcp.is_some() && self.dctcp_on_ack(acked, ack, seg.has(flags::ECE));
+        let cut = self.cc.needs_ecn() && self.on_ecn_echo(acked, ack, seg.has(flags::ECE));
+        let flight = self.flight_size();
         let restart = match &mut self.sack {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
                 let recovering = sb.in_recovery();
                 sb.on_cumulative_ack(ack);
                 if !recovering && !cut {
-                    self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt);
+                    self.cc.on_ack(acked, now, srtt);
                 }
                 true
             }
             None if cut => true,
-            None => match self.cc.on_new_ack(acked, ack, self.flight_size(), now, srtt) {
+            None => match self.recovery.on_new_ack(&mut self.cc, acked, ack, flight, now, srtt) {
                 NewAck::Advance => true,
                 NewAck::Partial { reset_timer } => {
                     // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."
@@ -343,18 +345,13 @@ impl Sender {
         }
     }
 
-    /// DCTCP (RFC 8257 §3.3): α per window; on ECE, at most once per window
-    /// and not during loss recovery, cwnd = cwnd · (1 − α/2). Returns true when
-    /// it cut: that ACK grows nothing (Linux enters CWR).
+    /// An algorithm that needs ECN (DCTCP, RFC 8257 §3.3) sees every ACK of
+    /// new data; it may cut the window, not during loss recovery. Returns
+    /// true when it cut: that ACK grows nothing (Linux enters CWR).
     #[cold]
-    fn dctcp_on_ack(&mut self, acked: u64, ack: u64, ece: bool) -> bool {
+    fn on_ecn_echo(&mut self, acked: u64, ack: u64, ece: bool) -> bool {
         let recovering = self.in_recovery();
-        let Some(d) = &mut self.dctcp else { return false };
-        if d.on_ack(acked, ack, ece, self.snd_nxt) && !recovering {
-            self.cc.on_ecn_cut(d.cut(self.cc.cwnd(), 2 * self.mss));
-            return true;
-        }
-        false
+        self.cc.on_ecn_echo(acked, ack, ece, self.snd_nxt, recovering)
     }
 
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
@@ -375,7 +372,7 @@ impl Sender {
         // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
         // sent in limited transmit MUST NOT be included in this calculation."
         let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
-        if self.cc.on_dup_ack(ack, flight, self.snd_max) {
+        if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max) {
             stats.fast_retransmits += 1;
             self.retransmit_now = true;
             self.limited.reset();
@@ -412,7 +409,8 @@ impl Sender {
                 let (cwnd, ssthresh) = self.spurious.prior();
                 // Undo (Linux tcp_undo_cwnd_reduction); RFC 5682 (2.1 step 3b):
                 // "set the value of the "recover" variable to SND.UNA".
-                self.cc.undo(cwnd, ssthresh, ack);
+                self.cc.undo(cwnd, ssthresh);
+                self.recovery.on_undo(ack);
                 if let Some(sb) = &mut self.sack {
                     sb.on_undo();
                 }
@@ -468,7 +466,8 @@ impl Sender {
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
-        self.cc.on_rto(self.fair_flight(self.flight_size()), self.snd_max, self.backoff > 0);
+        self.cc.on_rto(self.fair_flight(self.flight_size()), self.backoff > 0);
+        self.recovery.on_rto(self.snd_max);
         if self.rude.marked() {
             self.rude_follow(cwnd);
         }
@@ -625,7 +624,7 @@ impl Sender {
     fn limited_transmit(&mut self, len: u64, flight: u64) -> Option<(u64, u64)> {
         // RFC 3042 (2): "The congestion window (cwnd) MUST NOT be changed when
         // these new segments are transmitted." — only NEW data, within the peer window.
-        let extra = self.limited.allowance(self.cc.dupacks(), self.cc.in_recovery(), self.mss);
+        let extra = self.limited.allowance(self.recovery.dupacks(), self.recovery.in_recovery(), self.mss);
         if extra == 0 || self.snd_nxt < self.snd_max {
             return None;
         }
@@ -710,25 +709,15 @@ impl Sender {
     pub fn rto_mut(&mut self) -> &mut RtoEstimator {
         &mut self.rto
     }
-    /// Congestion control state.
+    /// The congestion window and its algorithm.
     #[inline]
-    pub fn cc(&self) -> &NewReno {
+    pub fn cc(&self) -> &CongestionWindow {
         &self.cc
     }
     /// True during fast recovery (NewReno) or loss recovery (RFC 6675).
     #[inline]
     pub fn in_recovery(&self) -> bool {
-        self.sack.as_ref().map_or(self.cc.in_recovery(), |sb| sb.in_recovery())
-    }
-    /// True when data segments are ECN-capable (DCTCP).
-    #[inline]
-    pub fn ecn_capable(&self) -> bool {
-        self.dctcp.is_some()
-    }
-    /// DCTCP's α in 1/1024 units, when the variant is DCTCP.
-    #[inline]
-    pub fn dctcp_alpha(&self) -> Option<u32> {
-        self.dctcp.map(|d| d.alpha())
+        self.sack.as_ref().map_or(self.recovery.in_recovery(), |sb| sb.in_recovery())
     }
     /// The spurious-timeout detector, to hand it the TSval of a retransmission.
     #[inline]

@@ -9,8 +9,10 @@
 //! multiplicative decrease ssthresh = max(cwnd·β_cubic, 2·SMSS) on fast
 //! retransmit and timeout (§4.6, §4.8); fast convergence (§4.7); after a
 //! timeout, K = 0 and W_max = the window at the start of the next epoch (§4.8).
-//! Loss recovery itself is NewReno's (`tcp::newreno`), which calls this module
-//! from its congestion-avoidance branch and at each loss event.
+//! This module is the algorithm's two hooks into `tcp::cc`: growth in
+//! congestion avoidance and ssthresh at each loss event; slow start, the
+//! loss window and loss recovery (NewReno's or RFC 6675's) are shared with
+//! the other algorithms.
 //!
 //! Units and arithmetic are integer fixed point, so runs stay bit-for-bit
 //! deterministic: windows are bytes (the RFC's segments × SMSS), C is
@@ -34,7 +36,8 @@
 //! max(ssthresh, 1)` on ECE); spurious-loss undo (§4.9); the application-
 //! or cwnd-limited growth check Linux applies (`tcp_is_cwnd_limited`).
 
-use super::CubicConfig;
+use super::CongestionControl;
+use crate::tcp::CubicConfig;
 use crate::time::{SimDuration, SimTime};
 
 /// Picoseconds per microsecond: the window function's time unit.
@@ -111,42 +114,6 @@ impl Cubic {
         self.epoch
     }
 
-    /// A loss (fast retransmit, or a first timeout) with window `cwnd`:
-    /// remember W_max, end the epoch, and return the new ssthresh.
-    pub fn on_congestion(&mut self, cwnd: u64) -> u64 {
-        self.w_max = if self.fast_convergence && cwnd < self.w_max {
-            // RFC 9438 (4.7): "W_max = cwnd * (1 + β_cubic) / 2"
-            ((cwnd as u128 * (BETA_SCALE + self.beta) as u128) / (2 * BETA_SCALE) as u128) as u64
-        } else {
-            // RFC 9438 (4.7): "W_max = cwnd"
-            cwnd
-        };
-        self.epoch = None;
-        // RFC 9438 (4.6): "ssthresh = flight_size * β_cubic" ... "ssthresh =
-        // max(ssthresh, 2)" — DEVIATION (Linux): cwnd, not flight_size.
-        ((cwnd as u128 * self.beta as u128 / BETA_SCALE as u128) as u64).max(2 * self.smss)
-    }
-
-    /// The retransmission timer expired (after [`Cubic::on_congestion`] if
-    /// ssthresh was cut).
-    pub fn on_timeout(&mut self) {
-        // RFC 9438 (4.8): "During the first congestion avoidance stage after a
-        // timeout, CUBIC increases its congestion window size using Figure 1,
-        // where t is the elapsed time since the beginning of the current
-        // congestion avoidance stage, K is set to 0, and W_max is set to the
-        // congestion window size at the beginning of the current congestion
-        // avoidance stage." (Linux `bictcp_reset` in `CA_Loss`.)
-        self.w_max = 0;
-        self.epoch = None;
-    }
-
-    /// The sender restarts after idle: the next congestion-avoidance ACK
-    /// starts a new epoch.
-    pub fn on_idle_restart(&mut self) {
-        // DEVIATION (Linux): Linux shifts epoch_start by the idle time.
-        self.epoch = None;
-    }
-
     /// W_cubic(t) in bytes for `t_us` microseconds into the epoch.
     fn w_cubic(&self, t_us: u64) -> u64 {
         // RFC 9438 (4.2): "W_cubic(t) = C * (t - K)^3 + W_max" (Figure 1),
@@ -185,10 +152,12 @@ impl Cubic {
             self.origin = cwnd;
         }
     }
+}
 
+impl CongestionControl for Cubic {
     /// An ACK of `acked` new bytes at `now` in congestion avoidance, with
     /// window `cwnd` and smoothed RTT `srtt`: the new window.
-    pub fn on_ack(&mut self, cwnd: u64, acked: u64, now: SimTime, srtt: SimDuration) -> u64 {
+    fn cong_avoid(&mut self, cwnd: u64, acked: u64, now: SimTime, srtt: SimDuration) -> u64 {
         let cwnd = cwnd.max(1);
         let epoch = match self.epoch {
             Some(e) => e,
@@ -224,6 +193,42 @@ impl Cubic {
         let inc = self.cnt_acc / cwnd as u128;
         self.cnt_acc %= cwnd as u128;
         cwnd.saturating_add(inc as u64)
+    }
+
+    /// A loss (fast retransmit, SACK recovery or a first timeout) with window
+    /// `cwnd`: remember W_max, end the epoch, and return the new ssthresh.
+    fn ssthresh(&mut self, cwnd: u64, _flight: u64) -> u64 {
+        self.w_max = if self.fast_convergence && cwnd < self.w_max {
+            // RFC 9438 (4.7): "W_max = cwnd * (1 + β_cubic) / 2"
+            ((cwnd as u128 * (BETA_SCALE + self.beta) as u128) / (2 * BETA_SCALE) as u128) as u64
+        } else {
+            // RFC 9438 (4.7): "W_max = cwnd"
+            cwnd
+        };
+        self.epoch = None;
+        // RFC 9438 (4.6): "ssthresh = flight_size * β_cubic" ... "ssthresh =
+        // max(ssthresh, 2)" — DEVIATION (Linux): cwnd, not flight_size.
+        ((cwnd as u128 * self.beta as u128 / BETA_SCALE as u128) as u64).max(2 * self.smss)
+    }
+
+    /// The retransmission timer expired (after [`CongestionControl::ssthresh`]
+    /// if ssthresh was cut).
+    fn on_timeout(&mut self) {
+        // RFC 9438 (4.8): "During the first congestion avoidance stage after a
+        // timeout, CUBIC increases its congestion window size using Figure 1,
+        // where t is the elapsed time since the beginning of the current
+        // congestion avoidance stage, K is set to 0, and W_max is set to the
+        // congestion window size at the beginning of the current congestion
+        // avoidance stage." (Linux `bictcp_reset` in `CA_Loss`.)
+        self.w_max = 0;
+        self.epoch = None;
+    }
+
+    /// The window restarts after idle (or at a GIP stripe-unit head): the
+    /// next congestion-avoidance ACK starts a new epoch.
+    fn on_restart(&mut self) {
+        // DEVIATION (Linux): Linux shifts epoch_start by the idle time.
+        self.epoch = None;
     }
 }
 
@@ -292,8 +297,8 @@ mod tests {
     #[test]
     fn rfc9438_4_6_multiplicative_decrease() {
         let mut c = cubic();
-        assert_eq!(c.on_congestion(100 * MSS), 100 * MSS * 717 / 1024);
-        assert_eq!(c.on_congestion(2 * MSS), 2 * MSS);
+        assert_eq!(c.ssthresh(100 * MSS, 0), 100 * MSS * 717 / 1024);
+        assert_eq!(c.ssthresh(2 * MSS, 0), 2 * MSS);
         assert_eq!(c.epoch_start(), None);
     }
 
@@ -302,15 +307,15 @@ mod tests {
     #[test]
     fn rfc9438_4_7_fast_convergence() {
         let mut c = cubic();
-        c.on_congestion(100 * MSS);
+        c.ssthresh(100 * MSS, 0);
         assert_eq!(c.w_max(), 100 * MSS);
-        c.on_congestion(80 * MSS);
+        c.ssthresh(80 * MSS, 0);
         assert_eq!(c.w_max(), 80 * MSS * (1024 + 717) / 2048);
-        c.on_congestion(90 * MSS);
+        c.ssthresh(90 * MSS, 0);
         assert_eq!(c.w_max(), 90 * MSS);
         let mut off = Cubic::new(MSS, CubicConfig { fast_convergence: false, ..CubicConfig::default() });
-        off.on_congestion(100 * MSS);
-        off.on_congestion(80 * MSS);
+        off.ssthresh(100 * MSS, 0);
+        off.ssthresh(80 * MSS, 0);
         assert_eq!(off.w_max(), 80 * MSS);
     }
 
@@ -319,7 +324,7 @@ mod tests {
     fn drive(c: &mut Cubic, mut cwnd: u64, gap_us: u64, acks: u64, srtt: SimDuration) -> Vec<u64> {
         (1..=acks)
             .map(|i| {
-                cwnd = c.on_ack(cwnd, MSS, SimTime::ZERO + SimDuration::from_micros(i * gap_us), srtt);
+                cwnd = c.cong_avoid(cwnd, MSS, SimTime::ZERO + SimDuration::from_micros(i * gap_us), srtt);
                 cwnd
             })
             .collect()
@@ -360,7 +365,7 @@ mod tests {
     #[test]
     fn rfc9438_4_3_reno_friendly_region_dominates() {
         let mut c = cubic();
-        let ssthresh = c.on_congestion(10 * MSS);
+        let ssthresh = c.ssthresh(10 * MSS, 0);
         assert_eq!(ssthresh, 7001, "10 000·717/1024, truncated");
         // One ACK per segment, a window's worth per 100 µs RTT.
         let mut cwnd = ssthresh;
@@ -369,7 +374,7 @@ mod tests {
             let per = cwnd / MSS;
             for _ in 0..per {
                 now_us += 100 / per;
-                cwnd = c.on_ack(
+                cwnd = c.cong_avoid(
                     cwnd,
                     MSS,
                     SimTime::ZERO + SimDuration::from_micros(now_us),
@@ -389,10 +394,10 @@ mod tests {
     #[test]
     fn rfc9438_4_8_after_timeout_k_zero_from_epoch_window() {
         let mut c = cubic();
-        c.on_congestion(100 * MSS);
+        c.ssthresh(100 * MSS, 0);
         c.on_timeout();
         assert_eq!(c.w_max(), 0);
-        let cw = c.on_ack(20 * MSS, MSS, ms(5), SimDuration::from_millis(1));
+        let cw = c.cong_avoid(20 * MSS, MSS, ms(5), SimDuration::from_millis(1));
         assert_eq!(c.k(), SimDuration::ZERO);
         assert_eq!(c.epoch_start(), Some(ms(5)));
         assert_eq!(c.w_cubic(1_000_000), 20 * MSS + 400);

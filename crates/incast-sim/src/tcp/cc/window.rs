@@ -1,0 +1,296 @@
+//! The congestion window and slow-start threshold, moved by one algorithm.
+//!
+//! **Models:** cwnd and ssthresh as every algorithm shares them (Linux keeps
+//! them in `tcp_sock`, outside `tcp_congestion_ops`): the initial window;
+//! slow start, cwnd += min(N, SMSS) per ACK while cwnd < ssthresh (RFC 5681
+//! §3.1 eq. 2), otherwise the algorithm's congestion avoidance; ssthresh
+//! from the algorithm at each loss event; the loss window of one SMSS after
+//! a timeout, ssthresh held when the same segment times out again (§3.1);
+//! the restart window min(IW, cwnd) after idle (§4.1; the sender decides
+//! when, see `tcp::idle_restart`); and the direct settings other mechanisms
+//! make — fast recovery's inflation (`tcp::newreno`), an ECN cut, GIP's
+//! restart at a stripe-unit head, F-RTO's cap and the undo of a spurious
+//! timeout (`tcp::spurious`), Rude TCP's congestion event (`tcp::rude`).
+//! With `slow_start` off, cwnd grows by congestion avoidance only, from the
+//! first ACK and after every timeout (FAST08 §5.1.3).
+//! **Deliberately different:** slow start off is a growth rule (cwnd <
+//! ssthresh never selects slow start), not an ssthresh value: ssthresh
+//! starts at the initial window and keeps its RFC 5681 values, so it still
+//! sizes recovery.
+//! **Not modelled:** the gradual cwnd decay of RFC 2861 / RFC 7661 after
+//! idle or application-limited periods; HyStart (RFC 9406).
+
+use super::reno::half_flight;
+use super::{Algorithm, CongestionControl};
+use crate::time::{SimDuration, SimTime};
+
+/// cwnd, ssthresh and the algorithm that moves them.
+#[derive(Clone, Debug)]
+pub struct CongestionWindow {
+    smss: u64,
+    /// Initial window in bytes (IW).
+    iw: u64,
+    slow_start: bool,
+    cwnd: u64,
+    ssthresh: u64,
+    algorithm: Algorithm,
+}
+
+impl CongestionWindow {
+    /// cwnd = `init_cwnd`·`smss` bytes run by `algorithm`; with `slow_start`,
+    /// ssthresh arbitrarily high, otherwise at the initial window.
+    pub fn new(smss: u64, init_cwnd: u32, slow_start: bool, algorithm: Algorithm) -> Self {
+        let iw = smss * init_cwnd.max(1) as u64;
+        CongestionWindow {
+            smss,
+            iw,
+            slow_start,
+            cwnd: iw,
+            ssthresh: if slow_start {
+                // RFC 5681 (3.1): "The initial value of ssthresh SHOULD be set
+                // arbitrarily high (e.g., to the size of the largest possible advertised window)"
+                u64::MAX
+            } else {
+                // Additive increase from the start (FAST08 §5.1.3): ssthresh = IW
+                // so the state reads as congestion avoidance.
+                iw
+            },
+            algorithm,
+        }
+    }
+
+    /// Congestion window in bytes.
+    #[inline]
+    pub fn cwnd(&self) -> u64 {
+        self.cwnd
+    }
+    /// Slow-start threshold in bytes.
+    #[inline]
+    pub fn ssthresh(&self) -> u64 {
+        self.ssthresh
+    }
+    /// The algorithm and its state.
+    #[inline]
+    pub fn algorithm(&self) -> &Algorithm {
+        &self.algorithm
+    }
+    /// True when data segments are ECN-capable (the algorithm needs ECN).
+    #[inline]
+    pub fn needs_ecn(&self) -> bool {
+        self.algorithm.needs_ecn()
+    }
+
+    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation).
+    #[inline]
+    pub fn set_cwnd(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+    }
+
+    /// An ACK of `acked` new bytes at `now`, outside loss recovery: slow
+    /// start, or the algorithm's congestion avoidance (`srtt` zero before
+    /// the first sample).
+    #[inline]
+    pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
+        if self.slow_start && self.cwnd < self.ssthresh {
+            // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
+            self.cwnd += acked.min(self.smss);
+        } else {
+            self.cwnd = self.algorithm.cong_avoid(self.cwnd, acked, now, srtt);
+        }
+    }
+
+    /// A loss event with `flight` bytes outstanding: ssthresh from the
+    /// algorithm, returned.
+    #[inline]
+    pub fn on_loss(&mut self, flight: u64) -> u64 {
+        self.ssthresh = self.algorithm.ssthresh(self.cwnd, flight);
+        self.ssthresh
+    }
+
+    /// The retransmission timer expired with `flight` bytes outstanding.
+    /// `repeated` is true when the segment at SND.UNA was already
+    /// retransmitted by the timer (no progress since the previous timeout).
+    pub fn on_rto(&mut self, flight: u64, repeated: bool) {
+        // RFC 5681 (3.1): "when a TCP sender detects segment loss using the
+        // retransmission timer and the given segment has already been
+        // retransmitted by way of the retransmission timer at least once, the
+        // value of ssthresh is held constant."
+        if !repeated {
+            self.on_loss(flight);
+        }
+        self.algorithm.on_timeout();
+        // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
+        // loss window, LW, which equals 1 full-sized segment"
+        self.cwnd = self.smss;
+    }
+
+    /// The sender resumes after an idle period longer than the RTO.
+    pub fn on_idle_restart(&mut self) {
+        // RFC 5681 (4.1): "TCP SHOULD set cwnd to no more than RW before beginning
+        // transmission if the TCP has not sent data in an interval exceeding the
+        // retransmission timeout." — "RW = min(IW,cwnd)"
+        self.cwnd = self.cwnd.min(self.iw);
+        self.algorithm.on_restart();
+    }
+
+    /// Restart from a window of `cwnd` bytes, in slow start up to ssthresh
+    /// (GIP §V-C, at the head of each stripe unit; `tcp::gip`).
+    pub fn restart_at(&mut self, cwnd: u64) {
+        self.cwnd = cwnd;
+        self.algorithm.on_restart();
+    }
+
+    /// RFC 6675 loss recovery begins with `flight` bytes outstanding: cwnd and
+    /// ssthresh both drop to the algorithm's ssthresh, with no inflation —
+    /// the SACK sender counts `pipe` instead (`tcp::sack`).
+    pub fn on_sack_recovery(&mut self, flight: u64) {
+        // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", with
+        // RFC 5681's floor of 2·SMSS (or Cubic's β).
+        self.cwnd = self.on_loss(flight);
+    }
+
+    /// An ACK of `acked` bytes up to `ack` with ECN-Echo `ece`, SND.NXT being
+    /// `snd_nxt`, for an algorithm that needs ECN. When it calls for a cut
+    /// and the sender is not `recovering`, cwnd and ssthresh both take the
+    /// cut window (RFC 8257 §3.3 / Linux `dctcp_ssthresh`) and this returns
+    /// true: that ACK grows nothing (Linux enters CWR).
+    #[inline]
+    pub fn on_ecn_echo(&mut self, acked: u64, ack: u64, ece: bool, snd_nxt: u64, recovering: bool) -> bool {
+        match self.algorithm.on_ecn_echo(acked, ack, ece, snd_nxt, self.cwnd) {
+            Some(cwnd) if !recovering => {
+                self.cwnd = cwnd;
+                self.ssthresh = cwnd;
+                true
+            }
+            _ => false,
+        }
+    }
+
+    /// Rude TCP turned off at once with `flight` bytes outstanding, more than
+    /// cwnd allows: a congestion event (RUDE §3.2), ssthresh = cwnd =
+    /// max(flight/2, 2·SMSS) as RFC 5681's eq. (4), whatever the algorithm.
+    pub fn on_rude_exit(&mut self, flight: u64) {
+        self.ssthresh = half_flight(flight, self.smss);
+        self.cwnd = self.ssthresh;
+    }
+
+    /// Limit cwnd to `max` bytes (F-RTO step 3a, `tcp::spurious`; GIP Pattern 123).
+    pub fn cap_cwnd(&mut self, max: u64) {
+        self.cwnd = self.cwnd.min(max);
+    }
+
+    /// Undo a spurious timeout: cwnd and ssthresh return to at least
+    /// `prior_cwnd` and `prior_ssthresh` (Linux `tcp_undo_cwnd_reduction`).
+    pub fn undo(&mut self, prior_cwnd: u64, prior_ssthresh: u64) {
+        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.ssthresh = self.ssthresh.max(prior_ssthresh);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::dctcp::{Dctcp, ALPHA_ONE};
+    use super::super::reno::Reno;
+    use super::*;
+    use crate::tcp::DctcpConfig;
+
+    const MSS: u64 = 1000;
+    const T0: SimTime = SimTime::ZERO;
+
+    fn window(slow_start: bool) -> CongestionWindow {
+        CongestionWindow::new(MSS, 10, slow_start, Algorithm::Reno(Reno::new(MSS)))
+    }
+
+    fn ack(w: &mut CongestionWindow, acked: u64) {
+        w.on_ack(acked, T0, SimDuration::ZERO);
+    }
+
+    /// RFC 5681 (3.1): slow start adds min(N, SMSS) per ACK.
+    #[test]
+    fn rfc5681_3_1_slow_start_adds_min_n_smss() {
+        let mut w = window(true);
+        assert_eq!((w.cwnd(), w.ssthresh()), (10 * MSS, u64::MAX));
+        ack(&mut w, MSS);
+        assert_eq!(w.cwnd(), 11 * MSS);
+        ack(&mut w, 3 * MSS);
+        assert_eq!(w.cwnd(), 12 * MSS, "a stretch ACK still adds one SMSS");
+        ack(&mut w, 100);
+        assert_eq!(w.cwnd(), 12 * MSS + 100);
+    }
+
+    /// RFC 5681 (3.1): at ssthresh, growth passes to the algorithm's
+    /// congestion avoidance (Reno's SMSS·SMSS/cwnd).
+    #[test]
+    fn rfc5681_3_1_congestion_avoidance_from_ssthresh() {
+        let mut w = window(true);
+        w.on_rto(8 * MSS, false);
+        assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 4 * MSS));
+        for _ in 0..3 {
+            ack(&mut w, MSS);
+        }
+        assert_eq!(w.cwnd(), 4 * MSS);
+        ack(&mut w, MSS);
+        assert_eq!(w.cwnd(), 4 * MSS + 250);
+    }
+
+    /// FAST08 §5.1.3: slow start off starts in congestion avoidance (ssthresh = IW).
+    #[test]
+    fn rfc5681_3_1_slow_start_off_starts_in_congestion_avoidance() {
+        let mut w = window(false);
+        assert_eq!(w.ssthresh(), 10 * MSS);
+        ack(&mut w, MSS);
+        assert_eq!(w.cwnd(), 10 * MSS + 100);
+        w.on_rto(10 * MSS, false);
+        ack(&mut w, MSS);
+        assert_eq!(w.cwnd(), 2 * MSS, "below ssthresh, still no slow start");
+    }
+
+    /// RFC 5681 (3.1): a timeout sets cwnd to the loss window, ssthresh by eq. (4),
+    /// and holds ssthresh when the same segment times out again.
+    #[test]
+    fn rfc5681_3_1_timeout_sets_loss_window() {
+        let mut w = window(true);
+        w.on_rto(10 * MSS, false);
+        assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
+        w.on_rto(MSS, true);
+        assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
+    }
+
+    /// RFC 5681 (4.1): the restart window is min(IW, cwnd).
+    #[test]
+    fn rfc5681_4_1_restart_window_is_min_iw_cwnd() {
+        let mut w = window(true);
+        w.set_cwnd(25 * MSS);
+        w.on_idle_restart();
+        assert_eq!(w.cwnd(), 10 * MSS);
+        w.set_cwnd(4 * MSS);
+        w.on_idle_restart();
+        assert_eq!(w.cwnd(), 4 * MSS);
+    }
+
+    /// RFC 6675 (5 step 4.2): SACK recovery sets ssthresh = cwnd = FlightSize/2, no inflation.
+    #[test]
+    fn rfc6675_5_step4_2_sack_recovery_halves_without_inflation() {
+        let mut w = window(true);
+        w.on_sack_recovery(10 * MSS);
+        assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+    }
+
+    /// RFC 8257 (3.3): an ECE cuts cwnd by α/2 and ssthresh follows, at most
+    /// once per observation window; in loss recovery α still moves but
+    /// the window is left to recovery.
+    #[test]
+    fn rfc8257_3_3_ecn_cut_sets_both_and_waits_out_recovery() {
+        let dctcp = Dctcp::new(MSS, DctcpConfig { alpha_init: ALPHA_ONE, g_shift: 4 });
+        let mut w = CongestionWindow::new(MSS, 10, true, Algorithm::Dctcp(dctcp));
+        assert!(w.needs_ecn());
+        assert!(w.on_ecn_echo(MSS, MSS, true, 10 * MSS, false));
+        assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+        assert!(!w.on_ecn_echo(MSS, 2 * MSS, true, 10 * MSS, false), "one cut per window");
+        assert!(!w.on_ecn_echo(MSS, 11 * MSS, true, 20 * MSS, true), "recovering: no cut");
+        assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
+        let mut reno = window(true);
+        assert!(!reno.needs_ecn());
+        assert!(!reno.on_ecn_echo(MSS, MSS, true, 10 * MSS, false), "no ECN response without ECN");
+    }
+}
