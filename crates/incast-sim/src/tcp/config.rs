@@ -12,10 +12,12 @@
 //! **Not modelled:** window scaling as a separate option (windows are plain
 //! byte counts, as if scaled), MSS negotiation (both ends use `mss`).
 
+use super::cc::cubic::CubicConfig;
+use super::cc::dctcp::DctcpConfig;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::rto::RtoConfig;
-use crate::settings::{Choice, Count, Duration, Flag, Number, OrWord, Probability, Scaled, Size};
+use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
 use crate::time::{Bytes, SimDuration};
 
 crate::settings! {
@@ -35,7 +37,7 @@ crate::settings! {
     /// - `dupack_threshold`: 3 — RFC 5681 3.2.
     /// - `variant`: NewReno — RFC 6582, the Linux behaviour without SACK and
     ///   FAST08 Table 1. `cubic` grows and cuts the window by RFC 9438
-    ///   (`tcp::cubic`) on NewReno's loss recovery, or on RFC 6675's with `sack`
+    ///   (`tcp::cc::cubic`) on NewReno's loss recovery, or on RFC 6675's with `sack`
     ///   on — the pair Linux runs by default.
     /// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
     /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
@@ -201,7 +203,8 @@ pub enum SpuriousRto {
     Eifel,
 }
 
-/// Which fast-recovery algorithm a sender runs.
+/// Which congestion control and loss recovery a sender runs (`tcp::cc`,
+/// `tcp::newreno`, `tcp::sack`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
 pub enum TcpVariant {
     /// RFC 5681 §3.2 only: any ACK of new data ends fast recovery.
@@ -217,47 +220,8 @@ pub enum TcpVariant {
     /// FAST08 §5.1 "SACK" variant. Implies `TcpConfig::sack`.
     Sack,
     /// RFC 8257: ECN-capable segments, the window cut by α/2 on marks
-    /// (`tcp::dctcp`); NewReno recovery, or SACK's with `sack` on.
+    /// (`tcp::cc::dctcp`); NewReno recovery, or SACK's with `sack` on.
     Dctcp,
-}
-
-crate::settings! {
-    /// DCTCP constants (RFC 8257 §4.2), with Linux `tcp_dctcp.c` defaults.
-    ///
-    /// Default values:
-    /// - `alpha_init`: 1024 (α = 1.0) — Linux `dctcp_alpha_on_init`; RFC 8257
-    ///   §3.3 lets the implementation choose, and 1 is the cautious start.
-    /// - `g_shift`: 4 (g = 1/16) — RFC 8257 §4.2 and Linux `dctcp_shift_g`.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub struct DctcpConfig {
-        /// DCTCP's initial α (kept in 1/1024 steps, as Linux).
-        "dctcp_alpha_init" alpha_init: u32 = 1024,
-            Scaled { number: Number::UNIT_INTERVAL, scale: 1024.0, min: 0, max: 1024 };
-        /// DCTCP's gain g = 1/2^shift for α's moving average (RFC 8257: 1/16).
-        "dctcp_g_shift" g_shift: u32 = 4, Count::new(1, 10, "");
-    }
-}
-
-crate::settings! {
-    /// Cubic constants (RFC 9438 §4–§5), with Linux `tcp_cubic.c` defaults.
-    ///
-    /// Default values:
-    /// - `beta`: 717 (/1024 ≈ 0.7002) — Linux `beta = 717`; RFC 9438 §4.6
-    ///   says β_cubic "SHOULD be set to 0.7".
-    /// - `c_thousandths`: 400 (C = 0.4 segments/s³) — RFC 9438 §5 "C SHOULD be
-    ///   set to 0.4"; Linux `bic_scale = 41` gives 41·10/1024 ≈ 0.4004.
-    /// - `fast_convergence`: true — RFC 9438 §4.7 and Linux `fast_convergence = 1`.
-    ///
-    /// `beta` is clamped to 1..=1023 and `c_thousandths` to at least 1.
-    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
-    pub struct CubicConfig {
-        /// Cubic β, the multiplicative decrease (kept in 1/1024 steps, as Linux).
-        "cubic_beta" beta: u32 = 717, Scaled { number: Number::FRACTION, scale: 1024.0, min: 1, max: 1023 };
-        /// Cubic C, in segments per second cubed (kept in thousandths).
-        "cubic_c" c_thousandths: u32 = 400, Scaled { number: Number::POSITIVE, scale: 1000.0, min: 1, max: u32::MAX };
-        /// Cubic fast convergence (RFC 9438 §4.7): release bandwidth to new flows.
-        "cubic_fast_convergence" fast_convergence: bool = true, Flag;
-    }
 }
 
 impl TcpConfig {

@@ -55,7 +55,9 @@ pub mod spurious;
 mod tests;
 pub mod timestamps;
 
-pub use config::{CubicConfig, DctcpConfig, GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
+pub use cc::cubic::CubicConfig;
+pub use cc::dctcp::DctcpConfig;
+pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
 pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
 pub use ictcp::IctcpConfig;
 pub use rto::RtoEstimator;

@@ -37,8 +37,30 @@
 //! or cwnd-limited growth check Linux applies (`tcp_is_cwnd_limited`).
 
 use super::CongestionControl;
-use crate::tcp::CubicConfig;
+use crate::settings::{Flag, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
+
+crate::settings! {
+    /// Cubic constants (RFC 9438 §4–§5), with Linux `tcp_cubic.c` defaults.
+    ///
+    /// Default values:
+    /// - `beta`: 717 (/1024 ≈ 0.7002) — Linux `beta = 717`; RFC 9438 §4.6
+    ///   says β_cubic "SHOULD be set to 0.7".
+    /// - `c_thousandths`: 400 (C = 0.4 segments/s³) — RFC 9438 §5 "C SHOULD be
+    ///   set to 0.4"; Linux `bic_scale = 41` gives 41·10/1024 ≈ 0.4004.
+    /// - `fast_convergence`: true — RFC 9438 §4.7 and Linux `fast_convergence = 1`.
+    ///
+    /// `beta` is clamped to 1..=1023 and `c_thousandths` to at least 1.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct CubicConfig {
+        /// Cubic β, the multiplicative decrease (kept in 1/1024 steps, as Linux).
+        "cubic_beta" beta: u32 = 717, Scaled { number: Number::FRACTION, scale: 1024.0, min: 1, max: 1023 };
+        /// Cubic C, in segments per second cubed (kept in thousandths).
+        "cubic_c" c_thousandths: u32 = 400, Scaled { number: Number::POSITIVE, scale: 1000.0, min: 1, max: u32::MAX };
+        /// Cubic fast convergence (RFC 9438 §4.7): release bandwidth to new flows.
+        "cubic_fast_convergence" fast_convergence: bool = true, Flag;
+    }
+}
 
 /// Picoseconds per microsecond: the window function's time unit.
 const PS_PER_US: u64 = 1_000_000;

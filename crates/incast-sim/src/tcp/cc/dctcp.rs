@@ -27,8 +27,25 @@
 
 use super::reno::Reno;
 use super::CongestionControl;
-use crate::tcp::DctcpConfig;
+use crate::settings::{Count, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
+
+crate::settings! {
+    /// DCTCP constants (RFC 8257 §4.2), with Linux `tcp_dctcp.c` defaults.
+    ///
+    /// Default values:
+    /// - `alpha_init`: 1024 (α = 1.0) — Linux `dctcp_alpha_on_init`; RFC 8257
+    ///   §3.3 lets the implementation choose, and 1 is the cautious start.
+    /// - `g_shift`: 4 (g = 1/16) — RFC 8257 §4.2 and Linux `dctcp_shift_g`.
+    #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+    pub struct DctcpConfig {
+        /// DCTCP's initial α (kept in 1/1024 steps, as Linux).
+        "dctcp_alpha_init" alpha_init: u32 = 1024,
+            Scaled { number: Number::UNIT_INTERVAL, scale: 1024.0, min: 0, max: 1024 };
+        /// DCTCP's gain g = 1/2^shift for α's moving average (RFC 8257: 1/16).
+        "dctcp_g_shift" g_shift: u32 = 4, Count::new(1, 10, "");
+    }
+}
 
 /// Units of α: 1024 is 1.0.
 pub const ALPHA_ONE: u32 = 1024;
