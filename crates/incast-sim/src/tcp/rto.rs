@@ -86,7 +86,23 @@ crate::settings! {
         /// (tcp_rtt_estimator / __tcp_set_rto: SRTT + max(4·mdev, RTO_min)).
         "rto_flavor" flavor: RtoFlavor = RtoFlavor::Rfc6298,
             Choice(&[("rfc6298", RtoFlavor::Rfc6298), ("linux", RtoFlavor::Linux)]);
+        /// When a backed-off RTO returns to the estimate: "valid_sample" (RFC
+        /// 6298 (5.7) with Karn's rule: only a new RTT sample collapses it, as
+        /// Linux and ns-2 do) or "new_ack" (any ACK of new data recomputes it
+        /// without back-off, as ns-3's TcpSocketBase::NewAck does).
+        "rto_backoff_reset" backoff_reset: BackoffReset = BackoffReset::ValidSample,
+            Choice(&[("valid_sample", BackoffReset::ValidSample), ("new_ack", BackoffReset::NewAck)]);
     }
+}
+
+/// When a backed-off RTO falls back to the estimate.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum BackoffReset {
+    /// Only a new RTT sample resets the back-off (RFC 6298 (5.7), Karn §3).
+    #[default]
+    ValidSample,
+    /// Every ACK of new data resets it (ns-3).
+    NewAck,
 }
 
 /// The RTO formula.
@@ -243,6 +259,18 @@ impl RtoEstimator {
         }
         // Linux: "tp->srtt_us = max(1U, srtt);"
         l.srtt8 = srtt8.max(1);
+    }
+
+    /// An ACK of new data arrived (after any RTT sample it gave). With
+    /// `backoff_reset = "new_ack"` the RTO returns to the estimate.
+    // DEVIATION (ns-3): RFC 6298 keeps the backed-off RTO until a valid RTT
+    // sample; ns-3's TcpSocketBase::NewAck recomputes it from SRTT and RTTVAR.
+    #[inline]
+    pub fn on_new_ack(&mut self) {
+        if self.cfg.backoff_reset == BackoffReset::NewAck && self.backoff > 0 {
+            self.backoff = 0;
+            self.rto = self.backed_off_rto();
+        }
     }
 
     /// The retransmission timer expired: back off.
@@ -407,6 +435,21 @@ mod tests {
         assert_eq!(e.backoff(), 0);
         // RTTVAR = 3/4·50 = 37.5 µs; RTO = 100 + 150 µs.
         assert_eq!(e.rto(), us(250));
+    }
+
+    /// RFC 6298 (5.7), Karn §3: an ACK that gives no RTT sample (it covers a
+    /// retransmission) keeps the backed-off RTO; ns-3's NewAck recomputes it.
+    #[test]
+    fn backoff_survives_an_ack_without_sample_unless_new_ack_resets_it() {
+        for (reset, rto_after_ack) in [(BackoffReset::ValidSample, us(1200)), (BackoffReset::NewAck, us(300))] {
+            let mut e = RtoEstimator::new(RtoConfig { backoff_reset: reset, ..cfg(us(1)) });
+            e.on_rtt_sample(us(100));
+            e.on_timeout();
+            e.on_timeout();
+            assert_eq!(e.rto(), us(1200));
+            e.on_new_ack();
+            assert_eq!(e.rto(), rto_after_ack, "{reset:?}");
+        }
     }
 
     /// Constant samples converge to max(RTO_min, SRTT) once RTTVAR decays to zero.

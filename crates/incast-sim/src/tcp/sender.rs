@@ -281,6 +281,7 @@ impl Sender {
         self.peer_wnd = wnd;
         let acked = ack - self.snd_una;
         self.take_rtt_sample(now, clock, ack, ts_rtt);
+        self.rto.on_new_ack();
         self.snd_una = ack;
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
