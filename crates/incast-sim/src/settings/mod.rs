@@ -18,13 +18,13 @@
 //! command line are accepted where TOML would give a number or a boolean, and
 //! every error names the setting and what it allows, in one line.
 //! **Not modelled:** settings whose value is itself a table (a topology
-//! graph's nodes and links are read by `net::fabric`).
+//! graph's nodes and links are read by `net::fabric_table`).
 
+mod quantity;
 mod spec;
 
-pub use spec::{
-    packet_count, python_repr, Choice, Count, Duration, Flag, Number, OrWord, Probability, Rate, Scaled, Size,
-};
+pub use quantity::{packet_count, Duration, Rate, Size};
+pub use spec::{python_repr, Choice, Count, Flag, Number, OrWord, Probability, Scaled};
 
 use serde_json::{Map, Value as Json};
 

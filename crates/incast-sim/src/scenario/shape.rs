@@ -1,0 +1,301 @@
+//! The user's shape of a scenario: reading it (the TOML tables as JSON, with
+//! dotted overrides), writing it back in canonical and plain-SI forms, its
+//! hash, and the schema of every setting.
+//!
+//! **Models:** each table is read by the config struct that owns it
+//! (`settings`); this module knows only the scenario's own four settings
+//! (`servers`, `seed`, `blocks`, `duration`), which tables there are, and the
+//! two rules that span tables: exactly one of `workload.sru` and
+//! `workload.block`, and a 1 s run when neither `blocks` nor `duration` is
+//! given.
+
+use super::{invalid, invalid_owned, Scenario, StopConfig, DEFAULT_DURATION, DEFAULT_SEED, MAX_SERVERS};
+use crate::error::SimError;
+use crate::net::fabric_table;
+use crate::net::wan::WanConfig;
+use crate::net::{LinkConfig, SwitchConfig};
+use crate::settings::{self, python_repr, Count, Duration, Entry, Setting, Spec, Table};
+use crate::stats::trace::TraceConfig;
+use crate::stats::StatsConfig;
+use crate::tcp::TcpConfig;
+use crate::workload::background::BackgroundConfig;
+use crate::workload::{ResponseSize, SyncReadConfig};
+use serde_json::{Map, Value as Json};
+
+/// The scenario's single settings, in order.
+const TOP: [&str; 4] = ["servers", "seed", "blocks", "duration"];
+/// The scenario's tables, in order.
+const TABLES: [&str; 9] = ["link", "topology", "switch", "tcp", "workload", "background", "wan", "stats", "trace"];
+
+const SERVERS: Count = Count::new(1, MAX_SERVERS as u64, "servers");
+const SEED: Count = Count::new(0, u64::MAX, "");
+const BLOCKS: Count = Count::new(1, u64::MAX, "blocks");
+
+/// One setting's line in the scenario's schema: its dotted name and the
+/// table's line for it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SchemaEntry {
+    /// Dotted name, e.g. `tcp.rto_min`.
+    pub name: String,
+    /// The setting.
+    pub setting: Setting,
+}
+
+/// A scenario written out: the canonical TOML shape in human units and the
+/// same settings in plain SI numbers, each an ordered JSON object.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Written {
+    /// Canonical TOML shape (`"200ms"`, `"32KiB"`).
+    pub toml: Json,
+    /// Plain SI numbers (`0.2`, `32768`), words kept.
+    pub si: Json,
+}
+
+impl Scenario {
+    /// Read a scenario in the user's shape (the TOML tables as JSON): missing
+    /// settings take their defaults, unknown ones are refused, and the result
+    /// is validated. Every error names the dotted setting.
+    pub fn from_json(raw: &Json) -> Result<Scenario, SimError> {
+        let s = Self::read(raw)?;
+        s.check()?;
+        Ok(s)
+    }
+
+    /// Read the user's shape, checking each setting alone.
+    pub(super) fn read(raw: &Json) -> Result<Scenario, SimError> {
+        let Json::Object(raw) = raw else {
+            return Err(invalid_owned(
+                "scenario".into(),
+                format!("must be a table of settings, got {}", python_repr(raw)),
+            ));
+        };
+        let mut s = Scenario { seed: DEFAULT_SEED, ..Scenario::default() };
+        if !raw.contains_key("servers") {
+            return Err(invalid("servers", "required; a whole number of servers between 1 and 100000"));
+        }
+        let at = |key: &str, message: String| invalid_owned(key.to_owned(), message);
+        let (mut blocks, mut duration) = (None, None);
+        for (key, value) in raw {
+            match key.as_str() {
+                "servers" => s.servers = SERVERS.parse(value).map_err(|m| at(key, m))?,
+                "seed" => s.seed = SEED.parse(value).map_err(|m| at(key, m))?,
+                "blocks" if value.is_null() => {}
+                "blocks" => blocks = Some(BLOCKS.parse(value).map_err(|m| at(key, m))?),
+                "duration" if value.is_null() => {}
+                "duration" => duration = Some(Duration::POSITIVE.parse(value).map_err(|m| at(key, m))?),
+                table if TABLES.contains(&table) => {
+                    let Json::Object(map) = value else {
+                        return Err(at(key, format!("must be a table of settings, got {}", python_repr(value))));
+                    };
+                    let field = |k: String| if k.is_empty() { table.to_owned() } else { format!("{table}.{k}") };
+                    s.read_table(table, map).map_err(|(k, m)| at(&field(k), m))?;
+                }
+                _ => return Err(at(key, Self::unknown_top())),
+            }
+        }
+        s.stop = match (blocks, duration) {
+            (None, None) => StopConfig::default(),
+            (blocks, duration) => StopConfig { blocks, duration },
+        };
+        Ok(s)
+    }
+
+    fn unknown_top() -> String {
+        let tables: Vec<String> = TABLES.iter().map(|t| format!("[{t}]")).collect();
+        format!("unknown setting; a scenario has {} and the tables {}", TOP.join(", "), tables.join(", "))
+    }
+
+    fn read_table(&mut self, table: &str, map: &Map<String, Json>) -> Result<(), (String, String)> {
+        match table {
+            "link" => self.link = settings::read_table(table, map)?,
+            "topology" => self.topology = fabric_table::read(map)?,
+            "switch" => self.switch = settings::read_table(table, map)?,
+            "tcp" => self.tcp = settings::read_table(table, map)?,
+            "workload" => {
+                ResponseSize::check_keys(map).map_err(|m| (String::new(), m))?;
+                self.workload = settings::read_table(table, map)?;
+            }
+            "background" => self.background = settings::read_table(table, map)?,
+            "wan" => self.wan = settings::read_table(table, map)?,
+            "stats" => self.stats = settings::read_table(table, map)?,
+            "trace" => self.trace = settings::read_table(table, map)?,
+            _ => unreachable!("TABLES lists every table"),
+        }
+        Ok(())
+    }
+
+    /// Apply a dotted override (`"tcp.rto_min"`, `"servers"`) to a scenario
+    /// in the user's shape; a nested table (`{"tcp": {"rto_min": "1ms"}}`)
+    /// applies each of its settings. Setting `workload.sru` removes
+    /// `workload.block` and the reverse. An unknown path is refused naming it.
+    pub fn apply_override(raw: &mut Map<String, Json>, path: &str, value: Json) -> Result<(), SimError> {
+        if let (true, Json::Object(inner)) = (TABLES.contains(&path), &value) {
+            for (k, v) in inner.clone() {
+                Self::apply_override(raw, &format!("{path}.{k}"), v)?;
+            }
+            return Ok(());
+        }
+        let fail = |m: String| Err(invalid_owned(path.to_owned(), m));
+        let parts: Vec<&str> = path.split('.').collect();
+        match parts.as_slice() {
+            [top] if TOP.contains(top) => {
+                raw.insert((*top).to_owned(), value);
+                Ok(())
+            }
+            [table, key] if TABLES.contains(table) => {
+                let keys = Self::table_keys(table);
+                if !keys.contains(key) {
+                    return fail(settings::unknown(table, &keys));
+                }
+                let entry = raw.entry((*table).to_owned()).or_insert_with(|| Json::Object(Map::new()));
+                let Json::Object(map) = entry else {
+                    return Err(invalid_owned(
+                        (*table).to_owned(),
+                        format!("must be a table, got {}", python_repr(entry)),
+                    ));
+                };
+                if *table == "workload" && (*key == "sru" || *key == "block") {
+                    map.remove(if *key == "sru" { "block" } else { "sru" });
+                }
+                map.insert((*key).to_owned(), value);
+                Ok(())
+            }
+            [table, ..] if TABLES.contains(table) => fail(settings::unknown(table, &Self::table_keys(table))),
+            [top, ..] if TOP.contains(top) => fail(format!("unknown setting; {top} is a single value, not a table")),
+            _ => {
+                let tables: Vec<String> = TABLES.iter().map(|t| format!("[{t}]")).collect();
+                fail(format!(
+                    "unknown setting; the settings are {}, and the tables {}",
+                    TOP.join(", "),
+                    tables.join(", ")
+                ))
+            }
+        }
+    }
+
+    /// The keys of one table, in order.
+    fn table_keys(table: &str) -> Vec<&'static str> {
+        let mut out = Vec::new();
+        Self::describe_table(table, &mut out);
+        out.into_iter().map(|s| s.key).collect()
+    }
+
+    fn describe_table(table: &str, out: &mut Vec<Setting>) {
+        match table {
+            "link" => LinkConfig::describe(out),
+            "topology" => fabric_table::describe(out),
+            "switch" => SwitchConfig::describe(out),
+            "tcp" => TcpConfig::describe(out),
+            "workload" => SyncReadConfig::describe(out),
+            "background" => BackgroundConfig::describe(out),
+            "wan" => WanConfig::describe(out),
+            "stats" => StatsConfig::describe(out),
+            "trace" => TraceConfig::describe(out),
+            _ => {}
+        }
+    }
+
+    /// Every setting of a scenario, dotted, in order: the schema the command
+    /// line, `--set` help and the docs are built from.
+    pub fn schema() -> Vec<SchemaEntry> {
+        let top = [
+            (
+                "servers",
+                "count",
+                Json::Null,
+                Spec::<u32>::allowed(&SERVERS),
+                None,
+                "Number of servers answering each block (of each client).",
+            ),
+            (
+                "seed",
+                "count",
+                Json::from(1),
+                Spec::<u64>::allowed(&SEED),
+                None,
+                "Master seed; every random choice derives from it.",
+            ),
+            (
+                "blocks",
+                "count",
+                Json::Null,
+                Spec::<u64>::allowed(&BLOCKS),
+                None,
+                "Stop once every client has completed this many blocks.",
+            ),
+            (
+                "duration",
+                "duration",
+                Json::String(Duration::format(DEFAULT_DURATION)),
+                Duration::POSITIVE.allowed(),
+                None,
+                "Stop at this simulated time (1s if neither blocks nor duration is given).",
+            ),
+        ];
+        let mut out: Vec<SchemaEntry> = top
+            .into_iter()
+            .map(|(key, kind, default, allowed, none, doc)| SchemaEntry {
+                name: key.to_owned(),
+                setting: Setting { key, kind, default, allowed, none, doc: doc.to_owned() },
+            })
+            .collect();
+        for table in TABLES {
+            let mut settings = Vec::new();
+            Self::describe_table(table, &mut settings);
+            out.extend(settings.into_iter().map(|s| SchemaEntry { name: format!("{table}.{}", s.key), setting: s }));
+        }
+        out
+    }
+
+    /// Content hash of the canonical form: SHA-256 of its compact JSON, in hex.
+    /// Two scenarios that run alike (the same settings, however written)
+    /// have the same hash; it keys the sweep cache.
+    pub fn hash(&self) -> String {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(self.written().toml.to_string().as_bytes());
+        digest.iter().map(|b| format!("{b:02x}")).collect()
+    }
+
+    /// The canonical TOML shape and the plain-SI form of the scenario.
+    pub fn written(&self) -> Written {
+        let (mut toml, mut si) = (Map::new(), Map::new());
+        fn put(e: Entry, toml: &mut Map<String, Json>, si: &mut Map<String, Json>) {
+            if !e.toml.is_null() {
+                toml.insert(e.key.to_owned(), e.toml);
+            }
+            si.insert(e.key.to_owned(), e.si);
+        }
+        let servers = Entry { key: "servers", toml: Json::from(self.servers), si: Json::from(self.servers) };
+        put(servers, &mut toml, &mut si);
+        put(Entry { key: "seed", toml: Json::from(self.seed), si: Json::from(self.seed) }, &mut toml, &mut si);
+        if let Some(b) = self.stop.blocks {
+            put(Entry { key: "blocks", toml: Json::from(b), si: Json::from(b) }, &mut toml, &mut si);
+        }
+        if let Some(d) = self.stop.duration {
+            let e = Entry { key: "duration", toml: Duration::POSITIVE.toml(&d), si: Duration::POSITIVE.si(&d) };
+            put(e, &mut toml, &mut si);
+        }
+        for table in TABLES {
+            let mut entries = Vec::new();
+            match table {
+                "link" => self.link.write(&mut entries),
+                "topology" => fabric_table::write(&self.topology, &mut entries),
+                "switch" => self.switch.write(&mut entries),
+                "tcp" => self.tcp.write(&mut entries),
+                "workload" => self.workload.write(&mut entries),
+                "background" => self.background.write(&mut entries),
+                "wan" => self.wan.write(&mut entries),
+                "stats" => self.stats.write(&mut entries),
+                "trace" => self.trace.write(&mut entries),
+                _ => unreachable!("TABLES lists every table"),
+            }
+            let (mut t, mut s) = (Map::new(), Map::new());
+            for e in entries {
+                put(e, &mut t, &mut s);
+            }
+            toml.insert(table.to_owned(), Json::Object(t));
+            si.insert(table.to_owned(), Json::Object(s));
+        }
+        Written { toml: Json::Object(toml), si: Json::Object(si) }
+    }
+}
