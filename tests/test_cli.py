@@ -151,6 +151,12 @@ BAD_INPUTS = [
         "error: switch.buffer: 1000 bytes cannot hold one full frame (1518 bytes for MSS 1460)",
     ),
     (["--servers", "0"], "error: servers: must be a whole number of servers between 1 and 100000, got 0"),
+    # Runs past 2^64 ps (about 213 days) of simulated time stop with one line (issue: wrong results).
+    (["--servers", "4", "--blocks", "5", "--link", "1bps"], "error: scenario: the run needs more than 2^64 ps"),
+    (["--servers", "100", "--blocks", "2", "--stagger", "1e6s"], "error: scenario: the run needs more than 2^64 ps"),
+    (["--servers", "4", "--blocks", "2", "--wan", "1e7s"], "error: scenario: the run needs more than 2^64 ps"),
+    (["--servers", "4", "--background", "udp:2Gbps"], "error: background.udp_rate: must not exceed link.rate (1Gbps)"),
+    (["--servers", "4", "--set", "trace.goodput_bin=1ps"], "error: trace.goodput_bin: 1ps makes 1000000000000 bins"),
     (["--servers", "abc"], "error: servers: 'abc' is not a whole number; give a count like 16 or a list like 1,4,16"),
     (["--servers", "1,,4"], "error: servers: '' is not a whole number"),
     (["--servers", "2", "--blocks", "abc"], "error: blocks: 'abc' is not a whole number of blocks"),

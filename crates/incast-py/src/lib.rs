@@ -44,6 +44,7 @@ create_exception!(
 fn to_py_err(err: SimError) -> PyErr {
     match err {
         SimError::InvalidScenario { field, message } => ScenarioError::new_err(format!("{field}: {message}")),
+        SimError::TimeOverflow => ScenarioError::new_err(err.to_string()),
     }
 }
 

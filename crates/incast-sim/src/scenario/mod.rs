@@ -26,8 +26,9 @@ use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pfc::PriorityMask;
 use crate::net::wan::WanConfig;
 use crate::net::{frame, BufferLimit, LinkConfig, Network, SwitchConfig};
-use crate::settings::Duration;
+use crate::settings::{Duration, Rate};
 use crate::stats::trace::TraceConfig;
+use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::SimDuration;
@@ -204,6 +205,33 @@ impl Scenario {
                 return Err(invalid(
                     "workload.block",
                     format!("must give every server at least 1 byte: at least {n} bytes for {n} servers"),
+                ));
+            }
+        }
+        if let (Some(bin), Some(d)) = (self.trace.goodput_bin, self.stop.duration) {
+            let bins = d.as_ps().div_ceil(bin.as_ps());
+            if bins > MAX_GOODPUT_BINS {
+                let f = Duration::format;
+                return Err(invalid(
+                    "trace.goodput_bin",
+                    format!(
+                        "{} makes {bins} bins over duration {}; at most {MAX_GOODPUT_BINS}: use a bin of at least {}",
+                        f(bin),
+                        f(d),
+                        f(SimDuration::from_ps(d.as_ps().div_ceil(MAX_GOODPUT_BINS)))
+                    ),
+                ));
+            }
+        }
+        if let Some(rate) = self.background.udp_rate {
+            if rate > self.link.rate {
+                return Err(invalid(
+                    "background.udp_rate",
+                    format!(
+                        "must not exceed link.rate ({}): a source faster than its own link only fills its own queue, got {}",
+                        Rate::format(self.link.rate),
+                        Rate::format(rate)
+                    ),
                 ));
             }
         }

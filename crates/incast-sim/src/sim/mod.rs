@@ -34,7 +34,7 @@ use crate::net::pfc::PfcFrame;
 use crate::net::{Direction, NodeId, Packet, PktId, PortId};
 use crate::scenario::Scenario;
 use crate::stats::pcap::Way;
-use crate::stats::trace::FlowSample;
+use crate::stats::trace::{FlowSample, MAX_GOODPUT_BINS};
 use crate::stats::RunResult;
 use crate::tcp::forensics::Timeout;
 use crate::tcp::SendFlags;
@@ -51,12 +51,24 @@ use udp::UdpSource;
 const CLIENT0: u32 = 0;
 /// No wake-up pending.
 const NEVER: SimTime = SimTime(u64::MAX);
+/// The last representable instant: time arithmetic saturates here, so an
+/// event due then was due later still, and the run cannot go on.
+const LAST_INSTANT: SimTime = SimTime(u64::MAX);
 
 /// Run `scenario` to its stop condition.
 pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
     scenario.validate()?;
     let mut sim = Sim::new(scenario);
     sim.run();
+    if sim.now == LAST_INSTANT {
+        return Err(SimError::TimeOverflow);
+    }
+    if sim.record.tr.as_ref().is_some_and(|t| t.too_many_bins()) {
+        let bin = crate::settings::Duration::format(scenario.trace.goodput_bin.unwrap_or_default());
+        let message =
+            format!("{bin} bins: the run outlasted {MAX_GOODPUT_BINS} of them; use a longer bin or a duration");
+        return Err(SimError::InvalidScenario { field: "trace.goodput_bin".into(), message });
+    }
     Ok(sim.finish())
 }
 
@@ -161,6 +173,9 @@ impl Sim {
         }
         while let Some((t, ev)) = self.events.pop_until(end) {
             self.now = t;
+            if t == LAST_INSTANT {
+                return;
+            }
             self.processed += 1;
             let (events, now) = (&mut self.events, self.now);
             match ev {

@@ -173,6 +173,10 @@ impl TraceFlags {
     }
 }
 
+/// Most bins the goodput trace keeps (8 bytes each while recording, 16 in
+/// the result): a 1 ps bin over a second would need 10^12.
+pub const MAX_GOODPUT_BINS: u64 = 10_000_000;
+
 /// Collects the traces during a run.
 #[derive(Debug, Default)]
 pub struct TraceRecorder {
@@ -181,6 +185,8 @@ pub struct TraceRecorder {
     bin: SimDuration,
     /// Application bytes delivered to the client in each bin so far.
     bin_bytes: Vec<u64>,
+    /// A delivery fell past the last bin the trace may keep.
+    too_many_bins: bool,
     flows_t: FlowTrace,
     block_t: BlockCwndTrace,
 }
@@ -198,11 +204,21 @@ impl TraceRecorder {
     /// `bytes` more application bytes reached the client at `now`.
     #[cold]
     pub fn delivered(&mut self, now: SimTime, bytes: u64) {
-        let i = (now.0 / self.bin.as_ps()) as usize;
+        let i = now.0 / self.bin.as_ps();
+        if i >= MAX_GOODPUT_BINS {
+            self.too_many_bins = true;
+            return;
+        }
+        let i = i as usize;
         if i >= self.bin_bytes.len() {
             self.bin_bytes.resize(i + 1, 0);
         }
         self.bin_bytes[i] += bytes;
+    }
+
+    /// Did the run outlast [`MAX_GOODPUT_BINS`] bins of the goodput trace?
+    pub fn too_many_bins(&self) -> bool {
+        self.too_many_bins
     }
 
     /// The server of `flow` is in state `s` at `now`.

@@ -1,0 +1,51 @@
+//! Runs that cannot be represented or would not fit are refused in one line,
+//! never run to a wrong answer or to an allocation failure.
+
+use incast_sim::time::{BitRate, SimDuration};
+use incast_sim::{run, Scenario, SimError};
+
+fn message(s: &Scenario) -> String {
+    match run(s) {
+        Err(e) => e.to_string(),
+        Ok(r) => panic!("expected a refusal, got a run of {} blocks", r.summary.blocks),
+    }
+}
+
+/// At 1 bit/s a 256 KiB response takes weeks: five blocks need more than
+/// 2^64 ps, and the run stops saying so instead of stacking every later event
+/// on the last instant.
+#[test]
+fn a_run_past_the_end_of_representable_time_is_refused() {
+    let mut s = Scenario::fast08(4);
+    s.link.rate = BitRate::bps(1);
+    (s.stop.blocks, s.stop.duration) = (Some(5), None);
+    let m = message(&s);
+    assert!(m.starts_with("scenario: the run needs more than 2^64 ps (about 213 days)"), "{m}");
+    assert!(matches!(run(&s), Err(SimError::TimeOverflow)));
+}
+
+/// A goodput bin that would make more than ten million bins is refused up
+/// front when the duration is known, and when the run outlasts them otherwise.
+#[test]
+fn a_goodput_trace_with_too_many_bins_is_refused() {
+    let mut s = Scenario::fast08(8);
+    s.trace.goodput_bin = Some(SimDuration::from_ps(1));
+    s.stop.duration = Some(SimDuration::from_millis(10));
+    assert!(message(&s).starts_with("trace.goodput_bin: 1ps makes 10000000000 bins over duration 10ms; at most 10000000"));
+    s.trace.goodput_bin = Some(SimDuration::from_nanos(1));
+    (s.stop.blocks, s.stop.duration) = (Some(5), None);
+    assert!(message(&s).starts_with("trace.goodput_bin: 1ns bins: the run outlasted 10000000 of them"));
+    s.trace.goodput_bin = Some(SimDuration::from_micros(1));
+    run(&s).unwrap();
+}
+
+/// A UDP source faster than its own link would only grow its own queue.
+#[test]
+fn a_udp_source_faster_than_its_link_is_refused() {
+    let mut s = Scenario::fast08(2);
+    s.background.udp_rate = Some(BitRate::gbps(2));
+    assert!(message(&s).starts_with("background.udp_rate: must not exceed link.rate (1Gbps)"));
+    s.background.udp_rate = Some(BitRate::gbps(1));
+    s.stop.duration = Some(SimDuration::from_millis(5));
+    run(&s).unwrap();
+}
