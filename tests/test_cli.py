@@ -244,3 +244,10 @@ def test_named_options_take_their_help_from_the_setting_they_stand_for(capsys: p
     assert setting_help("tcp.rto_min") == f"{doc.split('. ')[0].rstrip('.')}. \\[tcp.rto_min]"
     for flag, name in OPTION_FIELDS.items():
         assert name in settings(), f"--{flag} stands for {name}, which the engine does not have"
+
+
+def test_a_servers_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "f").write_bytes(b"\xff\xfe")
+    code, out, err = cli(capsys, "read", "--servers-file", str(tmp_path / "f"))
+    assert (code, out) == (2, "")
+    assert err.startswith("error: servers_file: ") and "is not UTF-8 text" in err and err.count("\n") == 1

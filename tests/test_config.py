@@ -550,3 +550,8 @@ def test_several_clients_reach_the_engine_and_round_trip_toml(tmp_path: Path) ->
 )
 def test_client_settings_are_checked_with_the_field_named(workload: dict[str, Any], servers: int, message: str) -> None:
     assert scenario_error({"servers": servers, "workload": workload}).startswith(message)
+
+
+def test_overrides_must_be_a_mapping() -> None:
+    with pytest.raises(ScenarioError, match="^overrides: must be a mapping of dotted settings to values, got None$"):
+        Scenario(servers=2).with_overrides(None)  # type: ignore[arg-type]

@@ -187,6 +187,7 @@ class Scenario:
         Overrides apply to the settings this scenario was given, so setting
         ``blocks`` on a scenario whose 1 s duration was only the default drops it.
         """
+        _pairs(overrides)  # a mapping, or one line saying what is allowed
         return type(self).parse(self._raw, overrides)
 
     # -- reading -----------------------------------------------------------

@@ -31,7 +31,9 @@ fn a_goodput_trace_with_too_many_bins_is_refused() {
     let mut s = Scenario::fast08(8);
     s.trace.goodput_bin = Some(SimDuration::from_ps(1));
     s.stop.duration = Some(SimDuration::from_millis(10));
-    assert!(message(&s).starts_with("trace.goodput_bin: 1ps makes 10000000000 bins over duration 10ms; at most 10000000"));
+    assert!(
+        message(&s).starts_with("trace.goodput_bin: 1ps makes 10000000000 bins over duration 10ms; at most 10000000")
+    );
     s.trace.goodput_bin = Some(SimDuration::from_nanos(1));
     (s.stop.blocks, s.stop.duration) = (Some(5), None);
     assert!(message(&s).starts_with("trace.goodput_bin: 1ns bins: the run outlasted 10000000 of them"));

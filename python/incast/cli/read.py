@@ -127,7 +127,10 @@ def register(app: typer.Typer) -> None:
 
 def _servers_file(path: str) -> list[str]:
     """The servers listed in ``path``: one per line, blank lines and ``#`` comments skipped."""
-    lines = Path(path).read_text().splitlines()
+    try:
+        lines = Path(path).read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError as e:
+        raise ScenarioError(f"servers_file: {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
     names = [line.split("#", 1)[0].strip() for line in lines]
     names = [name for name in names if name]
     if not names:

@@ -26,7 +26,7 @@ use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pfc::PriorityMask;
 use crate::net::wan::WanConfig;
 use crate::net::{frame, BufferLimit, LinkConfig, Network, SwitchConfig};
-use crate::settings::{Duration, Rate};
+use crate::settings::{Duration, Rate, Spec};
 use crate::stats::trace::TraceConfig;
 use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
@@ -158,6 +158,13 @@ impl Scenario {
         if tcp.rude_servers.is_some() && !tcp.rude {
             return Err(invalid("tcp.rude_servers", "needs rude flows (tcp.rude = true)"));
         }
+        if let Some(k) = tcp.rude_servers.filter(|&k| k > self.servers) {
+            return Err(invalid(
+                "tcp.rude_servers",
+                format!("must be at most servers ({}), or \"all\", got {k}", self.servers),
+            ));
+        }
+        tcp.ictcp.validate().map_err(|(f, m)| invalid(f, m))?;
         if tcp.rude_off_at.is_some() && !tcp.rude {
             return Err(invalid("tcp.rude_off_at", "needs rude flows to turn off (tcp.rude = true)"));
         }
@@ -181,6 +188,26 @@ impl Scenario {
             }
         }
         self.validate_buffer_model(full_frame)?;
+        if let Some(k) = self.switch.ecn_threshold {
+            // A threshold the queue can never pass marks nothing: compare in bytes,
+            // a packet count as that many full frames.
+            let bytes = |b: BufferLimit| match b {
+                BufferLimit::Bytes(b) => b.get(),
+                BufferLimit::Packets(n) => u64::from(n) * full_frame,
+            };
+            if bytes(k) >= bytes(self.switch.buffer) {
+                let spec = crate::net::BufferLimitSpec;
+                let show = |b: BufferLimit| spec.toml(&b).as_str().unwrap_or_default().to_owned();
+                return Err(invalid(
+                    "switch.ecn_threshold",
+                    format!(
+                        "must be below switch.buffer ({}): the queue never holds more, so nothing would be marked, got {}",
+                        show(self.switch.buffer),
+                        show(k)
+                    ),
+                ));
+            }
+        }
         self.validate_classes()?;
         let sw = &self.switch;
         if let Some(p) = sw.pause_config() {
@@ -597,6 +624,27 @@ mod tests {
         s.switch.pfc = false;
         s.switch.buffer_model = BufferModel::Shared { alpha_thousandths: 1000 };
         assert_eq!(field_of(&s), "switch.buffer_model");
+    }
+
+    /// Settings that contradict each other, or that the engine would keep as
+    /// something else than what was written, are refused naming the setting.
+    #[test]
+    fn contradictions_and_values_kept_otherwise_are_refused() {
+        let refused = |raw: serde_json::Value| Scenario::from_json(&raw).unwrap_err().to_string();
+        let m = refused(json!({"servers": 4, "switch": {"buffer": "32KiB", "ecn_threshold": "1MiB"}}));
+        assert!(m.starts_with("switch.ecn_threshold: must be below switch.buffer (32KiB)"), "{m}");
+        let m = refused(json!({"servers": 4, "tcp": {"ictcp_gamma1": 0.9, "ictcp_gamma2": 0.1}}));
+        assert_eq!(m, "tcp.ictcp_gamma1: must not exceed tcp.ictcp_gamma2 (0.1), got 0.9");
+        let m = refused(json!({"servers": 4, "tcp": {"rude_allowed": true, "rude": true, "rude_servers": 100}}));
+        assert_eq!(m, "tcp.rude_servers: must be at most servers (4), or \"all\", got 100");
+        let m = refused(json!({"servers": 4, "tcp": {"cubic_c": 5000000}}));
+        assert!(m.starts_with("tcp.cubic_c: 5000000 kept in steps of 1/1000 is 5000000000, outside"), "{m}");
+        let m = refused(json!({"servers": 4, "tcp": {"cubic_c": 0.0001}}));
+        assert!(m.starts_with("tcp.cubic_c: 0.0001 kept in steps of 1/1000 is 0, outside 0.001"), "{m}");
+        let m = refused(json!({"servers": 4, "link": {"rtt": "0.1ps"}}));
+        assert_eq!(m, "link.rtt: '0.1ps' rounds to 0: durations are kept in whole picoseconds");
+        let m = refused(json!({"servers": 4, "link": {"loss": 0.9999999999}}));
+        assert!(m.starts_with("link.loss: must be a probability from 0 up to 1 (exclusive) once kept in parts"), "{m}");
     }
 
     /// A scenario file names only what it changes; the rest takes the defaults.

@@ -237,18 +237,19 @@ impl Duration {
 impl Spec<SimDuration> for Duration {
     fn parse(&self, raw: &Json) -> Result<SimDuration, String> {
         let r = python_repr(raw);
-        let ps = match quantity(raw, "a duration", Self::FORMS)? {
-            Quantity::Number(d) => d.scaled_round(12),
-            Quantity::WithUnit(d, unit) => {
-                let Some(e) = Self::unit_exponent(unit) else {
-                    return Err(format!("{r} is not a duration: use {}", Self::FORMS));
-                };
-                d.scaled_round(e)
-            }
+        let (d, e) = match quantity(raw, "a duration", Self::FORMS)? {
+            Quantity::Number(d) => (d, 12),
+            Quantity::WithUnit(d, unit) => match Self::unit_exponent(unit) {
+                Some(e) => (d, e),
+                None => return Err(format!("{r} is not a duration: use {}", Self::FORMS)),
+            },
         };
-        let Some(ps) = ps else {
+        let Some(ps) = d.scaled_round(e) else {
             return Err(format!("{r} is too long: the engine counts at most 2^64 ps (about 213 days)"));
         };
+        if ps == 0 && d.digits != 0 {
+            return Err(format!("{r} rounds to 0: durations are kept in whole picoseconds"));
+        }
         if self.positive && ps == 0 {
             return Err(format!("must be positive (at least 1ps), got {r}"));
         }
@@ -435,7 +436,8 @@ mod tests {
         assert_eq!(d(json!("0")), Ok(0));
         assert_eq!(d(json!(0.0002)), Ok(200_000_000));
         assert_eq!(d(json!("2e-3s")), Ok(2_000_000_000));
-        assert_eq!(d(json!("0.1ps")), Ok(0));
+        assert_eq!(d(json!("0.6ps")), Ok(1));
+        assert_eq!(d(json!("0.1ps")).unwrap_err(), "'0.1ps' rounds to 0: durations are kept in whole picoseconds");
         assert_eq!(
             d(json!("100")).unwrap_err(),
             "'100' needs a unit: use a number with one of ps, ns, us, µs, ms, s (e.g. \"100us\"), or 0"

@@ -255,8 +255,9 @@ impl Spec<f64> for Number {
 }
 
 /// A plain number kept as a whole number of `1/scale` steps (rounded to
-/// nearest, ties to even, then clamped to `[min, max]`), as the kernels it
-/// models keep it: Cubic's β in 1/1024, ICTCP's fractions in thousandths.
+/// nearest, ties to even), as the kernels it models keep it: Cubic's β in
+/// 1/1024, ICTCP's fractions in thousandths. A number whose steps fall outside
+/// `[min, max]` is refused, never clamped.
 #[derive(Clone, Copy, Debug)]
 pub struct Scaled {
     /// The numbers allowed.
@@ -277,7 +278,16 @@ impl Scaled {
 impl Spec<u32> for Scaled {
     fn parse(&self, raw: &Json) -> Result<u32, String> {
         let x = self.number.parse(raw)?;
-        Ok(((x * self.scale).round_ties_even()).clamp(f64::from(self.min), f64::from(self.max)) as u32)
+        let steps = (x * self.scale).round_ties_even();
+        if steps < f64::from(self.min) || steps > f64::from(self.max) {
+            let (lo, hi) = (f64::from(self.min) / self.scale, f64::from(self.max) / self.scale);
+            return Err(format!(
+                "{} kept in steps of 1/{} is {steps}, outside {lo} to {hi}",
+                python_repr(raw),
+                self.scale
+            ));
+        }
+        Ok(steps as u32)
     }
     fn toml(&self, value: &u32) -> Json {
         Json::from(f64::from(*value) / self.scale)

@@ -32,6 +32,24 @@
 use crate::settings::{Count, Flag, Scaled};
 use crate::time::{BitRate, SimDuration, SimTime};
 
+impl IctcpConfig {
+    /// ICTCP §3.3: γ1 (grow below it) must not exceed γ2 (shrink above it).
+    pub fn validate(&self) -> Result<(), (&'static str, String)> {
+        if self.gamma1_permille > self.gamma2_permille {
+            let f = |p: u32| f64::from(p) / 1000.0;
+            return Err((
+                "tcp.ictcp_gamma1",
+                format!(
+                    "must not exceed tcp.ictcp_gamma2 ({}), got {}",
+                    f(self.gamma2_permille),
+                    f(self.gamma1_permille)
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
 crate::settings! {
     /// ICTCP's switch and parameters (Wu et al., CoNEXT 2010 §3), fractions
     /// kept in thousandths; the defaults are the paper's.
