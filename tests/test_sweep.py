@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pandas as pd
 import pytest
@@ -171,3 +172,64 @@ def test_one_seed_has_no_confidence_interval(tmp_path: Path) -> None:
         table[m] = table.get(m, 1.0)
     row = summarize(exp, table).iloc[0]
     assert row["seeds"] == 1 and row["goodput_mbps_mean"] == 1.0 and math.isnan(row["goodput_mbps_ci95"])
+
+
+@pytest.mark.parametrize(
+    ("tamper", "why"),
+    [
+        (lambda d, other: d["metrics"].update({"goodput_mbps": "abc"}), "checksum mismatch"),
+        (lambda d, other: other, "computed for another point"),
+        (lambda d, other: d["metrics"].update({"goodput_mbps": d["metrics"]["goodput_mbps"] * 10}), "checksum"),
+        (lambda d, other: d["metrics"].update({"drops": None}), "checksum mismatch"),
+    ],
+)
+def test_a_tampered_cache_entry_is_recomputed_with_a_warning(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], tamper: Any, why: str
+) -> None:
+    exp, _ = experiment(tmp_path)
+    first = sweep(exp, out=tmp_path, jobs=1)
+    entries = sorted((tmp_path / "fast08-fig98" / "cache").glob("*.json"))
+    victim, donor = entries[0], entries[1]
+    doc = json.loads(victim.read_text())
+    replaced = tamper(doc, json.loads(donor.read_text()))
+    victim.write_text(json.dumps(replaced if replaced is not None else doc))
+    again = sweep(exp, out=tmp_path, jobs=1)
+    assert (again.cached, again.computed) == (11, 1)
+    err = capsys.readouterr().err
+    assert f"warning: {victim}: " in err and why in err, err
+    pd.testing.assert_frame_equal(first.points, again.points)
+
+
+def test_an_implausible_entry_with_a_valid_checksum_is_recomputed(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Goodput above what the link carries, or infinite, is never used even if the checksum was recomputed."""
+    from incast.sweep import _checksum
+
+    exp, _ = experiment(tmp_path)
+    first = sweep(exp, out=tmp_path, jobs=1)
+    victim = sorted((tmp_path / "fast08-fig98" / "cache").glob("*.json"))[0]
+    for bad in (10 * 949.28, math.inf):
+        doc = json.loads(victim.read_text())
+        doc["metrics"]["goodput_mbps"] = bad
+        doc["checksum"] = _checksum(doc["key"], doc["metrics"])
+        victim.write_text(json.dumps(doc))
+        again = sweep(exp, out=tmp_path, jobs=1)
+        assert again.computed == 1 and "recomputing the point" in capsys.readouterr().err
+    pd.testing.assert_frame_equal(first.points, again.points)
+
+
+def test_a_directory_in_place_of_an_entry_leaves_no_temporary_file(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    exp, _ = experiment(tmp_path)
+    sweep(exp, out=tmp_path, jobs=1)
+    cache = tmp_path / "fast08-fig98" / "cache"
+    victim = sorted(cache.glob("*.json"))[0]
+    victim.unlink()
+    victim.mkdir()
+    (victim / "x").write_text("")
+    again = sweep(exp, out=tmp_path, jobs=1)
+    assert again.computed == 1 and len(again.points) == 12
+    assert "cannot cache this point" in capsys.readouterr().err
+    assert not list(cache.glob(".*.tmp"))

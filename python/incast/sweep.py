@@ -1,9 +1,11 @@
 """Sweeps: run every point of an experiment on all cores or a Dask cluster, cached and resumable.
 
 Each (point, seed) is one :func:`incast.run`. Its metrics are cached in
-``<out>/<name>/cache/<key>.json`` where ``key`` is the SHA-256 of the resolved
-engine scenario and the engine version, so a rerun reuses finished points and
-an interrupted sweep resumes where it stopped. The executor is a local
+``<out>/<name>/cache/<key>.json`` where ``key`` is the SHA-256 of the
+engine's hash of the resolved scenario and the engine version, so a rerun
+reuses finished points and an interrupted sweep resumes where it stopped. An
+entry carries its key and a checksum and is validated before use; one that
+fails is recomputed with a warning (:class:`_Cache`). The executor is a local
 ``ProcessPoolExecutor`` on all cores, or the ``concurrent.futures`` executor of
 a Dask ``distributed.Client`` (``dask="tcp://host:8786"``, or ``"local"`` for a
 ``LocalCluster`` started here).
@@ -27,6 +29,7 @@ import json
 import math
 import os
 import signal
+import sys
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
@@ -227,23 +230,79 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
 
 
 class _Cache:
+    """One JSON file per point: its key, the scenario, the metrics and a checksum.
+
+    An entry is used only if it is the point's own (its key), intact (its
+    checksum) and plausible (every metric a number, none infinite, goodput
+    within the best the link carries); otherwise it is recomputed with a
+    warning on standard error. A file that cannot be written is skipped with a
+    warning, leaving no temporary file behind.
+    """
+
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
     def get(self, key: str) -> dict[str, float] | None:
-        try:
-            doc = json.loads((self.directory / f"{key}.json").read_text())
-        except (OSError, ValueError):
+        path = self.directory / f"{key}.json"
+        if not path.exists():
             return None
-        metrics = doc.get("metrics")
-        return metrics if isinstance(metrics, dict) and all(m in metrics for m in METRICS) else None
+        try:
+            doc = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as e:
+            return self._reject(path, f"unreadable ({e.__class__.__name__})")
+        why = _invalid_entry(doc, key)
+        return self._reject(path, why) if why else dict(doc["metrics"])
 
     def put(self, key: str, point: Point, metrics: Mapping[str, float]) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
+        path = self.directory / f"{key}.json"
         tmp = self.directory / f".{key}.{os.getpid()}.tmp"
-        doc = {"engine": engine_version(), "scenario": point.scenario.to_dict(), "metrics": dict(metrics)}
-        tmp.write_text(json.dumps(doc, allow_nan=True))
-        tmp.replace(self.directory / f"{key}.json")
+        doc = {
+            "key": key,
+            "engine": engine_version(),
+            "scenario": point.scenario.to_dict(),
+            "metrics": dict(metrics),
+            "checksum": _checksum(key, metrics),
+        }
+        try:
+            tmp.write_text(json.dumps(doc, allow_nan=True), encoding="utf-8")
+            tmp.replace(path)
+        except OSError as e:
+            tmp.unlink(missing_ok=True)
+            why = e.strerror or e
+            print(f"warning: {path}: cannot cache this point ({why}); it will be recomputed", file=sys.stderr)
+
+    @staticmethod
+    def _reject(path: Path, why: str) -> None:
+        print(f"warning: {path}: {why}; recomputing the point", file=sys.stderr)
+        return None
+
+
+def _checksum(key: str, metrics: Mapping[str, Any]) -> str:
+    """SHA-256 of the key and the metrics: a copied or edited entry no longer matches."""
+    body = json.dumps({"key": key, "metrics": dict(metrics)}, sort_keys=True, allow_nan=True)
+    return hashlib.sha256(body.encode()).hexdigest()
+
+
+def _invalid_entry(doc: Any, key: str) -> str | None:
+    """Why a cache entry cannot be used for ``key``, or None if it can."""
+    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
+        return "not a cache entry"
+    if doc.get("key") != key:
+        return "computed for another point"
+    metrics = doc["metrics"]
+    if doc.get("checksum") != _checksum(key, metrics):
+        return "checksum mismatch (edited or damaged)"
+    for m in METRICS:
+        v = metrics.get(m)
+        if isinstance(v, bool) or not isinstance(v, (int, float)):
+            return f"metric {m} is {v!r}, not a number"
+        if math.isinf(v) or v < 0:
+            return f"metric {m} is {v!r}"
+    best = metrics["best_goodput_mbps"]
+    if metrics["goodput_mbps"] > best * 1.000001 or metrics["utilization"] > 1.000001:
+        return f"goodput {metrics['goodput_mbps']} Mbps exceeds the best the link carries ({best} Mbps)"
+    return None
 
 
 Progress = Callable[[int, int], None]
