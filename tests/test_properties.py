@@ -1,0 +1,97 @@
+"""Invariants over random scenarios (Hypothesis): every run conserves packets,
+never delivers more than it was asked for, is a pure function of its scenario
+and seed, and never fails inside the engine.
+
+Every generated scenario is valid (a refusal would also pass, so the
+strategy keeps to valid settings). 200 scenarios run by default;
+``pytest -m slow`` runs 4,000.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import incast
+from incast import Scenario, ScenarioError
+
+#: Examples per property: a few hundred in the default run, more with INCAST_PROPERTY_EXAMPLES.
+EXAMPLES = int(os.environ.get("INCAST_PROPERTY_EXAMPLES", "200"))
+
+scenarios = st.fixed_dictionaries(
+    {
+        "servers": st.integers(1, 12),
+        "blocks": st.integers(1, 3),
+        "duration": st.sampled_from(["20ms", "50ms"]),
+        "seed": st.integers(0, 2**32),
+        "link": st.fixed_dictionaries(
+            {"rate": st.sampled_from(["100Mbps", "1Gbps", "10Gbps"]), "loss": st.sampled_from([0.0, 0.0, 0.001])}
+        ),
+        "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "32KiB", "128KiB", "16pkt", "64pkt"])}),
+        "tcp": st.fixed_dictionaries(
+            {
+                "variant": st.sampled_from(["reno", "newreno", "sack", "cubic"]),
+                "rto_min": st.sampled_from(["200us", "1ms", "200ms"]),
+                "delayed_ack": st.sampled_from(["40ms", "off", "linux", "adaptive"]),
+                "init_cwnd": st.integers(1, 10),
+                "limited_transmit": st.booleans(),
+                "timestamps": st.booleans(),
+                "restart_after_idle": st.booleans(),
+                "spurious_rto": st.sampled_from(["off", "frto"]),
+            }
+        ),
+        "workload": st.fixed_dictionaries(
+            {"sru": st.sampled_from(["1KiB", "32KiB", "256KiB"]), "server_jitter": st.sampled_from(["0", "10us"])}
+        ),
+    }
+)
+
+pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
+
+
+def _run(data: dict[str, Any]) -> incast.Result | None:
+    try:
+        scenario = Scenario.parse(data)
+    except ScenarioError:
+        return None  # refused in one line: a valid outcome for a random scenario
+    return incast.run(scenario)
+
+
+def _comparable(r: incast.Result) -> dict[str, Any]:
+    d = r.to_dict()
+    for key in ("wall_s", "events_per_s"):
+        d.pop(key)
+    return d
+
+
+def conserves_packets_and_delivers_no_more_than_asked(data: dict[str, Any]) -> None:
+    r = _run(data)
+    if r is None:
+        return
+    assert r.packets_sent == r.packets_delivered + r.drops + r.packets_in_flight
+    block = r.scenario.workload.sru * r.scenario.servers
+    assert r.blocks * block <= r.bytes_delivered <= (r.blocks + 1) * block
+    assert 0 <= r.utilization <= 1
+
+
+_quick = settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+_long = settings(max_examples=20 * EXAMPLES, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+test_every_run_conserves_packets_and_delivers_no_more_than_asked = _quick(
+    given(scenarios)(conserves_packets_and_delivers_no_more_than_asked)
+)
+test_every_run_conserves_packets_and_delivers_no_more_than_asked_many = pytest.mark.slow(
+    _long(given(scenarios)(conserves_packets_and_delivers_no_more_than_asked))
+)
+
+
+@settings(max_examples=max(EXAMPLES // 4, 20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(scenarios)
+def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> None:
+    first = _run(data)
+    if first is None:
+        return
+    assert _comparable(first) == _comparable(incast.run(Scenario.parse(data)))
