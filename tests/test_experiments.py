@@ -317,3 +317,17 @@ def test_gip_fig21_references_are_the_closed_form_of_section_viii() -> None:
         want = gip_a_ss_ca(i) / i * 1000  # packets of 1 KB, 1000 bytes of stripe unit each (MSS 1000)
         assert experiment._probe.with_overrides({"workload.sru": ref.value}).workload.sru == round(want)
         assert closed.per["servers"]["workload.sru"][experiment.spec.sweep["servers"].index(i)] == ref.value
+
+
+def test_a_copied_experiment_must_be_renamed_so_the_papers_results_are_never_overwritten(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incast.cli import main
+    from incast.experiment import experiments_dir
+
+    copy = tmp_path / "my-question.toml"
+    copy.write_text((experiments_dir() / "fast08-fig06.toml").read_text(encoding="utf-8"), encoding="utf-8")
+    assert main(["sweep", str(copy), "--out", str(tmp_path / "results"), "--quick"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: my-question.toml: meta.name: 'fast08-fig06' is a packaged experiment's name")
+    assert err.count("\n") == 1 and not (tmp_path / "results" / "fast08-fig06").exists()

@@ -614,6 +614,13 @@ def load(source: str | Path | Mapping[str, Any]) -> Experiment:
         spec = _File.model_validate(data)
     except ValidationError as e:
         raise ExperimentError(f"{label}: {_describe(e)}") from None
+    name = spec.meta.name
+    packaged_file = experiments_dir() / f"{name}.toml"
+    if path is not None and packaged_file.exists() and path.resolve() != packaged_file.resolve():
+        raise ExperimentError(
+            f"{label}: meta.name: {name!r} is a packaged experiment's name, and its results would be "
+            f"overwritten; give your copy a name of its own, e.g. {name + 'x'!r}"
+        )
     try:
         return Experiment(spec, path)
     except ExperimentError as e:
