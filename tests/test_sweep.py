@@ -233,3 +233,19 @@ def test_a_directory_in_place_of_an_entry_leaves_no_temporary_file(
     assert again.computed == 1 and len(again.points) == 12
     assert "cannot cache this point" in capsys.readouterr().err
     assert not list(cache.glob(".*.tmp"))
+
+
+def test_the_summary_table_prints_counts_as_integers_and_no_exponents(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incast.cli import main
+
+    _, path = experiment(tmp_path)
+    assert main(["sweep", str(path), "--out", str(tmp_path / "out"), "--jobs", "1"]) == 0
+    out = capsys.readouterr().out
+    rows = [line.split() for line in out.splitlines() if line.strip().startswith(("1 ", "4 ", "8 "))]
+    assert len(rows) == 6 and all(r[2] == "2" for r in rows), out  # servers, tcp.rto_min, seeds
+    assert "e+" not in out and "e-" not in out and " 1.0 " not in out, out
+    assert main(["experiments", "--out", str(tmp_path / "out")]) == 0
+    first = capsys.readouterr().out.splitlines()[0].split()
+    assert first[:4] == ["experiment", "paper", "figure", "status"]

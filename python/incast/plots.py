@@ -10,6 +10,7 @@ a simulation.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -17,33 +18,40 @@ from typing import Any
 import pandas as pd
 
 from incast.experiment import Experiment, Plot, Scalar
+from incast.scenario import schema
 from incast.units import format_buffer, format_duration, format_rate
 
-__all__ = ["draw", "format_value"]
+__all__ = ["draw", "format_number", "format_value"]
 
-_DURATIONS = {
-    "duration",
-    "link.rtt",
-    "tcp.rto_min",
-    "tcp.rto_max",
-    "tcp.rto_initial",
-    "tcp.clock_granularity",
-    "tcp.rto_scheduling_delay",
-    "tcp.delayed_ack",
-    "workload.server_jitter",
+_FORMATS: dict[str, Callable[[Any], str]] = {
+    "duration": lambda v: format_duration(float(v)),
+    "delayed ack": lambda v: format_duration(float(v)),
+    "rate": lambda v: format_rate(int(v)),
+    "size": lambda v: format_buffer(int(v)),
+    "buffer": lambda v: format_buffer(int(v)),
 }
-_SIZES = {"switch.buffer", "workload.sru", "workload.block", "workload.request", "tcp.rcv_wnd"}
+
+
+@functools.cache
+def _kinds() -> dict[str, str]:
+    """Each setting's type, from the engine's schema."""
+    return {s["name"]: s["kind"] for s in schema()}
+
+
+def format_number(x: float) -> str:
+    """A number for a table: whole numbers as integers, others to a precision that suits their size."""
+    if x != x:
+        return "—"
+    if float(x).is_integer() and abs(x) < 1e15:
+        return str(int(x))
+    return f"{x:.1f}" if abs(x) >= 100 else f"{x:.2f}" if abs(x) >= 1 else f"{x:.3g}"
 
 
 def format_value(axis: str, value: Any) -> str:
     """An axis value in human units: ``("tcp.rto_min", 0.2)`` -> ``"200ms"``."""
     if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if axis in _DURATIONS:
-            return format_duration(float(value))
-        if axis == "link.rate":
-            return format_rate(int(value))
-        if axis in _SIZES:
-            return format_buffer(int(value))
+        fmt = _FORMATS.get(_kinds().get(axis, ""))
+        return fmt(value) if fmt else format_number(value)
     if axis == "tcp.delayed_ack" and value is None:
         return "off"
     return str(value)
@@ -83,11 +91,11 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
         if plot.kind == "line" and plot.logx and all(_numeric(v) for v in xs):
             ax.set_xticks(sorted(xs), [format_value(plot.x, v) for v in sorted(xs)], fontsize=8)
             ax.xaxis.set_minor_formatter(NullFormatter())
-        elif plot.kind == "line" and (plot.x in _DURATIONS or plot.x in _SIZES or plot.x == "link.rate"):
+        elif plot.kind == "line" and _has_units(plot.x):
             ax.xaxis.set_major_formatter(FuncFormatter(_formatter(plot.x)))
         ax.set_xlabel(plot.xlabel or plot.x)
         ax.set_ylabel(plot.ylabel or plot.setting or ", ".join(plot.metrics))
-        if plot.setting in _SIZES or plot.setting in _DURATIONS:
+        if plot.setting is not None and _has_units(plot.setting):
             ax.yaxis.set_major_formatter(FuncFormatter(_formatter(plot.setting)))
         ax.set_title(plot.title, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
@@ -101,6 +109,11 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
     fig.savefig(paths[1])
     plt.close(fig)
     return paths
+
+
+def _has_units(setting: str) -> bool:
+    """Is ``setting`` a duration, rate or size, printed in human units?"""
+    return _kinds().get(setting, "") in _FORMATS
 
 
 def _formatter(axis: str) -> Callable[[float, object], str]:

@@ -13,9 +13,10 @@ import importlib
 import re
 import sys
 from collections.abc import Sequence
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
+from typer.core import TyperOption
 from typer.main import get_command
 
 from incast._core import engine_version
@@ -26,6 +27,25 @@ from incast.errors import IncastError, ScenarioError
 _ParseError: type[Exception] = getattr(typer, "TyperException", None) or importlib.import_module("click").ClickException
 
 __all__ = ["app", "fail", "main"]
+
+
+def _flags_take_no_value() -> None:
+    """A flag's help shows no value type: ``--json``, not ``--json <bool>``, which reads as if it took one.
+
+    typer 0.29 labels every option with its type in the help's second column,
+    flags included; earlier versions have no such column and need nothing.
+    """
+    original = getattr(TyperOption, "display_type_rich", None)
+    if original is None:
+        return
+
+    def display_type_rich(self: Any, ctx: Any) -> Any:
+        return None if self.is_flag else original(self, ctx)
+
+    TyperOption.display_type_rich = display_type_rich  # type: ignore[method-assign]
+
+
+_flags_take_no_value()
 
 app = typer.Typer(
     name="incast",

@@ -45,6 +45,9 @@ def experiments(
             print(json.dumps(doc))
         else:
             rows.append((meta.name, meta.paper, meta.figure, status(manifest), meta.title))
+    if as_json:
+        return
+    rows.insert(0, ("experiment", "paper", "figure", "status", "title"))
     widths = [max((len(r[i]) for r in rows), default=0) for i in range(4)]
     for row in rows:
         print(" ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)), row[4])

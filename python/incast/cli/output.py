@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
-__all__ = ["EXIT_ENGINE", "EXIT_USAGE", "fail", "ms"]
+__all__ = ["EXIT_ENGINE", "EXIT_USAGE", "fail", "ms", "plural"]
 
 #: Exit status for bad input, as for any usage error.
 EXIT_USAGE = 2
@@ -17,6 +17,11 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
     """Print ``error: <message>`` as one line on stderr; return ``code``."""
     print(f"error: {' '.join(message.split())}", file=sys.stderr)
     return code
+
+
+def plural(n: int, word: str) -> str:
+    """``1 experiment``, ``2 experiments``."""
+    return f"{n} {word}{'' if n == 1 else 's'}"
 
 
 def ms(x: float) -> str:

@@ -14,6 +14,7 @@ from typing import Annotated
 
 import typer
 
+from incast.cli.output import plural
 from incast.cli.sweep import DaskOption, JobsOption, OutOption, QuickOption, run_experiments
 from incast.errors import ScenarioError
 from incast.experiment import count_verdicts, load, packaged
@@ -49,7 +50,8 @@ def reproduce(
         for c in r.verdicts:
             if c.verdict != "holds":
                 print(f"{'':<{width}} {c.verdict}: {c.text}")
-    print(f"{len(results)} experiments in {time.perf_counter() - start:.1f} s; tables and figures under {out}/")
+    done = plural(len(results), "experiment")
+    print(f"{done} in {time.perf_counter() - start:.1f} s; tables and figures under {out}/")
     return status
 
 

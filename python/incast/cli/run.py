@@ -45,7 +45,7 @@ from incast.cli.options import (
     setting_option,
     toml_value,
 )
-from incast.cli.output import ms
+from incast.cli.output import ms, plural
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.result import Result
@@ -313,7 +313,7 @@ def _print_summary(console: Console, r: Result) -> None:
     table.add_row("drops", f"{r.drops} (switch queue peak {r.queue_peak_bytes} bytes)")
     if r.scenario.background.tcp_flows:
         flows = r.scenario.background.tcp_flows
-        table.add_row("background", f"{r.background_goodput_mbps:.1f} Mbps over {flows} TCP flows")
+        table.add_row("background", f"{r.background_goodput_mbps:.1f} Mbps over {plural(flows, 'TCP flow')}")
     lossy = r.ports[r.ports["drops"] > 0]
     if r.scenario.topology.kind != "star" and len(lossy):
         where = ", ".join(f"{p.node}->{p.peer} {p.drops}" for p in lossy.itertuples())

@@ -23,12 +23,14 @@ from rich.text import Text
 
 from incast.errors import ScenarioError
 from incast.experiment import Experiment, load
-from incast.plots import format_value
+from incast.plots import format_number, format_value
 from incast.sweep import Interrupted, SweepResult, reproduce
 
 __all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
 
-QuickOption = Annotated[bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's [quick]).")]
+QuickOption = Annotated[
+    bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's \\[quick] table).")
+]
 OutOption = Annotated[str, typer.Option("--out", metavar="DIR", help="Results root; each experiment writes DIR/NAME/.")]
 DaskOption = Annotated[
     str | None,
@@ -136,10 +138,10 @@ def _print_summary(experiment: Experiment, result: SweepResult) -> None:
     for name in [*axes, "seeds", *metrics]:
         table.add_column(name, justify="right")
     for _, row in result.summary.iterrows():
-        cells = [format_value(a, row[a]) for a in axes] + [str(row["seeds"])]
+        cells = [format_value(a, row[a]) for a in axes] + [format_number(row["seeds"])]
         for m in metrics:
             mean, ci = row[f"{m}_mean"], row[f"{m}_ci95"]
-            cells.append(f"{mean:.4g}" + (f" ± {ci:.2g}" if ci == ci else ""))
+            cells.append(format_number(mean) + (f" ± {format_number(ci)}" if ci == ci else ""))
         table.add_row(*cells)
     console.print(table)
     for v in result.verdicts:
