@@ -89,7 +89,8 @@ def test_cli_trace_dir_writes_readable_parquet(tmp_path: Path, capsys: pytest.Ca
     out = tmp_path / "traces"
     code = main(["run", "--servers", "2", "--blocks", "3", "--trace-dir", str(out), "--json"])
     captured = capsys.readouterr()
-    assert (code, captured.err) == (0, "")
+    assert code == 0
+    assert captured.err == f"traces: goodput.parquet, queue.parquet, flows.parquet, block_cwnd.parquet in {out}/\n"
     for name, dtypes in TRACE_COLUMNS.items():
         frame = pd.read_parquet(out / f"{name}.parquet")
         assert list(frame.columns) == list(dtypes), name

@@ -244,7 +244,8 @@ class Scenario:
     def describe(self) -> str:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``.
 
-        With several clients it starts ``2 clients x 16 servers (disjoint)``.
+        With several clients it starts ``2 clients x 16 servers (disjoint)``;
+        PAUSE or PFC follow the buffer, and a variant other than NewReno ends it.
         """
         wl, topo = self.workload, self.topology
         response = f"{format_size(wl.sru)} SRU" if wl.sru is not None else f"{format_size(wl.block)} block"
@@ -261,7 +262,9 @@ class Scenario:
                 *fabric[topo.kind],
                 *([] if self.wan.delay is None else [f"WAN {format_duration(self.wan.delay)}"]),
                 f"buffer {format_buffer(self.switch.buffer)}",
+                *(["PFC"] if self.switch.pfc else ["PAUSE"] if self.switch.pause else []),
                 f"RTO_min {format_duration(self.tcp.rto_min)}",
+                *([] if self.tcp.variant == "newreno" else [self.tcp.variant]),
             ]
         )
 

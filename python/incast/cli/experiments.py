@@ -34,7 +34,7 @@ def experiments(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
 ) -> None:
     """List the packaged experiments (one per paper figure or table) and their status."""
-    rows = []
+    rows: list[tuple[str, ...]] = []
     for path in packaged():
         experiment = load(path)
         meta = experiment.spec.meta

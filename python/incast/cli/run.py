@@ -204,18 +204,25 @@ def run(
     for scenario, where, pcap_where in zip(scenarios, trace_dirs, pcap_dirs, strict=True):
         result = run_scenario(scenario)
         if where is not None:
-            result.write_traces(where)
+            _wrote("traces", result.write_traces(where), where)
         if pcap_where is not None:
-            result.write_pcap(pcap_where)
+            _wrote("packet capture", result.write_pcap(pcap_where), pcap_where)
         if as_json:
             print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         results.append(result)
     if as_json:
         return
+    suffix = f", preset {preset}" if preset is not None else ""
     if servers is not None and "," in servers:
-        _print_table(console, results)
+        _print_table(console, results, suffix)
     else:
-        _print_summary(console, results[0])
+        _print_summary(console, results[0], suffix)
+
+
+def _wrote(what: str, paths: list[Path], where: Path) -> None:
+    """Say on standard error where files went (standard output may be JSON)."""
+    names = ", ".join(p.name for p in paths) or "nothing"
+    print(f"{what}: {names} in {where}/", file=sys.stderr)
 
 
 def register(app: typer.Typer) -> None:
@@ -280,9 +287,9 @@ def _rate(events_per_s: float) -> str:
     return f"{events_per_s:.0f} "
 
 
-def _print_summary(console: Console, r: Result) -> None:
+def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
     t = r.block_time_ms
-    console.print(r.scenario.describe(), style="bold")
+    console.print(r.scenario.describe() + suffix, style="bold")
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -322,12 +329,12 @@ def _print_summary(console: Console, r: Result) -> None:
     console.print(table)
 
 
-def _print_table(console: Console, results: list[Result]) -> None:
+def _print_table(console: Console, results: list[Result], suffix: str = "") -> None:
     common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count
     wl = results[0].scenario.workload
     if wl.clients > 1:
         common = f"{wl.clients} clients ({wl.server_sets} servers), {common}"
-    console.print(common, style="bold")
+    console.print(common + suffix, style="bold")
     table = Table()
     for name in (
         "servers",
