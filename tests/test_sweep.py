@@ -249,3 +249,26 @@ def test_the_summary_table_prints_counts_as_integers_and_no_exponents(
     assert main(["experiments", "--out", str(tmp_path / "out")]) == 0
     first = capsys.readouterr().out.splitlines()[0].split()
     assert first[:4] == ["experiment", "paper", "figure", "status"]
+
+
+ADDED_AXIS = TINY.replace(
+    'where = { servers = 8, "tcp.rto_min" = "200ms" }', "where = { servers = 8 }"
+) + """
+[[plot]]
+x = "servers"
+y = "goodput_mbps"
+"""
+
+
+def test_an_axis_no_claim_or_plot_names_is_evaluated_and_drawn_per_value(tmp_path: Path) -> None:
+    """A claim that leaves an added axis free is checked at each of its values, and
+    the figure draws one line per value instead of joining them."""
+    from incast.plots import _groups
+
+    exp, _ = experiment(tmp_path, ADDED_AXIS)
+    result = sweep(exp, out=tmp_path, jobs=2)
+    (verdict,) = result.verdicts
+    assert verdict.verdict == "fails", verdict  # 1 ms RTO_min does not collapse at 8 servers
+    assert "tcp.rto_min=0.2" in verdict.detail and "tcp.rto_min=0.001" in verdict.detail
+    labels = [parts for parts, _ in _groups(exp.spec.plot[0], result.summary)]
+    assert labels == [["tcp.rto_min 200ms"], ["tcp.rto_min 1ms"]]

@@ -648,7 +648,10 @@ def _describe(err: ValidationError) -> str:
 def evaluate(experiment: Experiment, summary: pd.DataFrame | None) -> list[Verdict]:
     """Check every claim against ``summary`` (one row per point, ``<metric>_mean`` columns).
 
-    A claim whose points are missing from the table (or whose mean is NaN) is ``not-run``.
+    A claim whose points are missing from the table (or whose mean is NaN) is
+    ``not-run``. Where a claim leaves an axis free and the table has several
+    values of it (an axis added to a copy of an experiment), the claim is
+    checked at each value and the detail lists them.
     """
     return [_check(experiment, claim, summary) for claim in experiment.spec.claim]
 
@@ -661,12 +664,26 @@ def _lookup(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, 
     return float(rows.iloc[0]) if len(rows) == 1 else math.nan
 
 
+def _per_value(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar]) -> list[dict[str, Scalar]]:
+    """``coords`` once per value of the axes it leaves free where several rows match
+    (an axis added to a copied experiment): the claim is checked at each."""
+    mask = pd.Series(True, index=summary.index)
+    for k, v in coords.items():
+        mask &= summary[k] == v
+    free = [a for a in experiment.axis_names if a not in coords]
+    if mask.sum() <= 1 or not free:
+        return [dict(coords)]
+    values = summary.loc[mask, free].drop_duplicates()
+    return [{**coords, **dict(zip(free, row, strict=True))} for row in values.itertuples(index=False)]
+
+
 def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -> Verdict:
     if summary is None or summary.empty:
         return Verdict(claim.text, "not-run", "no results")
     results: list[bool] = []
     shown: list[str] = []
-    for coords in experiment.select(claim.where):
+    wheres = [c for where in experiment.select(claim.where) for c in _per_value(experiment, summary, where)]
+    for coords in wheres:
         lhs = _lookup(experiment, summary, coords, claim.metric)
         if claim.than is not None:
             other = {**coords, **experiment.select(claim.than.where)[0]} if claim.than.where else coords

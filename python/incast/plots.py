@@ -135,14 +135,29 @@ def _rows(experiment: Experiment, summary: pd.DataFrame, where: Mapping[str, Any
     return summary[mask]
 
 
+def _unplotted_axes(plot: Plot, data: pd.DataFrame) -> list[str]:
+    """Axes that vary in ``data`` but are neither x nor a series of the plot (an axis
+    added to a copy of an experiment): they become series too, so no line merges them."""
+    def is_axis(column: str) -> bool:
+        return column != "seeds" and not column.endswith(("_mean", "_ci95"))
+
+    named = {plot.x, *plot.series_axes}
+    return [c for c in data.columns if is_axis(c) and c not in named and data[c].nunique(dropna=False) > 1]
+
+
 def _groups(plot: Plot, data: pd.DataFrame) -> list[tuple[list[str], pd.DataFrame]]:
-    """(label parts, rows) per combination of the series axes' values."""
-    axes = plot.series_axes
+    """(label parts, rows) per combination of the series axes' values, and of any other axis that varies."""
+    extra = _unplotted_axes(plot, data)
+    axes = [*plot.series_axes, *extra]
     groups = list(data.groupby(axes, sort=False, dropna=False)) if axes else [((), data)]
     out: list[tuple[list[str], pd.DataFrame]] = []
     for key, rows in groups:
         values = key if isinstance(key, tuple) else (key,)
-        out.append(([format_value(a, v) for a, v in zip(axes, values, strict=True)], rows))
+        parts = [
+            format_value(a, v) if a in plot.series_axes else f"{a} {format_value(a, v)}"
+            for a, v in zip(axes, values, strict=True)
+        ]
+        out.append((parts, rows))
     return out
 
 
