@@ -250,6 +250,8 @@ class _Cache:
             doc = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError) as e:
             return self._reject(path, f"unreadable ({e.__class__.__name__})")
+        if isinstance(doc, dict) and "checksum" not in doc:
+            return None  # written by an older incast: recomputed without a warning
         why = _invalid_entry(doc, key)
         return self._reject(path, why) if why else dict(doc["metrics"])
 
