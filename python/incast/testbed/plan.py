@@ -51,10 +51,12 @@ from incast.errors import ScenarioError
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import MAX_SERVERS, Shaping
-from incast.units import format_duration, format_size
+from incast.units import format_duration, format_rate, format_size
 
 __all__ = ["Plan", "plan"]
 
+#: Slowest rate tc's tbf takes: it keeps the rate in bytes per second, so below 8 bit/s it is 0.
+MIN_TBF_RATE = 8
 #: IPv4 and TCP headers: the MTU is ``mss`` plus these.
 _IP_TCP_HEADERS = 40
 #: Bytes the qdisc counts for a full frame beyond the MSS: IP, TCP and Ethernet headers.
@@ -180,6 +182,11 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             f"which this kernel does not offer (it has {', '.join(congestion_controls)})"
         )
     _refuse_unsupported(s)
+    if s.link.rate < MIN_TBF_RATE:
+        raise ScenarioError(
+            f"link.rate: the testbed shapes with tc's tbf, which counts whole bytes per second: "
+            f"at least {format_rate(MIN_TBF_RATE)}, got {format_rate(s.link.rate)}"
+        )
     notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
     delayed_ack = _delayed_ack(s, notes)
     buffer = _buffer_bytes(s, notes)
