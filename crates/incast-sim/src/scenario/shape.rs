@@ -71,7 +71,7 @@ impl Scenario {
         };
         let mut s = Scenario { seed: DEFAULT_SEED, ..Scenario::default() };
         if !raw.contains_key("servers") {
-            return Err(invalid("servers", "required; a whole number of servers between 1 and 100000"));
+            return Err(invalid("servers", format!("required; {}", Spec::<u32>::allowed(&SERVERS))));
         }
         let at = |key: &str, message: String| invalid_owned(key.to_owned(), message);
         let (mut blocks, mut duration) = (None, None);
