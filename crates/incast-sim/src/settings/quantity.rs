@@ -104,6 +104,15 @@ fn plain(n: u64, places: u32) -> String {
     format!("{int}.{}", frac.trim_end_matches('0'))
 }
 
+/// `n` base units in the largest of `units` (name, power of ten) it reaches,
+/// as an exact decimal: `(1_500_000, [("ms", 9), ("us", 6)], "ps")` → `"1.5us"`.
+fn in_largest_unit(n: u64, units: &[(&str, u32)], base: &str) -> String {
+    match units.iter().find(|&&(_, places)| n >= 10u64.pow(places)) {
+        Some(&(unit, places)) => format!("{}{unit}", plain(n, places)),
+        None => format!("{n}{base}"),
+    }
+}
+
 /// What a quantity was given as: a number in SI units, or digits with a unit.
 enum Quantity<'a> {
     Number(Decimal),
@@ -221,16 +230,10 @@ impl Duration {
 
     /// A duration as the shortest exact string: `"100us"`, `"1.5ms"`, `"0"`.
     pub fn format(d: SimDuration) -> String {
-        let ps = d.as_ps();
-        if ps == 0 {
-            return "0".into();
+        match d.as_ps() {
+            0 => "0".into(),
+            ps => in_largest_unit(ps, &[("s", 12), ("ms", 9), ("us", 6), ("ns", 3)], "ps"),
         }
-        for (unit, places) in [("s", 12), ("ms", 9), ("us", 6), ("ns", 3)] {
-            if ps >= 10u64.pow(places) {
-                return format!("{}{unit}", plain(ps, places));
-            }
-        }
-        format!("{ps}ps")
     }
 }
 
@@ -278,13 +281,7 @@ impl Rate {
 
     /// A rate as the largest unit that keeps it exact: `"1Gbps"`, `"2.5Mbps"`.
     pub fn format(rate: BitRate) -> String {
-        let bps = rate.as_bps();
-        for (unit, places) in [("Tbps", 12), ("Gbps", 9), ("Mbps", 6), ("Kbps", 3)] {
-            if bps >= 10u64.pow(places) {
-                return format!("{}{unit}", plain(bps, places));
-            }
-        }
-        format!("{bps}bps")
+        in_largest_unit(rate.as_bps(), &[("Tbps", 12), ("Gbps", 9), ("Mbps", 6), ("Kbps", 3)], "bps")
     }
 }
 
