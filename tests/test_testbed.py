@@ -114,7 +114,7 @@ def test_the_default_delayed_ack_is_linux_s_own_with_a_note() -> None:
 def test_variants_map_to_a_linux_congestion_control_set_explicitly(variant: str, sack: str, congestion: str) -> None:
     p = plan(scenario(tcp={"variant": variant}), HZ250, CONGESTION)
     assert p.congestion == congestion
-    assert p.sysctls["net.ipv4.tcp_congestion_control"] == congestion
+    assert "net.ipv4.tcp_congestion_control" not in p.sysctls, "set per socket: a namespace default needs it allowed"
     assert p.sysctls["net.ipv4.tcp_sack"] == sack
     assert p.read_options[p.read_options.index("--congestion") + 1] == congestion
     assert p.serve_options[p.serve_options.index("--congestion") + 1] == congestion
@@ -207,6 +207,18 @@ def test_a_small_incast_runs_on_the_kernel_and_leaves_nothing_behind(
     assert d["timeouts"] == sum(d["timeouts_per_server"])
     assert len(d["read"]["connections"]) == 4
     assert err.startswith("note: link.rtt: ")
+
+
+@needs_root
+def test_cubic_runs_although_the_kernel_does_not_allow_it_as_a_namespace_default(
+    capfd: pytest.CaptureFixture[str], clean: None
+) -> None:
+    """Set per socket (TCP_CONGESTION), not as the namespace default that
+    tcp_allowed_congestion_control restricts: this kernel allows only reno and bbr."""
+    code, out, err = cli(capfd, "testbed", *SMALL, "--tcp", "cubic", "--json")
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["status"], d["blocks"], d["kernel"]["congestion"]) == ("complete", 8, "cubic")
 
 
 @needs_root

@@ -20,8 +20,11 @@ SACK with RACK when SACK is on); ``tcp.sack``, ``tcp.timestamps``,
 ``tcp.restart_after_idle`` (``tcp_sack``, ``tcp_timestamps``, ``tcp_frto``,
 ``tcp_reordering``, ``tcp_slow_start_after_idle``). ECN is always off
 (``tcp_ecn = 0``): ``tbf`` cannot mark. The congestion control is always set
-explicitly: a new namespace would otherwise inherit the kernel's default (bbr
-here).
+explicitly, on every socket (``TCP_CONGESTION`` through ``incast serve`` and
+``incast read --congestion``): a new namespace would otherwise inherit the
+kernel's default (bbr here), and a namespace may not make a congestion control
+its default unless ``tcp_allowed_congestion_control`` lists it (cubic is not
+listed here), while root may set any available one per socket.
 
 **Noted** (a line in ``notes``): ``link.rtt`` (the RTT is what the veths give;
 netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
@@ -220,7 +223,6 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         )
     sack = tcp.sack or tcp.variant == "sack"
     sysctls = {
-        "net.ipv4.tcp_congestion_control": congestion,
         "net.ipv4.tcp_rto_min_us": str(rto_min_us),
         "net.ipv4.tcp_sack": str(int(sack)),
         "net.ipv4.tcp_timestamps": str(int(tcp.timestamps)),
