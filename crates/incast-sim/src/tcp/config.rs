@@ -105,6 +105,10 @@ crate::settings! {
         "restart_after_idle" restart_after_idle: bool = true, Flag;
         /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
         "sack" sack: bool = false, Flag;
+        /// SACK recovery re-marks a retransmitted hole as lost once data sent
+        /// after the retransmission is SACKed, and sends it again (Linux's
+        /// "lost retransmit" detection; RFC 6675 has none, so off by default).
+        "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
         /// Timestamps option (RFC 7323) on every segment: 12 header bytes, so
         /// segments carry mss - 12 payload bytes; echoed timestamps give RTT
         /// samples where Karn's rule gives none.

@@ -60,11 +60,20 @@ pub struct Scoreboard {
     rescue_rxt: Option<u64>,
     /// SND.MAX when the last recovery or timeout began (RecoveryPoint).
     recovery_point: Option<u64>,
+    /// Detect lost retransmissions (Linux), not in RFC 6675.
+    lost_retransmit: bool,
+    /// HighData when the first retransmission since HighRxt last restarted
+    /// went out: a SACK of data at or above it was sent after that
+    /// retransmission, so a retransmitted hole still missing was lost again.
+    rxt_high_data: Option<u64>,
+    /// Retransmissions detected as lost.
+    lost_retransmits: u64,
 }
 
 impl Scoreboard {
-    /// An empty scoreboard; `dupthresh` is the duplicate-ACK threshold.
-    pub fn new(smss: u32, dupthresh: u32) -> Self {
+    /// An empty scoreboard; `dupthresh` is the duplicate-ACK threshold;
+    /// `lost_retransmit` turns on the detection of lost retransmissions.
+    pub fn new(smss: u32, dupthresh: u32, lost_retransmit: bool) -> Self {
         Scoreboard {
             smss: smss.max(1) as u64,
             dupthresh: dupthresh.max(1),
@@ -74,7 +83,15 @@ impl Scoreboard {
             high_rxt: 0,
             rescue_rxt: None,
             recovery_point: None,
+            lost_retransmit,
+            rxt_high_data: None,
+            lost_retransmits: 0,
         }
+    }
+
+    /// Retransmissions found lost (and re-marked) by `lost_retransmit`.
+    pub fn lost_retransmits(&self) -> u64 {
+        self.lost_retransmits
     }
 
     /// True during RFC 6675 loss recovery.
@@ -116,11 +133,23 @@ impl Scoreboard {
             first.0 = first.0.max(high_ack);
         }
         let mut news = false;
+        let mut after_rxt = false;
         for (s, e) in blocks {
             let s = s.max(high_ack);
             if s < e {
-                news |= self.insert(s, e);
+                let new = self.insert(s, e);
+                news |= new;
+                after_rxt |= new && self.rxt_high_data.is_some_and(|mark| e > mark);
             }
+        }
+        // DEVIATION (Linux): RFC 6675 never retransmits an octet twice in one
+        // recovery. Linux (tcp_sacktag_write_queue, "lost retransmit") marks a
+        // retransmitted hole lost again once data sent after the retransmission
+        // is SACKed; HighRxt falls back so NextSeg rule (1) resends it.
+        if self.lost_retransmit && self.in_recovery && after_rxt && self.unsacked_in(high_ack, self.high_rxt) > 0 {
+            self.high_rxt = high_ack;
+            self.rxt_high_data = None;
+            self.lost_retransmits += 1;
         }
         news
     }
@@ -224,6 +253,7 @@ impl Scoreboard {
         self.dupacks = 0;
         if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack >= rp) {
             self.in_recovery = false;
+            self.rxt_high_data = None;
             return true;
         }
         false
@@ -239,6 +269,7 @@ impl Scoreboard {
         let end = (start + self.smss).min(run_end).min(high_data);
         self.high_rxt = end;
         self.rescue_rxt = Some(end);
+        self.rxt_high_data = Some(high_data);
         (start, end - start)
     }
 
@@ -248,6 +279,7 @@ impl Scoreboard {
         self.in_recovery = false;
         self.recovery_point = Some(high_data);
         self.dupacks = 0;
+        self.rxt_high_data = None;
     }
 
     /// The latest timeout proved spurious (`tcp::spurious`): RecoveryPoint no
@@ -273,6 +305,7 @@ impl Scoreboard {
         let len = |s: u64, end: u64| self.smss.min(end - s);
         // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c) IsLost.
         if s2 < highest_sacked && self.is_lost(s2) {
+            self.rxt_high_data.get_or_insert(high_data);
             return Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Lost));
         }
         // (2) previously unsent data, if the receiver's window allows.
@@ -281,6 +314,7 @@ impl Scoreboard {
         }
         // (3) as (1) without (1.c).
         if s2 < highest_sacked {
+            self.rxt_high_data.get_or_insert(high_data);
             return Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Unsacked));
         }
         // (4) one rescue retransmission per recovery, of the highest outstanding
@@ -329,7 +363,7 @@ mod tests {
     const MSS: u64 = 1000;
 
     fn board() -> Scoreboard {
-        Scoreboard::new(MSS as u32, 3)
+        Scoreboard::new(MSS as u32, 3, false)
     }
 
     fn seg(i: u64) -> (u64, u64) {
@@ -408,6 +442,26 @@ mod tests {
             ],
             "segment 5 has one SACKed segment above it: not lost, so rule (3) sends it after the new data"
         );
+    }
+
+    /// DEVIATION (Linux "lost retransmit", tcp_sacktag_write_queue): segment 0
+    /// is retransmitted when HighData is 10; once a SACK covers segment 10,
+    /// sent after that retransmission, while segment 0 is still missing, the
+    /// retransmission was lost: HighRxt falls back and NextSeg resends it.
+    /// RFC 6675 alone (the switch off) never sends it twice in one recovery.
+    #[test]
+    fn a_retransmission_lost_again_is_resent_once_later_data_is_sacked() {
+        for (on, expected) in [(true, Some((0, 1000, NextSegRule::Lost))), (false, None)] {
+            let mut b = Scoreboard::new(MSS as u32, 3, on);
+            b.update(0, [(1000, 4000)].into_iter());
+            assert_eq!(b.enter_recovery(0, 10_000), (0, 1000));
+            b.on_sent(1000, NextSegRule::Lost);
+            // Segment 10 (new data after the retransmission) is SACKed; 0 is not.
+            b.update(0, [(1000, 4000), (10_000, 11_000)].into_iter());
+            let next = b.next_seg(0, 11_000, 11_000, false).filter(|&(s, _, _)| s == 0);
+            assert_eq!(next, expected, "lost_retransmit = {on}");
+            assert_eq!(b.lost_retransmits(), u64::from(on));
+        }
     }
 
     /// RFC 6675 §4 `NextSeg` rule (4): with every hole resent and no new data,

@@ -144,7 +144,9 @@ impl Sender {
             backoff: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
-            sack: cfg.sack_enabled().then(|| Box::new(Scoreboard::new(mss, cfg.dupack_threshold))),
+            sack: cfg
+                .sack_enabled()
+                .then(|| Box::new(Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit))),
             sack_rtx: None,
             spurious: SpuriousDetector::new(cfg.spurious_rto),
             frto_new: 0,
@@ -569,7 +571,17 @@ impl Sender {
         let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
         let usable = self.send_window().saturating_sub(flight);
         let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
-        if len <= usable || self.frto_allows(len) {
+        // RFC 9293 (3.8.6.2.1): "usable window ... U = SND.UNA + SND.WND - SND.NXT".
+        // The flight leaves SACKed bytes out, the peer's window does not: new data
+        // must end within it, and a retransmission start within it (or at
+        // SND.UNA), as Linux's tcp_snd_wnd_test and tcp_retransmit_skb require.
+        let wnd_end = self.snd_una + self.peer_wnd;
+        let in_window = if self.snd_nxt < self.snd_max {
+            self.snd_nxt < wnd_end || self.snd_nxt == self.snd_una
+        } else {
+            self.snd_nxt + len <= wnd_end
+        };
+        if len <= usable && in_window || self.frto_allows(len) {
             return Some((self.snd_nxt, len));
         }
         None

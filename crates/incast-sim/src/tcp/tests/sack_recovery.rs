@@ -103,3 +103,26 @@ fn rfc6675_5_1_no_fast_retransmit_below_recovery_point_after_timeout() {
     assert!(!ep.in_recovery());
     assert_eq!(ep.stats().fast_retransmits, 0);
 }
+
+/// RFC 9293 §3.8.6.2.1: the usable window is SND.UNA + SND.WND − SND.NXT.
+/// SACKed data has left the network and lets new data out (RFC 6675 §5), but
+/// never past the right edge of the peer's window: with a 12-segment window
+/// from SND.UNA = 1, segment 12 may go and segment 13 may not, however much
+/// is SACKed (Linux `tcp_snd_wnd_test`).
+#[test]
+fn rfc9293_sacked_data_never_lets_the_sender_past_the_peer_window() {
+    let window = |mut s: Segment| {
+        s.wnd = 12 * MSS;
+        s
+    };
+    let mut ep = with_flight(&cfg_sack(), seg(20), 10);
+    recv(&mut ep, us(100), window(ack(seg(1))));
+    assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);
+    recv(&mut ep, us(110), window(sack_ack(1, &[(2, 3)])));
+    assert_eq!(drain(&mut ep, us(110)), vec![(seg(12), MSS)]);
+    recv(&mut ep, us(120), window(sack_ack(1, &[(2, 4)])));
+    assert_eq!(drain(&mut ep, us(120)), vec![], "segment 13 would end past SND.UNA + SND.WND");
+    // The window slides with SND.UNA: segment 1 arrives, the ACK covers up to 4, segment 13 goes.
+    recv(&mut ep, us(130), window(ack(seg(4))));
+    assert_eq!(drain(&mut ep, us(130)).first(), Some(&(seg(13), MSS)));
+}
