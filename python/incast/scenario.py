@@ -30,7 +30,7 @@ import functools
 import json
 import math
 import sys
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -146,9 +146,6 @@ class _Table:
         value = self._values.get(key)  # workload.sru or .block, whichever is not in use: None
         return None if _none_words().get(name) == value else value
 
-    def __iter__(self) -> Iterator[str]:
-        return iter(self._values)
-
     def __repr__(self) -> str:
         return f"[{self._name}] {self._values!r}"
 
@@ -205,7 +202,8 @@ class Scenario:
     def get(self, path: str) -> Any:
         """The value of the dotted setting ``path`` in plain SI units, as :meth:`to_dict` holds it
         (``"tcp.rto_min"`` -> ``0.2``). An unknown path raises ScenarioError naming it."""
-        apply_overrides({}, {path: None})  # the engine names an unknown path
+        if path not in _names():
+            apply_overrides({}, {path: None})  # the engine names what is wrong with the path
         table, _, key = path.partition(".")
         value = self._si.get(table)
         return value.get(key) if key and isinstance(value, dict) else value

@@ -171,11 +171,11 @@ impl Sim {
             self.hosts.eps[ep].send(BULK_BYTES);
             self.service(ep);
         }
-        while let Some((t, ev)) = self.events.pop_until(end) {
+        // Events at the last instant were due later still (time saturates there):
+        // run everything before it, and stop short if any is left (see `run`).
+        let horizon = SimTime(end.0.min(LAST_INSTANT.0 - 1));
+        while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
-            if t == LAST_INSTANT {
-                return;
-            }
             self.processed += 1;
             let (events, now) = (&mut self.events, self.now);
             match ev {
@@ -210,6 +210,10 @@ impl Sim {
             if self.stopped_at.is_some() {
                 return;
             }
+        }
+        if end == NEVER && !self.events.is_empty() {
+            self.now = LAST_INSTANT;
+            return;
         }
         self.stopped_at = Some(if end == NEVER { self.now } else { end });
     }

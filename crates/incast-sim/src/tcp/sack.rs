@@ -66,8 +66,6 @@ pub struct Scoreboard {
     /// went out: a SACK of data at or above it was sent after that
     /// retransmission, so a retransmitted hole still missing was lost again.
     rxt_high_data: Option<u64>,
-    /// Retransmissions detected as lost.
-    lost_retransmits: u64,
 }
 
 impl Scoreboard {
@@ -85,13 +83,7 @@ impl Scoreboard {
             recovery_point: None,
             lost_retransmit,
             rxt_high_data: None,
-            lost_retransmits: 0,
         }
-    }
-
-    /// Retransmissions found lost (and re-marked) by `lost_retransmit`.
-    pub fn lost_retransmits(&self) -> u64 {
-        self.lost_retransmits
     }
 
     /// True during RFC 6675 loss recovery.
@@ -149,7 +141,6 @@ impl Scoreboard {
         if self.lost_retransmit && self.in_recovery && after_rxt && self.unsacked_in(high_ack, self.high_rxt) > 0 {
             self.high_rxt = high_ack;
             self.rxt_high_data = None;
-            self.lost_retransmits += 1;
         }
         news
     }
@@ -460,7 +451,6 @@ mod tests {
             b.update(0, [(1000, 4000), (10_000, 11_000)].into_iter());
             let next = b.next_seg(0, 11_000, 11_000, false).filter(|&(s, _, _)| s == 0);
             assert_eq!(next, expected, "lost_retransmit = {on}");
-            assert_eq!(b.lost_retransmits(), u64::from(on));
         }
     }
 
