@@ -51,6 +51,34 @@ PRESETS: dict[str, Preset] = {
             },
         ),
         Preset(
+            "ns2",
+            "ns-2.35's one-way TCP as ns-default.tcl sets it up: 1000-byte packets, IW 2, a 20-packet window, "
+            "an ACK per segment.",
+            "The stack of the papers' simulations (FAST08 §4-5, CMU09 §3, GIP §VII), so their figures can be "
+            "run as they were: packetSize_ 1000, windowInit_ 2, window_ 20, singledup_ 1 (limited transmit), "
+            "minrto_ 0.2 s, maxrto_ 60 s, rtxcur_init_ 3 s, tcpTick_ 10 ms (tcl/lib/ns-default.tcl) with the "
+            "estimator of TcpAgent::rtt_update (tcp.rto_flavor = \"ns2\") and the ssthresh cut of "
+            "TcpAgent::timeout (tcp.rto_ssthresh = \"ns2\"); TCPSink ACKs every "
+            "segment (tcp/tcp-sink.cc); the agent cancels its timer once all data is acknowledged "
+            "(TcpAgent::newtimer), so it never restarts after idle; servers answer at once. incast validate "
+            "--against ns2 runs ns-2.35 itself on the same scenario.",
+            {
+                "tcp.mss": 1000,
+                "tcp.init_cwnd": 2,
+                "tcp.rcv_wnd": "20000B",
+                "tcp.limited_transmit": True,
+                "tcp.restart_after_idle": False,
+                "tcp.delayed_ack": "off",
+                "tcp.rto_min": "200ms",
+                "tcp.rto_max": "60s",
+                "tcp.rto_initial": "3s",
+                "tcp.rto_flavor": "ns2",
+                "tcp.rto_ssthresh": "ns2",
+                "tcp.rto_tick": "10ms",
+                "workload.server_jitter": "0",
+            },
+        ),
+        Preset(
             "fine-rto",
             "CMU09's remedy: 200 us RTO_min on high-resolution timers, randomized timeouts, delayed ACK off.",
             "CMU09 §5-7: microsecond timers remove the 200 ms idle time; randomizing each timeout "

@@ -14,6 +14,7 @@
 
 use super::cc::cubic::CubicConfig;
 use super::cc::dctcp::DctcpConfig;
+use super::cc::RtoSsthresh;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::rto::RtoConfig;
@@ -44,6 +45,9 @@ crate::settings! {
     ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
     /// - `slow_start`: true — RFC 5681 3.1. False grows cwnd by congestion
     ///   avoidance only (FAST08 §5.1.3).
+    /// - `rto_ssthresh`: `rfc5681` — RFC 5681 (3.1) eq. (4), the RFC the
+    ///   simulator follows; `ns2` is ns-2.35's `TcpAgent::timeout` (see
+    ///   [`RtoSsthresh`]).
     /// - `restart_after_idle`: true — Linux `tcp_slow_start_after_idle` defaults
     ///   to 1, and `incast validate` compares against Linux (RFC 5681 4.1 says
     ///   SHOULD as well).
@@ -100,6 +104,12 @@ crate::settings! {
         "limited_transmit" limited_transmit: bool = false, Flag;
         /// Slow start (RFC 5681 3.1); false grows cwnd by additive increase only.
         "slow_start" slow_start: bool = true, Flag;
+        /// ssthresh after a timeout: "rfc5681" (max(FlightSize/2, 2·SMSS), held
+        /// when the same segment times out again) or "ns2" (half the congestion
+        /// window before fast-recovery inflation, at most the peer window, in
+        /// whole segments, at every timeout, as ns-2.35 does).
+        "rto_ssthresh" rto_ssthresh: RtoSsthresh = RtoSsthresh::Rfc5681,
+            Choice(&[("rfc5681", RtoSsthresh::Rfc5681), ("ns2", RtoSsthresh::Ns2)]);
         /// After sending nothing for longer than the RTO, restart from
         /// min(init_cwnd, cwnd) (RFC 5681 4.1; Linux tcp_slow_start_after_idle).
         "restart_after_idle" restart_after_idle: bool = true, Flag;

@@ -1,6 +1,6 @@
-//! Retransmission timeout estimator: RFC 6298, or Linux's variant of it.
+//! Retransmission timeout estimator: RFC 6298, Linux's variant of it, or ns-2's.
 //!
-//! **Models:** two flavors (`RtoConfig::flavor`).
+//! **Models:** three flavors (`RtoConfig::flavor`).
 //! - RFC 6298 (default): SRTT/RTTVAR smoothing with α = 1/8, β = 1/4 (§2), the
 //!   clock granularity term G (§2.2, §4), RTO_min/RTO_max clamping (§2.4,
 //!   §2.5). A jiffy clock (G > 0) floors SRTT and RTTVAR at one tick each, so
@@ -17,8 +17,19 @@
 //!   max(RTO_min, SRTT + 4·RTTVAR). `tcp_bound_rto` caps it at RTO_max. A window
 //!   ends on the first sample whose SND.UNA is past the SND.NXT recorded at the
 //!   previous window end (`after(tp->snd_una, tp->rtt_seq)`).
+//! - ns-2 (2.35, `TcpAgent::rtt_update`, `rtt_timeout`, `rtt_backoff` in
+//!   tcp/tcp.cc): the estimator kept in whole ticks of `RtoConfig::tick`
+//!   (`tcpTick_`, 10 ms by default): a sample counts the tick boundaries it
+//!   crossed, at least one; `t_srtt_` holds 8·SRTT and `t_rttvar_` 4·RTTVAR
+//!   in ticks, the first sample setting RTTVAR = R/2; the RTO is
+//!   (8·SRTT + 32·RTTVAR) / 8 whole ticks, raised to RTO_min before the
+//!   back-off multiplies it (`rfc2988_`), capped at RTO_max, and at least two
+//!   ticks. Past a back-off factor of 8 the SRTT is folded into RTTVAR and
+//!   cleared, so the next sample starts the estimate again. With the default
+//!   tick and a 100 µs RTT every sample is one tick and the RTO settles at
+//!   3 ticks (30 ms) whatever RTO_min below that.
 //!
-//! Both flavors back off exponentially (RFC 6298 §5.5; Linux
+//! All flavors back off exponentially (RFC 6298 §5.5; Linux
 //! `tcp_retransmit_timer`) up to RTO_max and at most `RtoConfig::max_backoff`
 //! doublings, and collapse the back-off on the next valid sample (§5).
 //! **Deliberately different:** RTO_min and RTO_max are configuration, not the
@@ -37,8 +48,9 @@
 //! sender (`tcp::sender`); this module only folds samples in. Randomizing the
 //! armed timer and delaying its expiry is `tcp::rto_timer`.
 
+use super::clock::TcpClock;
 use crate::settings::{Choice, Count, Duration, Flag};
-use crate::time::SimDuration;
+use crate::time::{SimDuration, SimTime};
 
 crate::settings! {
     /// Retransmission-timer knobs (RFC 6298).
@@ -64,7 +76,10 @@ crate::settings! {
     ///   retransmission-timer expiry (not the delayed-ACK timer) by a uniform draw
     ///   from [0, D]; see `tcp::rto_timer`.
     /// - `flavor`: [`RtoFlavor::Rfc6298`] — the RFC formula; `Linux` is the
-    ///   kernel's `tcp_rtt_estimator` / `__tcp_set_rto`; see `tcp::rto`.
+    ///   kernel's `tcp_rtt_estimator` / `__tcp_set_rto`, `Ns2` ns-2.35's
+    ///   `TcpAgent::rtt_update`; see `tcp::rto`.
+    /// - `tick`: 10 ms — ns-2.35's `tcpTick_` (tcl/lib/ns-default.tcl); used by
+    ///   the `Ns2` flavor only.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct RtoConfig {
         /// Lower bound on the retransmission timeout (RTO_min).
@@ -82,10 +97,14 @@ crate::settings! {
         /// CMU09 §3 timer scheduling delay: each retransmission-timer expiry is
         /// late by a uniform draw from [0, this].
         "rto_scheduling_delay" scheduling_delay: SimDuration = SimDuration::ZERO, Duration::ANY;
-        /// RTO formula: "rfc6298" (max(RTO_min, SRTT + 4·RTTVAR)) or "linux"
-        /// (tcp_rtt_estimator / __tcp_set_rto: SRTT + max(4·mdev, RTO_min)).
+        /// RTO formula: "rfc6298" (max(RTO_min, SRTT + 4·RTTVAR)), "linux"
+        /// (tcp_rtt_estimator / __tcp_set_rto: SRTT + max(4·mdev, RTO_min)) or
+        /// "ns2" (ns-2.35's estimator in whole ticks of rto_tick).
         "rto_flavor" flavor: RtoFlavor = RtoFlavor::Rfc6298,
-            Choice(&[("rfc6298", RtoFlavor::Rfc6298), ("linux", RtoFlavor::Linux)]);
+            Choice(&[("rfc6298", RtoFlavor::Rfc6298), ("linux", RtoFlavor::Linux), ("ns2", RtoFlavor::Ns2)]);
+        /// "ns2" flavor: the tick RTT samples and the RTO are counted in (ns-2's
+        /// tcpTick_); timers stay exact, as in ns-2.
+        "rto_tick" tick: SimDuration = SimDuration::from_millis(10), Duration::POSITIVE;
         /// When a backed-off RTO returns to the estimate: "valid_sample" (RFC
         /// 6298 (5.7) with Karn's rule: only a new RTT sample collapses it, as
         /// Linux and ns-2 do) or "new_ack" (any ACK of new data recomputes it
@@ -115,6 +134,9 @@ pub enum RtoFlavor {
     /// variance term `rttvar` (4·mdev) is floored at RTO_min, so RTO ≈
     /// SRTT + max(4·mdev, RTO_min).
     Linux,
+    /// ns-2.35 `TcpAgent::rtt_update` / `rtt_timeout`: integer ticks of
+    /// `RtoConfig::tick`, RTO = max(RTO_min, SRTT + 4·RTTVAR) ≥ 2 ticks.
+    Ns2,
 }
 
 impl RtoConfig {
@@ -128,6 +150,18 @@ impl RtoConfig {
     }
 }
 
+/// ns-2 `TcpAgent` RTT fields, in ticks with its scaling.
+#[derive(Clone, Copy, Debug)]
+struct Ns2Est {
+    /// `t_srtt_`: 8·SRTT in ticks (0: cleared by a long back-off).
+    srtt8: i64,
+    /// `t_rttvar_`: 4·RTTVAR in ticks.
+    rttvar4: i64,
+    /// `t_rtxcur_`: the RTO before clamping and back-off, in ticks, as of the
+    /// last sample (a back-off that clears SRTT leaves it alone).
+    rtxcur: u64,
+}
+
 /// SRTT/RTTVAR state and the current back-off of one sender.
 #[derive(Clone, Debug)]
 pub struct RtoEstimator {
@@ -138,6 +172,8 @@ pub struct RtoEstimator {
     est: Option<(u64, u64)>,
     /// Linux flavor state, once a sample has been taken.
     linux: Option<LinuxEst>,
+    /// ns-2 flavor state, once a sample has been taken.
+    ns2: Option<Ns2Est>,
     /// Number of doublings since the last valid sample.
     backoff: u32,
     /// [`RtoEstimator::rto`], recomputed whenever a sample or a timeout changes it.
@@ -162,10 +198,30 @@ struct LinuxEst {
 impl RtoEstimator {
     /// An estimator with no sample yet. G comes from `cfg.granularity`.
     pub fn new(cfg: RtoConfig) -> Self {
-        let mut e =
-            RtoEstimator { g: cfg.granularity.as_ps(), cfg, est: None, linux: None, backoff: 0, rto: cfg.initial };
+        let mut e = RtoEstimator {
+            g: cfg.granularity.as_ps(),
+            cfg,
+            est: None,
+            linux: None,
+            ns2: None,
+            backoff: 0,
+            rto: cfg.initial,
+        };
         e.rto = e.backed_off_rto();
         e
+    }
+
+    /// The RTT sample of a segment sent at `sent` and acknowledged at `now`,
+    /// read on `clock`; the ns-2 flavor counts the boundaries of its own tick
+    /// crossed, at least one (ns-2 `rtt_update`, on a clock whose phase all
+    /// hosts share as `tcp::clock`'s jiffies do), whatever the clock.
+    #[inline]
+    pub fn sample(&self, clock: &TcpClock, sent: SimTime, now: SimTime) -> SimDuration {
+        if self.cfg.flavor != RtoFlavor::Ns2 {
+            return clock.sample(sent, now);
+        }
+        let tick = self.cfg.tick.as_ps();
+        SimDuration((now.as_ps() / tick - sent.as_ps() / tick).max(1) * tick)
     }
 
     /// Fold in one RTT sample `r` (already rounded to the clock by the caller).
@@ -182,6 +238,7 @@ impl RtoEstimator {
         match self.cfg.flavor {
             RtoFlavor::Rfc6298 => self.rfc6298_sample(r.as_ps()),
             RtoFlavor::Linux => self.linux_sample(r.as_ps(), snd_una, snd_nxt),
+            RtoFlavor::Ns2 => self.ns2_sample(r.as_ps()),
         }
         // RFC 6298 (5): "once a new RTT measurement is obtained ... [this] may
         // result in "collapsing" RTO back down after ... exponential back off"
@@ -261,6 +318,31 @@ impl RtoEstimator {
         l.srtt8 = srtt8.max(1);
     }
 
+    /// ns-2 `TcpAgent::rtt_update` for a sample of `r` picoseconds.
+    fn ns2_sample(&mut self, r: u64) {
+        // ns-2: "t_rtt_ = int((tao + tickoff) / tcp_tick_)", the tick boundaries
+        // crossed, which `sample` already counted; a timestamp sample is
+        // "int(tao /tcp_tick_ + 0.5)". "if (t_rtt_ < 1) t_rtt_ = 1;"
+        let tick = self.cfg.tick.as_ps();
+        let t_rtt = (r.saturating_add(tick / 2) / tick).clamp(1, 1 << 40) as i64;
+        let (srtt8, rttvar4) = match self.ns2 {
+            Some(Ns2Est { srtt8, rttvar4, .. }) if srtt8 != 0 => {
+                // ns-2: "delta = t_rtt_ - (t_srtt_ >> T_SRTT_BITS); if ((t_srtt_ += delta) <= 0) t_srtt_ = 1;"
+                let mut delta = t_rtt - (srtt8 >> 3);
+                let srtt8 = (srtt8 + delta).max(1);
+                // ns-2: "delta -= (t_rttvar_ >> T_RTTVAR_BITS); if ((t_rttvar_ += delta) <= 0) t_rttvar_ = 1;"
+                delta = delta.abs() - (rttvar4 >> 2);
+                (srtt8, (rttvar4 + delta).max(1))
+            }
+            // ns-2: "t_srtt_ = t_rtt_ << T_SRTT_BITS; t_rttvar_ = t_rtt_ << (T_RTTVAR_BITS-1);"
+            _ => (t_rtt << 3, t_rtt << 1),
+        };
+        // ns-2: "t_rtxcur_ = (((t_rttvar_ << (rttvar_exp_ + (T_SRTT_BITS - T_RTTVAR_BITS)))
+        // + t_srtt_) >> T_SRTT_BITS) * tcp_tick_;" with rttvar_exp_ 2.
+        let rtxcur = (((rttvar4 << 3) + srtt8) >> 3) as u64;
+        self.ns2 = Some(Ns2Est { srtt8, rttvar4, rtxcur });
+    }
+
     /// An ACK of new data arrived (after any RTT sample it gave). With
     /// `backoff_reset = "new_ack"` the RTO returns to the estimate.
     // DEVIATION (ns-3): RFC 6298 keeps the backed-off RTO until a valid RTT
@@ -282,18 +364,27 @@ impl RtoEstimator {
             self.backoff += 1;
             self.rto = self.backed_off_rto();
         }
+        if let Some(e) = self.ns2.as_mut().filter(|_| self.backoff > 3) {
+            // ns-2 `rtt_backoff`: "if (t_backoff_ > 8) { t_rttvar_ += (t_srtt_ >>
+            // T_SRTT_BITS); t_srtt_ = 0; }" (t_backoff_ = 2^backoff); t_rtxcur_ stays.
+            e.rttvar4 += e.srtt8 >> 3;
+            e.srtt8 = 0;
+        }
     }
 
     /// RTO before back-off: the RFC 6298 (2.2)–(2.5) formula (or Linux
     /// `__tcp_set_rto`), clamped.
     pub fn base_rto(&self) -> SimDuration {
-        let rto = match (self.est, self.linux) {
+        let rto = match (self.est, self.linux, self.ns2) {
+            // ns-2 `rtt_timeout`: t_rtxcur_, raised to minrto_ before the back-off
+            // ("Correction from Tom Kelly to be RFC2988-compliant").
+            (_, _, Some(e)) => e.rtxcur.saturating_mul(self.cfg.tick.as_ps()),
             // Linux `__tcp_set_rto`: "return usecs_to_jiffies((tp->srtt_us >> 3) + tp->rttvar_us);"
-            (_, Some(l)) => (l.srtt8 >> 3).saturating_add(l.rttvar),
+            (_, Some(l), _) => (l.srtt8 >> 3).saturating_add(l.rttvar),
             // RFC 6298 (2.2): "RTO <- SRTT + max (G, K*RTTVAR) where K = 4"
-            (Some((srtt, rttvar)), None) => srtt.saturating_add(self.g.max(rttvar.saturating_mul(4))),
+            (Some((srtt, rttvar)), None, _) => srtt.saturating_add(self.g.max(rttvar.saturating_mul(4))),
             // RFC 6298 (2.1): "the sender SHOULD set RTO <- 1 second" (configurable).
-            (None, None) => self.cfg.initial.as_ps(),
+            (None, None, None) => self.cfg.initial.as_ps(),
         };
         // RFC 6298 (2.4): "if it is less than 1 second, then the RTO SHOULD be
         // rounded up" — to the configured RTO_min instead of 1 s.
@@ -311,23 +402,30 @@ impl RtoEstimator {
     fn backed_off_rto(&self) -> SimDuration {
         let base = self.base_rto().as_ps();
         let backed = base.checked_shl(self.backoff).filter(|v| v >> self.backoff == base);
-        SimDuration(backed.unwrap_or(u64::MAX).min(self.cfg.max.as_ps()))
+        let rto = backed.unwrap_or(u64::MAX).min(self.cfg.max.as_ps());
+        if self.cfg.flavor == RtoFlavor::Ns2 {
+            // ns-2 `rtt_timeout`: "if (timeout < 2.0 * tcp_tick_) ... timeout = 2.0 * tcp_tick_;"
+            return SimDuration(rto.max(self.cfg.tick.as_ps().saturating_mul(2)));
+        }
+        SimDuration(rto)
     }
 
     /// Smoothed RTT, once a sample has been taken.
     pub fn srtt(&self) -> Option<SimDuration> {
-        match self.linux {
-            Some(l) => Some(SimDuration(l.srtt8 >> 3)),
-            None => self.est.map(|(s, _)| SimDuration(s)),
+        match (self.linux, self.ns2) {
+            (Some(l), _) => Some(SimDuration(l.srtt8 >> 3)),
+            (_, Some(e)) => Some(SimDuration(e.srtt8 as u64 * self.cfg.tick.as_ps() / 8)),
+            _ => self.est.map(|(s, _)| SimDuration(s)),
         }
     }
 
     /// RTT variation, once a sample has been taken; for the Linux flavor
     /// `rttvar_us / 4`, so that RTO = SRTT + 4·RTTVAR in both flavors.
     pub fn rttvar(&self) -> Option<SimDuration> {
-        match self.linux {
-            Some(l) => Some(SimDuration(l.rttvar / 4)),
-            None => self.est.map(|(_, v)| SimDuration(v)),
+        match (self.linux, self.ns2) {
+            (Some(l), _) => Some(SimDuration(l.rttvar / 4)),
+            (_, Some(e)) => Some(SimDuration(e.rttvar4 as u64 * self.cfg.tick.as_ps() / 4)),
+            _ => self.est.map(|(_, v)| SimDuration(v)),
         }
     }
 
@@ -580,5 +678,62 @@ mod tests {
         e.on_ack_rtt_sample(us(110), 31, 40);
         let v = e.rttvar().expect("sampled").as_ps() * 4;
         assert!(v < 250_000_000 && v > 180_000_000, "rttvar {v}");
+    }
+
+    fn ns2(min: SimDuration) -> RtoEstimator {
+        RtoEstimator::new(RtoConfig { min, flavor: RtoFlavor::Ns2, ..RtoConfig::default() })
+    }
+    fn ms(v: u64) -> SimDuration {
+        SimDuration::from_millis(v)
+    }
+
+    /// ns-2 `rtt_update`: a 100 µs round trip on the default 10 ms tick counts
+    /// as one tick; SRTT = 1 tick, RTTVAR = 1/2 tick, RTO = (8 + 16) >> 3 = 3
+    /// ticks, and further one-tick samples leave it there (RTTVAR's 1/4 step
+    /// truncates to nothing) — 30 ms with a 1 ms RTO_min, the floor above it.
+    #[test]
+    fn ns2_rtt_update_counts_ticks_and_settles_at_three() {
+        let clock = TcpClock::new(SimDuration::ZERO);
+        for (min, rto) in [(ms(1), ms(30)), (ms(200), ms(200))] {
+            let mut e = ns2(min);
+            let sent = SimTime(ms(25).as_ps());
+            let r = e.sample(&clock, sent, sent + us(100));
+            assert_eq!(r, ms(10), "a sample within one tick is one tick");
+            for _ in 0..20 {
+                e.on_ack_rtt_sample(r, 0, 0);
+                assert_eq!(e.rto(), rto);
+            }
+            assert_eq!(e.srtt(), Some(ms(10)));
+        }
+    }
+
+    /// ns-2 `rtt_update` counts the tick boundaries a sample crossed: 100 µs
+    /// across a boundary is one tick, 25 ms from the middle of a tick three.
+    #[test]
+    fn ns2_samples_count_tick_boundaries_crossed() {
+        let (clock, e) = (TcpClock::new(SimDuration::ZERO), ns2(ms(1)));
+        let at = |v: u64| SimTime(us(v).as_ps());
+        assert_eq!(e.sample(&clock, at(9_950), at(10_050)), ms(10));
+        assert_eq!(e.sample(&clock, at(5_000), at(30_000)), ms(30));
+    }
+
+    /// ns-2 `rtt_timeout` raises t_rtxcur_ to minrto_ before the back-off
+    /// multiplies it, and `rtt_backoff` clears SRTT once the factor passes 8,
+    /// so the next sample starts the estimate afresh (RTTVAR = R/2) rather
+    /// than smoothing into the old one.
+    #[test]
+    fn ns2_backoff_doubles_from_rto_min_and_clears_srtt_past_eight() {
+        let mut e = ns2(ms(1));
+        for _ in 0..30 {
+            e.on_ack_rtt_sample(ms(50), 0, 0);
+        }
+        // t_rttvar_ falls 10, 8, 6, 5, 4, 3 and stops (3 >> 2 = 0): RTO = 5 + 3 ticks.
+        assert_eq!(e.rto(), ms(80));
+        for k in 1..=4 {
+            e.on_timeout();
+            assert_eq!(e.rto(), ms(80 << k));
+        }
+        e.on_ack_rtt_sample(ms(10), 0, 0);
+        assert_eq!((e.srtt(), e.rto()), (Some(ms(10)), ms(30)), "restarted from the one-tick sample");
     }
 }

@@ -30,7 +30,7 @@
 //! **Not modelled:** zero-window probing, TSO/GSO, pacing, the RFC 6298
 //! (5.7) SYN rule (connections start established).
 
-use super::cc::{Algorithm, CongestionWindow};
+use super::cc::{Algorithm, CongestionWindow, RtoSsthresh};
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::gip::Gip;
@@ -117,6 +117,8 @@ pub struct Sender {
     gip_copy: Option<(u64, u64)>,
     /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
     rude: Rude,
+    /// What a timeout cuts ssthresh from.
+    rto_ssthresh: RtoSsthresh,
 }
 
 impl Sender {
@@ -159,6 +161,7 @@ impl Sender {
                 }
                 rude
             },
+            rto_ssthresh: cfg.rto_ssthresh,
         }
     }
 
@@ -442,7 +445,7 @@ impl Sender {
         // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
         // any newly acknowledged segment was, and otherwise uses the oldest.
         let sample = match (oldest, retransmitted) {
-            (Some(sent_at), false) => Some(clock.sample(sent_at, now)),
+            (Some(sent_at), false) => Some(self.rto.sample(clock, sent_at, now)),
             // Linux tcp_ack_update_rtt: the echoed timestamp when Karn's rule
             // leaves no sample (RFC 7323 (4): RTTM needs no such rule).
             (Some(_), true) => ts_rtt,
@@ -469,7 +472,11 @@ impl Sender {
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
-        self.cc.on_rto(self.fair_flight(self.flight_size()), self.backoff > 0);
+        let (basis, repeated) = match self.rto_ssthresh {
+            RtoSsthresh::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
+            RtoSsthresh::Ns2 => (self.cc.ns2_rto_basis(self.recovery.in_recovery(), self.peer_wnd), false),
+        };
+        self.cc.on_rto(basis, repeated);
         self.recovery.on_rto(self.snd_max);
         if self.rude.marked() {
             self.rude_follow(cwnd);

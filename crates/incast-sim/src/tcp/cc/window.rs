@@ -24,6 +24,21 @@ use super::reno::half_flight;
 use super::{Algorithm, CongestionControl};
 use crate::time::{SimDuration, SimTime};
 
+/// What ssthresh is cut from when the retransmission timer expires.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RtoSsthresh {
+    /// RFC 5681 (3.1) eq. (4): max(FlightSize/2, 2·SMSS), from the data
+    /// outstanding (which NewReno's window inflation may have pushed up to the
+    /// peer window), and held when the segment already timed out once.
+    #[default]
+    Rfc5681,
+    /// ns-2.35 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF)`:
+    /// `ssthresh_ = (int)(min(cwnd_, wnd_) / 2)`, at least 2 segments, at every
+    /// timeout; ns-2 keeps fast recovery's inflation in `dupwnd_`, outside
+    /// `cwnd_`, so the cut starts from the window before inflation.
+    Ns2,
+}
+
 /// cwnd, ssthresh and the algorithm that moves them.
 #[derive(Clone, Debug)]
 pub struct CongestionWindow {
@@ -122,6 +137,16 @@ impl CongestionWindow {
         // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
         // loss window, LW, which equals 1 full-sized segment"
         self.cwnd = self.smss;
+    }
+
+    /// What [`RtoSsthresh::Ns2`] halves at a timeout: ns-2's `min(cwnd_, wnd_)`
+    /// with `peer_wnd` as `wnd_`, cwnd taken before NewReno's inflation
+    /// (`inflated`: in fast recovery, where the window before inflation is
+    /// ssthresh), rounded down to an even number of segments so that its half
+    /// is ns-2's whole-packet `(int) halfwin`.
+    pub fn ns2_rto_basis(&self, inflated: bool, peer_wnd: u64) -> u64 {
+        let cwnd = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
+        cwnd.min(peer_wnd) / (2 * self.smss) * (2 * self.smss)
     }
 
     /// The sender resumes after an idle period longer than the RTO.

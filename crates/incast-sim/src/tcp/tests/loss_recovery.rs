@@ -2,10 +2,10 @@
 
 use super::*;
 
-/// 20 segments written, 10 sent at t = 0, segment 1 lost. The ACK of segment
+/// 20 segments written with the settings `c`, 10 sent at t = 0, segment 1 lost. The ACK of segment
 /// 0 at 100 µs opens the window to 11 and sends segments 10 and 11.
-fn seg1_lost() -> Endpoint {
-    let mut ep = with_flight(&cfg(), seg(20), 10);
+fn seg1_lost_with(c: &TcpConfig) -> Endpoint {
+    let mut ep = with_flight(c, seg(20), 10);
     recv(&mut ep, us(100), ack(seg(1)));
     assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);
     assert_eq!(ep.flight_size(), seg(11));
@@ -14,7 +14,12 @@ fn seg1_lost() -> Endpoint {
 
 /// Three duplicate ACKs of segment 1 at 110, 120, 130 µs.
 fn fast_retransmitted() -> Endpoint {
-    let mut ep = seg1_lost();
+    fast_retransmitted_with(&cfg())
+}
+
+/// [`fast_retransmitted`] with the settings `c`.
+fn fast_retransmitted_with(c: &TcpConfig) -> Endpoint {
+    let mut ep = seg1_lost_with(c);
     for t in [110, 120] {
         recv(&mut ep, us(t), ack(seg(1)));
         expect_nothing(&mut ep, us(t));
@@ -188,4 +193,36 @@ fn rfc5681_3_1_slow_start_two_segments_per_ack() {
     }
     assert_eq!(ep.cwnd(), 20_000);
     assert_eq!(ep.stats().max_cwnd, 20_000);
+}
+
+/// ns-2.35 `TcpAgent::timeout`: `slowdown(CLOSE_SSTHRESH_HALF)` halves
+/// `min(cwnd_, wnd_)`, and ns-2 keeps fast recovery's inflation in `dupwnd_`,
+/// outside `cwnd_`. A sender whose window inflated in recovery (cwnd 12.5
+/// segments over ssthresh 5.5) times out: "ns2" cuts ssthresh from the window
+/// before inflation (5 segments → 2.5, whole segments: 2), where RFC 5681
+/// halves the 12 segments then outstanding.
+#[test]
+fn ns2_timeout_in_recovery_halves_the_window_before_inflation() {
+    for (rule, ssthresh) in [(RtoSsthresh::Rfc5681, 6000), (RtoSsthresh::Ns2, 2000)] {
+        let mut ep = fast_retransmitted_with(&TcpConfig { rto_ssthresh: rule, ..cfg() });
+        for t in [140, 150, 160, 170] {
+            recv(&mut ep, us(t), ack(seg(1)));
+        }
+        expect_data(&mut ep, us(170), seg(12), MSS);
+        assert_eq!((ep.cwnd(), ep.flight_size()), (12_500, seg(12)));
+        expire(&mut ep);
+        assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, ssthresh), "{rule:?}");
+    }
+}
+
+/// ns-2.35 cuts ssthresh at every timeout, the repeated one included: with
+/// cwnd at one segment the half rounds to nothing and the floor of two
+/// segments applies (RFC 5681 (3.1) holds ssthresh instead).
+#[test]
+fn ns2_repeated_timeout_cuts_ssthresh_to_two_segments() {
+    let mut ep = with_flight(&TcpConfig { rto_ssthresh: RtoSsthresh::Ns2, ..cfg() }, seg(10), 10);
+    expire(&mut ep);
+    assert_eq!(ep.ssthresh(), 5000);
+    expire(&mut ep);
+    assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, 2000));
 }
