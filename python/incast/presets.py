@@ -57,23 +57,28 @@ PRESETS: dict[str, Preset] = {
             "The stack of the papers' simulations (FAST08 §4-5, CMU09 §3, GIP §VII), so their figures can be "
             "run as they were: packetSize_ 1000, windowInit_ 2, window_ 20, singledup_ 1 (limited transmit), "
             "minrto_ 0.2 s, maxrto_ 60 s, rtxcur_init_ 3 s, tcpTick_ 10 ms (tcl/lib/ns-default.tcl) with the "
-            "estimator of TcpAgent::rtt_update (tcp.rto_flavor = \"ns2\") and the ssthresh cut of "
-            "TcpAgent::timeout (tcp.rto_ssthresh = \"ns2\"); TCPSink ACKs every "
-            "segment (tcp/tcp-sink.cc); the agent cancels its timer once all data is acknowledged "
-            "(TcpAgent::newtimer), so it never restarts after idle; servers answer at once. incast validate "
-            "--against ns2 runs ns-2.35 itself on the same scenario.",
+            'estimator of TcpAgent::rtt_update (tcp.rto_flavor = "ns2"), NewReno\'s two new segments per '
+            "ACK in recovery and its exit at ssthresh (tcp.recovery_burst, tcp.recovery_exit; "
+            "tcp/tcp-newreno.cc), the ssthresh cut of TcpAgent::slowdown at every loss event "
+            '(tcp.ssthresh_rule = "ns2") and its restart after idle: the timer the last ACK re-armed '
+            "expires with nothing outstanding and cwnd falls to one segment "
+            '(tcp.idle_restart = "ns2"); TCPSink ACKs every segment (tcp/tcp-sink.cc); servers answer at '
+            "once. incast validate --against ns2 runs ns-2.35 itself on the same scenario.",
             {
                 "tcp.mss": 1000,
                 "tcp.init_cwnd": 2,
                 "tcp.rcv_wnd": "20000B",
                 "tcp.limited_transmit": True,
-                "tcp.restart_after_idle": False,
+                "tcp.restart_after_idle": True,
+                "tcp.idle_restart": "ns2",
                 "tcp.delayed_ack": "off",
                 "tcp.rto_min": "200ms",
                 "tcp.rto_max": "60s",
                 "tcp.rto_initial": "3s",
                 "tcp.rto_flavor": "ns2",
-                "tcp.rto_ssthresh": "ns2",
+                "tcp.ssthresh_rule": "ns2",
+                "tcp.recovery_exit": "ssthresh",
+                "tcp.recovery_burst": 2,
                 "tcp.rto_tick": "10ms",
                 "workload.server_jitter": "0",
             },

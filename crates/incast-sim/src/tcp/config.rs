@@ -14,9 +14,11 @@
 
 use super::cc::cubic::CubicConfig;
 use super::cc::dctcp::DctcpConfig;
-use super::cc::RtoSsthresh;
+use super::cc::SsthreshRule;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
+use super::idle_restart::IdleRule;
+use super::newreno::RecoveryExit;
 use super::rto::RtoConfig;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
 use crate::time::{Bytes, SimDuration};
@@ -45,9 +47,15 @@ crate::settings! {
     ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
     /// - `slow_start`: true — RFC 5681 3.1. False grows cwnd by congestion
     ///   avoidance only (FAST08 §5.1.3).
-    /// - `rto_ssthresh`: `rfc5681` — RFC 5681 (3.1) eq. (4), the RFC the
-    ///   simulator follows; `ns2` is ns-2.35's `TcpAgent::timeout` (see
-    ///   [`RtoSsthresh`]).
+    /// - `recovery_exit`: `flight` — RFC 6582 (3.2 step 3) option (1), the
+    ///   one that avoids a burst; `ssthresh` is option (2) (`tcp::newreno`).
+    /// - `recovery_burst`: off — RFC 5681 and RFC 6582 send whatever the window
+    ///   allows; ns-2.35's NewReno agent caps it at two per ACK (`tcp::newreno`).
+    /// - `idle_restart`: `rfc5681` — RFC 5681 (4.1), as Linux counts idle time
+    ///   (`lsndtime`); `ns2` is ns-2.35's timer-driven restart (`tcp::idle_restart`).
+    /// - `ssthresh_rule`: `rfc5681` — RFC 5681 (3.1) eq. (4), the RFC the
+    ///   simulator follows; `ns2` is ns-2.35's `TcpAgent::slowdown` (see
+    ///   [`SsthreshRule`]).
     /// - `restart_after_idle`: true — Linux `tcp_slow_start_after_idle` defaults
     ///   to 1, and `incast validate` compares against Linux (RFC 5681 4.1 says
     ///   SHOULD as well).
@@ -104,15 +112,31 @@ crate::settings! {
         "limited_transmit" limited_transmit: bool = false, Flag;
         /// Slow start (RFC 5681 3.1); false grows cwnd by additive increase only.
         "slow_start" slow_start: bool = true, Flag;
-        /// ssthresh after a timeout: "rfc5681" (max(FlightSize/2, 2·SMSS), held
-        /// when the same segment times out again) or "ns2" (half the congestion
-        /// window before fast-recovery inflation, at most the peer window, in
-        /// whole segments, at every timeout, as ns-2.35 does).
-        "rto_ssthresh" rto_ssthresh: RtoSsthresh = RtoSsthresh::Rfc5681,
-            Choice(&[("rfc5681", RtoSsthresh::Rfc5681), ("ns2", RtoSsthresh::Ns2)]);
+        /// cwnd when NewReno's fast recovery ends (RFC 6582 3.2 step 3):
+        /// "flight" (option 1, min(ssthresh, FlightSize + SMSS): no burst) or
+        /// "ssthresh" (option 2, as ns-2.35 and Linux do).
+        "recovery_exit" recovery_exit: RecoveryExit = RecoveryExit::Flight,
+            Choice(&[("flight", RecoveryExit::Flight), ("ssthresh", RecoveryExit::Ssthresh)]);
+        /// At most this many new segments per ACK while NewReno's fast recovery
+        /// lasts, besides the retransmission (ns-2.35's NewReno agent sends two:
+        /// "send_much(0, 0, 2)"), or "off".
+        "recovery_burst" recovery_burst: Option<u32> = None,
+            OrWord { word: "off", spec: Count::new(1, u32::MAX as u64, "segments"), what: "a count" };
+        /// ssthresh at a fast retransmit or timeout: "rfc5681" (max(FlightSize/2,
+        /// 2·SMSS), held when the same segment times out again) or "ns2" (half
+        /// the congestion window before fast-recovery inflation, at most the peer
+        /// window, in whole segments, at every loss event, as ns-2.35 does).
+        "ssthresh_rule" ssthresh_rule: SsthreshRule = SsthreshRule::Rfc5681,
+            Choice(&[("rfc5681", SsthreshRule::Rfc5681), ("ns2", SsthreshRule::Ns2)]);
         /// After sending nothing for longer than the RTO, restart from
         /// min(init_cwnd, cwnd) (RFC 5681 4.1; Linux tcp_slow_start_after_idle).
         "restart_after_idle" restart_after_idle: bool = true, Flag;
+        /// With restart_after_idle: "rfc5681" (idle counted from the last data
+        /// sent; cwnd = min(IW, cwnd)) or "ns2" (the retransmission timer the last
+        /// ACK of new data re-armed expires with nothing outstanding; cwnd = one
+        /// segment, as ns-2.35's one-way agent does).
+        "idle_restart" idle_restart: IdleRule = IdleRule::Rfc5681,
+            Choice(&[("rfc5681", IdleRule::Rfc5681), ("ns2", IdleRule::Ns2)]);
         /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
         "sack" sack: bool = false, Flag;
         /// SACK recovery re-marks a retransmitted hole as lost once data sent

@@ -7,7 +7,14 @@
 //! Linux `tcp_slow_start_after_idle` is 1 unless changed, and `incast
 //! validate` compares against Linux.
 //! **Deliberately different:** idle is measured from the last data segment
-//! sent, as RFC 5681 and Linux `lsndtime` do, not from the last ACK.
+//! sent, as RFC 5681 and Linux `lsndtime` do, not from the last ACK — unless
+//! `IdleRule::Ns2`: ns-2.35's one-way agent leaves its retransmission timer
+//! armed by the ACK that acknowledged everything (`TcpAgent::newtimer`: "if
+//! (t_seqno_ > tcph->seqno() ...) set_rtx_timer()"), and when it expires with
+//! nothing outstanding `TcpAgent::timeout` does
+//! `slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)` (`slow_start_restart_` and
+//! `restart_bugfix_` on): idle counts from the last ACK of new data and the
+//! window restarts at one segment, ssthresh untouched.
 //! DEVIATION (Linux `tcp_cwnd_restart`): Linux halves cwnd once per idle RTO
 //! down to RW (the RFC 2861 decay) and raises ssthresh to ¾·cwnd first; we
 //! apply the RFC 5681 restart window in one step and leave ssthresh alone.
@@ -16,24 +23,53 @@
 
 use crate::time::{SimDuration, SimTime};
 
+/// When a sender counts as idle, and the window it restarts from.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum IdleRule {
+    /// RFC 5681 (4.1): no data sent for longer than the RTO; cwnd = min(IW, cwnd).
+    #[default]
+    Rfc5681,
+    /// ns-2.35: the retransmission timer re-armed by the last ACK of new data
+    /// expired with nothing outstanding; cwnd = one segment.
+    Ns2,
+}
+
 /// Idle-restart book-keeping of one sender.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct IdleRestart {
     enabled: bool,
-    /// When data was last sent; `None` before the first segment.
-    last_send: Option<SimTime>,
+    rule: IdleRule,
+    /// When data was last sent (`Rfc5681`), or new data last acknowledged
+    /// (`Ns2`); `None` before either.
+    since: Option<SimTime>,
 }
 
 impl IdleRestart {
-    /// Restart after idle on (`enabled`) or off.
-    pub fn new(enabled: bool) -> Self {
-        IdleRestart { enabled, last_send: None }
+    /// Restart after idle on (`enabled`) or off, counted by `rule`.
+    pub fn new(enabled: bool, rule: IdleRule) -> Self {
+        IdleRestart { enabled, rule, since: None }
+    }
+
+    /// The rule idle periods are counted by.
+    #[inline]
+    pub fn rule(&self) -> IdleRule {
+        self.rule
     }
 
     /// A data segment went out at `now`.
     #[inline]
     pub fn on_send(&mut self, now: SimTime) {
-        self.last_send = Some(now);
+        if self.rule == IdleRule::Rfc5681 {
+            self.since = Some(now);
+        }
+    }
+
+    /// An ACK of new data arrived at `now` (it re-arms ns-2's timer).
+    #[inline]
+    pub fn on_new_ack(&mut self, now: SimTime) {
+        if self.rule == IdleRule::Ns2 {
+            self.since = Some(now);
+        }
     }
 
     /// True when a sender with nothing outstanding that is about to send at
@@ -43,7 +79,15 @@ impl IdleRestart {
     pub fn due(&self, now: SimTime, rto: SimDuration) -> bool {
         // RFC 5681 (4.1): "if the TCP has not sent data in an interval exceeding
         // the retransmission timeout"
-        self.enabled && self.last_send.is_some_and(|t| now.0.saturating_sub(t.0) > rto.0)
+        self.enabled
+            && self.since.is_some_and(|t| {
+                let idle = now.0.saturating_sub(t.0);
+                match self.rule {
+                    IdleRule::Rfc5681 => idle > rto.0,
+                    // ns-2 `TcpAgent::timeout` fires at exactly the RTO after the last ACK.
+                    IdleRule::Ns2 => idle >= rto.0,
+                }
+            })
     }
 }
 
@@ -56,12 +100,27 @@ mod tests {
     #[test]
     fn rfc5681_4_1_due_after_more_than_rto_idle() {
         let rto = SimDuration::from_millis(200);
-        let mut r = IdleRestart::new(true);
+        let mut r = IdleRestart::new(true, IdleRule::Rfc5681);
         assert!(!r.due(SimTime(u64::MAX / 2), rto), "never sent: no restart");
         r.on_send(SimTime::ZERO);
+        r.on_new_ack(SimTime(rto.0));
         let at = |d: SimDuration| SimTime(d.0);
         assert!(!r.due(at(rto), rto));
-        assert!(r.due(at(SimDuration(rto.0 + 1)), rto));
-        assert!(!IdleRestart::new(false).due(at(SimDuration(rto.0 + 1)), rto));
+        assert!(r.due(at(SimDuration(rto.0 + 1)), rto), "counted from the send, not the ACK");
+        assert!(!IdleRestart::new(false, IdleRule::Rfc5681).due(at(SimDuration(rto.0 + 1)), rto));
+    }
+
+    /// ns-2.35 `TcpAgent::newtimer`/`timeout`: the timer the last ACK of new
+    /// data armed expires after one RTO; sending does not re-arm it.
+    #[test]
+    fn ns2_idle_counts_from_the_last_ack_and_the_timer_expiry() {
+        let rto = SimDuration::from_millis(200);
+        let mut r = IdleRestart::new(true, IdleRule::Ns2);
+        r.on_send(SimTime::ZERO);
+        assert!(!r.due(SimTime(u64::MAX / 2), rto), "no ACK yet: no timer armed by one");
+        r.on_new_ack(SimTime(1000));
+        r.on_send(SimTime(rto.0));
+        assert!(!r.due(SimTime(rto.0 + 999), rto));
+        assert!(r.due(SimTime(rto.0 + 1000), rto), "the timer fires at exactly one RTO");
     }
 }

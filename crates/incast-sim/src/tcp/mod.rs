@@ -57,7 +57,7 @@ pub mod timestamps;
 
 pub use cc::cubic::CubicConfig;
 pub use cc::dctcp::DctcpConfig;
-pub use cc::RtoSsthresh;
+pub use cc::SsthreshRule;
 pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
 pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
 pub use ictcp::IctcpConfig;

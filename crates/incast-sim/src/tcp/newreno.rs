@@ -6,7 +6,8 @@
 //! duplicate (RFC 5681 §3.2). One recovery procedure serves both variants:
 //! NewReno (RFC 6582 §3.2) adds partial-ACK retransmissions with window
 //! deflation, the full-ACK exit at min(ssthresh, max(FlightSize, SMSS) +
-//! SMSS), and the `recover` guard against spurious fast retransmits after a
+//! SMSS) or at ssthresh (the two options of its §3.2 step 3,
+//! [`RecoveryExit`]), and the `recover` guard against spurious fast retransmits after a
 //! timeout; Reno (`TcpVariant::Reno`, RFC 5681 §3.2 alone) leaves recovery
 //! on any ACK of new data with cwnd = ssthresh, so a second loss in the
 //! window waits for more duplicate ACKs or the timer (FAST08 §5.1.1).
@@ -19,6 +20,10 @@
 //! "Impatient" variant of RFC 6582 §4, as its §3.2 step 3 specifies — so later
 //! partial ACKs do not restart it as RFC 6298 (5.3) alone would (Linux rearms
 //! on every ACK of new data).
+//! With `recovery_burst` (ns-2.35 `NewRenoTcpAgent::recv`: "send_much(0, 0,
+//! 2)" once `dupacks_` passed the threshold), each ACK in recovery releases
+//! at most that many new segments besides the retransmission; the sender
+//! counts them ([`NewReno::burst_left`]).
 //! **Not modelled:** proportional rate reduction (RFC 6937, Linux's
 //! recovery since 3.2); ECN (DCTCP's reaction is `tcp::cc::dctcp`).
 //!
@@ -29,6 +34,21 @@
 use super::cc::CongestionWindow;
 use super::TcpVariant;
 use crate::time::{SimDuration, SimTime};
+
+/// cwnd on the full acknowledgment that ends NewReno's fast recovery
+/// (RFC 6582 §3.2 step 3 offers both).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RecoveryExit {
+    /// Option (1): min(ssthresh, max(FlightSize, SMSS) + SMSS), so that little
+    /// outstanding data does not turn into a burst.
+    #[default]
+    Flight,
+    /// Option (2): ssthresh, as ns-2.35's NewReno agent (`dupwnd_ = 0` with
+    /// `exit_recovery_fix_` 0) and Linux's `tcp_end_cwnd_reduction` do; the
+    /// window's worth not in flight leaves at once. The full ACK then grows
+    /// cwnd like any ACK of new data, as in ns-2 (`opencwnd`).
+    Ssthresh,
+}
 
 /// What the sender must do after an ACK of new data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -50,23 +70,34 @@ pub struct NewReno {
     threshold: u32,
     /// RFC 6582's partial ACKs and `recover` guard (false: Reno).
     partial_acks: bool,
+    /// cwnd at the full ACK.
+    exit: RecoveryExit,
     /// SND.MAX when the last fast retransmit or timeout happened.
     recover: Option<u64>,
     in_recovery: bool,
     /// No partial ACK seen yet in this recovery episode.
     first_partial: bool,
     dupacks: u32,
+    /// Most new segments per ACK in recovery (`None`: no cap).
+    burst: Option<u32>,
+    /// New segments the latest ACK may still release in recovery.
+    burst_left: u32,
+    /// The window fast recovery leaves at ssthresh (`RecoveryExit::Ssthresh`):
+    /// ssthresh, or ns-2's unrounded `halfwin`.
+    exit_window: u64,
 }
 
 impl NewReno {
     /// Out of recovery, for segments of `smss` bytes, fast retransmit on the
     /// `dupack_threshold`-th duplicate ACK; Reno's recovery for
-    /// `TcpVariant::Reno`, NewReno's for every other variant.
-    pub fn new(smss: u64, dupack_threshold: u32, variant: TcpVariant) -> Self {
+    /// `TcpVariant::Reno`, NewReno's for every other variant, leaving
+    /// recovery with cwnd by `exit`, at most `burst` new segments per ACK in it.
+    pub fn new(smss: u64, dupack_threshold: u32, variant: TcpVariant, exit: RecoveryExit, burst: Option<u32>) -> Self {
         NewReno {
             smss,
             threshold: dupack_threshold.max(1),
             partial_acks: variant != TcpVariant::Reno,
+            exit,
             // DEVIATION (Linux): RFC 6582 (3.2 step 1) sets recover to the ISS,
             // which would block a fast retransmit of segment 0; Linux has no guard
             // before its first recovery, so neither do we.
@@ -74,7 +105,29 @@ impl NewReno {
             in_recovery: false,
             first_partial: true,
             dupacks: 0,
+            burst,
+            burst_left: 0,
+            exit_window: 0,
         }
+    }
+
+    /// True when the recovery burst cap lets one more new segment go out
+    /// for the latest ACK, which it then counts; always true outside
+    /// recovery or without a cap.
+    #[inline]
+    pub fn burst_left(&mut self) -> bool {
+        if !self.in_recovery || self.burst.is_none() {
+            return true;
+        }
+        let left = self.burst_left > 0;
+        self.burst_left -= u32::from(left);
+        left
+    }
+
+    /// An ACK arrived: it may release a new burst.
+    #[inline]
+    fn refill(&mut self) {
+        self.burst_left = self.burst.unwrap_or(0);
     }
 
     /// True while in fast recovery.
@@ -107,8 +160,15 @@ impl NewReno {
         srtt: SimDuration,
     ) -> NewAck {
         self.dupacks = 0;
+        self.refill();
         if self.in_recovery {
-            return self.on_recovery_ack(w, acked, ack, flight);
+            let exit = self.on_recovery_ack(w, acked, ack, flight);
+            if !self.in_recovery && self.exit == RecoveryExit::Ssthresh {
+                // ns-2 NewRenoTcpAgent::recv: the full ACK goes on through
+                // recv_newack_helper, whose opencwnd grows the window as usual.
+                w.on_ack(acked, now, srtt);
+            }
+            return exit;
         }
         w.on_ack(acked, now, srtt);
         NewAck::Advance
@@ -126,8 +186,11 @@ impl NewReno {
         let recover = self.recover.unwrap_or(0);
         if ack >= recover {
             // RFC 6582 (3.2 step 3): full acknowledgment — "Set cwnd to either
-            // (1) min (ssthresh, max(FlightSize, SMSS) + SMSS) or (2) ssthresh"; (1).
-            w.set_cwnd(w.ssthresh().min(flight.max(self.smss) + self.smss));
+            // (1) min (ssthresh, max(FlightSize, SMSS) + SMSS) or (2) ssthresh".
+            w.set_cwnd(match self.exit {
+                RecoveryExit::Flight => w.ssthresh().min(flight.max(self.smss) + self.smss),
+                RecoveryExit::Ssthresh => self.exit_window,
+            });
             // RFC 6582 (3.2 step 3): "Exit the fast recovery procedure."
             self.in_recovery = false;
             return NewAck::Advance;
@@ -149,10 +212,19 @@ impl NewReno {
     }
 
     /// A duplicate ACK (RFC 5681 §2) of `ack`; `flight` is the outstanding data
-    /// and `snd_max` one past the highest byte sent. Returns true when the
-    /// first unacknowledged segment must be fast-retransmitted now.
-    pub fn on_dup_ack(&mut self, w: &mut CongestionWindow, ack: u64, flight: u64, snd_max: u64) -> bool {
+    /// and `snd_max` one past the highest byte sent; `ns2_half` is ns-2's
+    /// `halfwin` under `SsthreshRule::Ns2`. Returns true when the first
+    /// unacknowledged segment must be fast-retransmitted now.
+    pub fn on_dup_ack(
+        &mut self,
+        w: &mut CongestionWindow,
+        ack: u64,
+        flight: u64,
+        snd_max: u64,
+        ns2_half: Option<u64>,
+    ) -> bool {
         self.dupacks = self.dupacks.saturating_add(1);
+        self.refill();
         if self.in_recovery {
             // RFC 5681 (3.2 step 4): "For each additional duplicate ACK received
             // (after the third), cwnd MUST be incremented by SMSS."
@@ -169,14 +241,17 @@ impl NewReno {
             return false;
         }
         // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
-        // value given in equation (4)" — the algorithm's (`tcp::cc`).
-        let ssthresh = w.on_loss(flight);
+        // value given in equation (4)" — the algorithm's (`tcp::cc`); ns-2
+        // `slowdown`: "ssthresh_ = (int) halfwin", "cwnd_ = halfwin".
+        let ssthresh = w.on_loss(ns2_half.map_or(flight, |h| w.ns2_loss_basis(h)));
+        self.exit_window = ns2_half.map_or(ssthresh, |h| h.max(self.smss));
         // RFC 6582 (3.2 step 2): "the value of recover is incremented to the value
         // of the highest sequence number transmitted by the TCP so far."
         self.recover = Some(snd_max);
         // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be
-        // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS.
-        w.set_cwnd(ssthresh + self.threshold as u64 * self.smss);
+        // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS
+        // (ns-2: `cwnd_ = halfwin`, `dupwnd_ = numdupacks_`).
+        w.set_cwnd(self.exit_window + self.threshold as u64 * self.smss);
         self.in_recovery = true;
         self.first_partial = true;
         true
@@ -217,12 +292,12 @@ mod tests {
     impl Cc {
         fn new(variant: TcpVariant, threshold: u32) -> Self {
             Cc {
-                r: NewReno::new(MSS, threshold, variant),
+                r: NewReno::new(MSS, threshold, variant, RecoveryExit::Flight, None),
                 w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS))),
             }
         }
         fn dup(&mut self, ack: u64, flight: u64, snd_max: u64) -> bool {
-            self.r.on_dup_ack(&mut self.w, ack, flight, snd_max)
+            self.r.on_dup_ack(&mut self.w, ack, flight, snd_max, None)
         }
         fn new_ack(&mut self, acked: u64, ack: u64, flight: u64) -> NewAck {
             self.r.on_new_ack(&mut self.w, acked, ack, flight, T0, SimDuration::ZERO)

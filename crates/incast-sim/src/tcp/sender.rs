@@ -30,11 +30,11 @@
 //! **Not modelled:** zero-window probing, TSO/GSO, pacing, the RFC 6298
 //! (5.7) SYN rule (connections start established).
 
-use super::cc::{Algorithm, CongestionWindow, RtoSsthresh};
+use super::cc::{Algorithm, CongestionWindow, SsthreshRule};
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::gip::Gip;
-use super::idle_restart::IdleRestart;
+use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::rto::RtoEstimator;
@@ -117,8 +117,8 @@ pub struct Sender {
     gip_copy: Option<(u64, u64)>,
     /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
     rude: Rude,
-    /// What a timeout cuts ssthresh from.
-    rto_ssthresh: RtoSsthresh,
+    /// What a loss event cuts ssthresh from.
+    ssthresh_rule: SsthreshRule,
 }
 
 impl Sender {
@@ -138,9 +138,15 @@ impl Sender {
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64)),
-            recovery: NewReno::new(mss as u64, cfg.dupack_threshold, cfg.variant),
+            recovery: NewReno::new(
+                mss as u64,
+                cfg.dupack_threshold,
+                cfg.variant,
+                cfg.recovery_exit,
+                cfg.recovery_burst,
+            ),
             limited: LimitedTransmit::new(cfg.limited_transmit),
-            idle: IdleRestart::new(cfg.restart_after_idle),
+            idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
             retransmit_now: false,
             backoff: 0,
@@ -161,7 +167,7 @@ impl Sender {
                 }
                 rude
             },
-            rto_ssthresh: cfg.rto_ssthresh,
+            ssthresh_rule: cfg.ssthresh_rule,
         }
     }
 
@@ -287,6 +293,7 @@ impl Sender {
         let acked = ack - self.snd_una;
         self.take_rtt_sample(now, clock, ack, ts_rtt);
         self.rto.on_new_ack();
+        self.idle.on_new_ack(now);
         self.snd_una = ack;
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -378,7 +385,8 @@ impl Sender {
         // RFC 5681 (3.2 step 2): "When [RFC3042] is in use, additional data
         // sent in limited transmit MUST NOT be included in this calculation."
         let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
-        if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max) {
+        let ns2_half = (self.ssthresh_rule == SsthreshRule::Ns2).then(|| self.cc.ns2_half(false, self.peer_wnd));
+        if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max, ns2_half) {
             stats.fast_retransmits += 1;
             self.retransmit_now = true;
             self.limited.reset();
@@ -472,9 +480,12 @@ impl Sender {
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
-        let (basis, repeated) = match self.rto_ssthresh {
-            RtoSsthresh::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
-            RtoSsthresh::Ns2 => (self.cc.ns2_rto_basis(self.recovery.in_recovery(), self.peer_wnd), false),
+        let (basis, repeated) = match self.ssthresh_rule {
+            SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
+            SsthreshRule::Ns2 => {
+                let half = self.cc.ns2_half(self.recovery.in_recovery(), self.peer_wnd);
+                (self.cc.ns2_loss_basis(half), false)
+            }
         };
         self.cc.on_rto(basis, repeated);
         self.recovery.on_rto(self.snd_max);
@@ -625,7 +636,7 @@ impl Sender {
         // RFC 1122 (4.2.3.4): send "if a maximum-sized segment can be sent" or
         // "if the data is pushed and all queued data can be sent now" (Nagle off).
         let len = unsent.min(self.mss);
-        if len <= usable || self.frto_allows(len) {
+        if len <= usable && self.recovery.burst_left() || self.frto_allows(len) {
             return Some((self.snd_nxt, len));
         }
         self.limited_transmit(len, flight)
@@ -636,7 +647,11 @@ impl Sender {
     #[inline(never)]
     fn restart_if_idle(&mut self, now: SimTime) {
         if self.idle.due(now, self.rto.rto()) {
-            self.cc.on_idle_restart();
+            match self.idle.rule() {
+                IdleRule::Rfc5681 => self.cc.on_idle_restart(),
+                // ns-2 `slowdown(CLOSE_CWND_ONE)`.
+                IdleRule::Ns2 => self.cc.restart_at(self.mss),
+            }
         }
     }
 

@@ -28,7 +28,7 @@ pub mod dctcp;
 pub mod reno;
 mod window;
 
-pub use window::{CongestionWindow, RtoSsthresh};
+pub use window::{CongestionWindow, SsthreshRule};
 
 use super::{TcpConfig, TcpVariant};
 use crate::time::{SimDuration, SimTime};

@@ -1,8 +1,8 @@
 //! Reno window rules (RFC 5681 §3.1, §3.2): additive increase, and ssthresh
 //! at half the flight at each loss.
 //!
-//! **Models:** congestion avoidance's cwnd += SMSS·SMSS/cwnd per ACK,
-//! rounded up to 1 byte (RFC 5681 §3.1 eq. 3), and ssthresh = max(FlightSize/2,
+//! **Models:** congestion avoidance's cwnd += SMSS·SMSS/cwnd per ACK
+//! (RFC 5681 §3.1 eq. 3), and ssthresh = max(FlightSize/2,
 //! 2·SMSS) at a fast retransmit or timeout (eq. 4). These are the window rules
 //! of Reno and NewReno alike — the two differ only in fast recovery
 //! (`tcp::newreno`) — and of SACK recovery (RFC 6675 §5 step 4.2). Slow start
@@ -11,6 +11,11 @@
 //! **Deliberately different:** the increase is per ACK, not per SMSS
 //! acknowledged: RFC 5681 §3.1 allows either and this is its equation (3),
 //! so a delayed ACK grows cwnd half as fast as Linux's `tcp_cong_avoid_ai`.
+//! DEVIATION (RFC 5681 §3.1): the increase keeps its fraction of a byte (in
+//! 2^-32 byte units) for the next ACK instead of rounding each step — "rounded
+//! up to 1 byte" when it is below one — so cwnd grows by exactly eq. (3)
+//! summed, one SMSS per window of ACKs as Linux's `snd_cwnd_cnt` and ns-2's
+//! floating-point `cwnd_` do; truncating each step lost up to a byte per ACK.
 //! **Not modelled:** appropriate byte counting (RFC 3465).
 
 use super::CongestionControl;
@@ -20,12 +25,14 @@ use crate::time::{SimDuration, SimTime};
 #[derive(Clone, Copy, Debug)]
 pub struct Reno {
     smss: u64,
+    /// The fraction of a byte the increases so far left over, in 2^-32 bytes.
+    frac: u32,
 }
 
 impl Reno {
     /// Reno for segments of `smss` bytes.
     pub fn new(smss: u64) -> Self {
-        Reno { smss }
+        Reno { smss, frac: 0 }
     }
 }
 
@@ -38,9 +45,10 @@ pub fn half_flight(flight: u64, smss: u64) -> u64 {
 impl CongestionControl for Reno {
     #[inline]
     fn cong_avoid(&mut self, cwnd: u64, _acked: u64, _now: SimTime, _srtt: SimDuration) -> u64 {
-        // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3) "... if the above
-        // formula yields 0, the result SHOULD be rounded up to 1 byte."
-        cwnd + (self.smss * self.smss / cwnd).max(1)
+        // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3), the fraction carried.
+        let step = ((u128::from(self.smss * self.smss) << 32) / u128::from(cwnd.max(1))) + u128::from(self.frac);
+        self.frac = step as u32;
+        cwnd.saturating_add((step >> 32) as u64)
     }
 
     #[inline]
@@ -55,14 +63,36 @@ mod tests {
 
     const T0: SimTime = SimTime::ZERO;
 
-    /// RFC 5681 (3.1): congestion avoidance adds SMSS·SMSS/cwnd per ACK, at least 1 byte.
+    /// RFC 5681 (3.1): congestion avoidance adds SMSS·SMSS/cwnd per ACK; the
+    /// fractions of a byte add up rather than being lost or rounded up.
     #[test]
     fn rfc5681_3_1_congestion_avoidance_adds_smss_squared_over_cwnd() {
         let mut r = Reno::new(1000);
         assert_eq!(r.cong_avoid(4000, 1000, T0, SimDuration::ZERO), 4250);
-        assert_eq!(r.cong_avoid(4250, 1000, T0, SimDuration::ZERO), 4250 + 1_000_000 / 4250);
+        // 1e6 / 4250 = 235.29...: 235 bytes now, the 0.29 kept.
+        assert_eq!(r.cong_avoid(4250, 1000, T0, SimDuration::ZERO), 4485);
         let mut tiny = Reno::new(1);
-        assert_eq!(tiny.cong_avoid(1000, 1, T0, SimDuration::ZERO), 1001, "1·1/1000 rounds up to 1 byte");
+        let mut steps = 0;
+        while tiny.cong_avoid(1000, 1, T0, SimDuration::ZERO) == 1000 {
+            steps += 1;
+        }
+        // 1/1000 byte is 4,294,967 units of 2^-32 (rounded down): the byte is
+        // complete at the 1,001st step.
+        assert_eq!(steps, 1000, "steps of 1/1000 byte add up to one byte");
+    }
+
+    /// Over a window of ACKs from 10 segments, the exact sum of eq. (3) is
+    /// one segment (1e6/10000 + 1e6/10100 + ... ≈ 995 bytes for 10 ACKs);
+    /// truncating each step would lose up to a byte per ACK.
+    #[test]
+    fn rfc5681_3_1_increase_keeps_its_fractions() {
+        let mut r = Reno::new(1000);
+        let (mut exact, mut cwnd) = (10_000.0_f64, 10_000);
+        for _ in 0..100 {
+            exact += 1e6 / exact;
+            cwnd = r.cong_avoid(cwnd, 1000, T0, SimDuration::ZERO);
+        }
+        assert!((cwnd as f64 - exact).abs() < 1.0, "{cwnd} vs {exact}");
     }
 
     /// RFC 5681 (3.1): ssthresh = max(FlightSize/2, 2·SMSS), whatever cwnd.

@@ -24,18 +24,20 @@ use super::reno::half_flight;
 use super::{Algorithm, CongestionControl};
 use crate::time::{SimDuration, SimTime};
 
-/// What ssthresh is cut from when the retransmission timer expires.
+/// What a loss event (fast retransmit or timeout) cuts ssthresh from.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RtoSsthresh {
+pub enum SsthreshRule {
     /// RFC 5681 (3.1) eq. (4): max(FlightSize/2, 2·SMSS), from the data
     /// outstanding (which NewReno's window inflation may have pushed up to the
-    /// peer window), and held when the segment already timed out once.
+    /// peer window), held when the segment already timed out once.
     #[default]
     Rfc5681,
-    /// ns-2.35 `TcpAgent::timeout` → `slowdown(CLOSE_SSTHRESH_HALF)`:
-    /// `ssthresh_ = (int)(min(cwnd_, wnd_) / 2)`, at least 2 segments, at every
-    /// timeout; ns-2 keeps fast recovery's inflation in `dupwnd_`, outside
-    /// `cwnd_`, so the cut starts from the window before inflation.
+    /// ns-2.35 `TcpAgent::slowdown(CLOSE_SSTHRESH_HALF|...)`, at fast
+    /// retransmit and at every timeout: `halfwin = min(cwnd_, wnd_) / 2`,
+    /// `ssthresh_ = (int) halfwin` whole segments, at least 2; ns-2 keeps fast
+    /// recovery's inflation in `dupwnd_`, outside `cwnd_`, so the half is of
+    /// the window before inflation, and fast recovery restores `cwnd_ =
+    /// halfwin`, fraction included (`tcp::newreno`).
     Ns2,
 }
 
@@ -139,14 +141,19 @@ impl CongestionWindow {
         self.cwnd = self.smss;
     }
 
-    /// What [`RtoSsthresh::Ns2`] halves at a timeout: ns-2's `min(cwnd_, wnd_)`
-    /// with `peer_wnd` as `wnd_`, cwnd taken before NewReno's inflation
+    /// ns-2's `halfwin` for [`SsthreshRule::Ns2`]: half of `min(cwnd_, wnd_)`
+    /// with `peer_wnd` as `wnd_` and cwnd taken before NewReno's inflation
     /// (`inflated`: in fast recovery, where the window before inflation is
-    /// ssthresh), rounded down to an even number of segments so that its half
-    /// is ns-2's whole-packet `(int) halfwin`.
-    pub fn ns2_rto_basis(&self, inflated: bool, peer_wnd: u64) -> u64 {
+    /// ssthresh).
+    pub fn ns2_half(&self, inflated: bool, peer_wnd: u64) -> u64 {
         let cwnd = if inflated { self.cwnd.min(self.ssthresh) } else { self.cwnd };
-        cwnd.min(peer_wnd) / (2 * self.smss) * (2 * self.smss)
+        cwnd.min(peer_wnd) / 2
+    }
+
+    /// The "flight" whose half under RFC 5681's eq. (4) is ns-2's
+    /// `ssthresh_ = (int) halfwin`: twice `half` rounded down to whole segments.
+    pub fn ns2_loss_basis(&self, half: u64) -> u64 {
+        2 * (half / self.smss * self.smss)
     }
 
     /// The sender resumes after an idle period longer than the RTO.

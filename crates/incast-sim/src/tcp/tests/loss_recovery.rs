@@ -1,6 +1,7 @@
 //! Loss recovery traces: fast retransmit, NewReno partial/full ACKs, timeouts.
 
 use super::*;
+use crate::tcp::newreno::RecoveryExit;
 
 /// 20 segments written with the settings `c`, 10 sent at t = 0, segment 1 lost. The ACK of segment
 /// 0 at 100 µs opens the window to 11 and sends segments 10 and 11.
@@ -96,6 +97,19 @@ fn rfc6582_3_2_step3_full_ack_exits_recovery() {
     // Below ssthresh: slow start.
     recv(&mut ep, us(350), ack(seg(13)));
     assert_eq!(ep.cwnd(), 3000);
+}
+
+/// RFC 6582 (3.2 step 3) option (2), as ns-2.35's NewReno agent exits
+/// (`dupwnd_ = 0`, cwnd_ left at ssthresh): the same full ACK leaves cwnd at
+/// ssthresh and grows it as any ACK of new data (congestion avoidance:
+/// SMSS²/cwnd), and the five full segments it allows go out at once.
+#[test]
+fn rfc6582_3_2_step3_option2_full_ack_leaves_cwnd_at_ssthresh() {
+    let mut ep = fast_retransmitted_with(&TcpConfig { recovery_exit: RecoveryExit::Ssthresh, ..cfg() });
+    recv(&mut ep, us(250), ack(seg(12)));
+    assert!(!ep.in_recovery());
+    assert_eq!((ep.cwnd(), ep.ssthresh()), (5500 + 1_000_000 / 5500, 5500));
+    assert_eq!(drain(&mut ep, us(250)).len(), 5);
 }
 
 /// RFC 5681 (3.1), RFC 6298 (5.4): a timeout sets cwnd to one SMSS,
@@ -203,8 +217,8 @@ fn rfc5681_3_1_slow_start_two_segments_per_ack() {
 /// halves the 12 segments then outstanding.
 #[test]
 fn ns2_timeout_in_recovery_halves_the_window_before_inflation() {
-    for (rule, ssthresh) in [(RtoSsthresh::Rfc5681, 6000), (RtoSsthresh::Ns2, 2000)] {
-        let mut ep = fast_retransmitted_with(&TcpConfig { rto_ssthresh: rule, ..cfg() });
+    for (rule, ssthresh) in [(SsthreshRule::Rfc5681, 6000), (SsthreshRule::Ns2, 2000)] {
+        let mut ep = fast_retransmitted_with(&TcpConfig { ssthresh_rule: rule, ..cfg() });
         for t in [140, 150, 160, 170] {
             recv(&mut ep, us(t), ack(seg(1)));
         }
@@ -220,9 +234,45 @@ fn ns2_timeout_in_recovery_halves_the_window_before_inflation() {
 /// segments applies (RFC 5681 (3.1) holds ssthresh instead).
 #[test]
 fn ns2_repeated_timeout_cuts_ssthresh_to_two_segments() {
-    let mut ep = with_flight(&TcpConfig { rto_ssthresh: RtoSsthresh::Ns2, ..cfg() }, seg(10), 10);
+    let mut ep = with_flight(&TcpConfig { ssthresh_rule: SsthreshRule::Ns2, ..cfg() }, seg(10), 10);
     expire(&mut ep);
     assert_eq!(ep.ssthresh(), 5000);
     expire(&mut ep);
     assert_eq!((ep.cwnd(), ep.ssthresh()), (1000, 2000));
+}
+
+/// ns-2.35 `NewRenoTcpAgent::recv`: in fast recovery each ACK releases at
+/// most two new segments ("send_much(0, 0, 2)"), whatever room the inflated
+/// window has. Twelve segments written and sent, segment 1 lost; six more
+/// duplicate ACKs inflate cwnd with nothing left to send; the application
+/// then writes eight more and the next duplicate ACK finds room for four.
+#[test]
+fn ns2_recovery_burst_caps_new_segments_per_ack() {
+    for (burst, first) in [(None, 4), (Some(2), 2)] {
+        let mut ep = with_flight(&TcpConfig { recovery_burst: burst, ..cfg() }, seg(12), 10);
+        recv(&mut ep, us(100), ack(seg(1)));
+        assert_eq!(drain(&mut ep, us(100)).len(), 2);
+        for t in (110..=190).step_by(10) {
+            recv(&mut ep, us(t), ack(seg(1)));
+        }
+        expect_data(&mut ep, us(190), seg(1), MSS);
+        expect_nothing(&mut ep, us(190));
+        ep.send(seg(8));
+        recv(&mut ep, us(200), ack(seg(1)));
+        assert_eq!(drain(&mut ep, us(200)).len(), first, "{burst:?}");
+    }
+}
+
+/// ns-2.35 `slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)` at the third
+/// duplicate ACK: `halfwin` = 11 segments / 2 = 5.5, `ssthresh_ = (int)
+/// halfwin` = 5 whole segments, `cwnd_ = halfwin` = 5.5 plus the three
+/// duplicate ACKs; the full ACK restores `cwnd_` = 5.5 segments (and grows
+/// it), not the rounded ssthresh.
+#[test]
+fn ns2_fast_retransmit_rounds_ssthresh_and_recovery_keeps_the_fraction() {
+    let c = TcpConfig { ssthresh_rule: SsthreshRule::Ns2, recovery_exit: RecoveryExit::Ssthresh, ..cfg() };
+    let mut ep = fast_retransmitted_with(&c);
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (5000, 8500));
+    recv(&mut ep, us(250), ack(seg(12)));
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (5000, 5500 + 1_000_000 / 5500));
 }
