@@ -29,6 +29,7 @@ from rich.table import Table
 from incast.cli.options import OPTION_FIELDS, AsJson, ScenarioFile, SetOpt, parse_servers, parse_set, resolve
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
 from incast.errors import ScenarioError
+from incast.presets import with_preset
 from incast.scenario import Scenario, read_toml
 from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, cleanup, notes, require_privileges
 from incast.testbed import run as run_testbed
@@ -60,14 +61,20 @@ Timeout = Annotated[
 
 
 def scenarios(
-    scenario_file: str | None, servers: str | None, named: dict[str, str | None], set_: list[str] | None
+    scenario_file: str | None,
+    servers: str | None,
+    named: dict[str, str | None],
+    set_: list[str] | None,
+    preset: str | None = None,
 ) -> list[Scenario]:
-    """The scenarios of a command line: the file, the named options, ``--set``; one per server count."""
+    """The scenarios of a command line: the preset, the file, the named options, ``--set``; one per server count."""
     if named.get("sru") is not None and named.get("block") is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
     overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
     extra = [parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
+    if preset is not None:
+        base = with_preset(preset, base)
     counts = parse_servers(servers) if servers is not None else [None]
     return [resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
 

@@ -1,6 +1,12 @@
-"""``incast validate``: the same scenario in the simulator and on the testbed, side by side.
+"""``incast validate``: the same scenario in the simulator and a reference, side by side.
 
-The simulator runs the scenario as the kernel will: its clock granularity set
+``--against testbed`` (the default) compares with the real Linux stack;
+``--against ns2`` with ns-2.35, the papers' simulator (``incast.reference.ns2``),
+both running the scenario over the ``ns2`` preset unless ``--preset`` names
+another; ns-2's approximations print as ``note:`` lines and what it cannot
+express is refused in one line.
+
+Against the testbed, the simulator runs the scenario as the kernel will: its clock granularity set
 to the kernel's jiffy (4 ms at HZ=250), the Linux RTO estimator
 (``tcp.rto_flavor = "linux"``), limited transmit on (Linux always sends on
 the first duplicate ACKs), and Linux's delayed ACK where the scenario asks for
@@ -14,7 +20,7 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Any
+from typing import Annotated, Any, Literal
 
 import typer
 from rich.console import Console
@@ -37,6 +43,7 @@ from incast.cli.testbed import (
     kernel_line,
     scenarios,
 )
+from incast.reference import ns2
 from incast.result import Result
 from incast.result import run as simulate
 from incast.scenario import Scenario
@@ -80,15 +87,15 @@ def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def comparison(sim: Result, bed: TestbedResult) -> dict[str, dict[str, float | None]]:
-    """Each figure: ``simulator``, ``testbed`` and ``ratio`` (testbed / simulator; None where undefined)."""
-    s, t = sim.to_dict(), bed.to_dict()
+def comparison(sim: Result, ref: dict[str, Any], name: str = "testbed") -> dict[str, dict[str, float | None]]:
+    """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None)."""
+    s = sim.to_dict()
     out: dict[str, dict[str, float | None]] = {}
     for _, key, sub in _FIGURES:
-        a, b = _figure(s, key, sub), _figure(t, key, sub)
+        a, b = _figure(s, key, sub), _figure(ref, key, sub)
         ratio = b / a if a and not math.isnan(a) and not math.isnan(b) else math.nan
         out[key if sub is None else f"{key}.{sub}"] = {
-            name: None if math.isnan(v) else v for name, v in (("simulator", a), ("testbed", b), ("ratio", ratio))
+            n: None if math.isnan(v) else v for n, v in (("simulator", a), (name, b), ("ratio", ratio))
         }
     return out
 
@@ -118,13 +125,21 @@ def validate(
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
+    against: Annotated[
+        Literal["testbed", "ns2"],
+        typer.Option(
+            "--against",
+            metavar="testbed|ns2",
+            help="The reference: the Linux testbed (needs root) or ns-2.35 (the 'ns' command).",
+        ),
+    ] = "testbed",
+    preset: Annotated[
+        str | None,
+        typer.Option("--preset", metavar="NAME", help="Start from a named bundle of settings (default with ns2: ns2)."),
+    ] = None,
 ) -> int:
-    """Run a scenario in the simulator and on the testbed (needs root) and compare them."""
+    """Run a scenario in the simulator and on the testbed (needs root) or in ns-2.35, and compare them."""
 
-    try:
-        require_privileges()
-    except TestbedUnavailable as e:
-        return fail(str(e), EXIT_USAGE)
     named = {
         "sru": sru,
         "block": block,
@@ -136,7 +151,13 @@ def validate(
         "delayed_ack": delayed_ack,
         "tcp": tcp,
     }
-    todo = scenarios(scenario_file, servers, named, set_)
+    if against == "ns2":
+        return _against_ns2(scenarios(scenario_file, servers, named, set_, preset or "ns2"), preset or "ns2", as_json)
+    try:
+        require_privileges()
+    except TestbedUnavailable as e:
+        return fail(str(e), EXIT_USAGE)
+    todo = scenarios(scenario_file, servers, named, set_, preset)
     kernel = clock()
     for note in notes(todo[0]):
         print(f"note: testbed: {note}", file=sys.stderr)
@@ -149,7 +170,7 @@ def validate(
             bed = run_testbed(scenario, timeout=timeout)
         except TestbedError as e:
             return fail(str(e), EXIT_ENGINE)
-        figures = comparison(sim, bed)
+        figures = comparison(sim, bed.to_dict())
         if as_json:
             shown = {k: format_duration(v) if k == "tcp.clock_granularity" else v for k, v in overrides.items()}
             out = {
@@ -172,6 +193,71 @@ def validate(
     return 0
 
 
+def _against_ns2(todo: list[Scenario], preset: str, as_json: bool) -> int:
+    """``incast validate --against ns2``: each scenario in the simulator and in ns-2.35."""
+    runs = []
+    for scenario in todo:
+        ns2.script(scenario)  # refuses what ns-2 cannot express before anything runs
+    for i, scenario in enumerate(todo):
+        sim = simulate(scenario)
+        try:
+            done = ns2.run(scenario)
+        except ns2.Ns2Error as e:
+            return fail(str(e), EXIT_ENGINE)
+        if i == 0:
+            for note in done.notes:
+                print(f"note: ns2: {note}", file=sys.stderr)
+        ref = done.to_dict(sim.best_goodput_mbps)
+        figures = comparison(sim, ref, "ns2")
+        if as_json:
+            out = {"source": "validate", "against": "ns2", "preset": preset, "figures": figures}
+            out |= {"simulator": sim.to_dict(), "ns2": ref}
+            print(json.dumps(out, allow_nan=False), flush=True)
+        runs.append((scenario, figures))
+    if as_json:
+        return 0
+    console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    heading = f"simulator and ns-2.35 both with preset {preset}"
+    if len(runs) == 1:
+        console.print(runs[0][0].describe(), style="bold")
+        console.print(heading)
+        console.print(_figures_table(runs[0][1], "ns2", "ns2/sim"))
+    else:
+        console.print(runs[0][0].describe().split(", ", 1)[-1], style="bold")
+        console.print(heading)
+        console.print(_rows_table([(s.servers, f) for s, f in runs], "ns2"))
+    return 0
+
+
+def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> Table:
+    table = Table()
+    for name in ("", "simulator", ref, ratio_head):
+        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
+    for (label, _, _), f in zip(_FIGURES, figures.values(), strict=True):
+        ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
+        table.add_row(label, _cell(label, f["simulator"]), _cell(label, f[ref]), ratio)
+    return table
+
+
+def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> Table:
+    table = Table()
+    heads = ("servers", "sim Mbps", f"{ref} Mbps", f"{ref}/sim", "sim timeouts", f"{ref} timeouts")
+    for name in heads:
+        table.add_column(name, justify="right", no_wrap=True)
+    for servers, f in rows:
+        g, t = f["goodput_mbps"], f["timeouts"]
+        ratio = "—" if g["ratio"] is None else f"{g['ratio']:.2f}"
+        table.add_row(
+            str(servers),
+            _cell("Mbps", g["simulator"]),
+            _cell("Mbps", g[ref]),
+            ratio,
+            _cell("", t["simulator"]),
+            _cell("", t[ref]),
+        )
+    return table
+
+
 def _overrides_line(overrides: dict[str, Any]) -> str:
     shown = [f"{k}={format_duration(v) if k == 'tcp.clock_granularity' else v}" for k, v in overrides.items()]
     return "simulator with " + ", ".join(shown).replace("True", "true")
@@ -183,13 +269,7 @@ def _print_one(
     console.print(scenario.describe(), style="bold")
     console.print(kernel_line(bed))
     console.print(_overrides_line(overrides))
-    table = Table()
-    for name in ("", "simulator", "testbed", "testbed/sim"):
-        table.add_column(name, justify="left" if not name else "right", no_wrap=True)
-    for (label, _, _), f in zip(_FIGURES, figures.values(), strict=True):
-        ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
-        table.add_row(label, _cell(label, f["simulator"]), _cell(label, f["testbed"]), ratio)
-    console.print(table)
+    console.print(_figures_table(figures, "testbed", "testbed/sim"))
 
 
 def _print_rows(
@@ -198,22 +278,7 @@ def _print_rows(
     console.print(rows[0][0].describe().split(", ", 1)[-1], style="bold")
     console.print(kernel_line(rows[0][1]))
     console.print(_overrides_line(overrides))
-    table = Table()
-    heads = ("servers", "sim Mbps", "testbed Mbps", "testbed/sim", "sim timeouts", "testbed timeouts")
-    for name in heads:
-        table.add_column(name, justify="right", no_wrap=True)
-    for scenario, _, f in rows:
-        g, t = f["goodput_mbps"], f["timeouts"]
-        ratio = "—" if g["ratio"] is None else f"{g['ratio']:.2f}"
-        table.add_row(
-            str(scenario.servers),
-            _cell("Mbps", g["simulator"]),
-            _cell("Mbps", g["testbed"]),
-            ratio,
-            _cell("", t["simulator"]),
-            _cell("", t["testbed"]),
-        )
-    console.print(table)
+    console.print(_rows_table([(s.servers, f) for s, _, f in rows], "testbed"))
 
 
 def register(app: typer.Typer) -> None:

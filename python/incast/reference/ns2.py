@@ -1,0 +1,275 @@
+"""The same synchronized read in ns-2.35, the papers' simulator.
+
+:func:`script` turns a scenario into the Tcl ns-2 runs: a parameter block
+generated from the scenario, then the fixed text of ``ns2.tcl`` (package
+data). :func:`run` runs it with ``ns`` and reads the result back.
+
+What maps exactly: servers, blocks, the stripe unit (whole segments of
+``tcp.mss``), link rate and delay (each of the four one-way hops gets
+``link.rtt / 4``), a drop-tail port of ``"Npkt"`` packets toward the client,
+the one-way agents ``Agent/TCP/Reno``, ``Newreno`` or ``Sack1`` with a sink
+that ACKs every segment or delays ACKs (``TCPSink/DelAck``), and the agent
+settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for.
+What ns-2 approximates is returned as notes (:data:`Ns2Run.notes`); what it
+cannot express raises :class:`Ns2Unsupported` naming the setting.
+"""
+
+from __future__ import annotations
+
+import math
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from incast.errors import IncastError, ScenarioError
+from incast.scenario import Scenario
+
+__all__ = ["Ns2Error", "Ns2Run", "Ns2Unsupported", "run", "script"]
+
+#: TCP/IP header bytes ns-2 adds to every data packet (``tcpip_base_hdr_size_``).
+HEADERS = 40
+#: The engine's full-sized data frame adds Ethernet header, FCS, preamble and gap.
+ETHERNET_WIRE = 18 + 20
+#: How often the barrier polls the sinks for the end of a block with delayed ACKs, in seconds.
+POLL_S = 1e-5
+#: Bytes of ns-2's pure ACK (``Agent/TCPSink`` ``packetSize_``).
+ACK_BYTES = 40
+#: Queue limit standing for "never drops" on the ports the engine does not bound.
+UNBOUNDED = 1_000_000
+
+
+class Ns2Unsupported(ScenarioError):
+    """ns-2's agents cannot express this scenario; the message names the setting."""
+
+
+class Ns2Error(IncastError):
+    """ns-2 is missing or failed on a scenario it can express; the message is one line."""
+
+
+@dataclass
+class Ns2Run:
+    """What one ns-2 run measured, with ``incast run``'s names where they mean the same."""
+
+    scenario: Scenario
+    block_time_ms: list[float]
+    timeouts: int
+    retransmitted_packets: int
+    drops: int
+    data_packets: int
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def blocks(self) -> int:
+        """Blocks completed."""
+        return len(self.block_time_ms)
+
+    @property
+    def bytes_delivered(self) -> int:
+        """Application bytes the client received (whole segments per server and block)."""
+        return self.blocks * int(self.scenario.servers) * _segments(self.scenario) * int(self.scenario.tcp.mss)
+
+    @property
+    def goodput_mbps(self) -> float:
+        """Application bytes over the time of all blocks, in Mbps."""
+        total_s = sum(self.block_time_ms) / 1000.0
+        return self.bytes_delivered * 8 / total_s / 1e6 if total_s > 0 else math.nan
+
+    def to_dict(self, best_goodput_mbps: float | None = None) -> dict[str, Any]:
+        """The figures ``incast validate`` compares, under ``incast run --json``'s keys."""
+        times = sorted(self.block_time_ms)
+
+        def pct(q: float) -> float | None:
+            if not times:
+                return None
+            return times[min(len(times) - 1, max(0, math.ceil(q * len(times)) - 1))]
+
+        best = best_goodput_mbps
+        return {
+            "goodput_mbps": self.goodput_mbps,
+            "utilization": self.goodput_mbps / best if best else None,
+            "blocks": self.blocks,
+            "bytes_delivered": self.bytes_delivered,
+            "block_time_ms": {"p50": pct(0.5), "p99": pct(0.99), "max": times[-1] if times else None},
+            "timeouts": self.timeouts,
+            "retransmitted_packets": self.retransmitted_packets,
+            "drops": self.drops,
+            "data_packets": self.data_packets,
+            "notes": self.notes,
+        }
+
+
+def _segments(s: Scenario) -> int:
+    block = s.workload.block
+    unit = int(s.workload.sru) if block is None else math.ceil(int(block) / int(s.servers))
+    return math.ceil(unit / int(s.tcp.mss))
+
+
+def _refuse(setting: str, why: str) -> Ns2Unsupported:
+    return Ns2Unsupported(f"{setting}: {why} (ns-2 comparison)")
+
+
+def _check(s: Scenario) -> None:
+    """Raise :class:`Ns2Unsupported` for the first setting ns-2's agents cannot express."""
+    if s.blocks is None:
+        raise _refuse("blocks", "required: the comparison runs a number of blocks")
+    if s.topology.kind != "star":
+        raise _refuse("topology.kind", f'only "star" is built, got {s.topology.kind!r}')
+    refusals: list[tuple[str, bool, str]] = [
+        ("workload.clients", s.workload.clients != 1, "one client only"),
+        ("workload.max_inflight", s.workload.max_inflight is not None, "every server answers at once"),
+        ("workload.stagger", s.workload.stagger != 0, "no staggered requests"),
+        ("background.tcp_flows", s.background.tcp_flows != 0, "no background traffic"),
+        ("background.udp_rate", s.background.udp_rate is not None, "no background traffic"),
+        ("wan.delay", s.wan.delay is not None, "no wide-area delay model"),
+        ("switch.pause", bool(s.switch.pause), "no Ethernet flow control"),
+        ("switch.pfc", bool(s.switch.pfc), "no Ethernet flow control"),
+        ("switch.ecn_threshold", s.switch.ecn_threshold is not None, "drop-tail ports only"),
+        ("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
+        ("link.loss", s.link.loss != 0, "no random loss"),
+        ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
+        ("tcp.variant", s.tcp.variant not in ("reno", "newreno", "sack"), "reno, newreno or sack"),
+        ("tcp.sack", s.tcp.sack and s.tcp.variant != "sack", "SACK is the sack variant (Agent/TCP/Sack1)"),
+        ("tcp.gip", s.tcp.gip != "off", "no GIP agent"),
+        ("tcp.rude", bool(s.tcp.rude), "no Rude TCP agent"),
+        ("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
+        ("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
+        ("tcp.rto_randomize", bool(s.tcp.rto_randomize), "ns-2 arms timers for exactly the RTO"),
+        ("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "ns-2 timers fire on time"),
+        ("tcp.slow_start", not s.tcp.slow_start, "ns-2 agents always slow-start"),
+        ("tcp.sack_lost_retransmit", bool(s.tcp.sack_lost_retransmit), "Sack1 has no lost-retransmit detection"),
+        ("tcp.delayed_ack", isinstance(s.tcp.delayed_ack, str), '"off" or a fixed interval (TCPSink/DelAck)'),
+    ]
+    for setting, refused, allowed in refusals:
+        if refused:
+            raise _refuse(setting, allowed)
+
+
+def _notes(s: Scenario) -> list[str]:
+    """What ns-2 runs differently from the engine on this scenario, one line each."""
+    notes = [
+        f"ns-2 has no Ethernet framing: its links run at {_rate_bps(s) / 1e6:.2f} Mbps so that a "
+        f"{s.tcp.mss + HEADERS}-byte packet takes as long as the engine's "
+        f"{s.tcp.mss + HEADERS + ETHERNET_WIRE}-byte frame",
+        "the request is a delay (its serialization on the client's link, then the path), not a packet",
+    ]
+    if not isinstance(s.switch.buffer, str):
+        notes.append(
+            f"switch.buffer: {s.switch.buffer} bytes become {_queue(s)} packets of {s.tcp.mss + HEADERS} bytes"
+        )
+    if s.tcp.delayed_ack is not None:
+        notes.append(f"with delayed ACKs the block ends are found by polling the sinks every {POLL_S * 1e6:g} us")
+    if s.tcp.rto_flavor != "ns2":
+        notes.append(
+            f"tcp.rto_flavor: ns-2 runs its own estimator (tcpTick_ {_tick(s) * 1e3:g} ms), not {s.tcp.rto_flavor!r}"
+        )
+    if s.tcp.clock_granularity:
+        notes.append("tcp.clock_granularity: ns-2 timers are exact; only RTT samples use tcpTick_")
+    if _segments(s) * s.tcp.mss != (s.workload.sru if s.workload.block is None else s.workload.block / s.servers):
+        notes.append(f"each server sends {_segments(s)} whole {s.tcp.mss}-byte segments per block")
+    if s.tcp.variant != "newreno":
+        pass
+    elif s.tcp.recovery_burst != 2 or s.tcp.recovery_exit != "ssthresh" or s.tcp.ssthresh_rule != "ns2":
+        notes.append("Agent/TCP/Newreno sends 2 segments per ACK in recovery and exits at ssthresh (preset ns2)")
+    return notes
+
+
+def _rate_bps(s: Scenario) -> float:
+    mss = int(s.tcp.mss)
+    return float(s.link.rate) * (mss + HEADERS) / (mss + HEADERS + ETHERNET_WIRE)
+
+
+def _queue(s: Scenario) -> int:
+    b = s.switch.buffer
+    if isinstance(b, str):
+        return int(b.removesuffix("pkt"))
+    return max(1, int(b) // (int(s.tcp.mss) + HEADERS + 18))
+
+
+def _tick(s: Scenario) -> float:
+    return float(s.tcp.rto_tick) if s.tcp.rto_flavor == "ns2" else 1e-6
+
+
+def _request_tx_s(s: Scenario) -> float:
+    frame = max(64, s.workload.request + HEADERS + 18) + 20
+    return float(frame * 8 / float(s.link.rate))
+
+
+def parameters(s: Scenario, trace: Path | None = None) -> dict[str, str]:
+    """The Tcl array ``P`` for scenario ``s`` (values as Tcl words)."""
+    delay = float(s.link.rtt) / 4
+    agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.variant]
+    d = s.tcp.delayed_ack
+    sink = ("TCPSink/Sack1" if agent == "Sack1" else "TCPSink") + ("" if d is None else "/DelAck")
+    return {
+        "seed": str(s.seed % 2**31 or 1),
+        "servers": str(s.servers),
+        "blocks": str(s.blocks),
+        "segments": str(_segments(s)),
+        "mss": str(s.tcp.mss),
+        "headers": str(HEADERS),
+        "init_cwnd": str(s.tcp.init_cwnd),
+        "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),
+        "rto_min": repr(float(s.tcp.rto_min)),
+        "rto_max": repr(float(s.tcp.rto_max)),
+        "rto_initial": repr(float(s.tcp.rto_initial)),
+        "tick": repr(_tick(s)),
+        "dupack_threshold": str(s.tcp.dupack_threshold),
+        "limited_transmit": str(int(bool(s.tcp.limited_transmit))),
+        "restart_after_idle": "true" if s.tcp.restart_after_idle else "false",
+        "timestamps": "true" if s.tcp.timestamps else "false",
+        "delayed_ack": repr(0.1 if d is None else float(d)),
+        "rate": f"{_rate_bps(s):.0f}",
+        "delay": repr(delay),
+        "queue": str(_queue(s)),
+        "unbounded": str(UNBOUNDED),
+        "agent": agent,
+        "sink": sink,
+        "poll": repr(0.0 if d is None else POLL_S),
+        "ack_path": repr(2 * (delay + ACK_BYTES * 8 / _rate_bps(s))),
+        "request_tx": repr(_request_tx_s(s)),
+        "request_path": repr(2 * delay + _request_tx_s(s)),
+        "jitter": repr(float(s.workload.server_jitter)),
+        "shuffle": str(int(s.workload.order == "shuffled")),
+        "trace": "" if trace is None else str(trace),
+    }
+
+
+def script(s: Scenario, trace: Path | None = None) -> str:
+    """The complete Tcl for scenario ``s``; raises :class:`Ns2Unsupported` first if ns-2 cannot run it."""
+    _check(s)
+    lines = ["# Generated by incast from the scenario; the text below the parameters is ns2.tcl."]
+    lines += [f"set P({k}) {{{v}}}" for k, v in parameters(s, trace).items()]
+    template = resources.files("incast.reference").joinpath("ns2.tcl").read_text(encoding="utf-8")
+    return "\n".join(lines) + "\n" + template
+
+
+def run(s: Scenario, *, trace: Path | None = None, timeout_s: float = 600.0) -> Ns2Run:
+    """Run scenario ``s`` in ns-2.35 (``ns`` on PATH) and return what it measured."""
+    text = script(s, trace)
+    ns = shutil.which("ns")
+    if ns is None:
+        raise Ns2Error("ns-2: the ns command is missing; install it with apt-get install -y ns2")
+    with tempfile.TemporaryDirectory(prefix="incast-ns2-") as tmp:
+        path = Path(tmp) / "incast.tcl"
+        path.write_text(text, encoding="utf-8")
+        try:
+            done = subprocess.run([ns, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp)
+        except subprocess.TimeoutExpired:
+            raise Ns2Error(f"ns-2: no result within {timeout_s:g} s") from None
+    times: list[float] = []
+    counters: list[int] | None = None
+    for line in done.stdout.splitlines():
+        word, *rest = line.split()
+        if word == "block":
+            times.append(float(rest[1]))
+        elif word == "counters":
+            counters = [int(v) for v in rest]
+    if done.returncode != 0 or counters is None:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise Ns2Error(f"ns-2 failed (status {done.returncode}): {last}")
+    timeouts, retransmitted, drops, data = counters
+    return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s))

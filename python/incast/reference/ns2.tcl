@@ -1,0 +1,131 @@
+# incast's synchronized read in ns-2.35: N servers and one client on one
+# switch, one-way TCP agents, a barrier between blocks. Generated runs set the
+# array P (see incast/reference/ns2.py) before this text; nothing here is
+# edited per run.
+#
+# Output, one line each: "block K MS" (K from 1, the block time in ms), then
+# "counters TIMEOUTS RETRANSMITTED DROPS DATA_PACKETS".
+
+set ns [new Simulator]
+$ns use-scheduler Heap
+ns-random $P(seed)
+
+Agent/TCP set packetSize_ $P(mss)
+Agent/TCP set windowInit_ $P(init_cwnd)
+Agent/TCP set window_ $P(window)
+Agent/TCP set minrto_ $P(rto_min)
+Agent/TCP set maxrto_ $P(rto_max)
+Agent/TCP set rtxcur_init_ $P(rto_initial)
+Agent/TCP set tcpTick_ $P(tick)
+Agent/TCP set numdupacks_ $P(dupack_threshold)
+Agent/TCP set singledup_ $P(limited_transmit)
+Agent/TCP set slow_start_restart_ $P(restart_after_idle)
+Agent/TCP set timestamps_ $P(timestamps)
+# Connections start established in incast: no SYN, and the first ACK grows
+# the window like any other.
+Agent/TCP set syn_ false
+Agent/TCP set delay_growth_ false
+Agent/TCPSink/DelAck set interval_ $P(delayed_ack)
+Agent/TCPSink/Sack1/DelAck set interval_ $P(delayed_ack)
+
+set switch [$ns node]
+set client [$ns node]
+$ns duplex-link $switch $client $P(rate) $P(delay) DropTail
+$ns queue-limit $switch $client $P(queue)
+$ns queue-limit $client $switch $P(unbounded)
+set monitor [$ns monitor-queue $switch $client ""]
+if {$P(trace) ne ""} {
+    set trace [open $P(trace) w]
+    $ns trace-queue $switch $client $trace
+}
+
+set rng [new RNG]
+$rng seed $P(seed)
+for {set i 0} {$i < $P(servers)} {incr i} {
+    set node($i) [$ns node]
+    $ns duplex-link $node($i) $switch $P(rate) $P(delay) DropTail
+    $ns queue-limit $node($i) $switch $P(unbounded)
+    $ns queue-limit $switch $node($i) $P(unbounded)
+    set tcp($i) [new Agent/TCP/$P(agent)]
+    set sink($i) [new Agent/$P(sink)]
+    $ns attach-agent $node($i) $tcp($i)
+    $ns attach-agent $client $sink($i)
+    $ns connect $tcp($i) $sink($i)
+    $tcp($i) set fid_ $i
+}
+
+# TCPSink's bytes_ counts delivered packets at their size on the wire: the
+# first (seqno 0) without headers, every later one with them.
+proc delivered {segments} {
+    global P
+    if {$segments == 0} { return 0 }
+    return [expr {$P(mss) + ($segments - 1) * ($P(mss) + $P(headers))}]
+}
+
+# A block ends when the client holds every segment of it. Without delayed
+# ACKs each sender learns it one ACK path later (TcpAgent::finish calls
+# "done" once everything sent is acknowledged), so the end is the latest of
+# those instants less the ACK path; with delayed ACKs the sinks are polled.
+set block 0
+set started 0.0
+set target 0
+set pending 0
+set ended 0.0
+proc flow_done {i} {
+    global ns P pending ended
+    set ended [expr {max($ended, [$ns now] - $P(ack_path))}]
+    incr pending -1
+    if {$pending == 0} { next_block $ended }
+}
+proc poll {} {
+    global ns P sink target
+    for {set i 0} {$i < $P(servers)} {incr i} {
+        if {[$sink($i) set bytes_] < [delivered $target]} {
+            $ns at [expr {[$ns now] + $P(poll)}] poll
+            return
+        }
+    }
+    next_block [$ns now]
+}
+for {set i 0} {$i < $P(servers)} {incr i} {
+    if {$P(poll) == 0} { $tcp($i) proc done {} [list flow_done $i] }
+}
+
+proc next_block {now} {
+    global ns P tcp block started target rng monitor pending ended
+    if {$block > 0} { puts "block $block [expr {($now - $started) * 1000.0}]" }
+    if {$block == $P(blocks)} {
+        set timeouts 0; set retransmitted 0; set data 0
+        for {set i 0} {$i < $P(servers)} {incr i} {
+            incr timeouts [$tcp($i) set nrexmit_]
+            incr retransmitted [$tcp($i) set nrexmitpack_]
+            incr data [$tcp($i) set ndatapack_]
+        }
+        puts "counters $timeouts $retransmitted [$monitor set pdrops_] $data"
+        exit 0
+    }
+    incr block
+    set started $now
+    set target [expr {$target + $P(segments)}]
+    set pending $P(servers)
+    set ended 0.0
+    # The requests leave the client back to back, in server order or in a
+    # fresh random order (Fisher-Yates with ns-2's generator), and each server
+    # answers after its turnaround, drawn from [0, jitter].
+    set order {}
+    for {set i 0} {$i < $P(servers)} {incr i} { lappend order $i }
+    for {set i [expr {$P(servers) - 1}]} {$P(shuffle) && $i > 0} {incr i -1} {
+        set j [$rng integer [expr {$i + 1}]]
+        set t [lindex $order $i]
+        lset order $i [lindex $order $j]
+        lset order $j $t
+    }
+    for {set k 0} {$k < $P(servers)} {incr k} {
+        set i [lindex $order $k]
+        set at [expr {$now + ($k + 1) * $P(request_tx) + $P(request_path) + [$rng uniform 0 $P(jitter)]}]
+        $ns at $at "$tcp($i) advanceby $P(segments)"
+    }
+    if {$P(poll) > 0} { $ns at [expr {[$ns now] + $P(poll)}] poll }
+}
+$ns at 0.0 "next_block 0.0"
+$ns run

@@ -1,0 +1,93 @@
+"""The ns-2.35 reference harness and ``incast validate --against ns2``."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+
+import pytest
+
+import incast
+from incast.cli import main
+from incast.presets import with_preset
+from incast.reference import ns2
+
+# Runs ns-2 wherever it is installed; CI installs it, so there a missing ns fails.
+needs_ns = pytest.mark.skipif(
+    shutil.which("ns") is None and not os.environ.get("CI"), reason="ns-2 (apt-get install -y ns2) is not installed"
+)
+
+
+def scenario(**fields: object) -> incast.Scenario:
+    return incast.Scenario(**with_preset("ns2", {"servers": 4, "blocks": 3, **fields}))
+
+
+def test_script_carries_each_setting_as_ns2_names_it() -> None:
+    s = scenario(switch={"buffer": "64pkt"}, tcp={"rcv_wnd": "64000B", "delayed_ack": "40ms", "variant": "sack"})
+    p = ns2.parameters(s)
+    assert (p["agent"], p["sink"]) == ("Sack1", "TCPSink/Sack1/DelAck")
+    assert (p["queue"], p["window"], p["init_cwnd"], p["mss"]) == ("64", "64", "2", "1000")
+    assert (float(p["rto_min"]), float(p["tick"]), float(p["delayed_ack"])) == (0.2, 0.01, 0.04)
+    assert p["segments"] == "263", "256 KiB in whole 1000-byte segments"
+    assert float(p["delay"]) == pytest.approx(25e-6), "each of the four hops gets a quarter of the RTT"
+    text = ns2.script(s)
+    assert text.splitlines()[1].startswith("set P(") and "Agent/TCP/$P(agent)" in text
+
+
+def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
+    s = scenario(switch={"buffer": "32KiB"})
+    assert ns2.parameters(s)["queue"] == str(32768 // 1058)
+    assert any(n.startswith("switch.buffer: 32768 bytes become 30 packets") for n in ns2._notes(s))
+
+
+@pytest.mark.parametrize(
+    ("fields", "message"),
+    [
+        ({"topology": {"kind": "tree", "edge_switches": 2}}, 'topology.kind: only "star" is built'),
+        ({"tcp": {"variant": "cubic"}}, "tcp.variant: reno, newreno or sack"),
+        ({"background": {"tcp_flows": 2}}, "background.tcp_flows: no background traffic"),
+        ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
+        ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
+    ],
+)
+def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:
+    with pytest.raises(ns2.Ns2Unsupported, match="^" + message.replace("(", r"\(")):
+        ns2.script(scenario(**fields))
+
+
+def test_cli_refusal_is_one_line_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["validate", "--against", "ns2", "--servers", "4", "--blocks", "2", "--tcp", "cubic"])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == "error: tcp.variant: reno, newreno or sack (ns-2 comparison)\n"
+
+
+@needs_ns
+def test_ns2_runs_the_blocks_and_delivers_every_segment() -> None:
+    s = scenario(workload={"sru": "64KiB"}, switch={"buffer": "64pkt"}, tcp={"rcv_wnd": "16000B"})
+    r = ns2.run(s)
+    assert r.blocks == 3
+    assert r.bytes_delivered == 3 * 4 * 66 * 1000
+    # Four servers' 66 segments leave one 1 Gbps port: at least 264 frames of
+    # 1078 bytes of link time per block; four 16-segment windows fit a 64-packet port.
+    assert min(r.block_time_ms) > 264 * 1078 * 8 / 1e9 * 1e3
+    assert r.goodput_mbps < 1000 and (r.drops, r.timeouts) == (0, 0)
+
+
+@needs_ns
+def test_ns2_drops_and_retransmits_when_the_port_overflows() -> None:
+    r = ns2.run(scenario(servers=16, workload={"sru": "64KiB"}, switch={"buffer": "8pkt"}))
+    assert r.drops > 0 and r.retransmitted_packets > 0 and r.blocks == 3
+
+
+@needs_ns
+def test_validate_against_ns2_prints_both_side_by_side_as_json(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["validate", "--against", "ns2", "--servers", "4", "--blocks", "2", "--sru", "32KiB", "--json"])
+    stdout, stderr = capsys.readouterr()
+    assert code == 0, stderr
+    assert stderr.startswith("note: ns2: ns-2 has no Ethernet framing")
+    out = json.loads(stdout)
+    assert (out["source"], out["against"], out["preset"]) == ("validate", "ns2", "ns2")
+    assert set(out["figures"]["goodput_mbps"]) == {"simulator", "ns2", "ratio"}
+    assert out["ns2"]["blocks"] == out["simulator"]["blocks"] == 2
