@@ -245,7 +245,7 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss$"):
+    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"):
         Scenario.from_toml(path)
     assert scenario_error({"servers": 4, "srevers": 5}).startswith(
         "srevers: unknown setting; a scenario has servers, seed"
@@ -335,7 +335,7 @@ def test_overrides_accept_nested_tables() -> None:
         ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; \[tcp\] has mss, init_cwnd, "),
         ("speed", r"^speed: unknown setting; the settings are servers, seed, blocks, duration, "),
         ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
-        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, loss$"),
+        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"),
     ],
 )
 def test_unknown_override_path_is_named(path: str, message: str) -> None:

@@ -62,8 +62,10 @@ PRESETS: dict[str, Preset] = {
             "tcp/tcp-newreno.cc), the ssthresh cut of TcpAgent::slowdown at every loss event "
             '(tcp.ssthresh_rule = "ns2") and its restart after idle: the timer the last ACK re-armed '
             "expires with nothing outstanding and cwnd falls to one segment "
-            '(tcp.idle_restart = "ns2"); TCPSink ACKs every segment (tcp/tcp-sink.cc); servers answer at '
-            "once. incast validate --against ns2 runs ns-2.35 itself on the same scenario.",
+            '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
+            "transmissions started, as ns-2's scheduler takes them (link.arrival_order = \"wire\"); TCPSink "
+            "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
+            "ns-2.35 itself on the same scenario.",
             {
                 "tcp.mss": 1000,
                 "tcp.init_cwnd": 2,
@@ -81,6 +83,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.recovery_burst": 2,
                 "tcp.rto_tick": "10ms",
                 "workload.server_jitter": "0",
+                "link.arrival_order": "wire",
             },
         ),
         Preset(

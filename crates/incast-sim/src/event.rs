@@ -1,9 +1,21 @@
-//! The event queue: earliest `(time, sequence number)` first.
+//! The event queue: earliest time first, then the order events became certain.
 //!
 //! **Models:** discrete-event scheduling with integer picosecond time.
-//! Every event gets a sequence number when it is scheduled, and events at the
-//! same instant run in that order (FIFO), which makes every run a pure
-//! function of its inputs.
+//! Events at the same instant run in the order they became certain, then in
+//! scheduling order (FIFO): an event scheduled with `push` became certain
+//! when it was scheduled, so same-instant events run FIFO, and a frame's
+//! arrival is scheduled so when it is queued for its link. With
+//! `link.arrival_order = "wire"` an arrival instead became certain when its
+//! transmission started (`push_since`), and among frames that started at the
+//! same instant one its host sent that instant onto an idle link runs before
+//! one that waited in a queue. That is how ns-2 and ns-3 order simultaneous
+//! arrivals: they schedule an arrival when its transmission starts, and a
+//! waiting frame starts from the previous frame's end, an event younger than
+//! the ACK or timer that made another host send at that instant. At a full
+//! port the two orders drop different frames: by queueing order, frames
+//! queued behind a burst win every tie over the retransmissions an ACK just
+//! released (README, "Against ns-2.35"). Either order is a pure function of
+//! the inputs, so every run is.
 //! **Deliberately different:** there is no cancellation: owners of a moved
 //! deadline (TCP timers) ignore stale wake-ups instead.
 
@@ -29,15 +41,20 @@ const WORDS: usize = (BUCKETS / WORD) as usize;
 /// Up to this many events, a bucket is sorted by insertion.
 const SMALL_BUCKET: usize = 16;
 
-/// `(time, seq)` packed into one integer, time in the high half, so that a
-/// single comparison orders by time and then by scheduling order.
+/// Time in the high half; in the low half, from the top: how long before
+/// `time` the event became certain (its lead, in 256 ps units, complemented so
+/// that the longer lead comes first, saturating at 281 s), whether the frame
+/// waited in a queue, and the scheduling sequence number (its low 23 bits:
+/// only events that became certain at the same instant compare on it). One
+/// comparison orders them all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key(u128);
 
 impl Key {
     #[inline]
-    fn new(time: SimTime, seq: u64) -> Self {
-        Key(u128::from(time.0) << 64 | u128::from(seq))
+    fn new(time: SimTime, since: SimTime, queued: bool, seq: u64) -> Self {
+        Key(u128::from(time.0) << 64
+            | u128::from(((since.0 >> 8) & ((1 << 39) - 1)) << 25 | (queued as u64) << 24 | (seq & 0xFF_FFFF)))
     }
 
     #[inline]
@@ -122,6 +139,7 @@ pub struct EventQueue<E> {
     /// The bucket being run.
     current: u64,
     next_seq: u64,
+    now: SimTime,
 }
 
 impl<E: Copy> Default for EventQueue<E> {
@@ -141,13 +159,21 @@ impl<E: Copy> EventQueue<E> {
             far: BinaryHeap::new(),
             current: 0,
             next_seq: 0,
+            now: SimTime::ZERO,
         }
     }
 
     /// Schedule `event` at `time`.
     #[inline]
     pub fn push(&mut self, time: SimTime, event: E) {
-        let key = Key::new(time, self.next_seq);
+        let now = self.now;
+        self.push_since(time, now, event)
+    }
+
+    /// Schedule `event` at `time`, ordered among same-time events by `since`.
+    #[inline]
+    pub fn push_since(&mut self, time: SimTime, since: SimTime, event: E) {
+        let key = Key::new(time, since, since > self.now, self.next_seq);
         self.next_seq += 1;
         self.file(key, event);
     }
@@ -188,6 +214,7 @@ impl<E: Copy> EventQueue<E> {
             return None;
         }
         self.ran += 1;
+        self.now = key.time();
         Some((key.time(), event))
     }
 
@@ -264,6 +291,25 @@ mod tests {
             q.push(SimTime(t), e);
         }
         assert_eq!(drain(&mut q), vec![(10, 'a'), (20, 'b'), (30, 'c')]);
+    }
+
+    /// ns-2's order of simultaneous arrivals (`push_since`): at 100 ns three
+    /// frames arrive; the one whose transmission started first (at 2.56 ns)
+    /// runs first, and of the two that started at 10.24 ns, the one sent then
+    /// onto an idle link before the one queued at 0 behind another frame,
+    /// although the queued one was scheduled first.
+    #[test]
+    fn same_instant_arrivals_go_in_the_order_their_transmissions_started() {
+        let (at, early, later) = (SimTime(100_000), SimTime(10 << 8), SimTime(40 << 8));
+        let mut q = EventQueue::new();
+        q.push(later, 'y');
+        q.push_since(at, later, 'q');
+        q.push_since(at, early, 'a');
+        assert_eq!(q.pop(), Some((later, 'y')));
+        q.push_since(at, later, 'i');
+        q.push(at, 'z');
+        let order: Vec<char> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(order, vec!['a', 'i', 'z', 'q'], "an event scheduled at 10.24 ns sorts with the idle-link frame");
     }
 
     /// Engine invariant: events at equal times run in scheduling order.

@@ -4,15 +4,18 @@
 //! back, with preamble and inter-frame gap counted in the frame's wire bytes)
 //! followed by a fixed propagation delay.
 //! Ethernet PAUSE stops a link from outside (`net::pause`).
+//! Frames reaching a node at the same picosecond are taken in the order
+//! `LinkConfig::arrival_order` says (`event` explains both).
 //! **Not modelled:** bit errors, rate changes.
 
-use crate::settings::{Duration, Probability, Rate};
+use crate::settings::{Choice, Duration, Probability, Rate};
 use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
 
 crate::settings! {
     /// Every host link (server↔switch and client↔switch), both directions.
     ///
-    /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1); no loss.
+    /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1); no loss;
+    /// `arrival_order` `queued`, the order the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
@@ -25,7 +28,24 @@ crate::settings! {
         /// each direction of each link from its own seeded substream), kept in
         /// parts per billion; 0 for none.
         "loss" loss_ppb: u32 = 0, Probability;
+        /// Frames reaching a node at the same picosecond: "queued" (in the order
+        /// they were queued for their links) or "wire" (in the order their
+        /// transmissions started, a frame sent onto an idle link before one that
+        /// waited, as ns-2 and ns-3 order them).
+        "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
+            Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire)]);
     }
+}
+
+/// The order of frames that reach a node at the same instant.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum ArrivalOrder {
+    /// The order they were handed to their links' queues.
+    #[default]
+    Queued,
+    /// The order their transmissions started; among those that started
+    /// together, frames sent onto an idle link first.
+    Wire,
 }
 
 /// A serializer followed by a propagation delay.
@@ -34,12 +54,14 @@ pub struct Link {
     byte_time: ByteTime,
     delay: SimDuration,
     busy_until: SimTime,
+    /// When the latest frame's transmission started.
+    last_start: SimTime,
 }
 
 impl Link {
     /// An idle link.
     pub fn new(rate: BitRate, delay: SimDuration) -> Self {
-        Link { byte_time: ByteTime::new(rate), delay, busy_until: SimTime::ZERO }
+        Link { byte_time: ByteTime::new(rate), delay, busy_until: SimTime::ZERO, last_start: SimTime::ZERO }
     }
 
     /// Queue `wire_bytes` for transmission at `now`: the frame starts when the
@@ -47,8 +69,15 @@ impl Link {
     #[inline]
     pub fn transmit(&mut self, now: SimTime, wire_bytes: u64) -> SimTime {
         let start = now.max(self.busy_until);
+        self.last_start = start;
         self.busy_until = start + self.byte_time.tx_time(wire_bytes);
         self.busy_until
+    }
+
+    /// When the frame given to [`Link::transmit`] last starts onto the wire.
+    #[inline]
+    pub fn last_start(&self) -> SimTime {
+        self.last_start
     }
 
     /// When a frame whose last bit leaves at `tx_done` reaches the far end.

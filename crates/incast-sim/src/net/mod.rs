@@ -29,7 +29,7 @@ mod switch;
 mod topology;
 pub mod wan;
 
-pub use link::{Link, LinkConfig};
+pub use link::{ArrivalOrder, Link, LinkConfig};
 pub use packet::{Direction, Packet, PacketPool, PktId};
 pub use queue::{BufferLimit, BufferLimitSpec, DropTailQueue, OccupancyLog, QueueLimit, QueueStats};
 pub use switch::{RudePolicy, SwitchConfig};

@@ -659,7 +659,7 @@ mod tests {
     #[test]
     fn unknown_keys_are_refused_naming_the_table_and_what_it_has() {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
-        assert_eq!(err.to_string(), "link.speed: unknown setting; [link] has rate, rtt, loss");
+        assert_eq!(err.to_string(), "link.speed: unknown setting; [link] has rate, rtt, loss, arrival_order");
     }
 
     /// The canonical form reads back to the same scenario, and the SI form

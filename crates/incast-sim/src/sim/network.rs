@@ -19,6 +19,7 @@ use super::{Event, CLIENT0};
 use crate::event::EventQueue;
 use crate::net::buffer::BufferModel;
 use crate::net::pfc::PRIORITIES;
+use crate::net::ArrivalOrder;
 use crate::net::RudePolicy;
 use crate::net::{frame, Network, Node, NodeId, PacketPool, PktId, PortId};
 use crate::scenario::Scenario;
@@ -40,6 +41,8 @@ pub(super) struct DataPlane {
     pub(super) lossless: Option<Box<Lossless>>,
     /// ECN marking is on at the switch ports.
     pub(super) ecn: bool,
+    /// Same-instant arrivals go in the order their transmissions started.
+    wire_order: bool,
     /// The switch drops packets carrying the rude bit.
     police_rude: bool,
     /// Packets handed to a NIC.
@@ -94,6 +97,7 @@ impl DataPlane {
             bottleneck,
             lossless,
             ecn: s.switch.ecn_threshold.is_some(),
+            wire_order: s.link.arrival_order == ArrivalOrder::Wire,
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
             sent: 0,
             delivered: 0,
@@ -147,7 +151,12 @@ impl DataPlane {
                 if self.ecn && self.net.port(port).queue.marked() {
                     self.mark(pkt, port);
                 }
-                events.push(at, Event::Arrive { pkt, node })
+                let event = Event::Arrive { pkt, node };
+                if self.wire_order {
+                    events.push_since(at, self.net.port(port).link.last_start(), event)
+                } else {
+                    events.push(at, event)
+                }
             }
             None => {
                 self.pool.release(pkt);
