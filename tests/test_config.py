@@ -245,7 +245,8 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    with pytest.raises(ScenarioError, match=r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"):
+    unknown = r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"
+    with pytest.raises(ScenarioError, match=unknown):
         Scenario.from_toml(path)
     assert scenario_error({"servers": 4, "srevers": 5}).startswith(
         "srevers: unknown setting; a scenario has servers, seed"
