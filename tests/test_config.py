@@ -115,7 +115,7 @@ def test_canonical_form_writes_human_units_and_the_si_form_plain_numbers() -> No
     s = Scenario(servers=16)
     c = canonical(s)
     assert (c["servers"], c["seed"], c["duration"]) == (16, 1, "1s")
-    assert c["link"] == {"rate": "1Gbps", "rtt": "100us", "loss": 0.0}
+    assert c["link"] == {"rate": "1Gbps", "rtt": "100us", "loss": 0.0, "arrival_order": "queued"}
     assert (c["switch"]["buffer"], c["tcp"]["rto_min"], c["tcp"]["delayed_ack"]) == ("32KiB", "200ms", "40ms")
     assert c["workload"]["sru"] == "256KiB" and "block" not in c["workload"]
     d = s.to_dict()
