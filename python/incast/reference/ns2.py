@@ -170,9 +170,8 @@ def _notes(s: Scenario) -> list[str]:
         notes.append("tcp.clock_granularity: ns-2 timers are exact; only RTT samples use tcpTick_")
     if _segments(s) * s.tcp.mss != (s.workload.sru if s.workload.block is None else s.workload.block / s.servers):
         notes.append(f"each server sends {_segments(s)} whole {s.tcp.mss}-byte segments per block")
-    if s.tcp.variant != "newreno":
-        pass
-    elif s.tcp.recovery_burst != 2 or s.tcp.recovery_exit != "ssthresh" or s.tcp.ssthresh_rule != "ns2":
+    ns2_recovery = (s.tcp.recovery_burst, s.tcp.recovery_exit, s.tcp.ssthresh_rule) == (2, "ssthresh", "ns2")
+    if s.tcp.variant == "newreno" and not ns2_recovery:
         notes.append("Agent/TCP/Newreno sends 2 segments per ACK in recovery and exits at ssthresh (preset ns2)")
     return notes
 
