@@ -21,10 +21,11 @@ Agent/TCP set numdupacks_ $P(dupack_threshold)
 Agent/TCP set singledup_ $P(limited_transmit)
 Agent/TCP set slow_start_restart_ $P(restart_after_idle)
 Agent/TCP set timestamps_ $P(timestamps)
-# Connections start established in incast: no SYN, and the first ACK grows
-# the window like any other.
-Agent/TCP set syn_ false
-Agent/TCP set delay_growth_ false
+# incast's connections start established, with the handshake's RTT sample
+# taken and cwnd at the initial window: here each agent sends its SYN at time
+# 0 (syn_ and delay_growth_ as ns-default.tcl has them: the SYN is timed and
+# its ACK leaves cwnd at windowInit_), and block 1 starts once every
+# handshake is done.
 Agent/TCPSink/DelAck set interval_ $P(delayed_ack)
 Agent/TCPSink/Sack1/DelAck set interval_ $P(delayed_ack)
 
@@ -54,12 +55,11 @@ for {set i 0} {$i < $P(servers)} {incr i} {
     $tcp($i) set fid_ $i
 }
 
-# TCPSink's bytes_ counts delivered packets at their size on the wire: the
-# first (seqno 0) without headers, every later one with them.
-proc delivered {segments} {
-    global P
-    if {$segments == 0} { return 0 }
-    return [expr {$P(mss) + ($segments - 1) * ($P(mss) + $P(headers))}]
+# TCPSink's bytes_ counts delivered packets at their size on the wire,
+# headers included, from what it held after the handshake.
+proc delivered {i segments} {
+    global P base
+    return [expr {$base($i) + $segments * ($P(mss) + $P(headers))}]
 }
 
 # A block ends when the client holds every segment of it. Without delayed
@@ -80,7 +80,7 @@ proc flow_done {i} {
 proc poll {} {
     global ns P sink target
     for {set i 0} {$i < $P(servers)} {incr i} {
-        if {[$sink($i) set bytes_] < [delivered $target]} {
+        if {[$sink($i) set bytes_] < [delivered $i $target]} {
             $ns at [expr {[$ns now] + $P(poll)}] poll
             return
         }
@@ -88,12 +88,19 @@ proc poll {} {
     next_block [$ns now]
 }
 for {set i 0} {$i < $P(servers)} {incr i} {
-    if {$P(poll) == 0} { $tcp($i) proc done {} [list flow_done $i] }
+    $tcp($i) proc done {} [list flow_done $i]
 }
 
 proc next_block {now} {
-    global ns P tcp block started target rng monitor pending ended
-    if {$block > 0} { puts "block $block [expr {($now - $started) * 1000.0}]" }
+    global ns P tcp sink block started target rng monitor pending ended base
+    if {$block == 0} {
+        for {set i 0} {$i < $P(servers)} {incr i} {
+            set base($i) [$sink($i) set bytes_]
+            if {$P(poll) > 0} { $tcp($i) proc done {} {} }
+        }
+    } else {
+        puts "block $block [expr {($now - $started) * 1000.0}]"
+    }
     if {$block == $P(blocks)} {
         set timeouts 0; set retransmitted 0; set data 0
         for {set i 0} {$i < $P(servers)} {incr i} {
@@ -127,5 +134,7 @@ proc next_block {now} {
     }
     if {$P(poll) > 0} { $ns at [expr {[$ns now] + $P(poll)}] poll }
 }
-$ns at 0.0 "next_block 0.0"
+# The handshake: each agent's SYN, answered by its sink.
+set pending $P(servers)
+for {set i 0} {$i < $P(servers)} {incr i} { $ns at 0.0 "$tcp($i) advanceby 1" }
 $ns run
