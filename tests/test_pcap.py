@@ -8,6 +8,7 @@ test depends on no capture library and checks every field it reads.
 from __future__ import annotations
 
 import struct
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import NamedTuple
 
@@ -164,6 +165,32 @@ def test_capture_is_off_by_default_and_does_not_change_the_result(tmp_path: Path
     paths = cap.write_pcap(tmp_path / "api")
     assert [p.name for p in paths] == ["client.pcap", "server-0.pcap", "server-1.pcap"]
     assert sorted(p.name for p in (tmp_path / "api").iterdir()) == [p.name for p in paths], "no temporary left"
+
+
+def test_timestamps_start_when_the_run_began_or_at_the_start_given(tmp_path: Path) -> None:
+    """A capture tool shows the date the run was made, not 1970-01-01; a fixed
+    ``start`` moves every record by the same amount and gives the same bytes on
+    every run."""
+    before = datetime.now(timezone.utc)
+    cap = incast.run(servers=2, blocks=2, workload={"sru": "64KiB"}, trace={"pcap": True})
+    assert before <= cap.started_at <= datetime.now(timezone.utc)
+    dated = read_pcap(cap.write_pcap(tmp_path / "dated")[0])
+    epoch = datetime(1970, 1, 1, tzinfo=timezone.utc)
+    simulated = read_pcap(cap.write_pcap(tmp_path / "sim", start=epoch)[0])
+    by_ns = round((cap.started_at - epoch).total_seconds() * 1e6) * 1000
+    assert [p.t_ns - by_ns for p in dated] == [p.t_ns for p in simulated]
+    assert simulated[0].t_ns < 10**9 < by_ns
+    again = incast.run(servers=2, blocks=2, workload={"sru": "64KiB"}, trace={"pcap": True})
+    fixed = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    a, b = cap.write_pcap(tmp_path / "a", start=fixed), again.write_pcap(tmp_path / "b", start=fixed)
+    assert [p.read_bytes() for p in a] == [p.read_bytes() for p in b]
+    with pytest.raises(ValueError, match="before 1970"):
+        cap.write_pcap(tmp_path / "old", start=datetime(1969, 12, 31, tzinfo=timezone.utc))
+    with pytest.raises(ValueError, match="timezone"):
+        cap.write_pcap(tmp_path / "naive", start=datetime(2026, 1, 1))
+    with pytest.raises(ValueError, match="2106"):
+        cap.write_pcap(tmp_path / "late", start=datetime(2107, 1, 1, tzinfo=timezone.utc))
+    assert not (tmp_path / "old").exists() and not (tmp_path / "late").exists()
 
 
 def test_bad_pcap_directory_is_one_line_exit_2_and_writes_nothing(

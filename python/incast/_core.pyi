@@ -16,6 +16,7 @@ __all__ = [
     "bench_serve",
     "bench_start_server",
     "engine_version",
+    "pcap_shift",
     "resolve_json",
     "run_json",
     "run_json_capture",
@@ -53,6 +54,12 @@ def run_json_capture(scenario_json: str) -> tuple[str, list[bytes]]:
     The files come client first, then server 0, 1, ...; the list is empty when
     ``trace.pcap`` is off. Errors as for :func:`run_json`. Releases the GIL while
     it runs and encodes.
+    """
+
+def pcap_shift(file: bytes, by_ns: int) -> bytes:
+    """``file`` (one pcap file from :func:`run_json_capture`) with every timestamp ``by_ns`` nanoseconds later.
+
+    Raises ``ValueError`` if a timestamp would pass 2106-02-07 or ``file`` is not such a capture.
     """
 
 def engine_version() -> str:

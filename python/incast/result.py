@@ -21,6 +21,7 @@ import math
 import os
 import time
 from collections.abc import Mapping
+from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -210,7 +211,8 @@ class Result:
     is what all the clients' links carry together, ``queue_peak_bytes`` is the
     port toward client 0, and ``client_goodput_mbps`` lists each client's share
     of ``goodput_mbps``. Besides: ``wall_s`` (wall-clock seconds of
-    the engine call), ``events_per_s``, the resolved ``scenario``, and
+    the engine call), ``started_at`` (the wall-clock time it began, UTC),
+    ``events_per_s``, the resolved ``scenario``, and
     DataFrames: ``clients`` (one row per client: its goodput, bytes, blocks,
     block-time median and maximum, timeouts and drops), ``flows`` (one row per
     reading connection, with its ``client`` and ``server``), ``blocks_table`` (one
@@ -228,6 +230,9 @@ class Result:
     time series ``[trace]`` turned on), written as Parquet by :meth:`write_traces`;
     with ``trace.pcap`` on, :meth:`write_pcap` writes one pcap file per host.
     """
+
+    #: When the engine call began (UTC): the date a capture's timestamps start from.
+    started_at: datetime
 
     goodput_mbps: float
     client_goodput_mbps: list[float]
@@ -260,9 +265,15 @@ class Result:
     gip_timeout_classes: dict[str, int]
 
     def __init__(
-        self, scenario: Scenario, engine_result: Mapping[str, Any], wall_s: float, pcap: list[bytes] | None = None
+        self,
+        scenario: Scenario,
+        engine_result: Mapping[str, Any],
+        wall_s: float,
+        pcap: list[bytes] | None = None,
+        started_at: datetime | None = None,
     ) -> None:
         self.scenario = scenario
+        self.started_at = started_at or datetime.now(timezone.utc)
         self._pcap = pcap or []
         self.wall_s = wall_s
         self._summary: dict[str, Any] = dict(engine_result["summary"])
@@ -311,21 +322,34 @@ class Result:
             written.append(path)
         return written
 
-    def write_pcap(self, directory: str | Path) -> list[Path]:
+    def write_pcap(self, directory: str | Path, start: datetime | None = None) -> list[Path]:
         """Write the packet capture as ``client.pcap`` and ``server-<i>.pcap`` in ``directory``; return the paths.
 
         With several clients the clients' files are ``client-<c>.pcap``.
 
         One file per host (classic libpcap, nanosecond timestamps, Ethernet), as
         the engine encoded it (``crates/incast-sim/src/stats/pcap.rs``): what the
-        host sent as its NIC took it and what reached it. Raises ``ValueError`` if
-        the run had ``trace.pcap`` off and ``OSError`` if the directory cannot be
+        host sent as its NIC took it and what reached it. A record's timestamp is
+        ``start`` (default :attr:`started_at`, when the run began) plus the
+        simulated time, so a capture tool shows the date the run was made;
+        ``start=datetime(1970, 1, 1, tzinfo=timezone.utc)`` keeps simulated time
+        alone, and any fixed ``start`` gives the same bytes on every run. Raises
+        ``ValueError`` if the run had ``trace.pcap`` off or ``start`` is before
+        1970 or too late for the format, and ``OSError`` if the directory cannot be
         created or written. Every file is written under a temporary name first and
         the files are renamed into place only once all are written, so a failure
         leaves no file, whole or partial.
         """
         if not self._pcap:
             raise ValueError("no packet capture: run with trace.pcap = true (incast run --pcap DIR)")
+        when = start or self.started_at
+        if when.tzinfo is None:
+            raise ValueError("start: a timezone-aware datetime, e.g. datetime(2026, 1, 1, tzinfo=timezone.utc)")
+        delta = when - datetime(1970, 1, 1, tzinfo=timezone.utc)
+        by_ns = (delta.days * 86_400 + delta.seconds) * 1_000_000_000 + delta.microseconds * 1_000
+        if by_ns < 0:
+            raise ValueError(f"start: {when.isoformat()} is before 1970-01-01, where pcap time begins")
+        blobs = [_core.pcap_shift(blob, by_ns) for blob in self._pcap]
         out = Path(directory)
         out.mkdir(parents=True, exist_ok=True)
         clients = self.scenario.workload.clients
@@ -333,7 +357,7 @@ class Result:
         names += [f"server-{i}.pcap" for i in range(len(self._pcap) - clients)]
         pairs = [(out / name, out / f".{name}.{os.getpid()}.tmp") for name in names]
         try:
-            for (_, tmp), blob in zip(pairs, self._pcap, strict=True):
+            for (_, tmp), blob in zip(pairs, blobs, strict=True):
                 tmp.write_bytes(blob)
             for path, tmp in pairs:
                 os.replace(tmp, path)
@@ -429,6 +453,7 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     """
     resolved = _scenario(scenario, fields)
     payload = resolved.to_json()
+    started_at = datetime.now(timezone.utc)
     start = time.perf_counter()
     pcap: list[bytes] = []
     if resolved.trace.pcap:
@@ -436,4 +461,4 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     else:
         out = _core.run_json(payload)
     wall_s = time.perf_counter() - start
-    return Result(resolved, json.loads(out), wall_s, pcap)
+    return Result(resolved, json.loads(out), wall_s, pcap, started_at)

@@ -18,7 +18,7 @@
 use incast_bench::{ReadConfig, RunningServer, Server, ServerConfig};
 use incast_sim::{Scenario, SimError};
 use pyo3::create_exception;
-use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError};
+use pyo3::exceptions::{PyException, PyKeyboardInterrupt, PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
 use serde_json::Value as Json;
@@ -171,6 +171,17 @@ fn run_json_capture(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Ve
     }
 }
 
+/// A pcap file from `run_json_capture` with every timestamp moved `by_ns`
+/// nanoseconds later (`incast_sim::stats::pcap::shift`). Raises `ValueError`
+/// if a timestamp would pass 2106-02-07 or `file` is not such a capture.
+#[pyfunction]
+fn pcap_shift(py: Python<'_>, file: &[u8], by_ns: u64) -> PyResult<Py<PyBytes>> {
+    let shifted = py.detach(|| incast_sim::stats::pcap::shift(file, by_ns));
+    shifted
+        .map(|f| PyBytes::new(py, &f).unbind())
+        .ok_or_else(|| PyValueError::new_err("pcap: not an engine capture, or a timestamp past 2106-02-07"))
+}
+
 /// Version of the engine this module was built from.
 #[pyfunction]
 fn engine_version() -> &'static str {
@@ -289,7 +300,8 @@ fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
 mod _core {
     #[pymodule_export]
     use super::{
-        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, resolve_json, run_json,
-        run_json_capture, schema_json, BenchServer, IncastError, ScenarioError, SimulationError,
+        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, pcap_shift,
+        resolve_json, run_json, run_json_capture, schema_json, BenchServer, IncastError, ScenarioError,
+        SimulationError,
     };
 }

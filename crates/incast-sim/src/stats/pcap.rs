@@ -30,7 +30,8 @@
 //! (54 plus options: the captured length; the original length adds the
 //! payload), which keeps files
 //! small; the payload is all zero bytes and the TCP checksum covers it as
-//! such. Timestamps are simulated time truncated to nanoseconds. The original
+//! such. Timestamps are simulated time truncated to nanoseconds, which
+//! [`shift`] moves to the date the run was made. The original
 //! length counts no Ethernet padding or FCS. A packet the host's own NIC
 //! queue drops still appears as sent, as in a capture taken before the queue.
 //! **Not modelled:** SYN/FIN (the connections exist before the run and never
@@ -172,6 +173,26 @@ pub fn write_record(out: &mut Vec<u8>, time: SimTime, ends: (u32, u32), flow: u3
     out.extend_from_slice(&h[..n]);
 }
 
+/// A capture written by [`Capture::host_files`] with every record's timestamp
+/// moved `by_ns` nanoseconds later: records carry simulated time (from 0,
+/// which capture tools show as 1970-01-01), and a reader wants the date the
+/// run was made. `None` if a timestamp would pass the format's last second
+/// (2106-02-07, 32-bit seconds) or `file` is not such a capture.
+pub fn shift(file: &[u8], by_ns: u64) -> Option<Vec<u8>> {
+    let mut out = file.to_vec();
+    let mut at = FILE_HEADER;
+    while at < out.len() {
+        let word = |i: usize| out.get(at + i..at + i + 4).map(|b| u64::from(u32::from_le_bytes(b.try_into().unwrap())));
+        let (sec, nsec, incl) = (word(0)?, word(4)?, word(8)?);
+        let ns = (sec * 1_000_000_000 + nsec).checked_add(by_ns)?;
+        let sec = u32::try_from(ns / 1_000_000_000).ok()?;
+        out[at..at + 4].copy_from_slice(&sec.to_le_bytes());
+        out[at + 4..at + 8].copy_from_slice(&((ns % 1_000_000_000) as u32).to_le_bytes());
+        at += 16 + incl as usize;
+    }
+    (at == out.len() && out.len() >= FILE_HEADER).then_some(out)
+}
+
 /// MAC address of host `h`: locally administered, `02:00` then `h`.
 pub fn mac(host: u32) -> [u8; 6] {
     let h = host.to_be_bytes();
@@ -297,6 +318,43 @@ fn pseudo_sum(src: &[u8; 4], dst: &[u8; 4], tcp_len: u32) -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Two records, at 1.5 s and at 2 s less 1 ns of simulated time.
+    fn two_records() -> Vec<u8> {
+        let mut f = file_header().to_vec();
+        for t in [1_500_000_000_000u64, 1_999_999_999_000] {
+            write_record(&mut f, SimTime(t), (0, 1), 0, Direction::ToClient, &data(0, 100));
+        }
+        f
+    }
+
+    fn stamp(f: &[u8], at: usize) -> (u32, u32) {
+        (
+            u32::from_le_bytes(f[at..at + 4].try_into().unwrap()),
+            u32::from_le_bytes(f[at + 4..at + 8].try_into().unwrap()),
+        )
+    }
+
+    #[test]
+    fn shift_moves_every_record_and_carries_nanoseconds_into_seconds() {
+        let f = two_records();
+        let second =
+            FILE_HEADER + 16 + u32::from_le_bytes(f[FILE_HEADER + 8..FILE_HEADER + 12].try_into().unwrap()) as usize;
+        let g = shift(&f, 1_700_000_000_000_000_001).unwrap();
+        assert_eq!(stamp(&g, FILE_HEADER), (1_700_000_001, 500_000_001));
+        assert_eq!(stamp(&g, second), (1_700_000_002, 0));
+        assert_eq!(g[..FILE_HEADER], f[..FILE_HEADER]);
+        assert_eq!(g[FILE_HEADER + 8..second], f[FILE_HEADER + 8..second], "only the timestamps change");
+    }
+
+    #[test]
+    fn shift_refuses_dates_past_2106_and_truncated_files() {
+        let f = two_records();
+        assert!(shift(&f, u64::from(u32::MAX) * 1_000_000_000).is_none());
+        assert!(shift(&f[..f.len() - 1], 0).is_none());
+        assert!(shift(&f[..10], 0).is_none());
+        assert_eq!(shift(&file_header(), 5).unwrap(), file_header());
+    }
 
     /// The headers of `seg` on connection `flow` of a single client.
     fn frame_headers(flow: u32, dir: Direction, seg: &Segment) -> ([u8; MAX_HEADERS], usize) {
