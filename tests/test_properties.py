@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from test_pcap import ACK, read_pcap
 
 import incast
 from incast import Scenario, ScenarioError
@@ -49,6 +50,9 @@ scenarios = st.fixed_dictionaries(
         ),
     }
 )
+
+#: The port every server listens on (``stats::pcap``).
+SERVER_PORT = 5001
 
 pytestmark = pytest.mark.filterwarnings("ignore::hypothesis.errors.NonInteractiveExampleWarning")
 
@@ -95,3 +99,57 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
     if first is None:
         return
     assert _comparable(first) == _comparable(incast.run(Scenario.parse(data)))
+
+
+#: Scenarios whose every window fits the capture's 16-bit window field (no
+#: window scaling is negotiated), over the mechanisms that choose what to send
+#: next: SACK recovery with and without lost-retransmission detection, F-RTO,
+#: limited transmit, GIP and Rude TCP.
+windowed = st.fixed_dictionaries(
+    {
+        "servers": st.integers(1, 8),
+        "blocks": st.integers(1, 3),
+        "duration": st.just("30ms"),
+        "seed": st.integers(0, 2**32),
+        "link": st.fixed_dictionaries({"loss": st.sampled_from([0.0, 0.0, 0.01])}),
+        "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"])}),
+        "tcp": st.fixed_dictionaries(
+            {
+                "variant": st.sampled_from(["reno", "newreno", "sack", "cubic"]),
+                "rto_min": st.sampled_from(["200us", "1ms"]),
+                "delayed_ack": st.sampled_from(["off", "40ms"]),
+                "init_cwnd": st.integers(1, 10),
+                "rcv_wnd": st.sampled_from(["2KiB", "8KiB", "20000B", "64000B"]),
+                "limited_transmit": st.booleans(),
+                "sack_lost_retransmit": st.booleans(),
+                "spurious_rto": st.sampled_from(["off", "frto"]),
+                "gip": st.sampled_from(["off", "333", "123"]),
+                "rude_allowed": st.booleans(),
+            }
+        ),
+        "workload": st.fixed_dictionaries({"sru": st.sampled_from(["4KiB", "64KiB"])}),
+        "trace": st.just({"pcap": True}),
+    }
+)
+
+
+@settings(max_examples=max(EXAMPLES // 4, 20), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(data=windowed)
+def test_no_sender_sends_beyond_the_peer_window(data: dict[str, Any], tmp_path_factory: pytest.TempPathFactory) -> None:
+    """RFC 9293 §3.8.6.2.1: a sender never sends past SND.UNA + SND.WND, the right
+    edge of the last window the receiver offered (RFC 9293 §3.8.6.2.2: the window
+    is not shrunk, so the right edge is the highest offered). Seen on the wire, in
+    each server's own capture: every data byte it sends lies below the highest
+    ACK + window that had reached it."""
+    r = _run(data)
+    if r is None:
+        return
+    out = tmp_path_factory.mktemp("wnd")
+    r.write_pcap(out)
+    for path in out.glob("server-*.pcap"):
+        right_edge = None
+        for p in read_pcap(path):
+            if p.dport == SERVER_PORT and p.flags & ACK:
+                right_edge = max(right_edge or 0, p.ack + p.window)
+            elif p.sport == SERVER_PORT and p.payload:
+                assert right_edge is not None and p.seq + p.payload <= right_edge, f"{path.name}: {p}"
