@@ -269,6 +269,43 @@ def test_an_axis_no_claim_or_plot_names_is_evaluated_and_drawn_per_value(tmp_pat
     result = sweep(exp, out=tmp_path, jobs=2)
     (verdict,) = result.verdicts
     assert verdict.verdict == "fails", verdict  # 1 ms RTO_min does not collapse at 8 servers
-    assert "tcp.rto_min=0.2" in verdict.detail and "tcp.rto_min=0.001" in verdict.detail
+    assert "RTO_min 200ms" in verdict.detail and "RTO_min 1ms" in verdict.detail
     labels = [parts for parts, _ in _groups(exp.spec.plot[0], result.summary)]
-    assert labels == [["tcp.rto_min 200ms"], ["tcp.rto_min 1ms"]]
+    assert labels == [["RTO_min 200ms"], ["RTO_min 1ms"]]
+
+
+THRESHOLD = ADDED_AXIS + """
+[[claim]]
+text = "one server fills at least 90 % of the link"
+metric = "goodput_mbps"
+where = { servers = [1, 4] }
+op = ">="
+value = 900
+"""
+
+
+def test_a_claim_against_a_fixed_value_is_drawn_as_a_dashed_line_over_its_points(tmp_path: Path) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from incast.plots import _thresholds
+
+    exp, _ = experiment(tmp_path, THRESHOLD)
+    _, ax = plt.subplots()
+    _thresholds(ax, exp, exp.spec.plot[0])
+    (line,) = ax.collections
+    assert line.get_label() == "claim: goodput_mbps >= 900"
+    ((start, end),) = [seg[:, 0] for seg in line.get_segments()]
+    assert (start, end) == (1, 4) and line.get_segments()[0][0, 1] == 900
+    plt.close("all")
+
+
+def test_the_manifest_keeps_what_the_points_took_to_compute_across_cached_reruns(tmp_path: Path) -> None:
+    exp, _ = experiment(tmp_path)
+    first = sweep(exp, out=tmp_path, jobs=1)
+    again = sweep(exp, out=tmp_path, jobs=1)
+    assert (first.computed, again.cached) == (12, 12)
+    assert first.compute_s > 0 and again.compute_s == pytest.approx(first.compute_s, abs=1e-3)
+    assert again.manifest()["compute_s"] == round(again.compute_s, 3)

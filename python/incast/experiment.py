@@ -91,6 +91,7 @@ import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from incast.errors import ScenarioError
+from incast.labels import describe
 from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
 
@@ -105,6 +106,7 @@ __all__ = [
     "PAPERS",
     "Claim",
     "Experiment",
+    "Meta",
     "Point",
     "Verdict",
     "count_verdicts",
@@ -692,10 +694,10 @@ def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -
         else:
             rhs = float(claim.value)  # type: ignore[arg-type]
         if math.isnan(lhs) or math.isnan(rhs):
-            return Verdict(claim.text, "not-run", f"no result at {_fmt_coords(coords)}")
+            return Verdict(claim.text, "not-run", f"no result at {describe(coords)}")
         ok = _compare(lhs, claim.op, rhs, claim.rel_tol)
         results.append(ok)
-        shown.append(f"{_fmt_coords(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
+        shown.append(f"{describe(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
     holds = all(results) if claim.quantifier == "all" else any(results)
     return Verdict(claim.text, "holds" if holds else "fails", "; ".join(shown))
 
@@ -712,5 +714,3 @@ def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
     return abs(lhs - rhs) <= (rel_tol or 0.0) * abs(rhs)
 
 
-def _fmt_coords(coords: Mapping[str, Scalar]) -> str:
-    return ", ".join(f"{k}={v}" for k, v in coords.items()) or "all"

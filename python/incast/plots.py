@@ -2,15 +2,16 @@
 
 Each ``[[plot]]`` of the experiment is one panel: the mean over seeds with its
 95% confidence interval as error bars, one line (or bar) per metric and value
-of the series axes, log scales where the paper used them, and the paper's
-reference points (``[[reference]]``) overlaid as black stars. Axis values are
-labelled in human units (``200ms``, ``1Gbps``, ``32KiB``). Plotting never runs
+of the series axes, log scales where the paper used them; the paper's
+reference points (``[[reference]]``) overlaid as black stars, and each claim
+against a fixed value as a dashed line over the points it covers. Axes and
+series are named as the papers name them (``RTO_min``, ``buffer``), their
+values in human units (``200ms``, ``1Gbps``, ``32KiB``). Plotting never runs
 a simulation.
 """
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -18,44 +19,9 @@ from typing import Any
 import pandas as pd
 
 from incast.experiment import Experiment, Plot, Scalar
-from incast.scenario import schema
-from incast.units import format_buffer, format_duration, format_rate
+from incast.labels import axis_label, format_number, format_value, has_units
 
-__all__ = ["draw", "format_number", "format_value"]
-
-_FORMATS: dict[str, Callable[[Any], str]] = {
-    "duration": lambda v: format_duration(float(v)),
-    "delayed ack": lambda v: format_duration(float(v)),
-    "rate": lambda v: format_rate(int(v)),
-    "size": lambda v: format_buffer(int(v)),
-    "buffer": lambda v: format_buffer(int(v)),
-}
-
-
-@functools.cache
-def _kinds() -> dict[str, str]:
-    """Each setting's type, from the engine's schema."""
-    return {s["name"]: s["kind"] for s in schema()}
-
-
-def format_number(x: float) -> str:
-    """A number for a table: whole numbers as integers, others to a precision that suits their size."""
-    if x != x:
-        return "—"
-    if float(x).is_integer() and abs(x) < 1e15:
-        return str(int(x))
-    return f"{x:.1f}" if abs(x) >= 100 else f"{x:.2f}" if abs(x) >= 1 else f"{x:.3g}"
-
-
-def format_value(axis: str, value: Any) -> str:
-    """An axis value in human units: ``("tcp.rto_min", 0.2)`` -> ``"200ms"``."""
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        fmt = _FORMATS.get(_kinds().get(axis, ""))
-        return fmt(value) if fmt else format_number(value)
-    if axis == "tcp.delayed_ack" and value is None:
-        return "off"
-    return str(value)
-
+__all__ = ["draw"]
 
 def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, quick: bool = False) -> list[Path]:
     """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths.
@@ -71,7 +37,8 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
     plots = experiment.spec.plot
     if not plots or summary.empty:
         return []
-    fig, axes = plt.subplots(1, len(plots), figsize=(5.4 * len(plots), 4.2), squeeze=False)
+    # At least 10 inches wide: the report shows a figure at the page's width.
+    fig, axes = plt.subplots(1, len(plots), figsize=(max(10.0, 5.4 * len(plots)), 4.2), squeeze=False)
     for ax, plot in zip(axes[0], plots, strict=True):
         data = _rows(experiment, summary, plot.where)
         if plot.setting is not None:
@@ -81,6 +48,7 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
         else:
             _lines(ax, plot, data)
         _references(ax, experiment, plot)
+        _thresholds(ax, experiment, plot)
         if plot.logx:
             ax.set_xscale("log")
         if plot.logy:
@@ -91,11 +59,11 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
         if plot.kind == "line" and plot.logx and all(_numeric(v) for v in xs):
             ax.set_xticks(sorted(xs), [format_value(plot.x, v) for v in sorted(xs)], fontsize=8)
             ax.xaxis.set_minor_formatter(NullFormatter())
-        elif plot.kind == "line" and _has_units(plot.x):
+        elif plot.kind == "line" and has_units(plot.x):
             ax.xaxis.set_major_formatter(FuncFormatter(_formatter(plot.x)))
-        ax.set_xlabel(plot.xlabel or plot.x)
-        ax.set_ylabel(plot.ylabel or plot.setting or ", ".join(plot.metrics))
-        if plot.setting is not None and _has_units(plot.setting):
+        ax.set_xlabel(plot.xlabel or axis_label(plot.x))
+        ax.set_ylabel(plot.ylabel or (axis_label(plot.setting) if plot.setting else ", ".join(plot.metrics)))
+        if plot.setting is not None and has_units(plot.setting):
             ax.yaxis.set_major_formatter(FuncFormatter(_formatter(plot.setting)))
         ax.set_title(plot.title, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
@@ -109,11 +77,6 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
     fig.savefig(paths[1])
     plt.close(fig)
     return paths
-
-
-def _has_units(setting: str) -> bool:
-    """Is ``setting`` a duration, rate or size, printed in human units?"""
-    return _kinds().get(setting, "") in _FORMATS
 
 
 def _formatter(axis: str) -> Callable[[float, object], str]:
@@ -153,10 +116,7 @@ def _groups(plot: Plot, data: pd.DataFrame) -> list[tuple[list[str], pd.DataFram
     out: list[tuple[list[str], pd.DataFrame]] = []
     for key, rows in groups:
         values = key if isinstance(key, tuple) else (key,)
-        parts = [
-            format_value(a, v) if a in plot.series_axes else f"{a} {format_value(a, v)}"
-            for a, v in zip(axes, values, strict=True)
-        ]
+        parts = [f"{axis_label(a)} {format_value(a, v)}" for a, v in zip(axes, values, strict=True)]
         out.append((parts, rows))
     return out
 
@@ -192,7 +152,7 @@ def _setting_lines(ax: Any, experiment: Experiment, plot: Plot, data: pd.DataFra
     assert plot.setting is not None
     by_point = experiment.setting_values(plot.setting, quick)
     for parts, rows in _groups(plot, data):
-        label = ", ".join(parts) or plot.setting
+        label = ", ".join(parts) or axis_label(plot.setting)
         rows = rows.sort_values(plot.x)
         ys = [by_point[tuple(r[a] for a in experiment.axis_names)] for _, r in rows.iterrows()]
         ax.plot(rows[plot.x], ys, marker="o", markersize=4, label=f"{label} (as run)")
@@ -227,6 +187,30 @@ def _references(ax: Any, experiment: Experiment, plot: Plot) -> None:
             name = ("paper, computed" if ref.computed else "paper") if first else None
             ax.scatter([x], [y], marker="*", s=140, color="black", zorder=5, label=name)
             first = False
+
+
+def _thresholds(ax: Any, experiment: Experiment, plot: Plot) -> None:
+    """Each claim against a fixed value (``at least 90 %``) of a metric the panel
+    plots, as a dashed line over the x values the claim covers."""
+    if plot.kind != "line":
+        return
+    for claim in experiment.spec.claim:
+        if claim.value is None or claim.op == "approx" or claim.metric not in plot.metrics:
+            continue
+        xs = [c[plot.x] for c in experiment.select(claim.where) if plot.x in c and _inside(experiment, c, plot.where)]
+        if not xs and plot.x not in claim.where:
+            xs = list(experiment.axes.get(plot.x, []))
+        if not xs or not all(_numeric(x) for x in xs):
+            continue
+        ax.hlines(
+            claim.value,
+            min(xs),
+            max(xs),
+            colors="gray",
+            linestyles="dashed",
+            linewidth=1,
+            label=f"claim: {claim.metric} {claim.op} {format_number(claim.value)}",
+        )
 
 
 def _inside(experiment: Experiment, coords: Mapping[str, Scalar], where: Mapping[str, Any]) -> bool:

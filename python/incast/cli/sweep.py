@@ -23,7 +23,7 @@ from rich.text import Text
 
 from incast.errors import ScenarioError
 from incast.experiment import Experiment, load
-from incast.plots import format_number, format_value
+from incast.labels import format_number, format_value
 from incast.sweep import Interrupted, SweepResult, reproduce
 
 __all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
