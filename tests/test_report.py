@@ -28,17 +28,45 @@ def page(results: Path) -> str:
 
 
 def test_the_report_holds_the_figure_inline_and_every_claim_with_its_verdict(page: str) -> None:
-    section = page[page.index("<h2 id='fast08-table3'>") :]
-    assert "<svg" in section.split("<h2", 2)[1]
+    section = page[page.index("<h3 id='fast08-table3'>") :]
+    assert "<svg" in section.split("<h3", 2)[1]
     for claim in ("NewReno transmits more data blocks than Reno", "full window losses are the majority"):
         assert claim in section
-    verdicts = re.findall(r"<td class='(holds|fails|not-run)'>", section.split("<h2", 2)[1])
+    verdicts = re.findall(r"<td class='(holds|fails|not-run)'>", section.split("<h3", 2)[1])
     assert len(verdicts) == 6
+
+
+def test_the_report_is_laid_out_by_paper_with_each_papers_verdict_counts(page: str) -> None:
+    toc = page[page.index("<nav>") : page.index("</nav>")]
+    papers = re.findall(r"<li><a href='#paper-(\w+)'>(\w+)</a>: ([^<]*)", toc)
+    assert [p for _, p, _ in papers] == ["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP"]
+    counts = {p: c.strip() for _, p, c in papers}
+    assert re.fullmatch(r"(\d+ holds?, )?(\d+ fails?)?", counts["FAST08"].removesuffix(",")), counts
+    assert counts["GIP"] == "no claims checked"
+    headings = re.findall(r"<h2 id='paper-(\w+)'>", page)
+    assert headings == [a for a, _, _ in papers]
+    fast08 = page[page.index("<h2 id='paper-fast08'>") : page.index("<h2 id='paper-cmu09'>")]
+    assert "<h3 id='fast08-table3'>" in fast08 and "Phanishayee" in fast08
+
+
+def test_claim_details_name_settings_as_the_papers_do_in_human_units(page: str) -> None:
+    details = re.findall(r"<div class='detail'>([^<]*)</div>", page)
+    assert details
+    for d in details:
+        assert not re.search(r"[a-z]\.[a-z_]+=|=(\d{4,}|0\.\d)", d), d  # no dotted names or raw SI values
+    assert any(d.startswith("case Reno: ") for d in details), details
+
+
+def test_an_experiment_not_run_shows_the_command_that_runs_it_and_what_points_took(page: str) -> None:
+    section = page[page.index("<h3 id='fast08-fig06'>") :].split("<h3", 2)[1]
+    assert "<code>incast reproduce fast08-fig06</code>" in section
+    ran = page[page.index("<h3 id='fast08-table3'>") :].split("<h3", 2)[1]
+    assert re.search(r"\d+\.\d s to compute", ran) and "of wall time" in ran
 
 
 def test_the_report_lists_experiments_that_did_not_run(page: str) -> None:
     for path in packaged():
-        assert f"<h2 id='{path.stem}'>" in page
+        assert f"<h3 id='{path.stem}'>" in page
     assert page.count("<p class='not-run'>not run</p>") == len(packaged()) - 1
 
 

@@ -2,8 +2,12 @@
 
 The page reads what ``incast reproduce`` left under the results root (each
 experiment's ``run.json`` and ``figure.svg``) and inlines the figures as SVG,
-so the single file opens anywhere without the results directory. An
-experiment that never ran is listed as not run.
+so the single file opens anywhere without the results directory. It is laid
+out by paper: a table of contents with each paper's verdict counts, then per
+paper an overview table and each experiment's figure (at the page's width),
+claims with the numbers behind each verdict, and what its points took to
+compute. An experiment that never ran is listed as not run, with the command
+that runs it.
 """
 
 from __future__ import annotations
@@ -15,43 +19,63 @@ from pathlib import Path
 from typing import Any
 
 from incast._core import engine_version
-from incast.experiment import count_verdicts, load, packaged
+from incast.experiment import PAPERS, Meta, count_verdicts, load, packaged
 from incast.sweep import read_manifest
 
 __all__ = ["write_report"]
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
-h1 { font-size: 1.6em; } h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ccc; }
+h1 { font-size: 1.6em; } h2 { font-size: 1.35em; margin-top: 2.5em; border-bottom: 2px solid #888; }
+h3 { font-size: 1.1em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: .5em 0; }
 td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
-tr:nth-child(even) { background: #f6f6f6; } .figure svg { max-width: 100%; height: auto; }
+tr:nth-child(even) { background: #f6f6f6; } .figure svg { width: 100%; height: auto; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
 """
+
+
+#: The papers' citations, by the short names experiment files use (``meta.paper``).
+PAPER_TITLES = {
+    "FAST08": "Phanishayee et al., Measurement and Analysis of TCP Throughput Collapse in Cluster-based "
+    "Storage Systems (FAST 2008)",
+    "CMU09": "Vasudevan et al., A (In)Cast of Thousands: Scaling Datacenter TCP to Kiloservers and Gigabits "
+    "(CMU-PDL-09-101, 2009)",
+    "SIGCOMM09": "Vasudevan et al., Safe and Effective Fine-grained TCP Retransmissions for Datacenter "
+    "Communication (SIGCOMM 2009)",
+    "RUDE": "Weigle and Feng, Enhancing TCP Performance for Dedicated Clusters and Grids (Rude TCP)",
+    "GIP": "Zhang, Ren, Tang and Lin, Taming TCP Incast Throughput Collapse in Data Center Networks (GIP)",
+}
 
 
 def write_report(out: str | Path = "results", path: str | Path | None = None) -> Path:
     """Write the report for the results under ``out`` to ``path`` (default ``<out>/report.html``)."""
     root = Path(out)
     target = Path(path) if path is not None else root / "report.html"
-    sections: list[str] = []
-    rows: list[str] = []
-    totals = {"holds": 0, "fails": 0, "not-run": 0}
+    by_paper: dict[str, list[tuple[Meta, dict[str, Any] | None]]] = {p: [] for p in PAPERS}
     for file in packaged():
         meta = load(file).spec.meta
-        manifest = read_manifest(root, meta.name)
-        claims: list[dict[str, Any]] = manifest.get("claims", []) if manifest else []
-        for c in claims:
-            totals[c["verdict"]] = totals.get(c["verdict"], 0) + 1
-        verdicts = count_verdicts([c["verdict"] for c in claims])
-        run = f"{manifest['wall_s']:.1f} s, {manifest['done']} points ({manifest['mode']})" if manifest else "not run"
-        rows.append(
-            f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{meta.paper} {html.escape(meta.figure)}</td>"
-            f"<td>{html.escape(verdicts or 'no verdicts')}</td><td>{run}</td></tr>"
+        by_paper.setdefault(meta.paper, []).append((meta, read_manifest(root, meta.name)))
+    every = [c["verdict"] for runs in by_paper.values() for _, m in runs for c in (m or {}).get("claims", [])]
+    toc: list[str] = []
+    sections: list[str] = []
+    for paper, runs in by_paper.items():
+        if not runs:
+            continue
+        verdicts = [c["verdict"] for _, m in runs for c in (m or {}).get("claims", [])]
+        ran = sum(m is not None for _, m in runs)
+        counts = count_verdicts(verdicts) or "no claims checked"
+        toc.append(
+            f"<li><a href='#paper-{paper.lower()}'>{paper}</a>: {html.escape(counts)} "
+            f"<span class='meta'>({ran} of {len(runs)} experiments run)</span></li>"
         )
+        rows = "".join(_overview_row(meta, manifest) for meta, manifest in runs)
         sections.append(
-            _section(root, meta.name, meta.paper, meta.figure, meta.section, meta.title, meta.notes, manifest)
+            f"<h2 id='paper-{paper.lower()}'>{paper}</h2>"
+            f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, paper))}. Claims: {html.escape(counts)}.</p>"
+            f"<table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{rows}</table>"
+            + "".join(_section(root, meta, manifest) for meta, manifest in runs)
         )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
@@ -60,8 +84,8 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
 <h1>incast: the papers' figures, simulated</h1>
 <p class="meta">Engine {html.escape(engine_version())}; report written {when}
 from <code>{html.escape(str(root))}</code>.
-Claims: {totals['holds']} hold, {totals['fails']} fail, {totals['not-run']} not run.</p>
-<table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{''.join(rows)}</table>
+Claims: {html.escape(count_verdicts(every) or "none checked")}.</p>
+<nav><ul>{''.join(toc)}</ul></nav>
 {''.join(sections)}
 </body></html>
 """
@@ -72,20 +96,37 @@ Claims: {totals['holds']} hold, {totals['fails']} fail, {totals['not-run']} not 
     return target
 
 
-def _section(
-    root: Path,
-    name: str,
-    paper: str,
-    figure: str,
-    section: str,
-    title: str,
-    notes: str,
-    manifest: dict[str, Any] | None,
-) -> str:
-    head = f"<h2 id='{name}'>{name}: {paper} {html.escape(figure)} (§{html.escape(section)}), {html.escape(title)}</h2>"
-    head += f"<p class='meta'>{html.escape(notes)}</p>" if notes else ""
+def _overview_row(meta: Meta, manifest: dict[str, Any] | None) -> str:
+    verdicts = count_verdicts([c["verdict"] for c in (manifest or {}).get("claims", [])])
+    return (
+        f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{html.escape(meta.figure)}</td>"
+        f"<td>{html.escape(verdicts or 'no verdicts')}</td><td>{_cost(manifest)}</td></tr>"
+    )
+
+
+def _cost(manifest: dict[str, Any] | None) -> str:
+    """What the points took to compute (summed over the points, cached ones included), not this run's wall time."""
     if manifest is None:
-        return head + "<p class='not-run'>not run</p>"
+        return "not run"
+    compute = manifest.get("compute_s")
+    took = f"{compute:.1f} s to compute" if isinstance(compute, (int, float)) and compute == compute else "time unknown"
+    return f"{manifest['done']} points ({manifest['mode']}), {took}"
+
+
+def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
+    name = meta.name
+    head = (
+        f"<h3 id='{name}'>{name}: {meta.paper} {html.escape(meta.figure)} (§{html.escape(meta.section)}), "
+        f"{html.escape(meta.title)}</h3>"
+    )
+    head += f"<p class='meta'>{html.escape(meta.notes)}</p>" if meta.notes else ""
+    if manifest is None:
+        return (
+            head + "<p class='not-run'>not run</p>"
+            f"<p class='meta'>Run it with <code>incast reproduce {name}</code> "
+            f"(or <code>incast reproduce {name} --quick</code> for the short version), "
+            "then <code>incast report</code>.</p>"
+        )
     svg = root / name / "figure.svg"
     figure_html = f"<div class='figure'>{_inline_svg(svg.read_text(encoding='utf-8'))}</div>" if svg.exists() else ""
     claims = "".join(
@@ -94,8 +135,9 @@ def _section(
         for c in manifest.get("claims", [])
     )
     run = (
-        f"<p class='meta'>{manifest['done']} of {manifest['points']} points ({manifest['cached']} from the cache), "
-        f"{manifest['mode']} mode, {manifest['wall_s']:.1f} s wall time, engine {html.escape(manifest['engine'])}.</p>"
+        f"<p class='meta'>{manifest['done']} of {manifest['points']} points, {manifest['mode']} mode: "
+        f"{_cost(manifest).split(', ', 1)[1]}; the last run took {manifest['wall_s']:.1f} s of wall time "
+        f"({manifest['cached']} points from the cache); engine {html.escape(manifest['engine'])}.</p>"
     )
     return head + figure_html + (f"<table>{claims}</table>" if claims else "<p>No claims.</p>") + run
 

@@ -85,6 +85,7 @@ class SweepResult:
     cached: int
     computed: int
     wall_s: float
+    compute_s: float
     points: pd.DataFrame
     summary: pd.DataFrame
     verdicts: list[Verdict] = field(default_factory=list)
@@ -115,6 +116,7 @@ class SweepResult:
             "cached": self.cached,
             "computed": self.computed,
             "wall_s": round(self.wall_s, 3),
+            "compute_s": round(self.compute_s, 3),
             "engine": engine_version(),
             "tables": self.tables,
             "figures": [str(p) for p in self.figures],
@@ -131,8 +133,15 @@ def point_key(scenario: Scenario) -> str:
 
 
 def simulate(scenario: Mapping[str, Any]) -> dict[str, float]:
-    """Run one scenario (its ``to_dict()`` form) and return its metrics; runs in a worker."""
+    """Run one scenario (its ``to_dict()`` form) and return its metrics."""
     return metrics_of(run_scenario(Scenario.parse(scenario)))
+
+
+def _timed(scenario: Mapping[str, Any]) -> tuple[dict[str, float], float]:
+    """:func:`simulate`, and the seconds it took (engine and metrics); runs in a worker."""
+    start = time.perf_counter()
+    metrics = simulate(scenario)
+    return metrics, time.perf_counter() - start
 
 
 def metrics_of(result: Result) -> dict[str, float]:
@@ -242,7 +251,8 @@ class _Cache:
     def __init__(self, directory: Path) -> None:
         self.directory = directory
 
-    def get(self, key: str) -> dict[str, float] | None:
+    def get(self, key: str) -> tuple[dict[str, float], float] | None:
+        """The point's metrics and the seconds they took to compute (NaN if not recorded), if usable."""
         path = self.directory / f"{key}.json"
         if not path.exists():
             return None
@@ -253,9 +263,12 @@ class _Cache:
         if isinstance(doc, dict) and "checksum" not in doc:
             return None  # written by an older incast: recomputed without a warning
         why = _invalid_entry(doc, key)
-        return self._reject(path, why) if why else dict(doc["metrics"])
+        if why:
+            return self._reject(path, why)
+        compute_s = doc.get("compute_s")
+        return dict(doc["metrics"]), float(compute_s) if isinstance(compute_s, (int, float)) else math.nan
 
-    def put(self, key: str, point: Point, metrics: Mapping[str, float]) -> None:
+    def put(self, key: str, point: Point, metrics: Mapping[str, float], compute_s: float) -> None:
         self.directory.mkdir(parents=True, exist_ok=True)
         path = self.directory / f"{key}.json"
         tmp = self.directory / f".{key}.{os.getpid()}.tmp"
@@ -265,6 +278,7 @@ class _Cache:
             "scenario": point.scenario.to_dict(),
             "metrics": dict(metrics),
             "checksum": _checksum(key, metrics),
+            "compute_s": round(compute_s, 6),
         }
         try:
             tmp.write_text(json.dumps(doc, allow_nan=True), encoding="utf-8")
@@ -330,6 +344,7 @@ def sweep(
     directory.mkdir(parents=True, exist_ok=True)
     cache = _Cache(directory / "cache")
     rows: dict[int, dict[str, float]] = {}
+    compute_s: dict[int, float] = {}
     todo: list[tuple[int, Point, str]] = []
     for i, p in enumerate(points):
         key = point_key(p.scenario)
@@ -337,7 +352,7 @@ def sweep(
         if hit is None:
             todo.append((i, p, key))
         else:
-            rows[i] = hit
+            rows[i], compute_s[i] = hit
     cached = len(rows)
     start = time.perf_counter()
     interrupted = False
@@ -345,14 +360,14 @@ def sweep(
         progress(len(rows), len(points))
     if todo:
         with executor(dask, jobs) as ex:
-            futures: dict[Future[dict[str, float]], tuple[int, Point, str]] = {
-                ex.submit(simulate, p.scenario.to_dict()): (i, p, key) for i, p, key in todo
+            futures: dict[Future[tuple[dict[str, float], float]], tuple[int, Point, str]] = {
+                ex.submit(_timed, p.scenario.to_dict()): (i, p, key) for i, p, key in todo
             }
             try:
                 for f in as_completed(futures):
                     i, p, key = futures[f]
-                    rows[i] = f.result()
-                    cache.put(key, p, rows[i])
+                    rows[i], compute_s[i] = f.result()
+                    cache.put(key, p, rows[i], compute_s[i])
                     if progress:
                         progress(len(rows), len(points))
             except KeyboardInterrupt:
@@ -361,8 +376,8 @@ def sweep(
                     f.cancel()
                 for f, (i, p, key) in futures.items():
                     if f.done() and not f.cancelled() and f.exception() is None and i not in rows:
-                        rows[i] = f.result()
-                        cache.put(key, p, rows[i])
+                        rows[i], compute_s[i] = f.result()
+                        cache.put(key, p, rows[i], compute_s[i])
     table = _points_table(experiment, points, rows)
     summary = summarize(experiment, table)
     result = SweepResult(
@@ -373,6 +388,7 @@ def sweep(
         cached=cached,
         computed=len(rows) - cached,
         wall_s=time.perf_counter() - start,
+        compute_s=sum(compute_s.values()),
         points=table,
         summary=summary,
     )
