@@ -381,11 +381,17 @@ class Point:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim checked against a summary table: ``holds``, ``fails`` or ``not-run``, and why."""
+    """A claim checked against a summary table: ``holds``, ``fails`` or ``not-run``, and why.
+
+    ``detail`` lists every point the claim was checked at; ``reason`` says in one
+    line why a claim fails (the points that miss and the one that misses most)
+    or why it was not run, and is empty when it holds.
+    """
 
     text: str
     verdict: Literal["holds", "fails", "not-run"]
     detail: str
+    reason: str = ""
 
 
 class Experiment:
@@ -681,9 +687,10 @@ def _per_value(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[st
 
 def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -> Verdict:
     if summary is None or summary.empty:
-        return Verdict(claim.text, "not-run", "no results")
+        return Verdict(claim.text, "not-run", "no results", "no results")
     results: list[bool] = []
     shown: list[str] = []
+    misses: list[tuple[float, str]] = []
     wheres = [c for where in experiment.select(claim.where) for c in _per_value(experiment, summary, where)]
     for coords in wheres:
         lhs = _lookup(experiment, summary, coords, claim.metric)
@@ -694,12 +701,26 @@ def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -
         else:
             rhs = float(claim.value)  # type: ignore[arg-type]
         if math.isnan(lhs) or math.isnan(rhs):
-            return Verdict(claim.text, "not-run", f"no result at {describe(coords)}")
+            missing = f"no result at {describe(coords)}"
+            return Verdict(claim.text, "not-run", missing, missing)
         ok = _compare(lhs, claim.op, rhs, claim.rel_tol)
         results.append(ok)
         shown.append(f"{describe(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
+        if not ok:
+            need = f"within {claim.rel_tol:.0%} of {rhs:.4g}" if claim.op == "approx" else f"{claim.op} {rhs:.4g}"
+            misses.append((_shortfall(lhs, rhs), f"{describe(coords)}: {claim.metric} {lhs:.4g}, needs {need}"))
     holds = all(results) if claim.quantifier == "all" else any(results)
-    return Verdict(claim.text, "holds" if holds else "fails", "; ".join(shown))
+    if holds:
+        return Verdict(claim.text, "holds", "; ".join(shown))
+    worst = max(misses)[1]
+    where = "the only point" if len(results) == 1 else f"{len(misses)} of {len(results)} points miss; furthest"
+    return Verdict(claim.text, "fails", "; ".join(shown), f"{where}: {worst}")
+
+
+def _shortfall(lhs: float, rhs: float) -> float:
+    """How far ``lhs`` misses ``rhs``, relative to the larger of the two (0 when equal)."""
+    scale = max(abs(lhs), abs(rhs))
+    return abs(lhs - rhs) / scale if scale else 0.0
 
 
 def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:

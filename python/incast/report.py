@@ -4,9 +4,10 @@ The page reads what ``incast reproduce`` left under the results root (each
 experiment's ``run.json`` and ``figure.svg``) and inlines the figures as SVG,
 so the single file opens anywhere without the results directory. It is laid
 out by paper: a table of contents with each paper's verdict counts, then per
-paper an overview table and each experiment's figure (at the page's width),
-claims with the numbers behind each verdict, and what its points took to
-compute. An experiment that never ran is listed as not run, with the command
+paper an overview table, its failing claims each with a one-line reason (the
+points that miss, and the one that misses most), and each experiment's figure
+(at the page's width), claims with the numbers behind each verdict, and what
+its points took to compute. An experiment that never ran is listed as not run, with the command
 that runs it.
 """
 
@@ -33,6 +34,7 @@ td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
 tr:nth-child(even) { background: #f6f6f6; } .figure svg { width: 100%; height: auto; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
+.reason { color: #cf222e; font-size: 13px; }
 """
 
 
@@ -71,10 +73,18 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
             f"<span class='meta'>({ran} of {len(runs)} experiments run)</span></li>"
         )
         rows = "".join(_overview_row(meta, manifest) for meta, manifest in runs)
+        failing = "".join(
+            f"<li><a href='#{meta.name}'>{meta.name}</a>: {html.escape(c['text'])}"
+            f"<div class='reason'>{html.escape(c.get('reason', ''))}</div></li>"
+            for meta, manifest in runs
+            for c in (manifest or {}).get("claims", [])
+            if c["verdict"] == "fails"
+        )
         sections.append(
             f"<h2 id='paper-{paper.lower()}'>{paper}</h2>"
             f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, paper))}. Claims: {html.escape(counts)}.</p>"
             f"<table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{rows}</table>"
+            + (f"<p>Claims that fail, and why:</p><ul class='failing'>{failing}</ul>" if failing else "")
             + "".join(_section(root, meta, manifest) for meta, manifest in runs)
         )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -131,7 +141,8 @@ def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
     figure_html = f"<div class='figure'>{_inline_svg(svg.read_text(encoding='utf-8'))}</div>" if svg.exists() else ""
     claims = "".join(
         f"<tr><td class='{c['verdict']}'>{c['verdict']}</td><td>{html.escape(c['text'])}"
-        f"<div class='detail'>{html.escape(c['detail'])}</div></td></tr>"
+        + (f"<div class='reason'>{html.escape(c['reason'])}</div>" if c.get("reason") else "")
+        + f"<div class='detail'>{html.escape(c['detail'])}</div></td></tr>"
         for c in manifest.get("claims", [])
     )
     run = (

@@ -110,7 +110,9 @@ class SweepResult:
         return {
             "name": self.name,
             "mode": "quick" if self.quick else "full",
-            "claims": [{"text": v.text, "verdict": v.verdict, "detail": v.detail} for v in self.verdicts],
+            "claims": [
+                {"text": v.text, "verdict": v.verdict, "detail": v.detail, "reason": v.reason} for v in self.verdicts
+            ],
             "points": self.total,
             "done": self.done,
             "cached": self.cached,

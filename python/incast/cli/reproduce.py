@@ -50,6 +50,7 @@ def reproduce(
         for c in r.verdicts:
             if c.verdict != "holds":
                 print(f"{'':<{width}} {c.verdict}: {c.text}")
+                print(f"{'':<{width}}   {c.reason}")
     done = plural(len(results), "experiment")
     print(f"{done} in {time.perf_counter() - start:.1f} s; tables and figures under {out}/")
     return status
