@@ -221,7 +221,8 @@ impl Scenario {
                 Json::Null,
                 Spec::<u64>::allowed(&BLOCKS),
                 None,
-                "Stop once every client has completed this many blocks.",
+                "Stop once every client has completed this many blocks (without a duration, a run that \
+                 has not done so in 10^9 events stops with an error).",
             ),
             (
                 "duration",

@@ -55,13 +55,35 @@ const NEVER: SimTime = SimTime(u64::MAX);
 /// event due then was due later still, and the run cannot go on.
 const LAST_INSTANT: SimTime = SimTime(u64::MAX);
 
+/// Events a run bounded by `blocks` alone (no `duration`) may take, about a
+/// minute or two of one core: blocks that cannot complete (a client's link
+/// filled by background traffic, a scenario far too large) end in an error
+/// naming the bound instead of running without one. A `duration` is a bound
+/// the user chose and lifts this one.
+pub const UNBOUNDED_RUN_EVENTS: u64 = 1_000_000_000;
+
 /// Run `scenario` to its stop condition.
 pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
+    run_capped(scenario, UNBOUNDED_RUN_EVENTS)
+}
+
+/// [`run`], with `cap` events allowed when the scenario gives no duration.
+fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     scenario.validate()?;
     let mut sim = Sim::new(scenario);
-    sim.run();
+    sim.run(cap);
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
+    }
+    if sim.stopped_at.is_none() {
+        let blocks = scenario.stop.blocks.unwrap_or_default() * u64::from(sim.reads.layout.clients);
+        let at = crate::settings::Duration::format(sim.now.since(SimTime::ZERO));
+        let message = format!(
+            "{done} of {blocks} blocks done after {cap} events ({at} simulated), the most a run \
+             with blocks and no duration may take; give a duration to run longer",
+            done = sim.reads.blocks.len()
+        );
+        return Err(SimError::InvalidScenario { field: "blocks".into(), message });
     }
     if sim.record.tr.as_ref().is_some_and(|t| t.too_many_bins()) {
         let bin = crate::settings::Duration::format(scenario.trace.goodput_bin.unwrap_or_default());
@@ -154,8 +176,9 @@ impl Sim {
     }
 
     /// Start every client's first block, the UDP source and the background
-    /// flows, then run events until the stop condition.
-    fn run(&mut self) {
+    /// flows, then run events until the stop condition, or `cap` events
+    /// if the run has no duration.
+    fn run(&mut self, cap: u64) {
         let end = self.end;
         if let Some(at) = self.hosts.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
@@ -174,6 +197,7 @@ impl Sim {
         // Events at the last instant were due later still (time saturates there):
         // run everything before it, and stop short if any is left (see `run`).
         let horizon = SimTime(end.0.min(LAST_INSTANT.0 - 1));
+        let cap = if end == NEVER { cap } else { u64::MAX };
         while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
             self.processed += 1;
@@ -207,7 +231,7 @@ impl Sim {
                 Event::PauseRefresh { port, class } => self.net.on_pause_refresh(events, now, port, class),
                 Event::Resume { port } => self.net.on_tx_resume(events, now, port),
             }
-            if self.stopped_at.is_some() {
+            if self.stopped_at.is_some() || self.processed == cap {
                 return;
             }
         }
@@ -400,5 +424,35 @@ impl Sim {
             self.net.forward(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
         }
         self.hosts.arm(&mut self.events, self.now, ep);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::BitRate;
+
+    /// UDP at the client's line rate leaves the reads almost nothing: three
+    /// blocks do not complete in the events a run without a duration may take.
+    fn starved() -> Scenario {
+        let mut s = Scenario::fast08(4);
+        s.background.udp_rate = Some(BitRate::gbps(1));
+        (s.stop.blocks, s.stop.duration) = (Some(3), None);
+        s
+    }
+
+    #[test]
+    fn blocks_that_cannot_complete_end_in_an_error_naming_the_bound() {
+        let err = run_capped(&starved(), 200_000).unwrap_err().to_string();
+        assert!(err.starts_with("blocks: 0 of 3 blocks done after 200000 events ("), "{err}");
+        assert!(err.ends_with("give a duration to run longer"), "{err}");
+    }
+
+    #[test]
+    fn a_duration_is_the_users_bound_and_lifts_the_event_cap() {
+        let mut s = starved();
+        s.stop.duration = Some(crate::time::SimDuration::from_secs(1));
+        let r = run_capped(&s, 200_000).unwrap();
+        assert!(r.summary.events > 200_000 && r.summary.blocks < 3, "{:?}", (r.summary.events, r.summary.blocks));
     }
 }
