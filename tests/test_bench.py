@@ -233,6 +233,8 @@ def test_read_prints_a_readable_summary_from_a_servers_file(
         (["--delayed-ack", "maybe"], "error: delayed_ack: 'maybe' is not on or off"),
         (["--blocks", "many"], "error: --blocks: "),
         (["--stagger", "-1ms"], "error: stagger: '-1ms' is not a duration: it must not be negative"),
+        (["--sru", "1e30B"], "error: sru: '1e30B' is more than the largest allowed, 18446744073709551615 bytes"),
+        (["--rcvbuf", "4GiB"], "error: rcvbuf: '4GiB' is more than the largest allowed, 2147483647 bytes"),
     ],
 )
 def test_bad_read_options_exit_2_with_one_line(
@@ -322,6 +324,7 @@ def test_serve_stops_cleanly_on_a_signal_and_frees_its_port(sig: signal.Signals)
     ("args", "line"),
     [
         (["--max-response", "lots"], "error: max_response: 'lots' is not a size"),
+        (["--max-response", "1e30B"], "error: max_response: '1e30B' is more than the largest allowed"),
         (["--port", "70000"], "error: port: 70000 is not a port number from 0 to 65535"),
         (["--congestion", "no-such-cc"], 'error: congestion: "no-such-cc" cannot be set'),
         (["--bind", "nowhere"], 'error: bind: "nowhere:7470" is not an IP address and port'),

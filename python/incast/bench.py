@@ -177,13 +177,21 @@ def _failure_line(failure: dict[str, Any]) -> str:
     return f"{where}: {failure['reason']}"
 
 
-def _size(name: str, value: Any) -> int | None:
+#: The largest byte count the protocol carries (a 64-bit field) and the largest
+#: socket buffer the kernel takes (a C int).
+_MAX_COUNT, _MAX_SOCKET_BUFFER = 2**64 - 1, 2**31 - 1
+
+
+def _size(name: str, value: Any, most: int = _MAX_COUNT) -> int | None:
     if value is None:
         return None
     try:
-        return parse_size(value)
+        size = parse_size(value)
     except UnitError as e:
         raise ScenarioError(f"{name}: {e}") from None
+    if size > most:
+        raise ScenarioError(f"{name}: {value!r} is more than the largest allowed, {most} bytes")
+    return size
 
 
 def _duration(name: str, value: Any) -> float | None:
@@ -208,8 +216,8 @@ def _socket(nodelay: bool, delayed_ack: bool, congestion: str | None, rcvbuf: An
         "nodelay": bool(nodelay),
         "quickack": not delayed_ack,
         "congestion": congestion,
-        "rcvbuf": _size("rcvbuf", rcvbuf),
-        "sndbuf": _size("sndbuf", sndbuf),
+        "rcvbuf": _size("rcvbuf", rcvbuf, _MAX_SOCKET_BUFFER),
+        "sndbuf": _size("sndbuf", sndbuf, _MAX_SOCKET_BUFFER),
     }
 
 
