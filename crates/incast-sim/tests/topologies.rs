@@ -117,6 +117,12 @@ fn validation_names_the_topology_field() {
         "topology.trunk_rate: must be \"link\" or a rate; must be a positive rate (e.g. \"1Gbps\"), got '0bps'"
     );
     assert_eq!(error(ring_file()), "topology.nodes: lists 12 nodes of kind \"server\" but servers = 2");
+    // More edge switches than servers: the rest would hang off the core with no
+    // host, and cost time and memory for nothing (tree:100000 did).
+    assert_eq!(
+        error(tree(100_000, None)),
+        "topology.edge_switches: 100000 edge switches for 2 server hosts would leave 99998 without a host; at most 2"
+    );
 }
 
 fn with_buffer_model(model: BufferModel) -> incast_sim::stats::Summary {

@@ -401,6 +401,19 @@ impl Scenario {
             return Err(invalid("background.tcp_to_client", "cannot be set together with background.tcp_to_server"));
         }
         self.validate_wan()?;
+        if let TopologyConfig::Tree(t) = &self.topology {
+            let servers = self.reads().server_hosts();
+            if t.edge_switches > servers {
+                return Err(invalid(
+                    "topology.edge_switches",
+                    format!(
+                        "{} edge switches for {servers} server hosts would leave {} without a host; at most {servers}",
+                        t.edge_switches,
+                        t.edge_switches - servers
+                    ),
+                ));
+            }
+        }
         let fabric = self.fabric()?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause_config().is_some() {
