@@ -165,12 +165,12 @@ BAD_INPUTS = [
     (
         ["--servers", "2", "--delayed-ack", "fast"],
         'error: tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
-        '"adaptive"; \'fast\'',
+        "\"adaptive\"; 'fast'",
     ),
     (
         ["--servers", "2", "--delayed-ack", "0"],
         'error: tcp.delayed_ack: must be a positive duration (e.g. "40ms"), "off" (ACK every segment), "linux" or '
-        '"adaptive"; got \'0\'',
+        "\"adaptive\"; got '0'",
     ),
     (
         ["--servers", "2", "--tcp", "vegas"],
@@ -251,3 +251,15 @@ def test_a_servers_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pyt
     code, out, err = cli(capsys, "read", "--servers-file", str(tmp_path / "f"))
     assert (code, out) == (2, "")
     assert err.startswith("error: servers_file: ") and "is not UTF-8 text" in err and err.count("\n") == 1
+
+
+def test_the_command_line_starts_without_pandas_pyarrow_or_matplotlib() -> None:
+    """``incast --help`` (and every verb's registration) imports no table or plot
+    library: a verb imports what it needs when it runs."""
+    import subprocess
+    import sys
+
+    heavy = ("pandas", "pyarrow", "matplotlib", "dask")
+    code = f"import sys, incast, incast.cli; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.strip() == ""

@@ -30,14 +30,15 @@ import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from types import FrameType, TracebackType
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from incast import _core
 from incast.errors import IncastError, ScenarioError
 from incast.result import BlockTimes
 from incast.units import UnitError, parse_duration, parse_size
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "DEFAULT_MAX_RESPONSE",
@@ -118,6 +119,8 @@ class ReadResult:
         t = report["block_time_ms"]
         self.block_time_ms = BlockTimes(_f(t["p50"]), _f(t["p99"]), _f(t["max"]))
         self.tcpext = report["tcpext"]
+        import pandas as pd
+
         self.connections = pd.DataFrame.from_records(report["connections"], columns=list(CONNECTION_COLUMNS))
         rows = report["block_rows"]
         self.blocks_table = pd.DataFrame(

@@ -85,15 +85,17 @@ import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from incast.errors import ScenarioError
 from incast.labels import describe
 from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -665,6 +667,8 @@ def evaluate(experiment: Experiment, summary: pd.DataFrame | None) -> list[Verdi
 
 
 def _lookup(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar], metric: str) -> float:
+    import pandas as pd
+
     mask = pd.Series(True, index=summary.index)
     for k, v in coords.items():
         mask &= summary[k] == v
@@ -675,6 +679,8 @@ def _lookup(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, 
 def _per_value(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar]) -> list[dict[str, Scalar]]:
     """``coords`` once per value of the axes it leaves free where several rows match
     (an axis added to a copied experiment): the claim is checked at each."""
+    import pandas as pd
+
     mask = pd.Series(True, index=summary.index)
     for k, v in coords.items():
         mask &= summary[k] == v
@@ -733,5 +739,3 @@ def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
     if op == ">=":
         return lhs >= rhs
     return abs(lhs - rhs) <= (rel_tol or 0.0) * abs(rhs)
-
-

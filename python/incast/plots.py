@@ -14,14 +14,16 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any
 
 from incast.experiment import Experiment, Plot, Scalar
 from incast.labels import axis_label, format_number, format_value, has_units
 
+if TYPE_CHECKING:
+    import pandas as pd
+
 __all__ = ["draw"]
+
 
 def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, quick: bool = False) -> list[Path]:
     """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths.
@@ -89,6 +91,8 @@ def _formatter(axis: str) -> Callable[[float, object], str]:
 def _rows(experiment: Experiment, summary: pd.DataFrame, where: Mapping[str, Any]) -> pd.DataFrame:
     if not where:
         return summary
+    import pandas as pd
+
     mask = pd.Series(False, index=summary.index)
     for coords in experiment.select(where):
         hit = pd.Series(True, index=summary.index)
@@ -101,6 +105,7 @@ def _rows(experiment: Experiment, summary: pd.DataFrame, where: Mapping[str, Any
 def _unplotted_axes(plot: Plot, data: pd.DataFrame) -> list[str]:
     """Axes that vary in ``data`` but are neither x nor a series of the plot (an axis
     added to a copy of an experiment): they become series too, so no line merges them."""
+
     def is_axis(column: str) -> bool:
         return column != "seeds" and not column.endswith(("_mean", "_ci95"))
 

@@ -23,14 +23,15 @@ import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, NamedTuple
-
-import pandas as pd
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from incast import _core
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 __all__ = [
     "BACKGROUND_COLUMNS",
@@ -176,6 +177,8 @@ class Traces:
 
 
 def _columns_frame(columns: Mapping[str, list[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    import pandas as pd
+
     return pd.DataFrame({c: pd.Series(columns.get(c, []), dtype=dtype) for c, dtype in dtypes.items()})
 
 
@@ -412,6 +415,8 @@ def _port_row(row: dict[str, Any]) -> dict[str, Any]:
 
 
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
+    import pandas as pd
+
     if rows:
         return pd.DataFrame.from_records(rows, columns=list(columns))
     return pd.DataFrame({c: pd.Series(dtype=_dtype(c)) for c in columns})

@@ -37,11 +37,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
-from typing import Any
-
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
+from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
 from incast.errors import ScenarioError
@@ -49,6 +45,10 @@ from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
+
+if TYPE_CHECKING:
+    import pandas as pd
+    import pyarrow as pa
 
 __all__ = [
     "Interrupted",
@@ -402,6 +402,8 @@ def sweep(
 
 
 def _points_table(experiment: Experiment, points: list[Point], rows: Mapping[int, Mapping[str, float]]) -> pd.DataFrame:
+    import pandas as pd
+
     records = [{**p.coords, "seed": p.seed, **rows[i]} for i, p in enumerate(points) if i in rows]
     columns = [*experiment.axis_names, "seed", *METRICS]
     return pd.DataFrame.from_records(records, columns=columns)
@@ -409,6 +411,8 @@ def _points_table(experiment: Experiment, points: list[Point], rows: Mapping[int
 
 def summarize(experiment: Experiment, table: pd.DataFrame) -> pd.DataFrame:
     """One row per point: ``seeds`` and ``<metric>_mean`` / ``<metric>_ci95`` (Student t, 95%)."""
+    import pandas as pd
+
     axes = experiment.axis_names
     columns = [*axes, "seeds", *(f"{m}_{s}" for m in METRICS for s in ("mean", "ci95"))]
     if table.empty:
@@ -447,6 +451,8 @@ def t_975(df: int) -> float:
 
 
 def _write(experiment: Experiment, result: SweepResult) -> None:
+    import pyarrow as pa
+
     meta = {
         b"incast.experiment": experiment.name.encode(),
         b"incast.engine": engine_version().encode(),
@@ -461,6 +467,8 @@ def _write(experiment: Experiment, result: SweepResult) -> None:
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
+    import pyarrow.parquet as pq
+
     pq.write_table(table, path)
 
 
