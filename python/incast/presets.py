@@ -87,6 +87,35 @@ PRESETS: dict[str, Preset] = {
             },
         ),
         Preset(
+            "ns3",
+            "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery, IW 10, "
+            "an ACK per segment, no restart after idle, the back-off dropped on every new ACK.",
+            "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, README 'Against ns-3'): "
+            "TcpSocketBase::Sack on (tcp.variant = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
+            "SegmentSize 1460, 1 MiB socket buffers (the window never limits), LimitedTransmit on, cwnd set "
+            "to ssthresh when recovery ends (tcp.recovery_exit), no restart after idle (TcpSocketBase has "
+            "none), the RTO recomputed without back-off on every ACK of new data (TcpSocketBase::NewAck: "
+            'tcp.rto_backoff_reset = "new_ack"), capped at 60 s, the RFC 6298 formula (ns-3\'s with '
+            "ClockGranularity 0; its default 1 ms adds max(G, 4·RTTVAR), which no setting here expresses), "
+            "frames arriving at one instant in the order their transmissions started (ns-3's scheduler), "
+            "servers answering at once. Not modelled: ns-3's Proportional Rate Reduction (RFC 6937).",
+            {
+                "tcp.variant": "sack",
+                "tcp.delayed_ack": "off",
+                "tcp.init_cwnd": 10,
+                "tcp.mss": 1460,
+                "tcp.rcv_wnd": "1MiB",
+                "tcp.limited_transmit": True,
+                "tcp.recovery_exit": "ssthresh",
+                "tcp.restart_after_idle": False,
+                "tcp.rto_flavor": "rfc6298",
+                "tcp.rto_backoff_reset": "new_ack",
+                "tcp.rto_max": "60s",
+                "workload.server_jitter": "0",
+                "link.arrival_order": "wire",
+            },
+        ),
+        Preset(
             "fine-rto",
             "CMU09's remedy: 200 us RTO_min on high-resolution timers, randomized timeouts, delayed ACK off.",
             "CMU09 §5-7: microsecond timers remove the 200 ms idle time; randomizing each timeout "
