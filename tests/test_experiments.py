@@ -67,30 +67,88 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
 @pytest.mark.parametrize(
     ("changes", "field"),
     [
-        ({"meta": {"name": "fast08-fig99", "paper": "FAST08", "section": "4", "figure": "F", "title": "t", "colour": 1}}, "meta.colour: unknown field"),
-        ({"meta": {"name": "figure six", "paper": "FAST08", "section": "4", "figure": "F", "title": "t"}}, "meta.name: must look like"),
-        ({"meta": {"name": "fast08-fig99", "paper": "SIGCOMM", "section": "4", "figure": "F", "title": "t"}}, "meta.paper: must be"),
+        (
+            {
+                "meta": {
+                    "name": "fast08-fig99",
+                    "paper": "FAST08",
+                    "section": "4",
+                    "figure": "F",
+                    "title": "t",
+                    "colour": 1,
+                }
+            },
+            "meta.colour: unknown field",
+        ),
+        (
+            {"meta": {"name": "figure six", "paper": "FAST08", "section": "4", "figure": "F", "title": "t"}},
+            "meta.name: must look like",
+        ),
+        (
+            {"meta": {"name": "fast08-fig99", "paper": "SIGCOMM", "section": "4", "figure": "F", "title": "t"}},
+            "meta.paper: must be",
+        ),
         ({"sweep": {"servers": [1], "tcp.rto_min": ["soon"]}}, "sweep.tcp.rto_min[0]: tcp.rto_min"),
         ({"sweep": {"servers": [1], "tcp.rto_mni": ["1ms"]}}, "sweep.tcp.rto_mni[0]: tcp.rto_mni: unknown setting"),
         ({"base": {"switch": {"buffer": "1B"}}}, "base.switch.buffer"),
+        ({"preset": "vegas"}, "preset: unknown 'vegas'; one of linux-default, ns2"),
         ({"run": {"seeds": 0}}, "run.seeds: "),
         ({"run": {"metrics": ["goodput"]}}, "run.metrics: unknown metric 'goodput'"),
         ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "=~", "value": 1}]}, "claim[0].op: must be"),
-        ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<"}]}, "claim[0]: give exactly one of value or than"),
-        ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<", "value": 1, "where": {"buffer": 1}}]}, "claim[0].where: 'buffer' is not an axis"),
-        ({"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]}, "plot[0].where: 'tcp.variant' is not an axis"),
+        (
+            {"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<"}]},
+            "claim[0]: give exactly one of value or than",
+        ),
+        (
+            {"claim": [{"text": "x", "metric": "goodput_mbps", "op": "<", "value": 1, "where": {"buffer": 1}}]},
+            "claim[0].where: 'buffer' is not an axis",
+        ),
+        (
+            {"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]},
+            "plot[0].where: 'tcp.variant' is not an axis",
+        ),
         ({"plot": [{"x": "servers"}]}, "plot[0]: give exactly one of y (metrics) or setting"),
-        ({"plot": [{"x": "servers", "y": "goodput_mbps", "setting": "workload.sru"}]}, "plot[0]: give exactly one of y"),
-        ({"plot": [{"x": "servers", "setting": "workload.sru", "kind": "bar"}]}, "plot[0]: a setting is drawn as a line"),
+        (
+            {"plot": [{"x": "servers", "y": "goodput_mbps", "setting": "workload.sru"}]},
+            "plot[0]: give exactly one of y",
+        ),
+        (
+            {"plot": [{"x": "servers", "setting": "workload.sru", "kind": "bar"}]},
+            "plot[0]: a setting is drawn as a line",
+        ),
         ({"plot": [{"x": "servers", "setting": "workload.srv"}]}, "plot[0].setting: workload.srv: unknown setting"),
         ({"quick": {"sweep": {"links": [1]}}}, "quick.sweep.links: not an axis"),
-        ({"case": [{"name": "a", "per": {"links": {"workload.sru": ["1KB"]}}}]}, "case[0].per.links: not an axis of [sweep]"),
-        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB"]}}}]}, "case[0].per.servers.workload.sru: needs one value per value of [sweep].servers (2)"),
-        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "big"]}}}]}, "case[0].per.servers.workload.sru[1]: workload.sru"),
-        ({"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "2KB"]}}}], "quick": {"sweep": {"servers": [3]}}}, "case[0].per.servers: quick.sweep.servers has values not in [sweep].servers"),
-        ({"reference": [{"where": {"servers": 4}, "value": 1, "source": "s"}]}, "reference[0]: give exactly one of metric or setting"),
-        ({"reference": [{"metric": "goodput_mbps", "setting": "workload.sru", "value": 1, "source": "s"}]}, "reference[0]: give exactly one of metric or setting"),
-        ({"reference": [{"metric": "goodput_mbps", "value": "1KB", "source": "s"}]}, "reference[0]: the value of a metric is a number"),
+        (
+            {"case": [{"name": "a", "per": {"links": {"workload.sru": ["1KB"]}}}]},
+            "case[0].per.links: not an axis of [sweep]",
+        ),
+        (
+            {"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB"]}}}]},
+            "case[0].per.servers.workload.sru: needs one value per value of [sweep].servers (2)",
+        ),
+        (
+            {"case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "big"]}}}]},
+            "case[0].per.servers.workload.sru[1]: workload.sru",
+        ),
+        (
+            {
+                "case": [{"name": "a", "per": {"servers": {"workload.sru": ["1KB", "2KB"]}}}],
+                "quick": {"sweep": {"servers": [3]}},
+            },
+            "case[0].per.servers: quick.sweep.servers has values not in [sweep].servers",
+        ),
+        (
+            {"reference": [{"where": {"servers": 4}, "value": 1, "source": "s"}]},
+            "reference[0]: give exactly one of metric or setting",
+        ),
+        (
+            {"reference": [{"metric": "goodput_mbps", "setting": "workload.sru", "value": 1, "source": "s"}]},
+            "reference[0]: give exactly one of metric or setting",
+        ),
+        (
+            {"reference": [{"metric": "goodput_mbps", "value": "1KB", "source": "s"}]},
+            "reference[0]: the value of a metric is a number",
+        ),
         ({"reference": [{"setting": "workload.sru", "value": "huge", "source": "s"}]}, "reference[0]"),
     ],  # fmt: skip
 )
@@ -100,6 +158,13 @@ def test_a_bad_field_is_rejected_in_one_line_naming_it(changes: dict[str, Any], 
     message = str(e.value)
     assert field in message, message
     assert "\n" not in message
+
+
+def test_a_preset_lies_under_the_base_table() -> None:
+    """``preset = "ns2"``: the points run ns-2.35's stack, and what ``[base]`` and the axes say wins."""
+    exp = load(tiny(preset="ns2", base={"blocks": 1, "tcp": {"init_cwnd": 3}}))
+    (tcp,) = {(p.scenario.tcp.mss, p.scenario.tcp.init_cwnd, p.scenario.tcp.rto_flavor) for p in exp.points(False)}
+    assert tcp == (1000, 3, "ns2")
 
 
 def test_the_cli_rejects_a_bad_file_with_exit_2_and_one_line(
@@ -138,6 +203,23 @@ def test_a_comparison_with_a_neighbouring_point_holds_or_fails_on_the_numbers() 
     claim = tiny()["claim"]
     assert verdicts(claim, summary([(4, 0.001, 800.0), (4, 0.2, 50.0)])) == ["holds"]
     assert verdicts(claim, summary([(4, 0.001, 40.0), (4, 0.2, 50.0)])) == ["fails"]
+
+
+def test_a_failing_claim_the_papers_own_simulator_does_not_bear_out_is_disputed() -> None:
+    """A claim with ``disputed`` (what ns-2.35 gave under the stated settings) that
+    fails is ``disputed``, its reason giving the miss and the reference's numbers;
+    one that holds still holds."""
+    (claim,) = tiny()["claim"]
+    claim = {**claim, "disputed": "ns-2.35 gives 45 Mbps: incast validate --against ns2 ..."}
+    table = summary([(4, 0.001, 40.0), (4, 0.2, 50.0)])
+    (v,) = evaluate(load(tiny(claim=[claim])), table)
+    assert v.verdict == "disputed"
+    assert v.reason == (
+        "the only point: servers 4, RTO_min 1ms: goodput_mbps 40, needs > 50; "
+        "ns-2.35 gives 45 Mbps: incast validate --against ns2 ..."
+    )
+    assert verdicts([claim], summary([(4, 0.001, 800.0), (4, 0.2, 50.0)])) == ["holds"]
+    assert count_verdicts(["holds", "disputed", "fails", "disputed"]) == "1 holds, 1 fails, 2 disputed"
 
 
 def test_a_claim_whose_points_are_missing_is_not_run() -> None:

@@ -5,6 +5,8 @@ An experiment names the figure it reproduces, a base scenario, the axes swept
 seeds per point, the metrics, the plots, and the paper's claims and reference
 points as data::
 
+    preset = "ns2"                   # optional: the stack the paper ran ('incast presets'), under [base]
+
     [meta]
     name = "fast08-fig06"            # <paper>-<fig|table><NN>, short names of the papers index
     paper = "FAST08"
@@ -91,6 +93,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from incast.errors import ScenarioError
 from incast.labels import describe
+from incast.presets import with_preset
 from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
 
@@ -302,6 +305,11 @@ class Claim(_Strict):
     than: Than | None = None
     rel_tol: float | None = Field(None, gt=0, description="for op = approx: |lhs - rhs| <= rel_tol * |rhs|")
     quantifier: Literal["all", "any"] = "all"
+    disputed: str | None = Field(
+        None,
+        description="what the paper's own simulator gives under the stated settings, with the command that "
+        "measured it, where it does not bear the claim out either: the claim then fails as disputed",
+    )
 
     @field_validator("metric")
     @classmethod
@@ -348,8 +356,13 @@ class Reference(_Strict):
 
 
 def count_verdicts(verdicts: Sequence[str]) -> str:
-    """``["holds", "fails", "fails"]`` -> ``"1 holds, 2 fail"`` (verdicts in the order holds, fails, not run)."""
-    words = {"holds": ("holds", "hold"), "fails": ("fails", "fail"), "not-run": ("not run", "not run")}
+    """``["holds", "fails", "fails"]`` -> ``"1 holds, 2 fail"`` (in the order holds, fails, disputed, not run)."""
+    words = {
+        "holds": ("holds", "hold"),
+        "fails": ("fails", "fail"),
+        "disputed": ("disputed", "disputed"),
+        "not-run": ("not run", "not run"),
+    }
     counts = ((sum(v == verdict for v in verdicts), forms) for verdict, forms in words.items())
     return ", ".join(f"{n} {forms[n != 1]}" for n, forms in counts if n)
 
@@ -362,6 +375,7 @@ def _check_metric(name: str) -> str:
 
 class _File(_Strict):
     meta: Meta
+    preset: str | None = Field(None, description="the stack the paper ran, under base: e.g. ns2 for its simulations")
     base: dict[str, Any] = Field(default_factory=dict)
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     case: list[Case] = Field(default_factory=list)
@@ -383,15 +397,17 @@ class Point:
 
 @dataclass(frozen=True)
 class Verdict:
-    """A claim checked against a summary table: ``holds``, ``fails`` or ``not-run``, and why.
+    """A claim checked against a summary table: ``holds``, ``fails``, ``disputed`` or ``not-run``, and why.
 
     ``detail`` lists every point the claim was checked at; ``reason`` says in one
-    line why a claim fails (the points that miss and the one that misses most)
-    or why it was not run, and is empty when it holds.
+    line why a claim fails (the points that miss and the one that misses most),
+    or, for a ``disputed`` claim (one that fails where the paper's own simulator,
+    run under the stated settings, does not bear it out either), what that
+    simulator gave; or why it was not run; it is empty when the claim holds.
     """
 
     text: str
-    verdict: Literal["holds", "fails", "not-run"]
+    verdict: Literal["holds", "fails", "disputed", "not-run"]
     detail: str
     reason: str = ""
 
@@ -402,6 +418,11 @@ class Experiment:
     def __init__(self, spec: _File, path: Path | None) -> None:
         self.spec = spec
         self.path = path
+        #: The base scenario: the ``[base]`` table over the settings of ``preset``.
+        try:
+            self.base = with_preset(spec.preset, spec.base) if spec.preset else spec.base
+        except ScenarioError as e:
+            raise ExperimentError(str(e)) from None
         self._probe = self._base_scenario()
         self.axes = self._axes(quick=False)
         self.quick_axes = self._axes(quick=True)
@@ -424,7 +445,7 @@ class Experiment:
         spec = self.spec
         axes = self.quick_axes if quick else self.axes
         seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
-        base = apply_overrides(spec.base, spec.quick.set) if quick else spec.base
+        base = apply_overrides(self.base, spec.quick.set) if quick else self.base
         cases = {c.name: c.set for c in spec.case}
         out: list[Point] = []
         names = list(axes)
@@ -486,7 +507,7 @@ class Experiment:
         spec = self.spec
         first = {k: v[0] for k, v in spec.sweep.items() if v and k == "servers"}
         try:
-            return Scenario.parse(spec.base, first)
+            return Scenario.parse(self.base, first)
         except ScenarioError as e:
             raise ExperimentError(f"base.{e}") from None
 
@@ -720,6 +741,8 @@ def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -
         return Verdict(claim.text, "holds", "; ".join(shown))
     worst = max(misses)[1]
     where = "the only point" if len(results) == 1 else f"{len(misses)} of {len(results)} points miss; furthest"
+    if claim.disputed:
+        return Verdict(claim.text, "disputed", "; ".join(shown), f"{where}: {worst}; {claim.disputed}")
     return Verdict(claim.text, "fails", "; ".join(shown), f"{where}: {worst}")
 
 

@@ -33,6 +33,7 @@ table { border-collapse: collapse; margin: .5em 0; }
 td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
 tr:nth-child(even) { background: #f6f6f6; } .figure svg { width: 100%; height: auto; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
+.disputed { color: #9a6700; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
 .reason { color: #cf222e; font-size: 13px; }
 """
@@ -78,13 +79,13 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
             f"<div class='reason'>{html.escape(c.get('reason', ''))}</div></li>"
             for meta, manifest in runs
             for c in (manifest or {}).get("claims", [])
-            if c["verdict"] == "fails"
+            if c["verdict"] in ("fails", "disputed")
         )
         sections.append(
             f"<h2 id='paper-{paper.lower()}'>{paper}</h2>"
             f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, paper))}. Claims: {html.escape(counts)}.</p>"
             f"<table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{rows}</table>"
-            + (f"<p>Claims that fail, and why:</p><ul class='failing'>{failing}</ul>" if failing else "")
+            + (f"<p>Claims that fail or are disputed, and why:</p><ul class='failing'>{failing}</ul>" * bool(failing))
             + "".join(_section(root, meta, manifest) for meta, manifest in runs)
         )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
@@ -95,8 +96,8 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
 <p class="meta">Engine {html.escape(engine_version())}; report written {when}
 from <code>{html.escape(str(root))}</code>.
 Claims: {html.escape(count_verdicts(every) or "none checked")}.</p>
-<nav><ul>{''.join(toc)}</ul></nav>
-{''.join(sections)}
+<nav><ul>{"".join(toc)}</ul></nav>
+{"".join(sections)}
 </body></html>
 """
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -19,7 +19,7 @@ def status(manifest: dict[str, object] | None) -> str:
         return "not run"
     claims = manifest.get("claims")
     verdicts = [c.get("verdict") for c in claims] if isinstance(claims, list) else []
-    fails = verdicts.count("fails")
+    fails = verdicts.count("fails") + verdicts.count("disputed")
     not_run = verdicts.count("not-run")
     mode = manifest.get("mode", "")
     if fails:

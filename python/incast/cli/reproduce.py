@@ -3,7 +3,7 @@
 Each packaged experiment is swept (cached, resumable; see ``incast sweep``),
 its tables and figure written under ``<out>/<name>/``, and every claim of the
 paper checked against the data. ``--json`` prints one object per experiment:
-``name``, ``claims`` (``text``, ``verdict`` = holds|fails|not-run, ``detail``),
+``name``, ``claims`` (``text``, ``verdict`` = holds|fails|disputed|not-run, ``detail``, ``reason``),
 ``points``, ``wall_s``, ``tables`` and ``figures``.
 """
 
