@@ -35,7 +35,7 @@ tr:nth-child(even) { background: #f6f6f6; } .figure svg { width: 100%; height: a
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .disputed { color: #9a6700; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
-.reason { color: #cf222e; font-size: 13px; }
+.reason { color: #cf222e; font-size: 13px; } .disputed-reason { color: #9a6700; } .not-run-reason { color: #888; }
 """
 
 
@@ -76,7 +76,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         rows = "".join(_overview_row(meta, manifest) for meta, manifest in runs)
         failing = "".join(
             f"<li><a href='#{meta.name}'>{meta.name}</a>: {html.escape(c['text'])}"
-            f"<div class='reason'>{html.escape(c.get('reason', ''))}</div></li>"
+            f"<div class='reason {c['verdict']}-reason'>{html.escape(c.get('reason', ''))}</div></li>"
             for meta, manifest in runs
             for c in (manifest or {}).get("claims", [])
             if c["verdict"] in ("fails", "disputed")
@@ -142,7 +142,7 @@ def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
     figure_html = f"<div class='figure'>{_inline_svg(svg.read_text(encoding='utf-8'))}</div>" if svg.exists() else ""
     claims = "".join(
         f"<tr><td class='{c['verdict']}'>{c['verdict']}</td><td>{html.escape(c['text'])}"
-        + (f"<div class='reason'>{html.escape(c['reason'])}</div>" if c.get("reason") else "")
+        + (f"<div class='reason {c['verdict']}-reason'>{html.escape(c['reason'])}</div>" if c.get("reason") else "")
         + f"<div class='detail'>{html.escape(c['detail'])}</div></td></tr>"
         for c in manifest.get("claims", [])
     )
