@@ -263,3 +263,15 @@ def test_the_command_line_starts_without_pandas_pyarrow_or_matplotlib() -> None:
     code = f"import sys, incast, incast.cli; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
     assert out.strip() == ""
+
+
+def test_a_run_above_the_memory_budget_is_refused_in_one_line_before_it_starts(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """100,000 servers need about 1.3 GiB: refused under a 1 GiB budget, naming
+    servers and the parts; ``--set memory_budget`` raises the budget."""
+    code = main(["run", "--servers", "100000", "--blocks", "1", "--set", "memory_budget=1GiB"])
+    _, err = capsys.readouterr()
+    assert code == 2 and err.count("\n") == 1
+    assert err.startswith("error: servers: the run would need about 1.3 GiB of memory (endpoints "), err
+    assert "above memory_budget (1GiB)" in err

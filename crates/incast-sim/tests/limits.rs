@@ -51,3 +51,48 @@ fn a_udp_source_faster_than_its_link_is_refused() {
     s.stop.duration = Some(SimDuration::from_millis(5));
     run(&s).unwrap();
 }
+
+/// What a run would hold in memory is estimated before anything is built,
+/// and a run above `memory_budget` is refused naming the setting behind the
+/// largest part: a tree of 100,000 edge switches would need 37 GiB of route
+/// tables alone, and is refused in milliseconds instead of being built.
+#[test]
+fn a_run_above_the_memory_budget_is_refused_before_it_is_built() {
+    use incast_sim::net::fabric::{TopologyConfig, TreeConfig};
+    use incast_sim::time::Bytes;
+    let mut s = Scenario::fast08(100_000);
+    s.topology = TopologyConfig::Tree(TreeConfig { edge_switches: 100_000, trunk_rate: None, trunk_delay: None });
+    let m = s.validate().unwrap_err().to_string();
+    assert!(
+        m.starts_with("topology.edge_switches: the run would need about 38.6 GiB of memory (route tables 37.3 GiB)"),
+        "{m}"
+    );
+    assert!(
+        m.ends_with(
+            "above memory_budget (4GiB); make it smaller, or raise memory_budget if this machine has the memory"
+        ),
+        "{m}"
+    );
+
+    let mut s = Scenario::fast08(100_000);
+    s.memory_budget = Some(Bytes::mib(1024));
+    let m = s.validate().unwrap_err().to_string();
+    assert!(m.starts_with("servers: the run would need about 1.3 GiB of memory (endpoints"), "{m}");
+    s.memory_budget = Some(Bytes::mib(2048));
+    s.validate().unwrap();
+    let parts = s.footprint();
+    assert!(parts.iter().all(|p| p.bytes > 0 || p.what == "route tables"), "{parts:?}");
+}
+
+/// A scenario that sets no budget (or the default) is written without one, so
+/// its hash (the sweep cache's key) is what it was before the setting existed.
+#[test]
+fn an_unset_memory_budget_is_not_written() {
+    let mut s = Scenario::fast08(4);
+    assert!(s.written().toml.get("memory_budget").is_none());
+    s.memory_budget = Some(incast_sim::time::Bytes::mib(4096));
+    assert!(s.written().toml.get("memory_budget").is_none(), "the default, however given, is not written");
+    assert_eq!(s.written().si["memory_budget"], 4u64 << 30);
+    s.memory_budget = Some(incast_sim::time::Bytes::mib(8192));
+    assert_eq!(s.written().toml["memory_budget"], "8GiB");
+}

@@ -31,7 +31,7 @@ use crate::stats::trace::TraceConfig;
 use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
-use crate::time::SimDuration;
+use crate::time::{Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
 use crate::workload::clients::Layout;
 use crate::workload::{ResponseSize, SyncReadConfig};
@@ -90,12 +90,16 @@ pub struct Scenario {
     pub trace: TraceConfig,
     /// Master seed; every random choice derives from it.
     pub seed: u64,
+    /// Refuse a run whose estimated memory exceeds this (`footprint`);
+    /// `None`: [`footprint::DEFAULT_MEMORY_BUDGET`].
+    pub memory_budget: Option<Bytes>,
 }
 
 /// Most servers one run may have (the client's switch needs a port each),
 /// and most reading connections (`workload.clients × servers`).
 pub const MAX_SERVERS: u32 = 100_000;
 
+pub mod footprint;
 mod shape;
 
 pub use shape::{SchemaEntry, Written};
@@ -131,6 +135,8 @@ impl Scenario {
                 format!("{clients} clients × {} servers is more than {MAX_SERVERS} connections", self.servers),
             ));
         }
+        // Before the fabric is built: its route tables are part of the estimate.
+        self.check_footprint()?;
         self.validate_fabric()?;
         let tcp = &self.tcp;
         if tcp.rcv_wnd.get() < u64::from(tcp.mss) || tcp.rcv_wnd.get() > u64::from(u32::MAX) {

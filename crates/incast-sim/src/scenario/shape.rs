@@ -4,17 +4,18 @@
 //!
 //! **Models:** each table is read by the config struct that owns it
 //! (`settings`); this module knows only the scenario's own four settings
-//! (`servers`, `seed`, `blocks`, `duration`), which tables there are, and the
+//! (`servers`, `seed`, `blocks`, `duration`, `memory_budget`), which tables there are, and the
 //! two rules that span tables: exactly one of `workload.sru` and
 //! `workload.block`, and a 1 s run when neither `blocks` nor `duration` is
 //! given.
 
+use super::footprint::DEFAULT_MEMORY_BUDGET;
 use super::{invalid, invalid_owned, Scenario, StopConfig, DEFAULT_DURATION, DEFAULT_SEED, MAX_SERVERS};
 use crate::error::SimError;
 use crate::net::fabric_table;
 use crate::net::wan::WanConfig;
 use crate::net::{LinkConfig, SwitchConfig};
-use crate::settings::{self, python_repr, Count, Duration, Entry, Setting, Spec, Table};
+use crate::settings::{self, python_repr, Count, Duration, Entry, Setting, Size, Spec, Table};
 use crate::stats::trace::TraceConfig;
 use crate::stats::StatsConfig;
 use crate::tcp::TcpConfig;
@@ -23,13 +24,14 @@ use crate::workload::{ResponseSize, SyncReadConfig};
 use serde_json::{Map, Value as Json};
 
 /// The scenario's single settings, in order.
-const TOP: [&str; 4] = ["servers", "seed", "blocks", "duration"];
+const TOP: [&str; 5] = ["servers", "seed", "blocks", "duration", "memory_budget"];
 /// The scenario's tables, in order.
 const TABLES: [&str; 9] = ["link", "topology", "switch", "tcp", "workload", "background", "wan", "stats", "trace"];
 
 const SERVERS: Count = Count::new(1, MAX_SERVERS as u64, "servers");
 const SEED: Count = Count::new(0, u64::MAX, "");
 const BLOCKS: Count = Count::new(1, u64::MAX, "blocks");
+const MEMORY: Size = Size { min: 1 };
 
 /// One setting's line in the scenario's schema: its dotted name and the
 /// table's line for it.
@@ -83,6 +85,8 @@ impl Scenario {
                 "blocks" => blocks = Some(BLOCKS.parse(value).map_err(|m| at(key, m))?),
                 "duration" if value.is_null() => {}
                 "duration" => duration = Some(Duration::POSITIVE.parse(value).map_err(|m| at(key, m))?),
+                "memory_budget" if value.is_null() => {}
+                "memory_budget" => s.memory_budget = Some(MEMORY.parse(value).map_err(|m| at(key, m))?),
                 table if TABLES.contains(&table) => {
                     let Json::Object(map) = value else {
                         return Err(at(key, format!("must be a table of settings, got {}", python_repr(value))));
@@ -232,6 +236,15 @@ impl Scenario {
                 None,
                 "Stop at this simulated time (1s if neither blocks nor duration is given).",
             ),
+            (
+                "memory_budget",
+                "size",
+                Json::String(Size::format(DEFAULT_MEMORY_BUDGET.get())),
+                MEMORY.allowed(),
+                None,
+                "Refuse a run whose memory, estimated before it starts (endpoints, packets in flight, \
+                 route tables, result rows: scenario::footprint), would exceed this.",
+            ),
         ];
         let mut out: Vec<SchemaEntry> = top
             .into_iter()
@@ -276,6 +289,12 @@ impl Scenario {
             let e = Entry { key: "duration", toml: Duration::POSITIVE.toml(&d), si: Duration::POSITIVE.si(&d) };
             put(e, &mut toml, &mut si);
         }
+        // In the canonical form only when not the default, so a scenario
+        // without one keeps its hash (and its plain-SI form, which holds the
+        // budget that applies, reads back to the same hash).
+        let budget = self.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET);
+        let toml_budget = if budget != DEFAULT_MEMORY_BUDGET { MEMORY.toml(&budget) } else { Json::Null };
+        put(Entry { key: "memory_budget", toml: toml_budget, si: MEMORY.si(&budget) }, &mut toml, &mut si);
         for table in TABLES {
             let mut entries = Vec::new();
             match table {
