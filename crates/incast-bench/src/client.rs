@@ -10,7 +10,9 @@
 //! A server that refuses the connection, has not answered in full within the
 //! timeout, closes its connection or sends more than it was asked for ends
 //! the run: the report names it and the block, and keeps the blocks done so
-//! far. `should_stop` is asked at least every [`POLL_INTERVAL`]; when it says
+//! far. A server that refuses a request (or the connection) says why in a
+//! [`Refusal`] frame at the start of the answer; its reason becomes the
+//! report's (`refused: <reason>`). `should_stop` is asked at least every [`POLL_INTERVAL`]; when it says
 //! yes the block in progress is dropped and the report is marked interrupted.
 //!
 //! Deliberately simple: stagger delays shorter than 2 ms are timed by
@@ -18,7 +20,7 @@
 
 use crate::config::{ConfigError, Plan, ReadConfig, Stop};
 use crate::netstat::Counters;
-use crate::protocol::Request;
+use crate::protocol::{AnswerStart, Refusal, Request, MAX_REASON_LEN, REFUSAL_HEADER_LEN};
 use crate::report::{BlockRow, ReadFailure, ReadReport, Status};
 use crate::server::POLL_INTERVAL;
 use crate::sockopt::SocketOptions;
@@ -78,7 +80,14 @@ struct Conn {
     want: u64,
     got: u64,
     phase: Phase,
+    /// The first bytes since the last whole answer, while they may still be a [`Refusal`].
+    head: Vec<u8>,
+    /// The bytes since the last whole answer are payload, not a refusal.
+    payload: bool,
 }
+
+/// The most bytes a [`Refusal`] frame takes.
+const MAX_REFUSAL: usize = REFUSAL_HEADER_LEN + MAX_REASON_LEN;
 
 struct Run<'a> {
     plan: &'a Plan,
@@ -99,7 +108,16 @@ impl<'a> Run<'a> {
             poll.registry()
                 .register(&mut stream, Token(i), Interest::READABLE)
                 .map_err(|e| fail(name, None, format!("epoll: {e}")))?;
-            conns.push(Conn { name: name.clone(), stream, want: plan.per_server[i], got: 0, phase: Phase::Done });
+            let want = plan.per_server[i];
+            conns.push(Conn {
+                name: name.clone(),
+                stream,
+                want,
+                got: 0,
+                phase: Phase::Done,
+                head: Vec::new(),
+                payload: false,
+            });
         }
         Ok(Run { plan, socket, conns, poll, buf: vec![0; READ_BUF], last_stop_check: Instant::now() })
     }
@@ -214,17 +232,43 @@ impl<'a> Run<'a> {
         let c = &mut self.conns[i];
         loop {
             match c.stream.read(&mut self.buf) {
-                Ok(0) if c.phase == Phase::Answering => {
-                    let why = format!("closed the connection after {} of {} bytes", c.got, c.want);
+                Ok(0) => {
+                    let why = match (Refusal::decode(&c.head), c.phase) {
+                        (AnswerStart::Incomplete, _) if !c.payload && !c.head.is_empty() => {
+                            format!("closed the connection in the middle of a refusal ({} bytes of it)", c.head.len())
+                        }
+                        (_, Phase::Answering) => format!("closed the connection after {} of {} bytes", c.got, c.want),
+                        _ => "closed the connection".into(),
+                    };
                     return Err(fail(&c.name, Some(block), why));
                 }
-                Ok(0) => return Err(fail(&c.name, Some(block), "closed the connection".into())),
                 Ok(n) => {
+                    let data = &self.buf[..n];
+                    if !c.payload {
+                        // The answer's first bytes: a refusal, or payload?
+                        let room = MAX_REFUSAL - c.head.len();
+                        c.head.extend_from_slice(&data[..n.min(room)]);
+                        match Refusal::decode(&c.head) {
+                            AnswerStart::Refused(r) => {
+                                return Err(fail(&c.name, Some(block), format!("refused: {}", r.reason)))
+                            }
+                            AnswerStart::Malformed(why) => return Err(fail(&c.name, Some(block), why)),
+                            AnswerStart::Payload => {
+                                c.payload = true;
+                                c.head.clear();
+                            }
+                            // Counted below, but neither complete nor too long until told apart.
+                            AnswerStart::Incomplete => {}
+                        }
+                    }
                     if c.phase != Phase::Answering {
-                        return Err(fail(&c.name, Some(block), format!("sent {n} bytes it was not asked for")));
+                        if c.payload {
+                            return Err(fail(&c.name, Some(block), format!("sent {n} bytes it was not asked for")));
+                        }
+                        continue; // the start of a refusal, before any request
                     }
                     c.got += n as u64;
-                    if c.got > c.want {
+                    if c.payload && c.got > c.want {
                         let why = format!("sent {} bytes more than the {} requested", c.got - c.want, c.want);
                         return Err(fail(&c.name, Some(block), why));
                     }
@@ -237,8 +281,9 @@ impl<'a> Run<'a> {
                 Err(e) => return Err(fail(&c.name, Some(block), format!("receive failed after {} bytes: {e}", c.got))),
             }
         }
-        if c.phase == Phase::Answering && c.got == c.want {
+        if c.phase == Phase::Answering && c.payload && c.got == c.want {
             c.phase = Phase::Done;
+            c.payload = false;
             return Ok(true);
         }
         Ok(false)

@@ -1,6 +1,6 @@
 //! The server and the client on loopback: real sockets, ephemeral ports.
 
-use incast_bench::protocol::{Request, HEADER_LEN, MAGIC};
+use incast_bench::protocol::{Refusal, Request, HEADER_LEN, MAGIC};
 use incast_bench::server::Log;
 use incast_bench::{read, ReadConfig, RunningServer, Server, ServerConfig, Status};
 use std::io::{Read, Write};
@@ -256,4 +256,52 @@ fn every_silent_server_is_counted_and_the_first_is_named() {
         names[0]
     );
     assert_eq!(error.to_string(), expected);
+}
+
+#[test]
+fn a_refusal_sent_in_pieces_ends_the_run_with_its_reason() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    // Answers block 0 in full, then refuses block 1 in three writes: inside the magic, inside the reason.
+    let refuser = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        s.set_nodelay(true).unwrap();
+        let mut header = [0u8; HEADER_LEN];
+        s.read_exact(&mut header).unwrap();
+        s.write_all(&[0u8; 1000]).unwrap();
+        s.read_exact(&mut header).unwrap();
+        let frame = Refusal::new("not today: the disk is full").encode();
+        for piece in [&frame[..2], &frame[2..12], &frame[12..]] {
+            s.write_all(piece).unwrap();
+            thread::sleep(Duration::from_millis(20));
+        }
+    });
+    let report =
+        read(&ReadConfig { sru: Some(1000), blocks: Some(3), ..config(&[addr.to_string()]) }, &mut never_stop())
+            .unwrap();
+    refuser.join().unwrap();
+    assert_eq!(report.status, Status::Failed);
+    assert_eq!(
+        report.error.unwrap().to_string(),
+        format!("server {addr}, block 1: refused: not today: the disk is full")
+    );
+    assert_eq!(report.blocks, 1, "block 0 is kept");
+}
+
+#[test]
+fn a_refusal_cut_short_is_reported_as_such() {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    let refuser = thread::spawn(move || {
+        let (mut s, _) = listener.accept().unwrap();
+        let mut header = [0u8; HEADER_LEN];
+        s.read_exact(&mut header).unwrap();
+        s.write_all(&Refusal::new("cut").encode()[..9]).unwrap();
+    });
+    let report = read(&ReadConfig { sru: Some(1000), ..config(&[addr.to_string()]) }, &mut never_stop()).unwrap();
+    refuser.join().unwrap();
+    assert_eq!(
+        report.error.unwrap().to_string(),
+        format!("server {addr}, block 0: closed the connection in the middle of a refusal (9 bytes of it)")
+    );
 }
