@@ -78,9 +78,10 @@ def bench_read_json(config_json: str) -> str:
 def bench_serve(bind: str, config_json: str) -> None:
     """Serve the benchmark protocol on ``bind`` (``host:port``) until a signal handler raises; then return.
 
-    ``config_json`` holds ``max_response`` and ``socket``. Raises ScenarioError
-    for bad settings and OSError when the address cannot be bound. Log lines
-    go to standard error. Releases the GIL while serving.
+    ``config_json`` holds ``max_response``, ``max_connections``,
+    ``idle_timeout`` (seconds) and ``socket``. Raises ScenarioError for bad
+    settings and OSError when the address cannot be bound. Log lines go to
+    standard error. Releases the GIL while serving.
     """
 
 def bench_start_server(bind: str, config_json: str) -> BenchServer:

@@ -17,8 +17,9 @@ The wire protocol is in ``docs/PROTOCOL.md``; the Rust side in
 Sizes are bytes and durations seconds; unit strings (``"256KiB"``,
 ``"100us"``) work too. Invalid settings raise :class:`~incast.errors.ScenarioError`
 naming the parameter. A server that refuses, stalls or closes raises
-:class:`ReadError`, and Ctrl-C :class:`ReadInterrupted`; both carry the blocks
-completed so far as ``.result``.
+:class:`ReadError` (a refusal with the server's reason: ``refused: ...``), and
+Ctrl-C :class:`ReadInterrupted`; both carry the blocks completed so far as
+``.result``.
 """
 
 from __future__ import annotations
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 __all__ = [
+    "DEFAULT_IDLE_TIMEOUT",
+    "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_MAX_RESPONSE",
     "DEFAULT_PORT",
     "ReadError",
@@ -55,6 +58,10 @@ __all__ = [
 DEFAULT_PORT = 7470
 #: Largest response a server sends unless told otherwise (64 MiB).
 DEFAULT_MAX_RESPONSE = 64 * 2**20
+#: Connections a server serves at once unless told otherwise; one more is refused.
+DEFAULT_MAX_CONNECTIONS = 512
+#: Seconds a server waits for a request (or for a client to take its answer) before closing the connection.
+DEFAULT_IDLE_TIMEOUT = 60.0
 #: Columns of :attr:`ReadResult.connections`, one row per server (``TCP_INFO`` over the measured blocks).
 CONNECTION_COLUMNS = (
     "server",
@@ -206,11 +213,13 @@ def _duration(name: str, value: Any) -> float | None:
         raise ScenarioError(f"{name}: {e}") from None
 
 
-def _count(name: str, value: Any) -> int | None:
+def _count(name: str, value: Any, most: int = _MAX_COUNT) -> int | None:
     if value is None:
         return None
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ScenarioError(f"{name}: {value!r} is not a whole number from 0 up")
+    if value > most:
+        raise ScenarioError(f"{name}: {value} is more than the largest allowed, {most}")
     return value
 
 
@@ -280,9 +289,19 @@ def read(
     return result
 
 
-def _server_config(max_response: int | str, nodelay: bool, congestion: str | None, rcvbuf: Any, sndbuf: Any) -> str:
+def _server_config(
+    max_response: int | str,
+    max_connections: int,
+    idle_timeout: float | str,
+    nodelay: bool,
+    congestion: str | None,
+    rcvbuf: Any,
+    sndbuf: Any,
+) -> str:
     config = {
         "max_response": _size("max_response", max_response),
+        "max_connections": _count("max_connections", max_connections),
+        "idle_timeout": _duration("idle_timeout", idle_timeout),
         "socket": _socket(nodelay, True, congestion, rcvbuf, sndbuf),
     }
     return json.dumps(config)
@@ -319,6 +338,8 @@ def serve(
     *,
     host: str = "0.0.0.0",
     max_response: int | str = DEFAULT_MAX_RESPONSE,
+    max_connections: int = DEFAULT_MAX_CONNECTIONS,
+    idle_timeout: float | str = DEFAULT_IDLE_TIMEOUT,
     nodelay: bool = True,
     congestion: str | None = None,
     rcvbuf: int | str | None = None,
@@ -326,13 +347,21 @@ def serve(
 ) -> None:
     """Serve the benchmark protocol on ``host:port`` until SIGINT or SIGTERM, then close every connection and return.
 
-    Requests for more than ``max_response`` bytes close their connection.
-    Socket knobs as for :func:`read`; ``congestion`` here is the one that shapes
-    the responses. Log lines (listening, each rejected request, shutdown) go
-    to standard error. Raises :class:`~incast.errors.ScenarioError` for invalid
-    settings and ``OSError`` when the address cannot be bound.
+    A request for more than ``max_response`` bytes is refused: the server
+    sends the reason (which :func:`read` reports) and closes the connection.
+    At most ``max_connections`` connections (1 to 65536) are served at once,
+    each by one thread; one more is refused at once, so keep it below the
+    open-file limit (``ulimit -n``). A connection that has not sent a whole
+    request within ``idle_timeout`` (more than 0, at most a day) of being
+    accepted or of its previous answer, or takes none of an answer for that
+    long, is closed. Socket knobs as
+    for :func:`read`; ``congestion`` here is the one that shapes the
+    responses. Log lines (listening, rejected requests, refused and idle
+    connections, at a bounded rate; shutdown) go to standard error. Raises
+    :class:`~incast.errors.ScenarioError` for invalid settings and ``OSError``
+    when the address cannot be bound.
     """
-    config = _server_config(max_response, nodelay, congestion, rcvbuf, sndbuf)
+    config = _server_config(max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf)
     with _stop_signals_raise_keyboard_interrupt():
         _core.bench_serve(_bind(host, port), config)
 
@@ -351,12 +380,14 @@ class Server:
         *,
         host: str = "127.0.0.1",
         max_response: int | str = DEFAULT_MAX_RESPONSE,
+        max_connections: int = DEFAULT_MAX_CONNECTIONS,
+        idle_timeout: float | str = DEFAULT_IDLE_TIMEOUT,
         nodelay: bool = True,
         congestion: str | None = None,
         rcvbuf: int | str | None = None,
         sndbuf: int | str | None = None,
     ) -> None:
-        config = _server_config(max_response, nodelay, congestion, rcvbuf, sndbuf)
+        config = _server_config(max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf)
         self._server = _core.bench_start_server(_bind(host, port), config)
 
     @property

@@ -209,6 +209,16 @@ fn seconds<'de, D: Deserializer<'de>>(d: D) -> Result<Option<Duration>, D::Error
         .transpose()
 }
 
+/// A duration given as a number of seconds, not negative; one too long for a
+/// `Duration` becomes `Duration::MAX`, so that validation names its field.
+pub(crate) fn seconds_or_max<'de, D: Deserializer<'de>>(d: D) -> Result<Duration, D::Error> {
+    let s = f64::deserialize(d)?;
+    if s.is_nan() || s < 0.0 {
+        return Err(serde::de::Error::custom(format!("{s} is not a number of seconds from 0 up")));
+    }
+    Ok(Duration::try_from_secs_f64(s).unwrap_or(Duration::MAX))
+}
+
 fn as_seconds<S: serde::Serializer>(d: &Option<Duration>, s: S) -> Result<S::Ok, S::Error> {
     d.map(|d| d.as_secs_f64()).serialize(s)
 }

@@ -1,21 +1,24 @@
 //! The server and the client on loopback: real sockets, ephemeral ports.
 
-use incast_bench::protocol::{Refusal, Request, HEADER_LEN, MAGIC};
+use incast_bench::protocol::{AnswerStart, Refusal, Request, HEADER_LEN, MAGIC};
 use incast_bench::server::Log;
 use incast_bench::{read, ReadConfig, RunningServer, Server, ServerConfig, Status};
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// A server on an ephemeral loopback port whose log lines are kept.
 fn server(max_response: u64) -> (RunningServer, Arc<Mutex<Vec<String>>>) {
+    server_with(ServerConfig { max_response, ..ServerConfig::default() })
+}
+
+fn server_with(config: ServerConfig) -> (RunningServer, Arc<Mutex<Vec<String>>>) {
     let lines = Arc::new(Mutex::new(Vec::new()));
     let sink = lines.clone();
     let log: Log = Arc::new(move |line: &str| sink.lock().unwrap().push(line.to_owned()));
-    let config = ServerConfig { max_response, ..ServerConfig::default() };
-    let server = Server::bind("127.0.0.1:0".parse().unwrap(), config).unwrap().with_log(log).spawn();
+    let server = Server::bind("127.0.0.1:0".parse().unwrap(), config).unwrap().with_log(log).spawn().unwrap();
     (server, lines)
 }
 
@@ -35,14 +38,19 @@ fn request(stream: &mut TcpStream, block: u64, count: u64) -> Vec<u8> {
     answer
 }
 
-/// True when the server closed `stream` (end of file or reset) without sending anything.
-fn closed_without_answer(stream: &mut TcpStream) -> bool {
+/// Everything the server sends on `stream` until it closes it (waiting 5 s at most).
+fn until_closed(stream: &mut TcpStream) -> Vec<u8> {
     stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
-    let mut byte = [0u8; 1];
-    match stream.read(&mut byte) {
-        Ok(0) => true,
-        Ok(_) => false,
-        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    let mut out = Vec::new();
+    stream.read_to_end(&mut out).expect("the server closes the connection");
+    out
+}
+
+/// The reason of the refusal the server sent on `stream` before closing it.
+fn refusal(stream: &mut TcpStream) -> String {
+    match Refusal::decode(&until_closed(stream)) {
+        AnswerStart::Refused(r) => r.reason,
+        other => panic!("not a refusal: {other:?}"),
     }
 }
 
@@ -64,7 +72,8 @@ fn protocol_round_trip_returns_exactly_the_bytes_requested() {
     assert_eq!(
         lines.last().unwrap(),
         &format!(
-            "shutdown: 1 connections, 5 requests, {} bytes served, 0 connections rejected, 0 segments retransmitted",
+            "shutdown: 1 connections, 5 requests, {} bytes served, 0 connections rejected, 0 refused (too many open), \
+             0 closed idle, 0 accept errors, 0 segments retransmitted",
             summary.bytes
         )
     );
@@ -84,15 +93,18 @@ fn malformed_requests_close_only_their_connection() {
     let mut bad_flags = Request { block: 1, count: 10 }.encode();
     bad_flags[7] = 1;
     let too_large = Request { block: 9, count: 1001 }.encode();
-    for header in [bad_magic, bad_version, bad_flags, too_large] {
+    for (header, field) in
+        [(bad_magic, "magic: "), (bad_version, "version: "), (bad_flags, "flags: "), (too_large, "count: ")]
+    {
         let mut s = TcpStream::connect(addr).unwrap();
         s.write_all(&header).unwrap();
-        assert!(closed_without_answer(&mut s));
+        let reason = refusal(&mut s);
+        assert!(reason.starts_with(field), "{reason}");
     }
     let mut truncated = TcpStream::connect(addr).unwrap();
     truncated.write_all(&MAGIC).unwrap();
     truncated.shutdown(std::net::Shutdown::Write).unwrap();
-    assert!(closed_without_answer(&mut truncated));
+    assert_eq!(until_closed(&mut truncated), b"", "nothing to refuse: no request arrived");
 
     // The first connection and new ones are still served.
     assert_eq!(request(&mut good, 1, 1000).len(), 1000);
@@ -256,6 +268,100 @@ fn every_silent_server_is_counted_and_the_first_is_named() {
         names[0]
     );
     assert_eq!(error.to_string(), expected);
+}
+
+#[test]
+fn a_request_above_the_maximum_is_refused_with_the_servers_reason() {
+    let (srv, _) = server(1000);
+    let name = srv.local_addr().to_string();
+    let report =
+        read(&ReadConfig { sru: Some(2000), ..config(std::slice::from_ref(&name)) }, &mut never_stop()).unwrap();
+    assert_eq!(report.status, Status::Failed);
+    assert_eq!(
+        report.error.unwrap().to_string(),
+        format!("server {name}, block 0: refused: count: 2000 bytes requested for block 0, the maximum is 1000")
+    );
+}
+
+#[test]
+fn connections_past_the_maximum_are_refused_at_once_and_the_reader_says_why() {
+    let (srv, lines) = server_with(ServerConfig { max_connections: 2, ..ServerConfig::default() });
+    let addr = srv.local_addr();
+    // Two connections served (a request each proves they were accepted), then held open.
+    let mut held: Vec<TcpStream> = (0..2).map(|_| TcpStream::connect(addr).unwrap()).collect();
+    for (i, s) in held.iter_mut().enumerate() {
+        assert_eq!(request(s, i as u64, 10).len(), 10);
+    }
+    let mut third = TcpStream::connect(addr).unwrap();
+    let reason = refusal(&mut third);
+    assert_eq!(reason, "too many connections: 2 open, the server's maximum (max_connections)");
+    let report = read(&config(&[addr.to_string()]), &mut never_stop()).unwrap();
+    assert_eq!(report.error.unwrap().to_string(), format!("server {addr}, block 0: refused: {reason}"));
+
+    // One closes: a new connection is served again.
+    drop(held.pop());
+    let deadline = Instant::now() + Duration::from_secs(5);
+    let served = loop {
+        let mut s = TcpStream::connect(addr).unwrap();
+        s.write_all(&Request { block: 0, count: 3 }.encode()).unwrap();
+        let answer = until_closed_or(&mut s, 3);
+        if answer == [0, 0, 0] || Instant::now() > deadline {
+            break answer;
+        }
+        thread::sleep(Duration::from_millis(10)); // the closed connection's thread is still ending
+    };
+    assert_eq!(served, [0, 0, 0]);
+    drop(held);
+    let summary = srv.stop().unwrap();
+    assert!(summary.refused >= 2, "{summary:?}");
+    // One line for the refusals of one 5 s window, however many there were.
+    let lines = lines.lock().unwrap();
+    let refused: Vec<&String> = lines.iter().filter(|l| l.contains(": refused: too many connections")).collect();
+    assert_eq!(refused.len(), 1, "{lines:?}");
+}
+
+/// `want` bytes from `stream`, or what arrived before it closed.
+fn until_closed_or(stream: &mut TcpStream, want: usize) -> Vec<u8> {
+    stream.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+    let mut out = Vec::new();
+    let _ = stream.take(want as u64).read_to_end(&mut out);
+    out
+}
+
+#[test]
+fn idle_half_sent_and_non_reading_clients_are_closed_after_the_idle_timeout() {
+    let idle = Duration::from_millis(300);
+    let (srv, lines) = server_with(ServerConfig { idle_timeout: idle, ..ServerConfig::default() });
+    let addr = srv.local_addr();
+    let started = Instant::now();
+    let mut silent = TcpStream::connect(addr).unwrap();
+    let mut half = TcpStream::connect(addr).unwrap();
+    half.write_all(&Request { block: 0, count: 1 }.encode()[..10]).unwrap();
+    // Asks for far more than the socket buffers hold, and never reads it.
+    let mut deaf = TcpStream::connect(addr).unwrap();
+    deaf.write_all(&Request { block: 7, count: 64 << 20 }.encode()).unwrap();
+    assert_eq!(until_closed(&mut silent), b"");
+    assert_eq!(until_closed(&mut half), b"");
+    assert!(started.elapsed() >= idle);
+    // The deaf client's connection is dropped by the server's write timeout: wait for its log line.
+    let deadline = Instant::now() + Duration::from_secs(10);
+    while !lines.lock().unwrap().iter().any(|l| l.contains("block 7: the client took none")) {
+        assert!(Instant::now() < deadline, "{:?}", lines.lock().unwrap());
+        thread::sleep(Duration::from_millis(20));
+    }
+    drop(deaf);
+    // A client that keeps asking is not cut off.
+    let mut busy = TcpStream::connect(addr).unwrap();
+    for block in 0..4 {
+        assert_eq!(request(&mut busy, block, 100).len(), 100);
+        thread::sleep(idle / 3); // 4 gaps: longer than the timeout in all, each well within it
+    }
+    drop(busy);
+    let summary = srv.stop().unwrap();
+    assert_eq!(summary.timed_out, 3, "{summary:?}");
+    let lines = lines.lock().unwrap();
+    assert!(lines.iter().any(|l| l.contains("no request for 300ms (idle timeout); connection closed")), "{lines:?}");
+    assert!(lines.iter().any(|l| l.contains("truncated request: 10 of 24 header bytes within 300ms")), "{lines:?}");
 }
 
 #[test]

@@ -215,7 +215,7 @@ fn parse_server(bind: &str, config_json: &str) -> PyResult<(SocketAddr, ServerCo
     })?;
     let config: ServerConfig =
         serde_json::from_str(config_json).map_err(|e| ScenarioError::new_err(format!("server: {e}")))?;
-    config.socket.validate().map_err(|e| ScenarioError::new_err(e.to_string()))?;
+    config.validate().map_err(|e| ScenarioError::new_err(e.to_string()))?;
     Ok((addr, config))
 }
 
@@ -245,7 +245,8 @@ fn bench_read_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
 
 /// Serve the benchmark protocol on `bind` (`host:port`) until a signal
 /// handler raises (KeyboardInterrupt on Ctrl-C); then close every connection
-/// and return. `config_json` holds `max_response` and `socket`.
+/// and return. `config_json` holds `max_response`, `max_connections`,
+/// `idle_timeout` (seconds) and `socket`.
 ///
 /// Raises `ScenarioError` for bad settings and `OSError` when the address
 /// cannot be bound. Log lines go to standard error. The GIL is released
@@ -292,7 +293,8 @@ fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
     let (addr, config) = parse_server(bind, config_json)?;
     let server = bind_server(addr, config)?;
     let address = server.local_addr().to_string();
-    Ok(BenchServer { address, running: Mutex::new(Some(server.spawn())) })
+    let running = server.spawn().map_err(|e| PyOSError::new_err(format!("cannot start the server thread: {e}")))?;
+    Ok(BenchServer { address, running: Mutex::new(Some(running)) })
 }
 
 /// Native core of the `incast` package (private; import `incast` instead).

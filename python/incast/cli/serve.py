@@ -1,11 +1,19 @@
 """``incast serve``: answer synchronized-read requests until SIGINT or SIGTERM.
 
 One server process serves any number of clients (``incast read``) over the
-wire protocol of ``docs/PROTOCOL.md``. It logs one line when it starts (the
-address, useful with ``--port 0``), one per rejected request (peer address
-and reason: bad magic, version, flags or a count above ``--max-response``)
-and one when it stops; on SIGINT or SIGTERM it closes every connection and
-exits with status 0.
+wire protocol of ``docs/PROTOCOL.md``, up to ``--max-connections`` at once
+(one thread each; one more is refused at once). A request it cannot accept
+(bad magic, version, flags or a count above ``--max-response``) is answered
+with the reason, which ``incast read`` prints, and its connection closed; a
+connection that has not sent a whole request within ``--idle-timeout`` of being
+accepted or of its previous answer, or takes none of an answer for that long,
+is closed. Nothing a client does stops the server: a failed accept (out of
+descriptors) is retried after a back-off.
+
+It logs one line when it starts (the address, useful with ``--port 0``), a
+line per rejected request, refused or idle connection and failed accept (at a
+bounded rate: the lines held back are counted) and one when it stops; on
+SIGINT or SIGTERM it closes every connection and exits with status 0.
 """
 
 from __future__ import annotations
@@ -34,6 +42,22 @@ def serve(
     max_response: Annotated[
         str, _opt("--max-response", "SIZE", "Largest byte count a request may ask for (default 64MiB).")
     ] = "64MiB",
+    max_connections: Annotated[
+        int,
+        _opt(
+            "--max-connections",
+            "N",
+            "Connections served at once, a thread each; more are refused (default 512; keep below ulimit -n).",
+        ),
+    ] = bench.DEFAULT_MAX_CONNECTIONS,
+    idle_timeout: Annotated[
+        str,
+        _opt(
+            "--idle-timeout",
+            "DURATION",
+            "Close a connection idle this long, or this slow to send a request or take its answer (default 60s).",
+        ),
+    ] = "60s",
     nodelay: Annotated[
         bool,
         typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on the connections (default on).", show_default=False),
@@ -51,6 +75,8 @@ def serve(
             port,
             host=bind,
             max_response=max_response,
+            max_connections=max_connections,
+            idle_timeout=idle_timeout,
             nodelay=nodelay,
             congestion=congestion,
             rcvbuf=rcvbuf,
