@@ -143,7 +143,7 @@ def test_error_classes_form_one_hierarchy() -> None:
 )
 def test_the_engine_reads_and_checks_the_users_shape(payload: str, message: str) -> None:
     with pytest.raises(ScenarioError, match=message):
-        _core.run_json(payload)
+        _core.run(payload)
 
 
 def test_version_is_the_engine_version() -> None:

@@ -201,7 +201,7 @@ def test_delayed_ack_forms_name_the_engine_modes(value: str, stored: Any, writte
     assert s.tcp.delayed_ack == stored
     assert canonical(s)["tcp"]["delayed_ack"] == written
     one_block = Scenario.parse({"servers": 2, "blocks": 1, "tcp": {"delayed_ack": value}})
-    assert json.loads(_core.run_json(one_block.to_json()))["summary"]["blocks"] == 1
+    assert json.loads(_core.run(one_block.to_json())[0])["summary"]["blocks"] == 1
 
 
 @pytest.mark.parametrize(
@@ -473,7 +473,7 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml())
     assert Scenario.from_toml(path) == s
-    assert json.loads(_core.run_json(s.with_overrides({"blocks": 2}).to_json()))["summary"]["blocks"] == 2
+    assert json.loads(_core.run(s.with_overrides({"blocks": 2}).to_json())[0])["summary"]["blocks"] == 2
 
 
 @pytest.mark.parametrize(

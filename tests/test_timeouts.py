@@ -41,6 +41,23 @@ def test_timeouts_table_has_one_row_per_timeout(table3: Result) -> None:
     assert t["class"].value_counts().to_dict() == {k: v for k, v in table3.timeout_classes.items() if v}
 
 
+def test_timeout_columns_keep_their_types_and_a_background_flows_client_is_missing() -> None:
+    """The table crosses from the engine as typed columns: whole numbers stay
+    int64, a background flow's timeout has no client (a missing value in a
+    nullable column), and its gip_class counts are the summary's."""
+    background = {"tcp_flows": 1, "tcp_to_client": True}  # into the client's port: it times out too
+    r = incast.run(servers=16, blocks=5, tcp={"rto_min": "200us"}, background=background)
+    t = r.timeouts_table
+    reads = t[t["flow"] < 16]
+    assert len(reads) == r.timeouts > 0  # the summary counts the reads' timeouts
+    assert {c: str(t[c].dtype) for c in ("flow", "block", "backoff", "cwnd_bytes", "dart", "client")} == {
+        "flow": "int64", "block": "int64", "backoff": "int64", "cwnd_bytes": "int64", "dart": "int64", "client": "Int64"
+    }  # fmt: skip
+    bulk = t[t["flow"] == 16]  # the bulk flow comes after the 16 reading connections
+    assert len(bulk) > 0 and bulk["client"].isna().all() and reads["client"].eq(0).all()
+    assert reads["gip_class"].value_counts().to_dict() == {k: v for k, v in r.gip_timeout_classes.items() if v}
+
+
 def test_dart_histogram_counts_timeouts_by_dart(table3: Result) -> None:
     """FAST08 Figure 11: the distribution of duplicate ACKs received at timeout."""
     h = table3.dart_histogram()

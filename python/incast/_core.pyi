@@ -18,17 +18,21 @@ __all__ = [
     "engine_version",
     "pcap_shift",
     "resolve_json",
-    "run_json",
-    "run_json_capture",
+    "run",
     "schema_json",
 ]
 
-def run_json(scenario_json: str) -> str:
-    """Run one scenario given in the user's TOML shape as JSON; return the run result as JSON.
+def run(scenario_json: str) -> tuple[str, list[tuple[str, str, list[str], bytes]], list[bytes]]:
+    """Run one scenario given in the user's TOML shape as JSON.
 
+    Returns the run result as JSON with its timeout rows left out; those rows
+    as columns, each ``(name, numpy dtype, labels, little-endian values)``
+    (``labels`` non-empty for a column of one-byte codes into them, ``client``
+    ``-1`` for a background flow's timeout); and one pcap file per host
+    (client first, then server 0, 1, ...; empty when ``trace.pcap`` is off).
     Settings left out take their defaults. Raises ScenarioError (naming the
     dotted setting) for a scenario that is not valid and SimulationError if
-    the engine fails. Releases the GIL while it runs.
+    the engine fails. Releases the GIL while it runs and encodes.
     """
 
 def apply_overrides_json(scenario_json: str, overrides_json: str) -> str:
@@ -48,16 +52,8 @@ def resolve_json(scenario_json: str) -> str:
 def schema_json() -> str:
     """Every setting as a JSON list of ``{"name", "kind", "default", "allowed", "none", "doc"}``, in order."""
 
-def run_json_capture(scenario_json: str) -> tuple[str, list[bytes]]:
-    """Run one scenario given in the user's shape as JSON; return the run result as JSON and one pcap file per host.
-
-    The files come client first, then server 0, 1, ...; the list is empty when
-    ``trace.pcap`` is off. Errors as for :func:`run_json`. Releases the GIL while
-    it runs and encodes.
-    """
-
 def pcap_shift(file: bytes, by_ns: int) -> bytes:
-    """``file`` (one pcap file from :func:`run_json_capture`) with every timestamp ``by_ns`` nanoseconds later.
+    """``file`` (one pcap file from :func:`run`) with every timestamp ``by_ns`` nanoseconds later.
 
     Raises ``ValueError`` if a timestamp would pass 2106-02-07 or ``file`` is not such a capture.
     """

@@ -289,9 +289,7 @@ class Result:
         self.clients = _frame(engine_result["clients"], CLIENT_COLUMNS)
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
-        self.timeouts_table = _frame(engine_result["timeouts"], TIMEOUT_COLUMNS)
-        # Null for a background flow's timeout: a nullable integer column.
-        self.timeouts_table["client"] = self.timeouts_table["client"].astype("Int64")
+        self.timeouts_table = _columns_table(engine_result["timeouts"])
         self.ports = _frame([_port_row(r) for r in engine_result["ports"]], PORT_COLUMNS)
         self.background = _frame(engine_result["background"], BACKGROUND_COLUMNS)
         self.traces = Traces(engine_result.get("traces"))
@@ -414,6 +412,26 @@ def _port_row(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
+def _columns_table(columns: list[tuple[str, str, list[str], bytes]]) -> pd.DataFrame:
+    """The timeout table from the engine's typed columns (``incast_sim::stats::columns``):
+    each column an array over its buffer, codes turned into their labels, ``client``
+    nullable (``-1``, a background flow's timeout, becomes missing)."""
+    import numpy as np
+    import pandas as pd
+
+    data: dict[str, Any] = {}
+    for name, dtype, labels, raw in columns:
+        values = np.frombuffer(raw, dtype=dtype)
+        if labels:
+            data[name] = np.asarray(labels, dtype=object)[values]
+        elif name == "client":
+            data[name] = pd.array(np.where(values < 0, 0, values), dtype="Int64")
+            data[name][values < 0] = pd.NA
+        else:
+            data[name] = values.astype(_dtype(name))
+    return pd.DataFrame(data, columns=list(TIMEOUT_COLUMNS))
+
+
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
     import pandas as pd
 
@@ -460,10 +478,8 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     payload = resolved.to_json()
     started_at = datetime.now(timezone.utc)
     start = time.perf_counter()
-    pcap: list[bytes] = []
-    if resolved.trace.pcap:
-        out, pcap = _core.run_json_capture(payload)
-    else:
-        out = _core.run_json(payload)
+    out, timeouts, pcap = _core.run(payload)
     wall_s = time.perf_counter() - start
-    return Result(resolved, json.loads(out), wall_s, pcap, started_at)
+    engine_result = json.loads(out)
+    engine_result["timeouts"] = timeouts
+    return Result(resolved, engine_result, wall_s, pcap, started_at)

@@ -236,7 +236,7 @@ class Scenario:
         return tomli_w.dumps(self._toml)
 
     def to_json(self) -> str:
-        """The canonical form as compact JSON, the input of ``incast._core.run_json``."""
+        """The canonical form as compact JSON, the input of ``incast._core.run``."""
         return _dumps(self._toml)
 
     def describe(self) -> str:

@@ -1,13 +1,14 @@
 //! `incast._core`: the thin PyO3 glue between the engine and the Python package.
 //!
-//! One call per run, with JSON across the boundary: Python sends a scenario
-//! in the user's TOML shape as JSON (the engine reads it, `settings`), the
-//! engine runs with the GIL released, and the `RunResult` comes back as JSON.
-//! `resolve_json` reads a scenario with dotted overrides and gives back its
-//! canonical form, its plain-SI form and its hash; `schema_json` lists every
-//! setting. Python restates none of them. Nothing per packet ever crosses into Python as objects: a
-//! packet capture (`run_json_capture`) comes back as one `bytes` pcap file
-//! per host, encoded by the engine. Users import `incast`, never this
+//! One call per run (`run`): Python sends a scenario in the user's TOML shape
+//! as JSON (the engine reads it, `settings`), the engine runs with the GIL
+//! released, and the `RunResult` comes back as JSON, except its timeout rows,
+//! which grow with simulated time and cross as typed columns of bytes
+//! (`incast_sim::stats::columns`), and the packet capture, one `bytes` pcap
+//! file per host. `resolve_json` reads a scenario with dotted overrides and
+//! gives back its canonical form, its plain-SI form and its hash;
+//! `schema_json` lists every setting. Python restates none of them. Nothing
+//! per packet or per timeout crosses into Python as objects. Users import `incast`, never this
 //! module; `python/incast/_core.pyi` is its hand-written stub.
 //!
 //! The real-socket benchmark (`incast-bench`) crosses the same way: a read's
@@ -121,57 +122,45 @@ fn schema_json() -> String {
     Json::Array(entries).to_string()
 }
 
-/// Run one scenario given in the user's shape as JSON; returns the
-/// `RunResult` as JSON.
+/// One timeout column as it crosses: name, numpy dtype, labels of a coded
+/// column, little-endian values.
+type ColumnOut = (&'static str, &'static str, Vec<String>, Py<PyBytes>);
+
+/// Run one scenario given in the user's shape as JSON. Returns the
+/// `RunResult` as JSON with its timeout rows left out, those rows as typed
+/// columns (`incast_sim::stats::columns`), and one pcap file per host (the
+/// client's first, then server 0's, 1's, ...; empty when `trace.pcap` is off).
 ///
 /// Settings left out take their defaults. Raises `ScenarioError` for JSON
 /// that is not a valid scenario and `SimulationError` if the engine fails (a
-/// panic included). The GIL is released for the whole simulation, so runs in
-/// several threads proceed in parallel.
+/// panic included). The GIL is released for the simulation and the
+/// encoding, so runs in several threads proceed in parallel.
 #[pyfunction]
-fn run_json(py: Python<'_>, scenario_json: &str) -> PyResult<String> {
-    let scenario = parse_scenario(scenario_json)?;
-    let outcome = py.detach(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| incast_sim::run(&scenario))).map_err(|p| panic_message(&*p))
-    });
-    match outcome {
-        Ok(Ok(result)) => serde_json::to_string(&result)
-            .map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}"))),
-        Ok(Err(err)) => Err(to_py_err(err)),
-        Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),
-    }
-}
-
-/// Run one scenario given in the user's shape as JSON; returns the `RunResult` as JSON and
-/// one pcap file per host (the client's first, then server 0's, 1's, ...),
-/// empty when `trace.pcap` is off.
-///
-/// Errors as for `run_json`. The files are encoded with the GIL released and
-/// cross as `bytes`, never as JSON.
-#[pyfunction]
-fn run_json_capture(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Vec<Py<PyBytes>>)> {
+fn run(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Vec<ColumnOut>, Vec<Py<PyBytes>>)> {
     let scenario = parse_scenario(scenario_json)?;
     let outcome = py.detach(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
             incast_sim::run(&scenario).map(|mut r| {
                 let files = r.capture.take().map(|c| c.host_files()).unwrap_or_default();
-                (r, files)
+                let columns = incast_sim::stats::columns::timeouts(&std::mem::take(&mut r.timeouts));
+                (serde_json::to_string(&r), columns, files)
             })
         }))
         .map_err(|p| panic_message(&*p))
     });
     match outcome {
-        Ok(Ok((result, files))) => {
-            let json = serde_json::to_string(&result)
-                .map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
-            Ok((json, files.iter().map(|f| PyBytes::new(py, f).unbind()).collect()))
+        Ok(Ok((json, columns, files))) => {
+            let json = json.map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
+            let columns =
+                columns.into_iter().map(|c| (c.name, c.dtype, c.labels, PyBytes::new(py, &c.data).unbind())).collect();
+            Ok((json, columns, files.iter().map(|f| PyBytes::new(py, f).unbind()).collect()))
         }
         Ok(Err(err)) => Err(to_py_err(err)),
         Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),
     }
 }
 
-/// A pcap file from `run_json_capture` with every timestamp moved `by_ns`
+/// A pcap file from `run` with every timestamp moved `by_ns`
 /// nanoseconds later (`incast_sim::stats::pcap::shift`). Raises `ValueError`
 /// if a timestamp would pass 2106-02-07 or `file` is not such a capture.
 #[pyfunction]
@@ -303,7 +292,6 @@ mod _core {
     #[pymodule_export]
     use super::{
         apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, pcap_shift,
-        resolve_json, run_json, run_json_capture, schema_json, BenchServer, IncastError, ScenarioError,
-        SimulationError,
+        resolve_json, run, schema_json, BenchServer, IncastError, ScenarioError, SimulationError,
     };
 }

@@ -6,6 +6,7 @@
 //! Column names carry their unit (`goodput_mbps`, `time_ms`) and are the same
 //! in the simulator's and the real-socket benchmark's output.
 
+pub mod columns;
 pub mod pcap;
 mod percentile;
 pub mod trace;
