@@ -7,9 +7,6 @@ from typing import Annotated
 
 import typer
 
-from incast.experiment import load, packaged
-from incast.sweep import read_manifest
-
 __all__ = ["experiments", "register", "status"]
 
 
@@ -34,6 +31,9 @@ def experiments(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
 ) -> None:
     """List the packaged experiments (one per paper figure or table) and their status."""
+    from incast.experiment import load, packaged
+    from incast.sweep import read_manifest
+
     rows: list[tuple[str, ...]] = []
     for path in packaged():
         experiment = load(path)

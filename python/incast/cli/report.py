@@ -6,8 +6,6 @@ from typing import Annotated
 
 import typer
 
-from incast.report import write_report
-
 __all__ = ["register", "report"]
 
 
@@ -20,6 +18,8 @@ def report(
     ] = None,
 ) -> None:
     """Write one HTML page: each experiment's figure, the paper's claims, the verdicts and runtimes."""
+    from incast.report import write_report
+
     print(write_report(out, html))
 
 

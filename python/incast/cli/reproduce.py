@@ -17,7 +17,6 @@ import typer
 from incast.cli.output import plural
 from incast.cli.sweep import DaskOption, JobsOption, OutOption, QuickOption, run_experiments
 from incast.errors import ScenarioError
-from incast.experiment import count_verdicts, load, packaged
 
 __all__ = ["register", "reproduce"]
 
@@ -36,6 +35,8 @@ def reproduce(
     ] = False,
 ) -> int:
     """Regenerate the papers' simulated figures and check each claim against the data."""
+    from incast.experiment import count_verdicts, load, packaged
+
     if all_ == bool(names):
         raise ScenarioError("NAME: give experiment names or --all, not both or neither; see 'incast experiments'")
     experiments = [load(p) for p in packaged()] if all_ else [load(n) for n in names or []]

@@ -13,7 +13,7 @@ import json
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
 from rich.console import Console
@@ -22,9 +22,11 @@ from rich.table import Table
 from rich.text import Text
 
 from incast.errors import ScenarioError
-from incast.experiment import Experiment, load
 from incast.labels import format_number, format_value
-from incast.sweep import Interrupted, SweepResult, reproduce
+
+if TYPE_CHECKING:
+    from incast.experiment import Experiment
+    from incast.sweep import SweepResult
 
 __all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
 
@@ -81,6 +83,8 @@ def run_experiments(
 
     Returns the results and the exit status (130 if interrupted).
     """
+    from incast.sweep import Interrupted, reproduce
+
     _check_dask(dask)
     results: list[SweepResult] = []
     with _progress(not as_json) as bar:
@@ -120,6 +124,8 @@ def sweep(
     as_json: JsonOption = False,
 ) -> int:
     """Run an experiment's sweep (cached, resumable) and write its tables and figure."""
+    from incast.experiment import load
+
     experiment = load(file)
     results, status = run_experiments([experiment], quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json)
     if status or as_json:
