@@ -3,10 +3,12 @@
 //!
 //! Run with `cargo bench -p incast-sim` (release profile, one core). Options
 //! after `--`: `--blocks N` (default 100), `--servers N` (default 64),
-//! `--repeat K` (default 5). Prints simulated data packets and events per
-//! wall-clock second (best and median of the repeats) and the process's peak
-//! resident memory, so that runs of different lengths show whether memory
-//! grows with simulated time.
+//! `--repeat K` (default 5), `--delayed-ack-off` (the htsim driver's
+//! scenario has none), `--json` (one JSON object instead of the text).
+//! Prints simulated data packets and events per wall-clock second (best and
+//! median of the repeats) and the process's peak resident memory, so that
+//! runs of different lengths show whether memory grows with simulated time.
+//! `bench/speed.py` runs it, counts its instructions and sets it beside htsim.
 
 use incast_sim::time::SimDuration;
 use incast_sim::{run, Scenario};
@@ -19,6 +21,10 @@ fn arg(name: &str, default: u64) -> u64 {
         .and_then(|i| args.get(i + 1))
         .map(|v| v.parse().unwrap_or_else(|_| panic!("{name} takes a whole number, got {v:?}")))
         .unwrap_or(default)
+}
+
+fn flag(name: &str) -> bool {
+    std::env::args().any(|a| a == name)
 }
 
 fn peak_rss_kib() -> Option<u64> {
@@ -38,6 +44,9 @@ fn main() {
     // The benchmark measures the engine, and its peak-memory figure must not
     // grow with simulated time: keep the timeout counters, not one row per timeout.
     s.stats.timeouts = false;
+    if flag("--delayed-ack-off") {
+        s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
+    }
 
     let mut pkt_rates = Vec::new();
     let mut ev_rates = Vec::new();
@@ -54,6 +63,18 @@ fn main() {
     pkt_rates.sort_by(f64::total_cmp);
     ev_rates.sort_by(f64::total_cmp);
     let med = |v: &[f64]| v[v.len() / 2];
+    if flag("--json") {
+        let rss = peak_rss_kib().map_or("null".to_owned(), |k| k.to_string());
+        println!(
+            "{{\"servers\": {servers}, \"blocks\": {blocks}, \"data_packets\": {}, \"events\": {}, \
+             \"median_packets_per_s\": {:.0}, \"median_events_per_s\": {:.0}, \"peak_rss_kib\": {rss}}}",
+            sum.data_packets,
+            sum.events,
+            med(&pkt_rates),
+            med(&ev_rates)
+        );
+        return;
+    }
     println!("scenario: {servers} servers, 256KiB SRU, 1Gbps, 32KiB buffer, RTO_min 200us, {blocks} blocks");
     println!(
         "simulated: {:.3} s, goodput {:.1} Mbps, {} data packets, {} events, {} timeouts, {} drops",

@@ -1,0 +1,134 @@
+#!/usr/bin/env python3
+"""The engine's speed as a user measures it, and beside htsim where its driver is built.
+
+    python3 bench/speed.py [--servers 64] [--blocks 200] [--repeat 5]
+                           [--callgrind-blocks 10] [--htsim PATH] [--json]
+
+Builds the engine's benchmark (``cargo bench -p incast-sim --bench engine``,
+release profile) and runs it on the scenario of htsim's incast driver
+(``../shared/peers/htsim/``): N senders, 1 Gbps, 256 KiB per sender per block,
+a 32 KiB switch port, RTO_min 200 us, delayed ACK off. It prints data packets
+and events per wall-clock second (the median of ``--repeat`` runs), the peak
+resident memory, and, when valgrind is installed, the instructions per
+simulated data packet of a shorter run counted by callgrind (the steadier
+figure on a shared machine). Given ``--htsim`` (the driver binary its
+``build_run.sh`` builds), the two run alternately ``--repeat`` times each on
+the same scenario, and the medians of their own wall times and their ratio
+are printed. The engine runs one core; so does htsim.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def bench_binary() -> str:
+    """Build the engine's benchmark and return its executable's path."""
+    out = subprocess.run(
+        ["cargo", "bench", "-q", "-p", "incast-sim", "--bench", "engine", "--no-run", "--message-format=json"],
+        cwd=ROOT, check=True, capture_output=True, text=True,
+    ).stdout  # fmt: skip
+    for line in out.splitlines():
+        msg = json.loads(line)
+        if msg.get("reason") == "compiler-artifact" and msg.get("executable") and msg["target"]["name"] == "engine":
+            return str(msg["executable"])
+    raise SystemExit("error: cargo built no engine benchmark")
+
+
+def engine(binary: str, servers: int, blocks: int) -> dict[str, float]:
+    """One run of the benchmark: its JSON line, with the wall time it took."""
+    args = [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
+    d: dict[str, float] = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    d["wall_s"] = d["data_packets"] / d["median_packets_per_s"]
+    return d
+
+
+def instructions(binary: str, servers: int, blocks: int) -> tuple[int, int] | None:
+    """Instructions callgrind counts for a run of ``blocks`` blocks, and its data packets."""
+    if shutil.which("valgrind") is None:
+        return None
+    args = [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
+    done = subprocess.run(
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *args],
+        check=True, capture_output=True, text=True,
+    )  # fmt: skip
+    collected = re.search(r"Collected : (\d+)", done.stderr)
+    if collected is None:
+        raise SystemExit("error: callgrind printed no instruction count")
+    return int(collected.group(1)), int(json.loads(done.stdout)["data_packets"])
+
+
+def htsim(binary: str, servers: int, blocks: int) -> dict[str, float]:
+    """One run of htsim's incast driver on the same scenario: its JSON line."""
+    args = [binary, "-n", str(servers), "-rounds", str(blocks)]
+    out = subprocess.run(args, check=True, capture_output=True, text=True).stdout.strip().splitlines()[-1]
+    d: dict[str, float] = json.loads(out)
+    return d
+
+
+def main() -> int:
+    p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    p.add_argument("--servers", type=int, default=64)
+    p.add_argument("--blocks", type=int, default=200)
+    p.add_argument("--repeat", type=int, default=5)
+    p.add_argument("--callgrind-blocks", type=int, default=10, help="blocks of the run callgrind counts (0: none)")
+    p.add_argument("--htsim", metavar="PATH", help="htsim's incast driver, built by ../shared/peers/htsim/build_run.sh")
+    p.add_argument("--json", action="store_true", help="one JSON object instead of the text")
+    a = p.parse_args()
+    if min(a.servers, a.blocks, a.repeat) < 1 or a.callgrind_blocks < 0:
+        p.error("--servers, --blocks and --repeat take whole numbers from 1, --callgrind-blocks from 0")
+    if a.htsim and not Path(a.htsim).is_file():
+        p.error(f"--htsim: {a.htsim} is not a file (build it with ../shared/peers/htsim/build_run.sh)")
+    binary = bench_binary()
+    ours, theirs = [], []
+    for _ in range(a.repeat):  # alternately, so both see the same machine
+        ours.append(engine(binary, a.servers, a.blocks))
+        if a.htsim:
+            theirs.append(htsim(a.htsim, a.servers, a.blocks))
+    report: dict[str, object] = {
+        "scenario": f"{a.servers} senders, 1Gbps, 256KiB each per block, 32KiB port, RTO_min 200us, "
+        f"delayed ACK off, {a.blocks} blocks",
+        "data_packets": ours[-1]["data_packets"],
+        "events": ours[-1]["events"],
+        "packets_per_s": statistics.median(r["median_packets_per_s"] for r in ours),
+        "events_per_s": statistics.median(r["median_events_per_s"] for r in ours),
+        "wall_s": statistics.median(r["wall_s"] for r in ours),
+        "peak_rss_mib": max(r["peak_rss_kib"] for r in ours) / 1024,
+    }
+    counted = instructions(binary, a.servers, a.callgrind_blocks) if a.callgrind_blocks else None
+    if counted is not None:
+        report["instructions_per_packet"] = counted[0] / counted[1]
+    if theirs:
+        report["htsim_data_packets"] = theirs[-1]["data_packets"]
+        report["htsim_events"] = theirs[-1]["events"]
+        report["htsim_wall_s"] = statistics.median(r["wall_s"] for r in theirs)
+        report["ratio_to_htsim"] = report["wall_s"] / report["htsim_wall_s"]  # type: ignore[operator]
+    if a.json:
+        print(json.dumps(report))
+        return 0
+    print(f"scenario: {report['scenario']}")
+    print(f"engine: {report['data_packets']:,.0f} data packets, {report['events']:,.0f} events")
+    print(f"  median of {a.repeat}: {report['wall_s']:.3f} s, {report['packets_per_s'] / 1e6:.2f} M packets/s, "
+          f"{report['events_per_s'] / 1e6:.2f} M events/s, peak {report['peak_rss_mib']:.1f} MiB")  # fmt: skip
+    if "instructions_per_packet" in report:
+        print(
+            f"  callgrind, {a.callgrind_blocks} blocks: {report['instructions_per_packet']:,.0f} instructions a packet"
+        )
+    if theirs:
+        print(f"htsim: {report['htsim_data_packets']:,.0f} data packets, {report['htsim_events']:,.0f} events, "
+              f"median of {a.repeat}: {report['htsim_wall_s']:.3f} s")  # fmt: skip
+        print(f"engine / htsim wall time: {report['ratio_to_htsim']:.3f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
