@@ -577,7 +577,9 @@ def test_serve_outlives_a_flood_under_1024_descriptors(enough_descriptors: None)
     assert peak.rss_kib < 200 * 1024, peak.rss_kib
     counts = dict((v, int(k)) for k, v in re.findall(r"(\d+) ([a-z ]+?)(?:,|$| \()", shutdown))
     assert counts["refused"] == len(refusals) and counts["connections rejected"] == 200, shutdown
-    assert counts["closed idle"] >= 512 + 500 + 100, shutdown  # idle, half-sent and deaf connections
+    # Idle, half-sent and deaf connections; up to 5 deaf ones may still be open when the test
+    # closes them (the wait above stops at base + 5 threads), and those are not counted.
+    assert counts["closed idle"] >= 512 + 500 + 100 - 5, shutdown
     # The log stays short however many clients misbehave: a few lines per 5 s window and kind.
     assert len(server.lines) < 60, len(server.lines)
 
