@@ -60,7 +60,9 @@ PRESETS: dict[str, Preset] = {
             'estimator of TcpAgent::rtt_update (tcp.rto_flavor = "ns2"), NewReno\'s two new segments per '
             "ACK in recovery and its exit at ssthresh (tcp.recovery_burst, tcp.recovery_exit; "
             "tcp/tcp-newreno.cc), the ssthresh cut of TcpAgent::slowdown at every loss event "
-            '(tcp.ssthresh_rule = "ns2") and its restart after idle: the timer the last ACK re-armed '
+            '(tcp.ssthresh_rule = "ns2"), the retransmission timer restarted by a fast retransmission '
+            "(dupack_action's reset_rtx_timer(1,0): tcp.rto_restart = \"fast_retransmit\"), and its restart "
+            "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
             "transmissions started, as ns-2's scheduler takes them (link.arrival_order = \"wire\"); TCPSink "
@@ -82,6 +84,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.recovery_exit": "ssthresh",
                 "tcp.recovery_burst": 2,
                 "tcp.rto_tick": "10ms",
+                "tcp.rto_restart": "fast_retransmit",
                 "workload.server_jitter": "0",
                 "link.arrival_order": "wire",
             },

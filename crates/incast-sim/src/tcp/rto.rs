@@ -49,6 +49,7 @@
 //! armed timer and delaying its expiry is `tcp::rto_timer`.
 
 use super::clock::TcpClock;
+pub use super::rto_timer::RtoRestart;
 use crate::settings::{Choice, Count, Duration, Flag};
 use crate::time::{SimDuration, SimTime};
 
@@ -111,6 +112,13 @@ crate::settings! {
         /// without back-off, as ns-3's TcpSocketBase::NewAck does).
         "rto_backoff_reset" backoff_reset: BackoffReset = BackoffReset::ValidSample,
             Choice(&[("valid_sample", BackoffReset::ValidSample), ("new_ack", BackoffReset::NewAck)]);
+        /// When the running retransmission timer restarts: "rfc6298" (on an
+        /// ACK of new data only, RFC 6298 (5.3)) or "fast_retransmit" (also
+        /// when a fast retransmission starts loss recovery, as ns-2's
+        /// dupack_action does with reset_rtx_timer(1,0) and Linux's
+        /// tcp_xmit_retransmit_queue does for the head of the queue).
+        "rto_restart" restart: RtoRestart = RtoRestart::Rfc6298,
+            Choice(&[("rfc6298", RtoRestart::Rfc6298), ("fast_retransmit", RtoRestart::FastRetransmit)]);
     }
 }
 

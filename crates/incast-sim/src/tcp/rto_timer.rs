@@ -14,6 +14,15 @@
 //! scheduling delay is added after it (the timer wheel fires on a tick, the
 //! handler then runs late). The RTO that restart after idle and timeout
 //! forensics read is the unrandomized one.
+//! When the timer restarts: RFC 6298 restarts a running timer only on an ACK
+//! of new data (5.3); with `RtoConfig::restart = "fast_retransmit"` it also
+//! restarts when a fast retransmission starts loss recovery, as ns-2.35 does
+//! (`TcpAgent::dupack_action` and `NewRenoTcpAgent::dupack_action` call
+//! `reset_rtx_timer(1,0)` before the retransmission; `tcp-sack1.cc` likewise)
+//! and Linux does when it retransmits the head of its queue
+//! (`tcp_xmit_retransmit_queue`). Under RFC 6298 the timer may then expire
+//! less than an RTO after the retransmission left, before its ACK can be
+//! back: a timeout on a retransmission that was never lost.
 //! **Not modelled:** scheduling delay of the delayed-ACK timer, of packet
 //! transmission or of ACK processing — only the retransmission timer is delayed.
 
@@ -21,6 +30,16 @@ use super::clock::TcpClock;
 use super::RtoConfig;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
+
+/// When a running retransmission timer restarts (`RtoConfig::restart`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RtoRestart {
+    /// On an ACK of new data only (RFC 6298 (5.3)).
+    #[default]
+    Rfc6298,
+    /// Also when a fast retransmission starts loss recovery (ns-2.35, Linux).
+    FastRetransmit,
+}
 
 /// Turns an RTO into the deadline of one armed retransmission timer.
 #[derive(Clone, Debug)]
@@ -31,12 +50,20 @@ pub struct RtoTimer {
     delay: u64,
     /// This endpoint's substream; untouched while both mechanisms are off.
     rng: Rng,
+    /// When a running timer restarts.
+    restart: RtoRestart,
 }
 
 impl RtoTimer {
     /// The timer of one endpoint, drawing from `rng`.
     pub fn new(cfg: &RtoConfig, rng: Rng) -> Self {
-        RtoTimer { randomize: cfg.randomize, delay: cfg.scheduling_delay.as_ps(), rng }
+        RtoTimer { randomize: cfg.randomize, delay: cfg.scheduling_delay.as_ps(), rng, restart: cfg.restart }
+    }
+
+    /// Does a fast retransmission that starts loss recovery restart the timer?
+    #[inline]
+    pub fn restarts_on_fast_retransmit(&self) -> bool {
+        self.restart == RtoRestart::FastRetransmit
     }
 
     /// When a retransmission timer armed at `now` with timeout `rto` expires.

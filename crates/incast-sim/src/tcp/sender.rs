@@ -285,7 +285,7 @@ impl Sender {
             // FAST08 §5.1: DART, "Duplicate ACKs Received at Timeout".
             self.dart += u32::from(dup);
             if dup {
-                self.on_dup_ack(ack, newly_sacked, stats);
+                self.on_dup_ack(now, clock, ack, newly_sacked, stats);
             }
             return spurious;
         }
@@ -369,7 +369,7 @@ impl Sender {
 
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
     /// when SACK is on (where a duplicate must also SACK new data).
-    fn on_dup_ack(&mut self, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
+    fn on_dup_ack(&mut self, now: SimTime, clock: &TcpClock, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
         if let Some(sb) = &mut self.sack {
             if newly_sacked && sb.on_dup_ack(ack) {
                 stats.fast_retransmits += 1;
@@ -379,6 +379,7 @@ impl Sender {
                 self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
                 // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
                 self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
+                self.restart_for_fast_retransmit(now, clock);
             }
             return;
         }
@@ -388,8 +389,18 @@ impl Sender {
         let ns2_half = (self.ssthresh_rule == SsthreshRule::Ns2).then(|| self.cc.ns2_half(false, self.peer_wnd));
         if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max, ns2_half) {
             stats.fast_retransmits += 1;
+            self.restart_for_fast_retransmit(now, clock);
             self.retransmit_now = true;
             self.limited.reset();
+        }
+    }
+
+    /// With `rto_restart = "fast_retransmit"` (ns-2, Linux): the fast
+    /// retransmission about to leave restarts the retransmission timer.
+    #[inline]
+    fn restart_for_fast_retransmit(&mut self, now: SimTime, clock: &TcpClock) {
+        if self.timer.restarts_on_fast_retransmit() {
+            self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
     }
 

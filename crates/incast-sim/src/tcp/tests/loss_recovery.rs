@@ -276,3 +276,21 @@ fn ns2_fast_retransmit_rounds_ssthresh_and_recovery_keeps_the_fraction() {
     recv(&mut ep, us(250), ack(seg(12)));
     assert_eq!((ep.ssthresh(), ep.cwnd()), (5000, 5500 + 1_000_000 / 5500));
 }
+
+/// RFC 6298 (5.3) restarts a running retransmission timer only on an ACK of
+/// new data: the fast retransmission at 130 µs leaves the timer where the ACK
+/// at 100 µs set it. ns-2.35 (`dupack_action`: `reset_rtx_timer(1,0)` before
+/// the retransmission) and Linux restart it with the retransmission
+/// (`tcp.rto_restart = "fast_retransmit"`), so its ACK has a whole RTO to
+/// come back.
+#[test]
+fn rto_restart_fast_retransmit_restarts_the_timer_with_the_retransmission() {
+    let rfc = fast_retransmitted();
+    let rto = rfc.rto();
+    assert_eq!(rfc.poll_timeout(), Some(us(100) + rto));
+    let mut c = cfg();
+    c.rto.restart = crate::tcp::rto::RtoRestart::FastRetransmit;
+    let ns2 = fast_retransmitted_with(&c);
+    assert_eq!(ns2.poll_timeout(), Some(us(130) + rto));
+    assert_eq!(ns2.stats().fast_retransmits, 1);
+}

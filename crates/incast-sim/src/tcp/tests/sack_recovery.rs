@@ -126,3 +126,26 @@ fn rfc9293_sacked_data_never_lets_the_sender_past_the_peer_window() {
     recv(&mut ep, us(130), window(ack(seg(4))));
     assert_eq!(drain(&mut ep, us(130)).first(), Some(&(seg(13), MSS)));
 }
+
+/// As with NewReno (`loss_recovery`): the fast retransmission that starts SACK
+/// recovery restarts the retransmission timer only with `tcp.rto_restart =
+/// "fast_retransmit"` (ns-2.35's `tcp-sack1.cc` calls `reset_rtx_timer(1,0)`
+/// there); under RFC 6298 it runs from the last ACK of new data, at 100 µs.
+#[test]
+fn rto_restart_fast_retransmit_restarts_the_timer_when_sack_recovery_starts() {
+    use crate::tcp::rto::RtoRestart;
+    for (restart, armed_at) in [(RtoRestart::Rfc6298, us(100)), (RtoRestart::FastRetransmit, us(130))] {
+        let mut c = cfg_sack();
+        c.rto.restart = restart;
+        let mut ep = with_flight(&c, seg(20), 10);
+        recv(&mut ep, us(100), ack(seg(1)));
+        drain(&mut ep, us(100));
+        recv(&mut ep, us(110), sack_ack(1, &[(2, 3)]));
+        drain(&mut ep, us(110));
+        recv(&mut ep, us(120), sack_ack(1, &[(2, 4)]));
+        drain(&mut ep, us(120));
+        recv(&mut ep, us(130), sack_ack(1, &[(5, 6), (2, 4)]));
+        assert!(ep.in_recovery());
+        assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
+    }
+}
