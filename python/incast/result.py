@@ -414,8 +414,8 @@ def _port_row(row: dict[str, Any]) -> dict[str, Any]:
 
 def _columns_table(columns: list[tuple[str, str, list[str], bytes]]) -> pd.DataFrame:
     """The timeout table from the engine's typed columns (``incast_sim::stats::columns``):
-    each column an array over its buffer, codes turned into their labels, ``client``
-    nullable (``-1``, a background flow's timeout, becomes missing)."""
+    each column an array over its buffer, coded columns categorical over their labels,
+    ``client`` nullable (``-1``, a background flow's timeout, becomes missing)."""
     import numpy as np
     import pandas as pd
 
@@ -423,7 +423,7 @@ def _columns_table(columns: list[tuple[str, str, list[str], bytes]]) -> pd.DataF
     for name, dtype, labels, raw in columns:
         values = np.frombuffer(raw, dtype=dtype)
         if labels:
-            data[name] = np.asarray(labels, dtype=object)[values]
+            data[name] = pd.Categorical.from_codes(values, labels)
         elif name == "client":
             data[name] = pd.array(np.where(values < 0, 0, values), dtype="Int64")
             data[name][values < 0] = pd.NA

@@ -175,9 +175,9 @@ def metrics_of(result: Result) -> dict[str, float]:
     blocks = int(d["blocks"])
     # Timeouts of the reads during a block their client completed; a background
     # flow's timeouts (no client) are no block's.
-    completed = result.clients.set_index("client")["blocks"]
-    read = table[table["client"].notna()]
-    read = read[read["block"] < read["client"].map(completed)]
+    completed = result.clients.sort_values("client")["blocks"].to_numpy()
+    client = table["client"].to_numpy(dtype="int64", na_value=-1)
+    read = table[(client >= 0) & (table["block"].to_numpy() < completed[client.clip(0)])]
     server = read[read["side"] == "server"]
     for name, rows in (
         ("unluckiest_flow_timeouts_per_block", server),
