@@ -96,3 +96,24 @@ fn an_unset_memory_budget_is_not_written() {
     s.memory_budget = Some(incast_sim::time::Bytes::mib(8192));
     assert_eq!(s.written().toml["memory_budget"], "8GiB");
 }
+
+/// What grows with simulated time is held to what `memory_budget` leaves over
+/// the estimate: with 10 kB of room, the timeout rows of a lossy run pass it
+/// and the run stops naming `stats.timeouts`, and the capture `trace.pcap`;
+/// without them the same run completes.
+#[test]
+fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
+    use incast_sim::time::Bytes;
+    let mut s = Scenario::fast08(16);
+    s.tcp.rto.min = SimDuration::from_micros(200);
+    s.stop.duration = Some(SimDuration::from_millis(200));
+    let room = |s: &Scenario| Bytes::new(s.footprint().iter().map(|p| p.bytes).sum::<u64>() + 10_000);
+    s.memory_budget = Some(room(&s));
+    let m = message(&s);
+    assert!(m.starts_with("stats.timeouts: what it records grew past memory_budget ("), "{m}");
+    s.stats.timeouts = false;
+    s.trace.pcap = true;
+    assert!(message(&s).starts_with("trace.pcap: what it records grew past memory_budget"));
+    s.trace.pcap = false;
+    assert!(run(&s).unwrap().summary.timeouts > 100, "the run is lossy: its rows would have passed the room");
+}

@@ -32,6 +32,7 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::pfc::PfcFrame;
 use crate::net::{Direction, NodeId, Packet, PktId, PortId};
+use crate::scenario::footprint::DEFAULT_MEMORY_BUDGET;
 use crate::scenario::Scenario;
 use crate::stats::pcap::Way;
 use crate::stats::trace::{FlowSample, MAX_GOODPUT_BINS};
@@ -74,6 +75,15 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     sim.run(cap);
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
+    }
+    if let Some(setting) = sim.record.over {
+        let at = crate::settings::Duration::format(sim.now.since(SimTime::ZERO));
+        let budget = crate::settings::Size::format(scenario.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET).get());
+        let message = format!(
+            "what it records grew past memory_budget ({budget}) at {at} simulated; turn it off, \
+             shorten the run, or raise memory_budget if this machine has the memory"
+        );
+        return Err(SimError::InvalidScenario { field: setting.into(), message });
     }
     if sim.stopped_at.is_none() {
         let blocks = scenario.stop.blocks.unwrap_or_default() * u64::from(sim.reads.layout.clients);
@@ -251,8 +261,11 @@ impl Sim {
         if flow == self.udp.flow {
             return self.udp.on_delivered(&mut self.net, pkt);
         }
-        if let Some(c) = self.record.capture.as_mut().filter(|_| flow < self.reads.conns) {
-            c.record(self.now, Way::Rx, flow, dir, p.seg);
+        if self.record.capture.is_some() && flow < self.reads.conns {
+            self.record.capture(self.now, Way::Rx, flow, dir, p.seg);
+            if self.record.over.is_some() {
+                self.stopped_at = Some(self.now); // `run` reports it
+            }
         }
         let ep = endpoint_of(flow, dir);
         let spurious = self.hosts.eps[ep].on_segment(self.now, &p.seg);
@@ -304,6 +317,15 @@ impl Sim {
         let client = (flow < self.reads.conns as usize).then(|| self.reads.layout.client_of(flow as u32));
         let block = self.reads.app.blocks_completed(client.unwrap_or(0));
         self.record.timeout(ep, client, block, t);
+        self.stop_if_over_budget();
+    }
+
+    /// The records passed what `memory_budget` leaves: stop here (`run` reports it).
+    #[inline]
+    fn stop_if_over_budget(&mut self) {
+        if self.record.over.is_some() {
+            self.stopped_at = Some(self.now);
+        }
     }
 
     /// Sample the congestion state of server endpoint `ep`.
@@ -416,8 +438,9 @@ impl Sim {
                 continue;
             }
             self.net.sent += 1;
-            if let Some(c) = self.record.capture.as_mut().filter(|_| flow < self.reads.conns) {
-                c.record(self.now, Way::Tx, flow, dir, seg);
+            if self.record.capture.is_some() && flow < self.reads.conns {
+                self.record.capture(self.now, Way::Tx, flow, dir, seg);
+                self.stop_if_over_budget();
             }
             let tcp_bytes = seg.len + seg.option_bytes();
             let pkt = self.net.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
