@@ -99,8 +99,8 @@ fn an_unset_memory_budget_is_not_written() {
 
 /// What grows with simulated time is held to what `memory_budget` leaves over
 /// the estimate: with 10 kB of room, the timeout rows of a lossy run pass it
-/// and the run stops naming `stats.timeouts`, and the capture `trace.pcap`;
-/// without them the same run completes.
+/// and the run stops naming `stats.timeouts`, the capture `trace.pcap`, the
+/// flow trace `trace.flows`; without them the same run completes.
 #[test]
 fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
     use incast_sim::time::Bytes;
@@ -115,5 +115,8 @@ fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
     s.trace.pcap = true;
     assert!(message(&s).starts_with("trace.pcap: what it records grew past memory_budget"));
     s.trace.pcap = false;
+    s.trace.flows = true;
+    assert!(message(&s).starts_with("trace.flows: what it records grew past memory_budget"));
+    s.trace.flows = false;
     assert!(run(&s).unwrap().summary.timeouts > 100, "the run is lossy: its rows would have passed the room");
 }

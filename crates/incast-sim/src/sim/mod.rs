@@ -45,7 +45,7 @@ use crate::workload::{Progress, Release};
 use endpoints::{Endpoints, Route};
 use network::DataPlane;
 use reads::Reads;
-use record::Recorder;
+use record::{Recorder, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES};
 use udp::UdpSource;
 
 /// Host index of client 0, where the UDP source sends.
@@ -338,6 +338,8 @@ impl Sim {
         let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
         if let Some(tr) = &mut self.record.tr {
             tr.flow_sample(self.now, (ep / 2) as u32, s);
+            self.record.charge("trace.flows", FLOW_SAMPLE_BYTES);
+            self.stop_if_over_budget();
         }
     }
 
@@ -419,6 +421,8 @@ impl Sim {
             for flow in client * n..(client + 1) * n {
                 tr.block_start(block, flow, self.hosts.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
             }
+            self.record.charge("trace.block_cwnd", BLOCK_CWND_BYTES * u64::from(n));
+            self.stop_if_over_budget();
         }
         let mut first = std::mem::take(&mut self.reads.first);
         first.clear();

@@ -16,7 +16,8 @@
 //! (`scenario::footprint`): past it the recorder names the setting that
 //! asked for them and the run stops with an error, where it would otherwise
 //! run out of memory. A timeout row is charged [`TIMEOUT_ROW_BYTES`], a
-//! captured packet [`CAPTURED_PACKET_BYTES`].
+//! captured packet [`CAPTURED_PACKET_BYTES`], a flow-trace sample
+//! [`FLOW_SAMPLE_BYTES`] and a block-start cwnd row [`BLOCK_CWND_BYTES`].
 //! **Deliberately different:** traces and the capture follow the reading
 //! connections only, not the background flows.
 //! **Not modelled:** see `stats::trace` and `stats::pcap`.
@@ -39,6 +40,11 @@ use std::mem::size_of;
 pub const TIMEOUT_ROW_BYTES: u64 = 4 * size_of::<TimeoutRecord>() as u64;
 /// Bytes one captured packet costs: the record and its encoded pcap record.
 pub const CAPTURED_PACKET_BYTES: u64 = 2 * size_of::<CapturedPacket>() as u64;
+/// Bytes one flow-trace sample costs: its six columns (60 bytes) in the
+/// engine and again in the table Python builds.
+pub const FLOW_SAMPLE_BYTES: u64 = 120;
+/// Bytes one block-start cwnd row costs: its three columns, twice.
+pub const BLOCK_CWND_BYTES: u64 = 40;
 
 /// The timeout rows, the traces and the capture.
 pub(super) struct Recorder {
@@ -90,7 +96,7 @@ impl Recorder {
 
     /// Charge `bytes` for a record `setting` asked for; past the room, note it.
     #[inline]
-    fn charge(&mut self, setting: &'static str, bytes: u64) {
+    pub(super) fn charge(&mut self, setting: &'static str, bytes: u64) {
         self.used += bytes;
         if self.used > self.room && self.over.is_none() {
             self.over = Some(setting);
