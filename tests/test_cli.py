@@ -275,3 +275,12 @@ def test_a_run_above_the_memory_budget_is_refused_in_one_line_before_it_starts(
     assert code == 2 and err.count("\n") == 1
     assert err.startswith("error: servers: the run would need about 1.3 GiB of memory (endpoints "), err
     assert "above memory_budget (1GiB)" in err
+
+
+def test_a_slow_links_goodput_reads_in_kbps_not_as_zero_mbps(capsys: pytest.CaptureFixture[str]) -> None:
+    from incast.cli.output import rate
+
+    assert main(["run", "--link", "50Kbps", "--servers", "1", "--blocks", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "0.0 Mbps" not in out and " kbps = " in out and "best achievable 47.5 kbps" in out
+    assert [rate(x) for x in (949.3, 0.0422, 0.0000425, 0.0)] == ["949.3 Mbps", "42.2 kbps", "42.5 bit/s", "0.0 Mbps"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 import sys
 
-__all__ = ["EXIT_ENGINE", "EXIT_USAGE", "fail", "ms", "plural"]
+__all__ = ["EXIT_ENGINE", "EXIT_USAGE", "fail", "ms", "plural", "rate"]
 
 #: Exit status for bad input, as for any usage error.
 EXIT_USAGE = 2
@@ -22,6 +22,16 @@ def fail(message: str, code: int = EXIT_USAGE) -> int:
 def plural(n: int, word: str) -> str:
     """``1 experiment``, ``2 experiments``."""
     return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def rate(mbps: float) -> str:
+    """A rate for a reader: ``"949.3 Mbps"``, below 1 Mbps ``"44.4 kbps"`` (a 50 Kbps link's
+    goodput is not ``"0.0 Mbps"``), below 1 kbps in bit/s; NaN as a dash."""
+    if math.isnan(mbps):
+        return "—"
+    if mbps >= 1 or mbps == 0:
+        return f"{mbps:.1f} Mbps"
+    return f"{mbps * 1e3:.1f} kbps" if mbps >= 1e-3 else f"{mbps * 1e6:.1f} bit/s"
 
 
 def ms(x: float) -> str:

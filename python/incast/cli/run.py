@@ -45,7 +45,7 @@ from incast.cli.options import (
     setting_option,
     toml_value,
 )
-from incast.cli.output import ms, plural
+from incast.cli.output import ms, plural, rate
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.result import Result
@@ -295,13 +295,13 @@ def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
     table.add_column()
     table.add_row(
         "goodput",
-        f"{r.goodput_mbps:.1f} Mbps = {r.utilization:.1%} of the best achievable {r.best_goodput_mbps:.1f} Mbps",
+        f"{rate(r.goodput_mbps)} = {r.utilization:.1%} of the best achievable {rate(r.best_goodput_mbps)}",
     )
     if len(r.clients) > 1:
         shares = ", ".join(f"{c.client}: {c.goodput_mbps:.1f}" for c in r.clients.itertuples())
         table.add_row("per client", f"{shares} Mbps")
         table.add_row("client blocks", ", ".join(f"{c.client}: {c.blocks}" for c in r.clients.itertuples()))
-    table.add_row("throughput", f"{r.throughput_mbps:.1f} Mbps (retransmissions included)")
+    table.add_row("throughput", f"{rate(r.throughput_mbps)} (retransmissions included)")
     table.add_row("blocks", f"{r.blocks} in {r.sim_time_s:.6g} s simulated")
     table.add_row("block time", f"p50 {ms(t.p50)} ms, p99 {ms(t.p99)} ms, max {ms(t.max)} ms")
     table.add_row(

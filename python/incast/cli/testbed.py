@@ -27,7 +27,7 @@ from rich.console import Console
 from rich.table import Table
 
 from incast.cli.options import OPTION_FIELDS, AsJson, ScenarioFile, SetOpt, parse_servers, parse_set, resolve
-from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
+from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms, rate
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.scenario import Scenario, read_toml
@@ -171,8 +171,8 @@ def print_summary(console: Console, r: TestbedResult) -> None:
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
-    good = "—" if math.isnan(r.goodput_mbps) else f"{r.goodput_mbps:.1f} Mbps = {r.utilization:.1%}"
-    table.add_row("goodput", f"{good} of the best achievable {r.best_goodput_mbps:.1f} Mbps")
+    good = "—" if math.isnan(r.goodput_mbps) else f"{rate(r.goodput_mbps)} = {r.utilization:.1%}"
+    table.add_row("goodput", f"{good} of the best achievable {rate(r.best_goodput_mbps)}")
     table.add_row("blocks", f"{r.blocks} in {r.wall_s:.3f} s")
     t = r.block_time_ms
     table.add_row("block time", f"p50 {ms(t.p50)} ms, p99 {ms(t.p99)} ms, max {ms(t.max)} ms")
