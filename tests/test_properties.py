@@ -104,14 +104,16 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
 #: Scenarios whose every window fits the capture's 16-bit window field (no
 #: window scaling is negotiated), over the mechanisms that choose what to send
 #: next: SACK recovery with and without lost-retransmission detection, F-RTO,
-#: limited transmit, GIP and Rude TCP.
+#: limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
         "blocks": st.integers(1, 3),
         "duration": st.just("30ms"),
         "seed": st.integers(0, 2**32),
-        "link": st.fixed_dictionaries({"loss": st.sampled_from([0.0, 0.0, 0.01])}),
+        "link": st.fixed_dictionaries(
+            {"loss": st.sampled_from([0.0, 0.0, 0.01]), "arrival_order": st.sampled_from(["queued", "wire"])}
+        ),
         "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"])}),
         "tcp": st.fixed_dictionaries(
             {
@@ -125,6 +127,12 @@ windowed = st.fixed_dictionaries(
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "gip": st.sampled_from(["off", "333", "123"]),
                 "rude_allowed": st.booleans(),
+                # ns-2.35's rules (the ns2 preset's switches)
+                "recovery_exit": st.sampled_from(["flight", "ssthresh"]),
+                "recovery_burst": st.sampled_from(["off", 2]),
+                "ssthresh_rule": st.sampled_from(["rfc5681", "ns2"]),
+                "idle_restart": st.sampled_from(["rfc5681", "ns2"]),
+                "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit"]),
             }
         ),
         "workload": st.fixed_dictionaries({"sru": st.sampled_from(["4KiB", "64KiB"])}),
