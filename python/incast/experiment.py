@@ -74,8 +74,10 @@ resolved value in SI units (seconds, bit/s, bytes; a packet buffer stays
 resolved the same way. A claim ``where`` value may be a list: the rule must
 hold at every listed point (``quantifier = "all"``) or at one (``"any"``).
 ``than.where`` overrides the coordinates of each point, so a claim compares a
-point with its neighbour on one axis. Nothing in an experiment is evaluated as
-code.
+point with its neighbour on one axis. A claim the paper's own simulator does
+not bear out under the stated settings carries ``disputed = "what it gave, and
+the command"``: it then fails as ``disputed``, not ``fails``. Nothing in an
+experiment is evaluated as code.
 """
 
 from __future__ import annotations
