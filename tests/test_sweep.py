@@ -309,3 +309,11 @@ def test_the_manifest_keeps_what_the_points_took_to_compute_across_cached_reruns
     assert (first.computed, again.cached) == (12, 12)
     assert first.compute_s > 0 and again.compute_s == pytest.approx(first.compute_s, abs=1e-3)
     assert again.manifest()["compute_s"] == round(again.compute_s, 3)
+
+
+def test_every_paper_name_of_a_setting_names_a_setting_the_engine_has() -> None:
+    from incast.labels import _NAMES, axis_label
+    from incast.scenario import settings
+
+    assert set(_NAMES) <= set(settings())
+    assert (axis_label("tcp.rto_min"), axis_label("tcp.dupack_threshold")) == ("RTO_min", "dupack threshold")

@@ -38,7 +38,6 @@ _NAMES = {
     "tcp.sack": "SACK",
     "tcp.rcv_wnd": "window",
     "tcp.gip": "GIP",
-    "tcp.dctcp_g": "DCTCP g",
     "workload.sru": "SRU",
     "workload.block": "block",
 }
