@@ -116,12 +116,16 @@ def _overview_row(meta: Meta, manifest: dict[str, Any] | None) -> str:
 
 
 def _cost(manifest: dict[str, Any] | None) -> str:
-    """What the points took to compute (summed over the points, cached ones included), not this run's wall time."""
+    """``"48 points (quick), 10.7 s to compute"``, or ``"not run"``."""
     if manifest is None:
         return "not run"
+    return f"{manifest['done']} points ({manifest['mode']}), {_compute_time(manifest)}"
+
+
+def _compute_time(manifest: dict[str, Any]) -> str:
+    """What the points took to compute (summed over the points, cached ones included), not this run's wall time."""
     compute = manifest.get("compute_s")
-    took = f"{compute:.1f} s to compute" if isinstance(compute, (int, float)) and compute == compute else "time unknown"
-    return f"{manifest['done']} points ({manifest['mode']}), {took}"
+    return f"{compute:.1f} s to compute" if isinstance(compute, (int, float)) and compute == compute else "time unknown"
 
 
 def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
@@ -148,7 +152,7 @@ def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
     )
     run = (
         f"<p class='meta'>{manifest['done']} of {manifest['points']} points, {manifest['mode']} mode: "
-        f"{_cost(manifest).split(', ', 1)[1]}; the last run took {manifest['wall_s']:.1f} s of wall time "
+        f"{_compute_time(manifest)}; the last run took {manifest['wall_s']:.1f} s of wall time "
         f"({manifest['cached']} points from the cache); engine {html.escape(manifest['engine'])}.</p>"
     )
     return head + figure_html + (f"<table>{claims}</table>" if claims else "<p>No claims.</p>") + run
