@@ -44,10 +44,15 @@ def bench_binary() -> str:
     raise SystemExit("error: cargo built no engine benchmark")
 
 
+def bench_args(binary: str, servers: int, blocks: int) -> list[str]:
+    """The benchmark's command line for one run of the htsim driver's scenario."""
+    return [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
+
+
 def engine(binary: str, servers: int, blocks: int) -> dict[str, float]:
     """One run of the benchmark: its JSON line, with the wall time it took."""
-    args = [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
-    d: dict[str, float] = json.loads(subprocess.run(args, check=True, capture_output=True, text=True).stdout)
+    out = subprocess.run(bench_args(binary, servers, blocks), check=True, capture_output=True, text=True).stdout
+    d: dict[str, float] = json.loads(out)
     d["wall_s"] = d["data_packets"] / d["median_packets_per_s"]
     return d
 
@@ -56,9 +61,8 @@ def instructions(binary: str, servers: int, blocks: int) -> tuple[int, int] | No
     """Instructions callgrind counts for a run of ``blocks`` blocks, and its data packets."""
     if shutil.which("valgrind") is None:
         return None
-    args = [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *args],
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *bench_args(binary, servers, blocks)],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     collected = re.search(r"Collected : (\d+)", done.stderr)
