@@ -4,7 +4,7 @@ use incast_bench::protocol::{AnswerStart, Refusal, Request, HEADER_LEN, MAGIC};
 use incast_bench::server::Log;
 use incast_bench::{read, ReadConfig, RunningServer, Server, ServerConfig, Status};
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::{SocketAddr, TcpListener, TcpStream};
 use std::sync::{Arc, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
@@ -28,6 +28,19 @@ fn config(servers: &[String]) -> ReadConfig {
 
 fn never_stop() -> impl FnMut() -> bool {
     || false
+}
+
+/// A fake server on an ephemeral loopback port: its thread accepts one
+/// connection and runs `script` on it.
+fn scripted_server(script: impl FnOnce(TcpStream) + Send + 'static) -> (SocketAddr, thread::JoinHandle<()>) {
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let addr = listener.local_addr().unwrap();
+    (addr, thread::spawn(move || script(listener.accept().unwrap().0)))
+}
+
+/// Read one request header from `s`, as a server does before it answers.
+fn next_request(s: &mut TcpStream) {
+    s.read_exact(&mut [0u8; HEADER_LEN]).unwrap();
 }
 
 /// Ask for `count` bytes of block `block` and read the answer to its end.
@@ -170,14 +183,10 @@ fn max_inflight_and_stagger_still_read_every_byte() {
 fn a_stalled_server_is_named_with_its_block_and_earlier_blocks_are_kept() {
     let (good, _) = server(1 << 20);
     // Answers block 0 of its connection in full, then only half of block 1, then nothing.
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let stall_addr = listener.local_addr().unwrap();
-    let staller = thread::spawn(move || {
-        let (mut s, _) = listener.accept().unwrap();
-        let mut header = [0u8; HEADER_LEN];
-        s.read_exact(&mut header).unwrap();
+    let (stall_addr, staller) = scripted_server(|mut s| {
+        next_request(&mut s);
         s.write_all(&[0u8; 1000]).unwrap();
-        s.read_exact(&mut header).unwrap();
+        next_request(&mut s);
         s.write_all(&[0u8; 500]).unwrap();
         thread::sleep(Duration::from_secs(2));
     });
@@ -198,12 +207,8 @@ fn a_stalled_server_is_named_with_its_block_and_earlier_blocks_are_kept() {
 
 #[test]
 fn a_server_closing_mid_block_is_named() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let closer = thread::spawn(move || {
-        let (mut s, _) = listener.accept().unwrap();
-        let mut header = [0u8; HEADER_LEN];
-        s.read_exact(&mut header).unwrap();
+    let (addr, closer) = scripted_server(|mut s| {
+        next_request(&mut s);
         s.write_all(&[0u8; 123]).unwrap();
     });
     let report = read(&ReadConfig { sru: Some(1000), ..config(&[addr.to_string()]) }, &mut never_stop()).unwrap();
@@ -366,16 +371,12 @@ fn idle_half_sent_and_non_reading_clients_are_closed_after_the_idle_timeout() {
 
 #[test]
 fn a_refusal_sent_in_pieces_ends_the_run_with_its_reason() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
     // Answers block 0 in full, then refuses block 1 in three writes: inside the magic, inside the reason.
-    let refuser = thread::spawn(move || {
-        let (mut s, _) = listener.accept().unwrap();
+    let (addr, refuser) = scripted_server(|mut s| {
         s.set_nodelay(true).unwrap();
-        let mut header = [0u8; HEADER_LEN];
-        s.read_exact(&mut header).unwrap();
+        next_request(&mut s);
         s.write_all(&[0u8; 1000]).unwrap();
-        s.read_exact(&mut header).unwrap();
+        next_request(&mut s);
         let frame = Refusal::new("not today: the disk is full").encode();
         for piece in [&frame[..2], &frame[2..12], &frame[12..]] {
             s.write_all(piece).unwrap();
@@ -396,12 +397,8 @@ fn a_refusal_sent_in_pieces_ends_the_run_with_its_reason() {
 
 #[test]
 fn a_refusal_cut_short_is_reported_as_such() {
-    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
-    let addr = listener.local_addr().unwrap();
-    let refuser = thread::spawn(move || {
-        let (mut s, _) = listener.accept().unwrap();
-        let mut header = [0u8; HEADER_LEN];
-        s.read_exact(&mut header).unwrap();
+    let (addr, refuser) = scripted_server(|mut s| {
+        next_request(&mut s);
         s.write_all(&Refusal::new("cut").encode()[..9]).unwrap();
     });
     let report = read(&ReadConfig { sru: Some(1000), ..config(&[addr.to_string()]) }, &mut never_stop()).unwrap();
