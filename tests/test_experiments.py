@@ -91,7 +91,7 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
         ({"sweep": {"servers": [1], "tcp.rto_min": ["soon"]}}, "sweep.tcp.rto_min[0]: tcp.rto_min"),
         ({"sweep": {"servers": [1], "tcp.rto_mni": ["1ms"]}}, "sweep.tcp.rto_mni[0]: tcp.rto_mni: unknown setting"),
         ({"base": {"switch": {"buffer": "1B"}}}, "base.switch.buffer"),
-        ({"preset": "vegas"}, "preset: unknown 'vegas'; one of linux-default, ns2"),
+        ({"preset": "vegas"}, "preset: unknown 'vegas'; one of linux, linux-2.6, ns2"),
         ({"run": {"seeds": 0}}, "run.seeds: "),
         ({"run": {"metrics": ["goodput"]}}, "run.metrics: unknown metric 'goodput'"),
         ({"claim": [{"text": "x", "metric": "goodput_mbps", "op": "=~", "value": 1}]}, "claim[0].op: must be"),

@@ -41,7 +41,7 @@ def test_cli_preset_under_file_options_and_set(tmp_path: Path, capsys: pytest.Ca
 def test_unknown_preset_is_one_line_exit_2(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--servers", "2", "--preset", "vegas"]) == 2
     err = capsys.readouterr().err
-    assert err.startswith("error: preset: unknown 'vegas'; one of linux-default, ns2, ns3, fine-rto")
+    assert err.startswith("error: preset: unknown 'vegas'; one of linux, linux-2.6, ns2, ns3, fine-rto")
     assert err.count("\n") == 1
     with pytest.raises(incast.ScenarioError, match="preset: unknown"):
         incast.run(preset="vegas", servers=2)

@@ -26,7 +26,9 @@ import pytest
 
 from incast import Scenario, testbed
 from incast.cli import main
+from incast.cli.validate import simulator_overrides
 from incast.errors import ScenarioError
+from incast.presets import LINUX_STACK
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
 
@@ -373,6 +375,18 @@ def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFix
     assert d["simulator_overrides"]["tcp.clock_granularity"] == "4ms"
     assert d["simulator"]["scenario"]["tcp"]["clock_granularity"] == pytest.approx(1 / testbed.clock().hz)
     assert d["simulator"]["scenario"]["tcp"]["rto_flavor"] == "linux"
+    assert d["preset"] == "linux"
+    assert d["testbed"]["scenario"]["tcp"]["sack"] is True, "the scenario sits on the linux preset"
+
+
+def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
+    """Linux's reno congestion control recovers as NewReno; the rest of LINUX_STACK applies to every variant."""
+    reno = Scenario.parse({"servers": 4}, {"tcp.variant": "reno"})
+    overrides = simulator_overrides(reno, 0.004)
+    assert overrides["tcp.variant"] == "newreno"
+    assert overrides["tcp.clock_granularity"] == 0.004
+    assert LINUX_STACK.items() <= overrides.items()
+    assert "tcp.variant" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.variant": "cubic"}), 0.004)
 
 
 @needs_root

@@ -15,7 +15,7 @@ from typing import Any
 from incast.errors import ScenarioError
 from incast.scenario import apply_overrides
 
-__all__ = ["PRESETS", "Preset", "preset_base", "with_preset"]
+__all__ = ["LINUX_STACK", "PRESETS", "Preset", "preset_base", "with_preset"]
 
 
 @dataclass(frozen=True)
@@ -28,26 +28,67 @@ class Preset:
     settings: Mapping[str, Any]
 
 
+#: How the Linux kernel's TCP works where the engine offers a choice: not settings a Linux user picks
+#: (sysctls and socket options, which the testbed applies from the scenario) but the kernel's own rules.
+#: Each is the engine's model of one kernel function: the RTO of tcp_rtt_estimator and
+#: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
+#: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed when the
+#: head is retransmitted (tcp_xmit_retransmit_queue). Presets of a Linux host include it and
+#: ``incast validate`` runs the simulator with it.
+LINUX_STACK: dict[str, Any] = {
+    "tcp.rto_flavor": "linux",
+    "tcp.limited_transmit": True,
+    "tcp.recovery_exit": "ssthresh",
+    "tcp.rto_restart": "fast_retransmit",
+}
+
 #: Every preset, by name.
 PRESETS: dict[str, Preset] = {
     p.name: p
     for p in [
         Preset(
-            "linux-default",
-            "A stock Linux host: Cubic on SACK recovery, timestamps, F-RTO, Linux delayed ACK, 4 ms jiffies.",
-            "Cubic because it is the kernel's default (bbr on some distributions, this machine included, "
-            "but incast validate sets the congestion control explicitly); SACK, timestamps and F-RTO are on "
-            "by default in Linux; the RTO follows tcp_rtt_estimator with RTO_min 200 ms on a HZ=250 clock.",
+            "linux",
+            "The Linux stack the testbed runs: Cubic on SACK recovery, timestamps, F-RTO, IW 10, Linux delayed "
+            "ACK and RTO on 4 ms jiffies, and the kernel's own recovery rules.",
+            "The kernel's defaults (tcp_congestion_control cubic on most distributions; bbr on this machine, "
+            "but the testbed sets the congestion control per socket), tcp_sack, tcp_timestamps and "
+            "tcp_frto on, IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a HZ=250 clock with the "
+            "tcp_rtt_estimator formula; and how the kernel recovers (LINUX_STACK): it always sends on the "
+            "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
+            "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue). incast validate "
+            "runs its scenarios over this preset and the simulator with LINUX_STACK. Not modelled yet: "
+            "RACK-TLP, PRR, receive-buffer autotuning, HyStart.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
                 "tcp.timestamps": True,
                 "tcp.spurious_rto": "frto",
-                "tcp.limited_transmit": True,
-                "tcp.rto_flavor": "linux",
+                "tcp.init_cwnd": 10,
                 "tcp.rto_min": "200ms",
                 "tcp.clock_granularity": "4ms",
                 "tcp.delayed_ack": "linux",
+                **LINUX_STACK,
+            },
+        ),
+        Preset(
+            "linux-2.6",
+            "The Linux 2.6.28 of CMU09's and SIGCOMM09's clusters: Cubic on SACK recovery, timestamps, F-RTO, "
+            "IW 3, 1 ms jiffies, no RACK, TLP or PRR.",
+            "CMU09 §4-6 and SIGCOMM09 ran Linux 2.6.28 with a 1 ms jiffy ('1ms jiffy-based RTO_min', CMU09 "
+            "§6); Cubic has been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
+            "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
+            "TLP in 3.10 and RACK in 4.4, so none of them. The kernel's recovery rules of LINUX_STACK "
+            "were already there. Its rate-halving during recovery (tcp_cwnd_down) is not modelled.",
+            {
+                "tcp.variant": "cubic",
+                "tcp.sack": True,
+                "tcp.timestamps": True,
+                "tcp.spurious_rto": "frto",
+                "tcp.init_cwnd": 3,
+                "tcp.rto_min": "200ms",
+                "tcp.clock_granularity": "1ms",
+                "tcp.delayed_ack": "linux",
+                **LINUX_STACK,
             },
         ),
         Preset(

@@ -6,13 +6,16 @@ both running the scenario over the ``ns2`` preset unless ``--preset`` names
 another; ns-2's approximations print as ``note:`` lines and what it cannot
 express is refused in one line.
 
-Against the testbed, the simulator runs the scenario as the kernel will: its clock granularity set
-to the kernel's jiffy (4 ms at HZ=250), the Linux RTO estimator
-(``tcp.rto_flavor = "linux"``), limited transmit on (Linux always sends on
-the first duplicate ACKs), and Linux's delayed ACK where the scenario asks for
-the default 40 ms; the heading lists these settings. The testbed runs the
-scenario as ``incast testbed`` does. Each row shows both figures and the ratio
-testbed / simulator. Needs root, like ``incast testbed``.
+Against the testbed, the scenarios sit on the ``linux`` preset unless
+``--preset`` names another (the kernel's defaults: Cubic, SACK, timestamps,
+F-RTO, IW 10), and the simulator runs each as the kernel will: with the
+kernel's own recovery rules (``incast.presets.LINUX_STACK``), its clock
+granularity set to the kernel's jiffy (4 ms at HZ=250), NewReno's recovery
+where the scenario says ``reno`` (Linux's reno congestion control recovers as
+NewReno), and Linux's delayed ACK where the scenario asks for the default
+40 ms; the heading names the preset and lists these settings. The testbed runs
+the scenario as ``incast testbed`` does. Each row shows both figures and the
+ratio testbed / simulator. Needs root, like ``incast testbed``.
 """
 
 from __future__ import annotations
@@ -43,6 +46,7 @@ from incast.cli.testbed import (
     kernel_line,
     scenarios,
 )
+from incast.presets import LINUX_STACK
 from incast.reference import ns2
 from incast.result import Result
 from incast.result import run as simulate
@@ -71,11 +75,9 @@ _FIGURES: tuple[tuple[str, str, str | None], ...] = (
 
 def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
-    overrides: dict[str, Any] = {
-        "tcp.clock_granularity": jiffy_s,
-        "tcp.rto_flavor": "linux",
-        "tcp.limited_transmit": True,
-    }
+    overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, **LINUX_STACK}
+    if scenario.tcp.variant == "reno":
+        overrides["tcp.variant"] = "newreno"
     d = scenario.tcp.delayed_ack
     if isinstance(d, float) and math.isclose(d, 0.04):
         overrides["tcp.delayed_ack"] = "linux"
@@ -135,7 +137,11 @@ def validate(
     ] = "testbed",
     preset: Annotated[
         str | None,
-        typer.Option("--preset", metavar="NAME", help="Start from a named bundle of settings (default with ns2: ns2)."),
+        typer.Option(
+            "--preset",
+            metavar="NAME",
+            help="Start from a named bundle of settings (default: linux against the testbed, ns2 against ns2).",
+        ),
     ] = None,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root) or in ns-2.35, and compare them."""
@@ -157,6 +163,7 @@ def validate(
         require_privileges()
     except TestbedUnavailable as e:
         return fail(str(e), EXIT_USAGE)
+    preset = preset or "linux"
     todo = scenarios(scenario_file, servers, named, set_, preset)
     kernel = clock()
     for note in notes(todo[0]):
@@ -175,6 +182,7 @@ def validate(
             shown = {k: format_duration(v) if k == "tcp.clock_granularity" else v for k, v in overrides.items()}
             out = {
                 "source": "validate",
+                "preset": preset,
                 "simulator_overrides": shown,
                 "figures": figures,
                 "simulator": sim.to_dict(),
@@ -182,14 +190,14 @@ def validate(
             }
             print(json.dumps(out, allow_nan=False), flush=True)
         elif len(todo) == 1:
-            _print_one(console, scenario, overrides, bed, figures)
+            _print_one(console, scenario, preset, overrides, bed, figures)
         rows.append((scenario, bed, figures))
         if bed.status == "failed":
             return fail(bed.error or "incast read failed", EXIT_ENGINE)
         if bed.status == "interrupted":
             return fail(f"interrupted after {bed.blocks} testbed blocks", EXIT_INTERRUPTED)
     if len(todo) > 1 and not as_json:
-        _print_rows(console, rows, simulator_overrides(todo[0], kernel.jiffy_s))
+        _print_rows(console, rows, preset, simulator_overrides(todo[0], kernel.jiffy_s))
     return 0
 
 
@@ -258,26 +266,34 @@ def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> Table:
     return table
 
 
-def _overrides_line(overrides: dict[str, Any]) -> str:
+def _overrides_line(preset: str, overrides: dict[str, Any]) -> str:
     shown = [f"{k}={format_duration(v) if k == 'tcp.clock_granularity' else v}" for k, v in overrides.items()]
-    return "simulator with " + ", ".join(shown).replace("True", "true")
+    return f"both over preset {preset}; simulator with " + ", ".join(shown).replace("True", "true")
 
 
 def _print_one(
-    console: Console, scenario: Scenario, overrides: dict[str, Any], bed: TestbedResult, figures: dict[str, Any]
+    console: Console,
+    scenario: Scenario,
+    preset: str,
+    overrides: dict[str, Any],
+    bed: TestbedResult,
+    figures: dict[str, Any],
 ) -> None:
     console.print(scenario.describe(), style="bold")
     console.print(kernel_line(bed))
-    console.print(_overrides_line(overrides))
+    console.print(_overrides_line(preset, overrides))
     console.print(_figures_table(figures, "testbed", "testbed/sim"))
 
 
 def _print_rows(
-    console: Console, rows: list[tuple[Scenario, TestbedResult, dict[str, Any]]], overrides: dict[str, Any]
+    console: Console,
+    rows: list[tuple[Scenario, TestbedResult, dict[str, Any]]],
+    preset: str,
+    overrides: dict[str, Any],
 ) -> None:
     console.print(rows[0][0].describe().split(", ", 1)[-1], style="bold")
     console.print(kernel_line(rows[0][1]))
-    console.print(_overrides_line(overrides))
+    console.print(_overrides_line(preset, overrides))
     console.print(_rows_table([(s.servers, f) for s, _, f in rows], "testbed"))
 
 
