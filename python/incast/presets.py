@@ -33,13 +33,18 @@ class Preset:
 #: Each is the engine's model of one kernel function: the RTO of tcp_rtt_estimator and
 #: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
 #: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed when the
-#: head is retransmitted (tcp_xmit_retransmit_queue). Presets of a Linux host include it and
-#: ``incast validate`` runs the simulator with it.
+#: head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
+#: (tcp_is_cwnd_limited); with SACK, RACK-TLP (tcp_recovery 1, tcp_early_retrans 3) and the
+#: detection of lost retransmissions (tcp_sacktag_write_queue). Presets of a Linux host include it
+#: and ``incast validate`` runs the simulator with it.
 LINUX_STACK: dict[str, Any] = {
     "tcp.rto_flavor": "linux",
     "tcp.limited_transmit": True,
     "tcp.recovery_exit": "ssthresh",
     "tcp.rto_restart": "fast_retransmit",
+    "tcp.cwnd_validation": "linux",
+    "tcp.rack_tlp": True,
+    "tcp.sack_lost_retransmit": True,
 }
 
 #: Every preset, by name.
@@ -55,9 +60,10 @@ PRESETS: dict[str, Preset] = {
             "tcp_frto on, IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a HZ=250 clock with the "
             "tcp_rtt_estimator formula; and how the kernel recovers (LINUX_STACK): it always sends on the "
             "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
-            "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue). incast validate "
-            "runs its scenarios over this preset and the simulator with LINUX_STACK. Not modelled yet: "
-            "RACK-TLP, PRR, receive-buffer autotuning, HyStart.",
+            "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
+            "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, runs RACK-TLP and detects "
+            "lost retransmissions. incast validate runs its scenarios over this preset and the simulator "
+            "with LINUX_STACK. Not modelled yet: PRR, receive-buffer autotuning, HyStart.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -77,8 +83,10 @@ PRESETS: dict[str, Preset] = {
             "CMU09 §4-6 and SIGCOMM09 ran Linux 2.6.28 with a 1 ms jiffy ('1ms jiffy-based RTO_min', CMU09 "
             "§6); Cubic has been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
             "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
-            "TLP in 3.10 and RACK in 4.4, so none of them. The kernel's recovery rules of LINUX_STACK "
-            "were already there. Its rate-halving during recovery (tcp_cwnd_down) is not modelled.",
+            "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off). The other recovery rules of "
+            "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "
+            "most three segments of it were unused; modelled by today's). Its rate-halving during "
+            "recovery (tcp_cwnd_down) is not modelled.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -89,6 +97,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.clock_granularity": "1ms",
                 "tcp.delayed_ack": "linux",
                 **LINUX_STACK,
+                "tcp.rack_tlp": False,
             },
         ),
         Preset(

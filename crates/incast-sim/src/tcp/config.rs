@@ -15,6 +15,7 @@
 use super::cc::cubic::CubicConfig;
 use super::cc::dctcp::DctcpConfig;
 use super::cc::SsthreshRule;
+use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
@@ -45,6 +46,9 @@ crate::settings! {
     /// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
     /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
     ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
+    /// - `cwnd_validation`: `off` — RFC 5681 3.1 grows cwnd on every ACK of
+    ///   new data; `linux` is the kernel's `tcp_is_cwnd_limited`
+    ///   (`tcp::cwnd_validation`), part of the `linux` presets.
     /// - `slow_start`: true — RFC 5681 3.1. False grows cwnd by congestion
     ///   avoidance only (FAST08 §5.1.3).
     /// - `recovery_exit`: `flight` — RFC 6582 (3.2 step 3) option (1), the
@@ -63,6 +67,9 @@ crate::settings! {
     ///   (Linux negotiates it by default; the `sack` variant and presets turn it on).
     ///   True makes receivers send SACK blocks (RFC 2018) and senders recover by
     ///   RFC 6675 (`tcp::sack`); `variant = "sack"` implies it.
+    /// - `rack_tlp`: false — RFC 6675's duplicate-ACK rules alone, as the
+    ///   papers' stacks recovered; the `linux` preset turns it on (Linux 4.4+
+    ///   runs RACK, 3.10+ TLP). Needs `sack`.
     /// - `timestamps`: false — as FAST08 Table 1 (Linux negotiates them by
     ///   default). True puts the RFC 7323 option on every segment: 12 header
     ///   bytes, so a segment carries `mss` − 12 payload bytes, as Linux's
@@ -110,6 +117,11 @@ crate::settings! {
         ]);
         /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
         "limited_transmit" limited_transmit: bool = false, Flag;
+        /// When an ACK may grow cwnd: "off" (every ACK of new data, RFC 5681
+        /// 3.1) or "linux" (only while cwnd limits the sender, or in slow start
+        /// below twice the flight: Linux tcp_is_cwnd_limited).
+        "cwnd_validation" cwnd_validation: CwndValidation = CwndValidation::Off,
+            Choice(&[("off", CwndValidation::Off), ("linux", CwndValidation::Linux)]);
         /// Slow start (RFC 5681 3.1); false grows cwnd by additive increase only.
         "slow_start" slow_start: bool = true, Flag;
         /// cwnd when NewReno's fast recovery ends (RFC 6582 3.2 step 3):
@@ -143,6 +155,11 @@ crate::settings! {
         /// after the retransmission is SACKed, and sends it again (Linux's
         /// "lost retransmit" detection; RFC 6675 has none, so off by default).
         "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
+        /// RACK-TLP (RFC 8985) with SACK: segments sent before a delivered one
+        /// are lost once an RTT and a reordering window have passed, and a
+        /// tail loss probe goes out 2·SRTT after the last send (Linux
+        /// tcp_recovery 1, tcp_early_retrans 3).
+        "rack_tlp" rack_tlp: bool = false, Flag;
         /// Timestamps option (RFC 7323) on every segment: 12 header bytes, so
         /// segments carry mss - 12 payload bytes; echoed timestamps give RTT
         /// samples where Karn's rule gives none.

@@ -36,6 +36,7 @@
 pub mod cc;
 pub mod clock;
 mod config;
+pub mod cwnd_validation;
 pub mod delayed_ack;
 pub mod forensics;
 pub mod gip;
@@ -43,6 +44,7 @@ pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
+pub mod rack_tlp;
 pub mod receiver;
 pub mod rto;
 pub mod rto_timer;

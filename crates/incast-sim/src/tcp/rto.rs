@@ -418,6 +418,12 @@ impl RtoEstimator {
         SimDuration(rto)
     }
 
+    /// RTO_min, the floor of the RTO.
+    #[inline]
+    pub fn rto_min(&self) -> SimDuration {
+        self.cfg.min
+    }
+
     /// Smoothed RTT, once a sample has been taken.
     pub fn srtt(&self) -> Option<SimDuration> {
         match (self.linux, self.ns2) {

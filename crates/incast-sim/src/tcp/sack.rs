@@ -28,8 +28,10 @@
 //! receivers that discard SACKed data — which the receivers here never do.
 //! The window cut on entry is the congestion-control algorithm's ssthresh
 //! (`tcp::cc`: RFC 5681 eq. 4, or Cubic's β).
-//! **Not modelled:** D-SACK (RFC 2883), reneging, RACK-TLP (RFC 8985),
-//! Proportional Rate Reduction (RFC 6937: Linux's cwnd during recovery).
+//! With RACK on (`tcp::rack_tlp`), an octet is also lost below the boundary
+//! RACK's clock sets ([`Scoreboard::set_rack_lost`]).
+//! **Not modelled:** D-SACK (RFC 2883), reneging, Proportional Rate
+//! Reduction (RFC 6937: Linux's cwnd during recovery).
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -66,6 +68,8 @@ pub struct Scoreboard {
     /// went out: a SACK of data at or above it was sent after that
     /// retransmission, so a retransmitted hole still missing was lost again.
     rxt_high_data: Option<u64>,
+    /// Every unSACKed octet below it is lost by RACK's clock (`tcp::rack_tlp`); 0 without RACK.
+    rack_lost: u64,
 }
 
 impl Scoreboard {
@@ -83,6 +87,7 @@ impl Scoreboard {
             recovery_point: None,
             lost_retransmit,
             rxt_high_data: None,
+            rack_lost: 0,
         }
     }
 
@@ -166,10 +171,23 @@ impl Scoreboard {
         bytes.div_ceil(self.smss)
     }
 
-    /// Every unSACKed octet below this offset is lost (RFC 6675 §4 `IsLost`);
-    /// 0 when none is. `IsLost` is monotone: fewer octets lie SACKed above a
-    /// higher octet, so one boundary answers it for all.
+    /// Every unSACKed octet below this offset is lost: by RFC 6675 §4
+    /// `IsLost` or by RACK (`tcp::rack_tlp`, when on); 0 when none is.
+    #[inline]
     pub fn lost_boundary(&self) -> u64 {
+        self.dupthresh_boundary().max(self.rack_lost)
+    }
+
+    /// RACK found every unSACKed octet below `boundary` lost.
+    #[inline]
+    pub fn set_rack_lost(&mut self, boundary: u64) {
+        self.rack_lost = boundary;
+    }
+
+    /// Every unSACKed octet below this offset is lost by RFC 6675 §4
+    /// `IsLost`; 0 when none is. `IsLost` is monotone: fewer octets lie SACKed
+    /// above a higher octet, so one boundary answers it for all.
+    pub fn dupthresh_boundary(&self) -> u64 {
         let (mut bytes, mut segments) = (0, 0);
         for &(s, e) in self.sacked.iter().rev() {
             bytes += e - s;
@@ -271,6 +289,7 @@ impl Scoreboard {
         self.recovery_point = Some(high_data);
         self.dupacks = 0;
         self.rxt_high_data = None;
+        self.rack_lost = 0;
     }
 
     /// The latest timeout proved spurious (`tcp::spurious`): RecoveryPoint no

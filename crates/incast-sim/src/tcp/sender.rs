@@ -37,6 +37,7 @@ use super::gip::Gip;
 use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
+use super::rack_tlp::RackTlp;
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
@@ -119,6 +120,12 @@ pub struct Sender {
     rude: Rude,
     /// What a loss event cuts ssthresh from.
     ssthresh_rule: SsthreshRule,
+    /// Data left since the last end of a burst (`tcp::cwnd_validation`, `tcp::rack_tlp`).
+    burst_sent: bool,
+    /// RACK-TLP (`tcp::rack_tlp`), when on with SACK.
+    rack: Option<RackTlp>,
+    /// A tail loss probe due now, sent whatever cwnd says.
+    probe: Option<(u64, u64)>,
 }
 
 impl Sender {
@@ -137,7 +144,8 @@ impl Sender {
             sent: VecDeque::with_capacity(64),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64)),
+            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64))
+                .with_validation(cfg.cwnd_validation),
             recovery: NewReno::new(
                 mss as u64,
                 cfg.dupack_threshold,
@@ -168,6 +176,9 @@ impl Sender {
                 rude
             },
             ssthresh_rule: cfg.ssthresh_rule,
+            burst_sent: false,
+            rack: (cfg.rack_tlp && cfg.sack_enabled()).then(RackTlp::new),
+            probe: None,
         }
     }
 
@@ -275,6 +286,9 @@ impl Sender {
         // ... (d) the acknowledgment number is equal to the greatest
         // acknowledgment received ... and (e) the advertised window in the
         // incoming acknowledgment equals the advertised window in the last"
+        if self.rack.is_some() {
+            self.rack_detect(now, ack);
+        }
         let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
         let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
         if self.gip.is_some() {
@@ -290,6 +304,13 @@ impl Sender {
             return spurious;
         }
         self.peer_wnd = wnd;
+        if let Some(rack) = &mut self.rack {
+            if rack.on_ack(ack, self.sack.as_ref().is_some_and(|sb| sb.in_recovery())) {
+                // RFC 8985 (7.4.2): the probe repaired a loss: "invoke a congestion
+                // control response equivalent to fast recovery" (Linux tcp_process_tlp_ack).
+                self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
+            }
+        }
         let acked = ack - self.snd_una;
         self.take_rtt_sample(now, clock, ack, ts_rtt);
         self.rto.on_new_ack();
@@ -343,6 +364,92 @@ impl Sender {
             // data, restart the retransmission timer"
             Some(self.timer.deadline(now, clock, self.rto.rto()))
         };
+        if self.rack.is_some() {
+            self.schedule_probe(now, clock);
+        }
+    }
+
+    /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack`: note the
+    /// newest original transmission it shows delivered, then hand the
+    /// scoreboard the boundary below which every unSACKed segment is lost.
+    #[inline(never)]
+    fn rack_detect(&mut self, now: SimTime, ack: u64) {
+        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return };
+        // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
+        // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
+        // would be ambiguous.
+        let plausible = |r: &SentRecord| !r.retransmitted || rack.unambiguous(r.sent_at, now);
+        // The newest delivered: among what the cumulative ACK covers, and the
+        // segment holding the top SACKed octet.
+        let mut newest = None;
+        for r in self.sent.iter().take_while(|r| r.end <= ack).filter(|r| plausible(r)) {
+            newest = newest.max(Some(r.sent_at));
+        }
+        if let Some(&(_, top)) = sb.ranges().last() {
+            let i = self.sent.partition_point(|r| r.end < top);
+            if let Some(r) = self.sent.get(i).filter(|r| plausible(r)) {
+                newest = newest.max(Some(r.sent_at));
+            }
+        }
+        if let Some(sent_at) = newest {
+            rack.on_delivered(sent_at, now);
+        }
+        if sb.is_empty() {
+            sb.set_rack_lost(0);
+            return;
+        }
+        let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
+        let mut boundary = 0;
+        for r in self.sent.iter().skip_while(|r| r.end <= ack).filter(|r| !r.retransmitted) {
+            if !rack.is_lost(r.sent_at, now, reo_wnd) {
+                break;
+            }
+            boundary = r.end;
+        }
+        sb.set_rack_lost(boundary);
+    }
+
+    /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
+    /// in flight, outside recovery and loss, one probe at a time, never
+    /// later than the retransmission timer.
+    fn schedule_probe(&mut self, now: SimTime, clock: &TcpClock) {
+        let recovering = self.sack.as_ref().is_some_and(|sb| sb.in_recovery());
+        let Some(rack) = &mut self.rack else { return };
+        let srtt = self.rto.srtt();
+        let at = match srtt {
+            Some(srtt) if rack.may_probe() && self.snd_una < self.snd_max && self.backoff == 0 && !recovering => {
+                let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
+                let at = clock.deadline(now, RackTlp::pto(srtt, segments, self.rto.rto_min()));
+                self.rtx_deadline.map_or(Some(at), |rto| (at < rto).then_some(at))
+            }
+            _ => None,
+        };
+        rack.arm(at);
+    }
+
+    /// The probe timer fired: one segment goes out whatever cwnd says — new
+    /// data if the peer window allows, else the highest outstanding segment
+    /// again (Linux `tcp_send_loss_probe`).
+    #[cold]
+    fn send_probe(&mut self) {
+        let unsent = self.app_end - self.snd_max;
+        let new_len = unsent.min(self.mss);
+        let probe = if unsent > 0 && self.snd_max + new_len <= self.snd_una + self.peer_wnd {
+            (self.snd_max, new_len)
+        } else {
+            let start = match self.sent.len() {
+                0 => return,
+                1 => self.snd_una,
+                n => self.sent[n - 2].end.max(self.snd_una),
+            };
+            (start, self.snd_max - start)
+        };
+        let retransmitted = probe.0 < self.snd_max;
+        let end = self.snd_max.max(probe.0 + probe.1);
+        if let Some(rack) = &mut self.rack {
+            rack.on_probe_sent(end, retransmitted);
+        }
+        self.probe = Some(probe);
     }
 
     /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
@@ -478,6 +585,15 @@ impl Sender {
     /// Fire the retransmission timer if due; returns the classified timeout
     /// when it expired with data outstanding.
     pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
+        if let Some(rack) = &mut self.rack {
+            if rack.probe_at().is_some_and(|p| p <= now) && self.rtx_deadline.map_or(true, |d| d > now) {
+                rack.arm(None);
+                if !self.in_recovery() && self.backoff == 0 && self.snd_una < self.snd_max {
+                    self.send_probe();
+                }
+                return None;
+            }
+        }
         match self.rtx_deadline {
             Some(d) if d <= now => self.rtx_deadline = None,
             _ => return None,
@@ -508,6 +624,10 @@ impl Sender {
             sb.on_timeout(self.snd_max);
         }
         self.sack_rtx = None;
+        if let Some(rack) = &mut self.rack {
+            rack.on_timeout();
+            self.probe = None;
+        }
         self.frto_new = 0;
         self.backoff = self.backoff.saturating_add(1);
         self.retransmit_now = false;
@@ -544,14 +664,21 @@ impl Sender {
         }
     }
 
-    /// The next data segment to send now, if any: a due retransmission of
-    /// SND.UNA first, then data from SND.NXT as the window allows.
+    /// The next data segment to send now, if any: a GIP copy or a tail loss
+    /// probe that is due, a due retransmission of SND.UNA, then data from
+    /// SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
         let copy = if self.gip_copy.is_some() { self.take_gip_copy() } else { None };
-        let (seq, len) = match copy {
-            Some(c) => c,
-            None if self.sack.is_some() => self.next_sack_segment(now)?,
-            None => self.next_segment(now)?,
+        let next = match copy.or_else(|| self.probe.take()) {
+            Some(c) => Some(c),
+            None if self.sack.is_some() => self.next_sack_segment(now),
+            None => self.next_segment(now),
+        };
+        let Some((seq, len)) = next else {
+            if self.cc.tracks_usage() || self.rack.is_some() {
+                self.end_burst(now, clock);
+            }
+            return None;
         };
         let mut tx = self.transmit(now, clock, seq, len);
         tx.redundant = copy.is_some();
@@ -562,6 +689,30 @@ impl Sender {
     #[cold]
     fn take_gip_copy(&mut self) -> Option<(u64, u64)> {
         self.gip_copy.take().filter(|&(seq, len)| seq + len > self.snd_una)
+    }
+
+    /// Nothing more to send for now: tell cwnd validation how full the window
+    /// is (Linux calls `tcp_cwnd_validate` at the end of `tcp_write_xmit` when
+    /// it sent something or was cwnd-limited).
+    /// The tail loss probe is rescheduled after each burst (`tcp_write_xmit`
+    /// ends with `tcp_schedule_loss_probe`).
+    #[cold]
+    fn end_burst(&mut self, now: SimTime, clock: &TcpClock) {
+        if self.cc.tracks_usage() {
+            let mut flight = self.flight_size();
+            if let Some(sb) = &self.sack {
+                flight -= sb.sacked_in(self.snd_una, self.snd_nxt);
+            }
+            // tcp_write_xmit: "is_cwnd_limited |= (tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp))".
+            let cwnd_limited = flight + self.mss > self.cc.cwnd();
+            if self.burst_sent || cwnd_limited {
+                self.cc.on_burst(self.snd_una, self.snd_nxt, flight, cwnd_limited);
+            }
+        }
+        if self.burst_sent && self.rack.is_some() {
+            self.schedule_probe(now, clock);
+        }
+        self.burst_sent = false;
     }
 
     /// `(seq, len)` of the next segment with SACK on: the segment that starts
@@ -694,6 +845,7 @@ impl Sender {
             self.snd_max = end;
         }
         self.snd_nxt = self.snd_nxt.max(end);
+        self.burst_sent = true;
         self.idle.on_send(now);
         if self.rtx_deadline.is_none() {
             // RFC 6298 (5.1): "Every time a packet containing data is sent
@@ -740,10 +892,13 @@ impl Sender {
     pub fn written(&self) -> u64 {
         self.app_end
     }
-    /// Retransmission-timer deadline, when armed.
+    /// Retransmission-timer deadline, or the tail loss probe's when earlier.
     #[inline]
     pub fn rtx_deadline(&self) -> Option<SimTime> {
-        self.rtx_deadline
+        match self.rack.as_ref().and_then(RackTlp::probe_at) {
+            Some(p) => Some(self.rtx_deadline.map_or(p, |d| d.min(p))),
+            None => self.rtx_deadline,
+        }
     }
     /// The RTO estimator.
     #[inline]

@@ -17,11 +17,14 @@
 //! ssthresh never selects slow start), not an ssthresh value: ssthresh
 //! starts at the initial window and keeps its RFC 5681 values, so it still
 //! sizes recovery.
+//! With `cwnd_validation = "linux"` an ACK grows the window only while it
+//! limits the sender (`tcp::cwnd_validation`).
 //! **Not modelled:** the gradual cwnd decay of RFC 2861 / RFC 7661 after
 //! idle or application-limited periods; HyStart (RFC 9406).
 
 use super::reno::half_flight;
 use super::{Algorithm, CongestionControl};
+use crate::tcp::cwnd_validation::{CwndUsage, CwndValidation};
 use crate::time::{SimDuration, SimTime};
 
 /// What a loss event (fast retransmit or timeout) cuts ssthresh from.
@@ -51,6 +54,8 @@ pub struct CongestionWindow {
     cwnd: u64,
     ssthresh: u64,
     algorithm: Algorithm,
+    /// Whether the window limited the sender lately (`tcp::cwnd_validation`).
+    usage: CwndUsage,
 }
 
 impl CongestionWindow {
@@ -73,7 +78,27 @@ impl CongestionWindow {
                 iw
             },
             algorithm,
+            usage: CwndUsage::new(CwndValidation::Off),
         }
+    }
+
+    /// The same window, grown only as `rule` allows (`tcp::cwnd_validation`).
+    pub fn with_validation(mut self, rule: CwndValidation) -> Self {
+        self.usage = CwndUsage::new(rule);
+        self
+    }
+
+    /// True when the sender must report its bursts ([`CongestionWindow::on_burst`]).
+    #[inline]
+    pub fn tracks_usage(&self) -> bool {
+        self.usage.tracks()
+    }
+
+    /// A burst of sending ended with `flight` bytes in flight between
+    /// `snd_una` and `snd_nxt`, stopped by cwnd when `cwnd_limited`.
+    #[inline]
+    pub fn on_burst(&mut self, snd_una: u64, snd_nxt: u64, flight: u64, cwnd_limited: bool) {
+        self.usage.on_burst(snd_una, snd_nxt, flight, cwnd_limited);
     }
 
     /// Congestion window in bytes.
@@ -108,6 +133,10 @@ impl CongestionWindow {
     /// the first sample).
     #[inline]
     pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
+        // Linux tcp_reno_cong_avoid / cubictcp_cong_avoid: "if (!tcp_is_cwnd_limited(sk)) return;"
+        if !self.usage.may_grow(self.cwnd, self.ssthresh) {
+            return;
+        }
         if self.slow_start && self.cwnd < self.ssthresh {
             // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
             self.cwnd += acked.min(self.smss);

@@ -14,6 +14,7 @@ mod gip;
 mod idle;
 mod loss_recovery;
 mod options;
+mod rack_tlp;
 mod rude;
 mod sack_recovery;
 mod spurious_timeouts;

@@ -1,0 +1,214 @@
+//! RACK-TLP (RFC 8985): time-based loss detection and the tail loss probe, with SACK.
+//!
+//! **Models:** RACK (§6.2): the send time of the most recently sent segment
+//! known to be delivered (`RACK.xmit_ts`, from the highest SACKed segment
+//! or the newest cumulatively acknowledged one) and the RTT it gives
+//! (`RACK.rtt`); an unacknowledged segment sent before it is lost once
+//! `RACK.rtt + RACK.reo_wnd` has passed since it was sent. `RACK.reo_wnd` is
+//! `RACK.min_RTT / 4`, and 0 in recovery or once `DupThresh` segments are
+//! SACKed (§6.2 step 4 with no reordering seen, as Linux's
+//! `tcp_rack_reo_wnd`). The sender turns the verdict into a lost boundary
+//! for the RFC 6675 scoreboard (`tcp::sack`), so a probe's SACK can start
+//! recovery and `NextSeg` resends what RACK found lost.
+//! TLP (§7) as Linux's `tcp_schedule_loss_probe` and `tcp_send_loss_probe`
+//! run it: outside recovery and loss, with data in flight, a probe timeout
+//! of 2·SRTT plus 2 ms (`TCP_TIMEOUT_MIN_US`), or plus RTO_min with one
+//! segment in flight (a delayed ACK may hold it), never later than the
+//! retransmission timer, restarted after each burst and each ACK of new
+//! data. When it fires, one segment goes out: new data if the peer window
+//! allows (whatever cwnd says), else the highest outstanding segment again;
+//! only one probe is outstanding (`TLP.end_seq`). An ACK beyond the probe
+//! ends the episode; when the probe was a retransmission and no recovery
+//! started, it repaired a loss, and the window is cut as for one (§7.4.2:
+//! "invoke a congestion control response").
+//! A retransmitted segment sets `RACK.xmit_ts` only when at least
+//! `RACK.min_RTT` passed since it was resent (§6.2 step 2; no timestamps are
+//! consulted), and RACK's own boundary covers original transmissions only: a
+//! lost retransmission is left to `sack_lost_retransmit` and the timer.
+//! **Deliberately different:** the reduction after a repaired loss is
+//! immediate (cwnd = ssthresh), where Linux reaches it through CWR and PRR.
+//! **Not modelled:** the RACK reordering timer (§6.3): a segment not yet
+//! old enough when an ACK arrives is judged at the next ACK, not by a timer;
+//! D-SACK-driven adaptation of `reo_wnd` (§6.2 step 4) and the undo of a
+//! probe that proved spurious (there is no reordering here).
+
+use crate::time::{SimDuration, SimTime};
+
+/// Linux `TCP_TIMEOUT_MIN_US`: what the probe timeout adds to 2·SRTT with
+/// more than one segment in flight.
+const PROBE_SLACK: SimDuration = SimDuration::from_millis(2);
+
+/// RACK and TLP state of one sender.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RackTlp {
+    /// `RACK.xmit_ts`.
+    xmit_ts: Option<SimTime>,
+    /// `RACK.rtt`.
+    rtt: SimDuration,
+    /// `RACK.min_RTT`.
+    min_rtt: Option<SimDuration>,
+    /// `TLP.end_seq`: SND.MAX after the outstanding probe.
+    probe_end: Option<u64>,
+    /// The outstanding probe resent data (`TLP.is_retrans`).
+    probe_retransmitted: bool,
+    /// When the armed probe timer fires.
+    probe_at: Option<SimTime>,
+}
+
+impl RackTlp {
+    /// Nothing delivered, no probe.
+    pub fn new() -> Self {
+        RackTlp::default()
+    }
+
+    /// A segment first sent at `sent_at` (never retransmitted) is known
+    /// delivered at `now` (§6.2 step 2: only a segment sent later than the
+    /// latest one moves `RACK.xmit_ts`).
+    #[inline]
+    pub fn on_delivered(&mut self, sent_at: SimTime, now: SimTime) {
+        if self.xmit_ts.is_some_and(|t| sent_at < t) {
+            return;
+        }
+        self.xmit_ts = Some(sent_at);
+        self.rtt = now.since(sent_at);
+        self.min_rtt = Some(self.min_rtt.map_or(self.rtt, |m| m.min(self.rtt)));
+    }
+
+    /// True when a retransmission sent at `sent_at` and delivered by `now`
+    /// gives an unambiguous RTT: at least `RACK.min_RTT` (§6.2 step 2).
+    #[inline]
+    pub fn unambiguous(&self, sent_at: SimTime, now: SimTime) -> bool {
+        self.min_rtt.is_some_and(|m| now.since(sent_at) >= m)
+    }
+
+    /// `RACK.reo_wnd` (§6.2 step 4, no reordering seen): 0 `in_recovery` or
+    /// when `dupthresh_sacked`, else a quarter of the minimum RTT.
+    #[inline]
+    pub fn reo_wnd(&self, in_recovery: bool, dupthresh_sacked: bool) -> SimDuration {
+        match self.min_rtt {
+            Some(m) if !in_recovery && !dupthresh_sacked => SimDuration(m.as_ps() / 4),
+            _ => SimDuration::ZERO,
+        }
+    }
+
+    /// §6.2 step 5: an unacknowledged segment sent at `sent_at` is lost at
+    /// `now` with reordering window `reo_wnd`.
+    #[inline]
+    pub fn is_lost(&self, sent_at: SimTime, now: SimTime, reo_wnd: SimDuration) -> bool {
+        self.xmit_ts.is_some_and(|t| sent_at <= t) && sent_at + self.rtt + reo_wnd <= now
+    }
+
+    /// The probe timeout (Linux `tcp_schedule_loss_probe`) for smoothed RTT
+    /// `srtt` with `segments` in flight and the RTO floor `rto_min`.
+    #[inline]
+    pub fn pto(srtt: SimDuration, segments: u64, rto_min: SimDuration) -> SimDuration {
+        // "Probe timeout is 2*rtt. Add minimum RTO to account for delayed ack
+        // when there's one outstanding packet."
+        srtt + srtt + if segments == 1 { rto_min } else { PROBE_SLACK }
+    }
+
+    /// True when no probe is outstanding, so one may be scheduled.
+    #[inline]
+    pub fn may_probe(&self) -> bool {
+        self.probe_end.is_none()
+    }
+
+    /// Arm the probe timer for `at`, or disarm it.
+    #[inline]
+    pub fn arm(&mut self, at: Option<SimTime>) {
+        self.probe_at = at;
+    }
+
+    /// When the probe timer fires, if armed.
+    #[inline]
+    pub fn probe_at(&self) -> Option<SimTime> {
+        self.probe_at
+    }
+
+    /// The probe went out, resending data when `retransmitted`; SND.MAX is now `snd_max`.
+    #[inline]
+    pub fn on_probe_sent(&mut self, snd_max: u64, retransmitted: bool) {
+        self.probe_end = Some(snd_max);
+        self.probe_retransmitted = retransmitted;
+        self.probe_at = None;
+    }
+
+    /// An ACK of everything below `ack` arrived: true when it ends a probe
+    /// episode in which the probe repaired a loss (§7.4.2), unless
+    /// `recovering` (recovery took over the repair).
+    #[inline]
+    pub fn on_ack(&mut self, ack: u64, recovering: bool) -> bool {
+        match self.probe_end {
+            Some(end) if ack >= end => {
+                self.probe_end = None;
+                self.probe_retransmitted && !recovering
+            }
+            _ => false,
+        }
+    }
+
+    /// A retransmission timeout: the probe episode is over.
+    #[inline]
+    pub fn on_timeout(&mut self) {
+        self.probe_end = None;
+        self.probe_at = None;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn us(n: u64) -> SimDuration {
+        SimDuration::from_micros(n)
+    }
+    fn at(n: u64) -> SimTime {
+        SimTime::ZERO + us(n)
+    }
+
+    /// RFC 8985 §6.2: a segment sent before the most recently delivered one is
+    /// lost once RACK.rtt + reo_wnd has passed since it was sent.
+    #[test]
+    fn rfc8985_6_2_lost_after_rtt_plus_reo_wnd() {
+        let mut r = RackTlp::new();
+        r.on_delivered(at(100), at(200)); // RACK.rtt = 100 us, min_RTT 100 us
+        let reo = r.reo_wnd(false, false);
+        assert_eq!(reo, us(25), "min_RTT / 4");
+        assert!(!r.is_lost(at(90), at(200), reo), "sent 110 us ago: not yet 125");
+        assert!(r.is_lost(at(90), at(215), reo));
+        assert!(!r.is_lost(at(150), at(1000), reo), "sent after RACK.xmit_ts: no evidence");
+        assert_eq!(r.reo_wnd(true, false), SimDuration::ZERO, "in recovery");
+        assert_eq!(r.reo_wnd(false, true), SimDuration::ZERO, "DupThresh SACKed");
+    }
+
+    /// RFC 8985 §6.2 step 2: an older delivery does not move RACK.xmit_ts back.
+    #[test]
+    fn rfc8985_6_2_xmit_ts_only_moves_forward() {
+        let mut r = RackTlp::new();
+        r.on_delivered(at(100), at(200));
+        r.on_delivered(at(50), at(300));
+        assert!(r.is_lost(at(100), at(200), SimDuration::ZERO), "RACK.rtt is still 100 us");
+        assert!(!r.is_lost(at(101), at(10_000), SimDuration::ZERO), "RACK.xmit_ts is still 100 us");
+    }
+
+    /// Linux tcp_schedule_loss_probe: 2·SRTT + 2 ms, or + RTO_min with one segment out.
+    #[test]
+    fn linux_probe_timeout() {
+        assert_eq!(RackTlp::pto(us(100), 5, us(200_000)), us(2_200));
+        assert_eq!(RackTlp::pto(us(100), 1, us(200_000)), us(200_200));
+    }
+
+    /// RFC 8985 §7.4.2: a retransmitted probe that is acknowledged while no
+    /// recovery started repaired a loss; one probe at a time.
+    #[test]
+    fn rfc8985_7_4_a_repairing_probe_calls_for_a_response() {
+        let mut r = RackTlp::new();
+        r.on_probe_sent(10_000, true);
+        assert!(!r.may_probe());
+        assert!(!r.on_ack(9_000, false), "not yet beyond the probe");
+        assert!(r.on_ack(10_000, false));
+        assert!(r.may_probe());
+        r.on_probe_sent(20_000, false);
+        assert!(!r.on_ack(20_000, false), "a probe of new data repaired nothing");
+    }
+}

@@ -1,0 +1,75 @@
+//! RACK-TLP (RFC 8985) traces on a scripted window: the tail loss probe and
+//! RACK's time-based loss detection, with SACK.
+
+use super::*;
+
+/// `cfg_sack()` with RACK-TLP, as the `linux` presets run it.
+fn cfg_rack() -> TcpConfig {
+    TcpConfig { rack_tlp: true, ..cfg_sack() }
+}
+
+/// RFC 8985 §7 (Linux tcp_send_loss_probe): the last two segments of a
+/// response are lost and nothing more is written. 2·SRTT + 2 ms after the
+/// last ACK, long before the RTO, the probe resends the last segment; its
+/// SACK lets RACK find the other one lost, recovery resends it, and the
+/// response completes without a timeout.
+#[test]
+fn rfc8985_7_a_tail_loss_is_probed_and_recovered_without_a_timeout() {
+    let mut ep = with_flight(&cfg_rack(), seg(6), 6);
+    recv(&mut ep, us(100), ack(seg(4)));
+    expect_nothing(&mut ep, us(100));
+    let probe_at = ep.poll_timeout().expect("the probe timer is armed");
+    assert!(probe_at < us(100) + ep.rto(), "the probe comes before the retransmission timer");
+    assert_eq!(probe_at, us(100) + SimDuration::from_micros(2 * 100 + 2_000), "2·SRTT + 2 ms");
+    assert!(ep.on_timer(probe_at).is_none(), "a probe is not a timeout");
+    expect_data(&mut ep, probe_at, seg(5), MSS);
+    expect_nothing(&mut ep, probe_at);
+
+    let sacked = probe_at + SimDuration::from_micros(100);
+    recv(&mut ep, sacked, sack_ack(4, &[(5, 6)]));
+    assert!(ep.in_recovery(), "one SACKed segment, but RACK's clock says segment 4 is lost");
+    expect_data(&mut ep, sacked, seg(4), MSS);
+    recv(&mut ep, sacked + SimDuration::from_micros(100), ack(seg(6)));
+    let st = ep.stats();
+    assert_eq!((st.timeouts, st.retransmitted_segments), (0, 2));
+}
+
+/// Linux tcp_send_loss_probe: with unsent data the peer window allows, the
+/// probe is the next new segment, sent although cwnd is full.
+#[test]
+fn rfc8985_7_3_the_probe_sends_new_data_when_it_can() {
+    let mut ep = with_flight(&TcpConfig { init_cwnd: 4, ..cfg_rack() }, seg(20), 4);
+    recv(&mut ep, us(100), ack(seg(1)));
+    assert_eq!(drain(&mut ep, us(100)), vec![(seg(4), MSS), (seg(5), MSS)], "slow start: 5 segments of cwnd");
+    let probe_at = ep.poll_timeout().expect("the probe timer is armed");
+    assert!(ep.on_timer(probe_at).is_none());
+    expect_data(&mut ep, probe_at, seg(6), MSS);
+    expect_nothing(&mut ep, probe_at);
+    assert_eq!(ep.poll_timeout(), Some(us(100) + ep.rto()), "one probe at a time: the RTO is next");
+}
+
+/// RFC 8985 §6.2: segment 5 is lost; segment 6, from the same flight, and
+/// segment 10, sent 100 us later, are SACKed: two SACKed segments are not
+/// DupThresh, but segment 5 was sent an RTT and a quarter before segment 10
+/// was delivered, so RACK marks it lost and recovery starts at once.
+#[test]
+fn rfc8985_6_2_rack_marks_an_older_segment_lost_before_dupthresh() {
+    let mut ep = with_flight(&cfg_rack(), seg(20), 10);
+    recv(&mut ep, us(100), ack(seg(5)));
+    assert_eq!(drain(&mut ep, us(100)).len(), 6, "slow start: cwnd 11, segments 10-15");
+    recv(&mut ep, us(110), sack_ack(5, &[(6, 7)]));
+    assert!(!ep.in_recovery(), "segment 6 was sent with 5: no evidence yet");
+    recv(&mut ep, us(230), sack_ack(5, &[(10, 11), (6, 7)]));
+    assert!(ep.in_recovery());
+    expect_data(&mut ep, us(230), seg(5), MSS);
+}
+
+/// Without RACK-TLP (RFC 6675 alone) the same tail loss waits for the timer.
+#[test]
+fn without_rack_tlp_the_tail_loss_times_out() {
+    let mut ep = with_flight(&cfg_sack(), seg(6), 6);
+    recv(&mut ep, us(100), ack(seg(4)));
+    expect_nothing(&mut ep, us(100));
+    assert_eq!(ep.poll_timeout(), Some(us(100) + ep.rto()));
+    expire(&mut ep);
+}
