@@ -69,8 +69,8 @@ def main() -> int:
     ap.add_argument("--runs", type=int, default=3)
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
-    head = "| servers | RTO_min | cc | SACK | buffer | sim Mbps | kernel Mbps | kernel/sim | sim TO | kernel TO | agree |"
-    print(head)
+    heads = ["servers", "RTO_min", "--tcp", "SACK", "buffer", "sim Mbps", "kernel Mbps", "kernel/sim"]
+    print("| " + " | ".join([*heads, "sim TO", "kernel TO", "agree"]) + " |")
     print("|" + "---:|" * 5 + "---:|" * 5 + ":---:|")
     good = timeouts_ok = 0
     for c in CONFIGS:
