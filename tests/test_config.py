@@ -118,7 +118,7 @@ def test_canonical_form_writes_human_units_and_the_si_form_plain_numbers() -> No
     s = Scenario(servers=16)
     c = canonical(s)
     assert (c["servers"], c["seed"], c["duration"]) == (16, 1, "1s")
-    assert c["link"] == {"rate": "1Gbps", "rtt": "100us", "loss": 0.0, "arrival_order": "queued"}
+    assert c["link"] == {"rate": "1Gbps", "rtt": "100us", "propagation": "50ns", "loss": 0.0, "arrival_order": "queued"}
     assert (c["switch"]["buffer"], c["tcp"]["rto_min"], c["tcp"]["delayed_ack"]) == ("32KiB", "200ms", "40ms")
     assert c["workload"]["sru"] == "256KiB" and "block" not in c["workload"]
     d = s.to_dict()
@@ -248,7 +248,7 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    unknown = r"^link\.speed: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"
+    unknown = r"^link\.speed: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order$"
     with pytest.raises(ScenarioError, match=unknown):
         Scenario.from_toml(path)
     assert scenario_error({"servers": 4, "srevers": 5}).startswith(
@@ -339,7 +339,10 @@ def test_overrides_accept_nested_tables() -> None:
         ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; \[tcp\] has mss, init_cwnd, "),
         ("speed", r"^speed: unknown setting; the settings are servers, seed, blocks, duration, "),
         ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
-        ("link.rate.bps", r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, loss, arrival_order$"),
+        (
+            "link.rate.bps",
+            r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order$",
+        ),
     ],
 )
 def test_unknown_override_path_is_named(path: str, message: str) -> None:

@@ -193,3 +193,29 @@ def test_a_background_flow_into_the_client_shares_its_port_with_the_reads(capsys
     assert capsys.readouterr().err.startswith("error: background: must be tcp:N")
     with pytest.raises(incast.ScenarioError, match="background.tcp_to_client: cannot be set together"):
         incast.run(servers=2, background={"tcp_flows": 1, "tcp_to_server": True, "tcp_to_client": True})
+
+
+def test_the_rtt_is_spent_in_the_hosts_so_pause_keeps_a_single_switch_lossless() -> None:
+    """FAST08 §6 (Fig 14): on one switch, PAUSE stops the losses. Only the cable holds frames on
+    the wire, and with the default 100 us RTT almost all of it is in the hosts: four servers into a
+    32 KiB port lose nothing with PAUSE, and get several times the goodput they get without it.
+    With the whole RTT on the cables (25 us per link), frames in flight outgrow the room above XOFF."""
+    base = {"servers": 4, "blocks": 40, "switch": {"buffer": "32KiB"}}
+    plain = incast.run(Scenario.parse(base))
+    paused = incast.run(Scenario.parse(base, {"switch.pause": True}))
+    on_the_wire = incast.run(Scenario.parse(base, {"switch.pause": True, "link.propagation": "25us"}))
+    assert paused.drops == 0 and paused.timeouts == 0
+    assert paused.goodput_mbps > 5 * plain.goodput_mbps
+    assert on_the_wire.drops > 0
+    sixteen = {"servers": 16, "blocks": 20, "switch": {"buffer": "32KiB", "pause": True}}
+    long_cables = incast.run(Scenario.parse(sixteen, {"link.propagation": "25us"}))
+    assert incast.run(Scenario.parse(sixteen)).drops < long_cables.drops
+
+
+def test_the_rtt_split_is_stated_and_checked() -> None:
+    s = Scenario(servers=4)
+    assert "RTT 100us (hosts 99.8us)" in s.describe()
+    same = Scenario(servers=4, link={"rtt": "100us", "propagation": "25us"})
+    assert "RTT 100us (hosts 0)" in same.describe(), "the whole round trip on the cables"
+    with pytest.raises(ScenarioError, match=r"^link.propagation: four links' propagation must fit in link.rtt"):
+        Scenario(servers=4, link={"propagation": "30us"})

@@ -166,6 +166,8 @@ METRICS = (
     "rude_polite_s",
     "background_goodput_mbps",
     "timed_out_block_fraction",
+    "spurious_timeouts",
+    "spurious_timeout_fraction",
 )
 
 _NAME = re.compile(

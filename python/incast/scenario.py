@@ -239,8 +239,13 @@ class Scenario:
         """The canonical form as compact JSON, the input of ``incast._core.run``."""
         return _dumps(self._toml)
 
+    def _host_share(self) -> float:
+        """Seconds of ``link.rtt`` spent in the hosts: what four links' propagation (at most rtt / 4) leaves."""
+        rtt, cable = float(self.link.rtt), float(self.link.propagation)
+        return round(rtt - 4 * min(cable, rtt / 4), 12)
+
     def describe(self) -> str:
-        """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us, buffer 32KiB, RTO_min 200ms``.
+        """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us (hosts 99.8us), buffer 32KiB, ...``.
 
         With several clients it starts ``2 clients x 16 servers (disjoint)``;
         PAUSE or PFC follow the buffer, and a variant other than NewReno ends it.
@@ -256,7 +261,7 @@ class Scenario:
                 servers,
                 response,
                 format_rate(self.link.rate),
-                f"RTT {format_duration(self.link.rtt)}",
+                f"RTT {format_duration(self.link.rtt)} (hosts {format_duration(self._host_share())})",
                 *fabric[topo.kind],
                 *([] if self.wan.delay is None else [f"WAN {format_duration(self.wan.delay)}"]),
                 f"buffer {format_buffer(self.switch.buffer)}",

@@ -157,7 +157,9 @@ def metrics_of(result: Result) -> dict[str, float]:
     each client's blocks apart, background flows left out); and SIGCOMM09
     §2.2's "requests that experienced a TCP timeout": the fraction of
     completed blocks (all clients') during which an end of one of its
-    client's synchronized-read connections (not a background flow) timed out.
+    client's synchronized-read connections (not a background flow) timed out;
+    and CMU09 Table 1's spurious fraction: timeouts judged spurious (F-RTO or
+    Eifel) over all timeouts.
     """
     d = result.to_dict()
     flat: dict[str, float | None] = {}
@@ -189,6 +191,8 @@ def metrics_of(result: Result) -> dict[str, float]:
         flat[name] = float(worst.sum()) / blocks if blocks else math.nan
     timed_out = len(read[["client", "block"]].drop_duplicates())
     flat["timed_out_block_fraction"] = timed_out / blocks if blocks else math.nan
+    timeouts = int(d["timeouts"])
+    flat["spurious_timeout_fraction"] = int(d["spurious_timeouts"]) / timeouts if timeouts else math.nan
     values = {m: flat[m] for m in METRICS}
     return {m: math.nan if v is None else float(v) for m, v in values.items()}
 

@@ -84,8 +84,9 @@ fn a_slow_trunk_becomes_the_bottleneck() {
     assert!(r.summary.goodput_mbps < 500.0);
 }
 
-/// The handshake's RTT sample follows the path: a tree's server is two trunk
-/// delays further away, so one server's first block takes longer.
+/// The handshake's RTT sample follows the path: a tree's server is a trunk
+/// further away each way (one more store-and-forward hop and its cable), so
+/// one server's first block takes longer.
 #[test]
 fn a_tree_adds_the_trunk_to_the_round_trip() {
     let first_block_ms = |t| {
@@ -97,7 +98,7 @@ fn a_tree_adds_the_trunk_to_the_round_trip() {
     };
     let star = first_block_ms(TopologyConfig::Star);
     let tree = first_block_ms(tree(1, None));
-    assert!(tree > star + 0.05, "star {star} ms, tree {tree} ms");
+    assert!(tree > star + 0.02, "star {star} ms, tree {tree} ms");
 }
 
 /// Validation names the field, and for a file the node or link.

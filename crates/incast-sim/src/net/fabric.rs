@@ -33,7 +33,7 @@ use crate::workload::clients::{Layout, ServerSets};
 /// Default value: `star`.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub enum TopologyConfig {
-    /// Every host on one switch; every link has `link.rate` and `link.rtt / 4`.
+    /// Every host on one switch; every link has `link.rate` and `link.propagation`.
     #[default]
     Star,
     /// A two-tier tree (FAST08 §3.2); with one edge switch, GIP Fig 14's path.
@@ -47,15 +47,15 @@ pub enum TopologyConfig {
 /// joined to the core by a trunk.
 ///
 /// Default values: one edge switch; the trunks have the host links' rate and
-/// delay (`link.rate`, `link.rtt / 4`), so a server's round trip crosses six
-/// link delays instead of four.
+/// propagation (`link.rate`, `link.propagation`), so a server's round trip
+/// adds four trunk crossings' propagation to `link.rtt`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TreeConfig {
     /// Number of edge switches the servers are spread over.
     pub edge_switches: u32,
     /// Line rate of each trunk, both directions (`None`: `link.rate`).
     pub trunk_rate: Option<BitRate>,
-    /// One-way propagation delay of each trunk (`None`: `link.rtt / 4`).
+    /// One-way propagation delay of each trunk (`None`: `link.propagation`).
     pub trunk_delay: Option<SimDuration>,
 }
 
@@ -87,7 +87,8 @@ pub struct NodeSpec {
 
 /// One full-duplex link of a [`GraphConfig`] between nodes `a` and `b`.
 ///
-/// Default values: `rate` `link.rate`, `delay` `link.rtt / 4`; the `b → a`
+/// Default values: `rate` `link.rate`, `delay` `link.propagation` (every host adds
+/// its share of `link.rtt` where it receives); the `b → a`
 /// direction takes the `a → b` values unless `rate_ba` / `delay_ba` are set.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LinkSpec {

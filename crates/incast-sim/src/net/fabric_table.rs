@@ -47,7 +47,7 @@ crate::settings! {
         "edge_switches" edge_switches: u32 = 1, Count::new(1, MAX_EDGE_SWITCHES, "edge switches");
         /// Tree: line rate of each trunk, or "link" (the host links' rate).
         "trunk_rate" trunk_rate: Option<BitRate> = None, SAME_AS_LINK_RATE;
-        /// Tree: one-way delay of each trunk, or "link" (link.rtt / 4).
+        /// Tree: one-way delay of each trunk, or "link" (link.propagation).
         "trunk_delay" trunk_delay: Option<SimDuration> = None, SAME_AS_LINK_DELAY;
         /// Graph: "shortest_path" (then the routes on top) or "static" (only the routes listed).
         "routing" routing: Routing = Routing::ShortestPath,

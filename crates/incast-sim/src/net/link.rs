@@ -14,16 +14,25 @@ use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
 crate::settings! {
     /// Every host link (server↔switch and client↔switch), both directions.
     ///
-    /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1); no loss;
-    /// `arrival_order` `queued`, the order the engine always had.
+    /// Default values: `rate` 1 Gbps and `rtt` 100 µs (FAST08 Table 1);
+    /// `propagation` 50 ns, ten metres of cable (light covers about 0.2 m per
+    /// ns in copper or fibre), so that nearly all of the round trip is spent
+    /// in the hosts, as on a real cluster (CMU09 §4: 100 µs RTTs through one
+    /// switch); no loss; `arrival_order` `queued`, the order the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
         "rate" rate: BitRate = BitRate::gbps(1), Rate;
-        /// Round-trip propagation delay between a server and the client: the
-        /// sum of the four one-way link delays, without serialization or
-        /// queueing. Each link gets `rtt / 4`.
+        /// Round trip between a server and the client on one switch, without
+        /// serialization or queueing: four links' propagation plus the hosts'
+        /// stacks and NICs, which take the rest (rtt − 4·propagation), half of
+        /// it at each host.
         "rtt" rtt: SimDuration = SimDuration::from_micros(100), Duration::ANY;
+        /// One-way propagation delay of every link (the cable); at most rtt / 4
+        /// (the default yields to a shorter round trip). Only this part of the
+        /// round trip holds frames on the wire, where PAUSE and PFC must leave
+        /// headroom for them.
+        "propagation" propagation: SimDuration = SimDuration::from_nanos(50), Duration::ANY;
         /// Probability that any link loses a frame on the wire (random loss,
         /// each direction of each link from its own seeded substream), kept in
         /// parts per billion; 0 for none.
@@ -34,6 +43,20 @@ crate::settings! {
         /// waited, as ns-2 and ns-3 order them).
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
             Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire)]);
+    }
+}
+
+impl LinkConfig {
+    /// The propagation every link gets: `propagation`, at most rtt / 4.
+    pub fn cable(&self) -> SimDuration {
+        self.propagation.min(self.rtt / 4)
+    }
+
+    /// The share of the round trip one host's stack and NIC take, both
+    /// directions together: (rtt − 4·cable) / 2, charged where the host
+    /// receives (`net::topology`).
+    pub fn host_delay(&self) -> SimDuration {
+        SimDuration((self.rtt.as_ps() - 4 * self.cable().as_ps()) / 2)
     }
 }
 

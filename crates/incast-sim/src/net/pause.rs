@@ -20,8 +20,9 @@
 //! by the headroom of every link that can feed it; a link of rate R and
 //! one-way delay D adds `2·D·R/8 + 2·1538 + 84` bytes (frames on the wire
 //! both ways, the frame the upstream is sending when the PAUSE arrives, the
-//! frame that delays the PAUSE, and the PAUSE itself). With 25 µs links at
-//! 1 Gbps that is about 9.4 KB per feeding link.
+//! frame that delays the PAUSE, and the PAUSE itself). With the default
+//! 50 ns of cable at 1 Gbps that is about 3.2 KB per feeding link; D is the
+//! cable's propagation (`link.propagation`), not the hosts' share of the RTT.
 //! **Deliberately different:** congestion is judged at the output port (the
 //! queue that overflows in an output-queued switch), not by per-ingress
 //! buffer accounting as in 802.1Qbb PFC headroom calculations.

@@ -62,11 +62,22 @@ pub struct Port {
     pub node: NodeId,
     /// The node at the far end.
     pub peer: NodeId,
+    /// What the far end adds before a frame reaches it: a host's stack and
+    /// NIC latency ([`Network::set_host_delay`]); zero toward a switch.
+    rx_delay: SimDuration,
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
     /// The port needs [`Network::send_special`]: a shared memory, a lossy
     /// link or a wide-area delay.
     special: bool,
+}
+
+impl Port {
+    /// What the far end adds before a frame reaches it (a host's stack and NIC).
+    #[inline]
+    pub fn rx_delay(&self) -> SimDuration {
+        self.rx_delay
+    }
 }
 
 /// A port with a buffer of its own.
@@ -134,6 +145,7 @@ impl Network {
                     queue: DropTailQueue::new(limit),
                     node: NodeId(from as u32),
                     peer: NodeId(to as u32),
+                    rx_delay: SimDuration::ZERO,
                     pool: NO_POOL,
                     special: hop.loss_ppb > 0,
                 });
@@ -196,6 +208,17 @@ impl Network {
         Network { nodes, names, ports, host_nodes, pools, wire, lost }
     }
 
+    /// Every host takes `delay` from the last bit of a frame on its NIC to
+    /// its TCP (its stack's and NIC's latency both ways, charged on receive;
+    /// `LinkConfig::host_delay`).
+    pub fn set_host_delay(&mut self, delay: SimDuration) {
+        for p in &mut self.ports {
+            if matches!(self.nodes[p.peer.0 as usize], Node::Host { .. }) {
+                p.rx_delay = delay;
+            }
+        }
+    }
+
     /// Put the wide-area delay model `cfg` on both directions of every link
     /// of `fabric` (the one this network was built from) whose hops say
     /// `wan`; port `p` draws from the substreams `wan/<p>/…` of `seed`.
@@ -242,9 +265,9 @@ impl Network {
     pub fn one_way(&self, src: u32, dst: u32, payload: u32) -> Result<SimDuration, SimError> {
         let wire = frame::wire_bytes(payload);
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
-            let l = &self.port(p).link;
+            let port = self.port(p);
             let wan = self.wire[p.0 as usize].wan.as_ref().map_or(SimDuration::ZERO, WanDelay::base);
-            t + l.rate().tx_time(wire) + l.delay() + wan
+            t + port.link.rate().tx_time(wire) + port.link.delay() + wan + port.rx_delay
         }))
     }
 
@@ -314,7 +337,7 @@ impl Network {
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
         p.queue.push(now, done, frame_bytes);
-        Some((p.peer, p.link.arrival(done)))
+        Some((p.peer, p.link.arrival(done) + p.rx_delay))
     }
 }
 
@@ -351,8 +374,8 @@ impl Network {
         }
         let arrival = p.link.arrival(done);
         match &mut wire.wan {
-            Some(wan) => Some((p.peer, wan.arrival(done, arrival))),
-            None => Some((p.peer, arrival)),
+            Some(wan) => Some((p.peer, wan.arrival(done, arrival) + p.rx_delay)),
+            None => Some((p.peer, arrival + p.rx_delay)),
         }
     }
 
@@ -388,6 +411,22 @@ mod tests {
         let hop = SimDuration::from_nanos(12_304) + SimDuration::from_micros(25);
         assert_eq!(t2, SimTime::ZERO + hop + hop);
         assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop);
+    }
+
+    /// A host's stack and NIC latency delays what reaches the host, not what
+    /// reaches the switch, and counts in the one-way time.
+    #[test]
+    fn host_delay_is_charged_where_a_host_receives() {
+        let mut net = star(2, BufferLimit::Bytes(Bytes::kib(32)));
+        let host = SimDuration::from_micros(40);
+        net.set_host_delay(host);
+        let (_, at_switch) = net.send(net.nic(2), SimTime::ZERO, 1460).unwrap();
+        let hop = SimDuration::from_nanos(12_304) + SimDuration::from_micros(25);
+        assert_eq!(at_switch, SimTime::ZERO + hop);
+        let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
+        let (_, at_client) = net.send(route[0], at_switch, 1460).unwrap();
+        assert_eq!(at_client, at_switch + hop + host);
+        assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop + host);
     }
 
     /// QoS with 4 classes leaves a flow a quarter of the port (FAST08 §4.1).

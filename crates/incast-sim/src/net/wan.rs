@@ -63,7 +63,7 @@ crate::settings! {
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct WanConfig {
         /// Base one-way delay added to each direction of a WAN link, on top of
-        /// its propagation delay (link.rtt / 4); "off" turns the model off.
+        /// its propagation delay (link.propagation); "off" turns the model off.
         "delay" delay: Option<SimDuration> = None, off_or(Duration::ANY, "a duration");
         /// Per-frame jitter: the mean (exponential) or the limit (uniform).
         "jitter" jitter: SimDuration = SimDuration::ZERO, Duration::ANY;

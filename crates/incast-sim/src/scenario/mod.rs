@@ -135,6 +135,18 @@ impl Scenario {
                 format!("{clients} clients × {} servers is more than {MAX_SERVERS} connections", self.servers),
             ));
         }
+        let cable = self.link.propagation;
+        if cable.as_ps().saturating_mul(4) > self.link.rtt.as_ps() && cable != LinkConfig::default().propagation {
+            return Err(invalid(
+                "link.propagation",
+                format!(
+                    "four links' propagation must fit in link.rtt ({}): at most {}, got {}",
+                    Duration::format(self.link.rtt),
+                    Duration::format(self.link.rtt / 4),
+                    Duration::format(self.link.propagation)
+                ),
+            ));
+        }
         // Before the fabric is built: its route tables are part of the estimate.
         self.check_footprint()?;
         self.validate_fabric()?;
@@ -385,7 +397,7 @@ impl Scenario {
             udp_sender: self.background.udp_rate.is_some(),
         };
         let host =
-            Hop { rate: self.link.rate, delay: self.link.rtt / 4, loss_ppb: self.link.loss_ppb, wan: self.wan.is_on() };
+            Hop { rate: self.link.rate, delay: self.link.cable(), loss_ppb: self.link.loss_ppb, wan: self.wan.is_on() };
         match &self.topology {
             TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
             TopologyConfig::Tree(t) => {
@@ -678,7 +690,10 @@ mod tests {
     #[test]
     fn unknown_keys_are_refused_naming_the_table_and_what_it_has() {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
-        assert_eq!(err.to_string(), "link.speed: unknown setting; [link] has rate, rtt, loss, arrival_order");
+        assert_eq!(
+            err.to_string(),
+            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order"
+        );
     }
 
     /// The canonical form reads back to the same scenario, and the SI form

@@ -70,6 +70,7 @@ impl DataPlane {
         let classes = s.classes();
         let model = if classes { BufferModel::Static } else { s.switch.buffer_model };
         let mut net = Network::build(&fabric, s.switch.buffer.into(), model, s.seed);
+        net.set_host_delay(s.link.host_delay());
         if s.wan.is_on() {
             net.add_wan(&fabric, &s.wan, s.seed);
         }

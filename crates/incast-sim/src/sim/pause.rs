@@ -291,7 +291,7 @@ impl DataPlane {
         let done = p.link.transmit(now, wire);
         p.queue.start_next(arrived, done, u64::from(frame_bytes));
         events.push(done, Event::TxDone { port });
-        events.push(p.link.arrival(done), Event::ArriveVia { pkt, port });
+        events.push(p.link.arrival(done) + p.rx_delay(), Event::ArriveVia { pkt, port });
     }
 
     /// `port` finished a transmission: release the links (or priorities) it
