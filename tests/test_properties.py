@@ -30,7 +30,11 @@ scenarios = st.fixed_dictionaries(
         "duration": st.sampled_from(["20ms", "50ms"]),
         "seed": st.integers(0, 2**32),
         "link": st.fixed_dictionaries(
-            {"rate": st.sampled_from(["100Mbps", "1Gbps", "10Gbps"]), "loss": st.sampled_from([0.0, 0.0, 0.001])}
+            {
+                "rate": st.sampled_from(["100Mbps", "1Gbps", "10Gbps"]),
+                "loss": st.sampled_from([0.0, 0.0, 0.001]),
+                "propagation": st.sampled_from(["50ns", "25us"]),
+            }
         ),
         "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "32KiB", "128KiB", "16pkt", "64pkt"])}),
         "tcp": st.fixed_dictionaries(
@@ -43,6 +47,8 @@ scenarios = st.fixed_dictionaries(
                 "timestamps": st.booleans(),
                 "restart_after_idle": st.booleans(),
                 "spurious_rto": st.sampled_from(["off", "frto"]),
+                "rack_tlp": st.booleans(),
+                "cwnd_validation": st.sampled_from(["off", "linux"]),
             }
         ),
         "workload": st.fixed_dictionaries(
@@ -103,8 +109,9 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
 
 #: Scenarios whose every window fits the capture's 16-bit window field (no
 #: window scaling is negotiated), over the mechanisms that choose what to send
-#: next: SACK recovery with and without lost-retransmission detection, F-RTO,
-#: limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
+#: next: SACK recovery with and without lost-retransmission detection, RACK-TLP
+#: (whose probe may send new data beyond cwnd, never beyond the peer window),
+#: cwnd validation, F-RTO, limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
@@ -124,6 +131,8 @@ windowed = st.fixed_dictionaries(
                 "rcv_wnd": st.sampled_from(["2KiB", "8KiB", "20000B", "64000B"]),
                 "limited_transmit": st.booleans(),
                 "sack_lost_retransmit": st.booleans(),
+                "rack_tlp": st.booleans(),
+                "cwnd_validation": st.sampled_from(["off", "linux"]),
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "gip": st.sampled_from(["off", "333", "123"]),
                 "rude_allowed": st.booleans(),

@@ -417,7 +417,15 @@ impl Sender {
         let Some(rack) = &mut self.rack else { return };
         let srtt = self.rto.srtt();
         let at = match srtt {
-            Some(srtt) if rack.may_probe() && self.snd_una < self.snd_max && self.backoff == 0 && !recovering => {
+            // Not in loss recovery after a timeout either (Linux probes in Open or
+            // CWR only): neither backed off nor resending what go-back-N rewound.
+            Some(srtt)
+                if rack.may_probe()
+                    && self.snd_una < self.snd_max
+                    && self.snd_nxt == self.snd_max
+                    && self.backoff == 0
+                    && !recovering =>
+            {
                 let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
                 let at = clock.deadline(now, RackTlp::pto(srtt, segments, self.rto.rto_min()));
                 self.rtx_deadline.map_or(Some(at), |rto| (at < rto).then_some(at))
