@@ -122,6 +122,15 @@ def test_variants_map_to_a_linux_congestion_control_set_explicitly(variant: str,
     assert p.serve_options[p.serve_options.index("--congestion") + 1] == congestion
 
 
+@pytest.mark.parametrize(("rack_tlp", "recovery", "early_retrans"), [(True, "1", "3"), (False, "0", "0")])
+def test_rack_tlp_is_the_kernels_tcp_recovery_and_tcp_early_retrans(
+    rack_tlp: bool, recovery: str, early_retrans: str
+) -> None:
+    """The linux presets differ here: today's kernel runs RACK-TLP, 2.6.28 had neither."""
+    p = plan(scenario(tcp={"variant": "sack", "rack_tlp": rack_tlp}), HZ250, CONGESTION)
+    assert (p.sysctls["net.ipv4.tcp_recovery"], p.sysctls["net.ipv4.tcp_early_retrans"]) == (recovery, early_retrans)
+
+
 def test_a_congestion_control_the_kernel_lacks_is_a_one_line_error() -> None:
     with pytest.raises(ScenarioError, match=r"^tcp.variant: dctcp needs the kernel's dctcp .*reno, bbr, cubic\)$"):
         plan(scenario(tcp={"variant": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)

@@ -34,16 +34,16 @@ class Preset:
 #: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
 #: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed when the
 #: head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
-#: (tcp_is_cwnd_limited); with SACK, RACK-TLP (tcp_recovery 1, tcp_early_retrans 3) and the
-#: detection of lost retransmissions (tcp_sacktag_write_queue). Presets of a Linux host include it
-#: and ``incast validate`` runs the simulator with it.
+#: (tcp_is_cwnd_limited); with SACK, the detection of lost retransmissions
+#: (tcp_sacktag_write_queue). Presets of a Linux host include it and ``incast validate`` runs the
+#: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
+#: ``tcp.rack_tlp`` and the testbed applies it.
 LINUX_STACK: dict[str, Any] = {
     "tcp.rto_flavor": "linux",
     "tcp.limited_transmit": True,
     "tcp.recovery_exit": "ssthresh",
     "tcp.rto_restart": "fast_retransmit",
     "tcp.cwnd_validation": "linux",
-    "tcp.rack_tlp": True,
     "tcp.sack_lost_retransmit": True,
 }
 
@@ -57,12 +57,13 @@ PRESETS: dict[str, Preset] = {
             "ACK and RTO on 4 ms jiffies, and the kernel's own recovery rules.",
             "The kernel's defaults (tcp_congestion_control cubic on most distributions; bbr on this machine, "
             "but the testbed sets the congestion control per socket), tcp_sack, tcp_timestamps and "
-            "tcp_frto on, IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a HZ=250 clock with the "
+            "tcp_frto on, RACK-TLP with SACK (tcp_recovery 1, tcp_early_retrans 3), IW 10 (RFC 6928, "
+            "Linux 2.6.39), RTO_min 200 ms on a HZ=250 clock with the "
             "tcp_rtt_estimator formula; and how the kernel recovers (LINUX_STACK): it always sends on the "
             "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
             "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
-            "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, runs RACK-TLP and detects "
-            "lost retransmissions. incast validate runs its scenarios over this preset and the simulator "
+            "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
+            "retransmissions. incast validate runs its scenarios over this preset and the simulator "
             "with LINUX_STACK. Not modelled yet: PRR, receive-buffer autotuning, HyStart.",
             {
                 "tcp.variant": "cubic",
@@ -73,6 +74,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rto_min": "200ms",
                 "tcp.clock_granularity": "4ms",
                 "tcp.delayed_ack": "linux",
+                "tcp.rack_tlp": True,
                 **LINUX_STACK,
             },
         ),
@@ -97,7 +99,6 @@ PRESETS: dict[str, Preset] = {
                 "tcp.clock_granularity": "1ms",
                 "tcp.delayed_ack": "linux",
                 **LINUX_STACK,
-                "tcp.rack_tlp": False,
             },
         ),
         Preset(

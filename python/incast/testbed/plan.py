@@ -17,8 +17,9 @@ off``); ``tcp.variant`` (reno and newreno run Linux ``reno``, cubic ``cubic``,
 sack ``reno`` with SACK on: Linux's loss recovery is NewReno without SACK and
 SACK with RACK when SACK is on); ``tcp.sack``, ``tcp.timestamps``,
 ``tcp.spurious_rto`` off/frto, ``tcp.dupack_threshold`` and
-``tcp.restart_after_idle`` (``tcp_sack``, ``tcp_timestamps``, ``tcp_frto``,
-``tcp_reordering``, ``tcp_slow_start_after_idle``). ECN is always off
+``tcp.restart_after_idle``, ``tcp.rack_tlp`` (``tcp_sack``, ``tcp_timestamps``,
+``tcp_frto``, ``tcp_reordering``, ``tcp_slow_start_after_idle``,
+``tcp_recovery`` and ``tcp_early_retrans``). ECN is always off
 (``tcp_ecn = 0``): ``tbf`` cannot mark. The congestion control is always set
 explicitly, on every socket (``TCP_CONGESTION`` through ``incast serve`` and
 ``incast read --congestion``): a new namespace would otherwise inherit the
@@ -227,6 +228,9 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         "net.ipv4.tcp_sack": str(int(sack)),
         "net.ipv4.tcp_timestamps": str(int(tcp.timestamps)),
         "net.ipv4.tcp_frto": "2" if tcp.spurious_rto == "frto" else "0",
+        # RACK (tcp_recovery bit 1) and the tail loss probe (tcp_early_retrans 3); both need SACK.
+        "net.ipv4.tcp_recovery": str(int(tcp.rack_tlp)),
+        "net.ipv4.tcp_early_retrans": "3" if tcp.rack_tlp else "0",
         "net.ipv4.tcp_ecn": "0",
         "net.ipv4.tcp_reordering": str(tcp.dupack_threshold),
         "net.ipv4.tcp_slow_start_after_idle": str(int(tcp.restart_after_idle)),
