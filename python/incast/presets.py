@@ -57,14 +57,15 @@ PRESETS: dict[str, Preset] = {
             "ACK and RTO on 4 ms jiffies, and the kernel's own recovery rules.",
             "The kernel's defaults (tcp_congestion_control cubic on most distributions; bbr on this machine, "
             "but the testbed sets the congestion control per socket), tcp_sack, tcp_timestamps and "
-            "tcp_frto on, RACK-TLP with SACK (tcp_recovery 1, tcp_early_retrans 3), IW 10 (RFC 6928, "
-            "Linux 2.6.39), RTO_min 200 ms on a HZ=250 clock with the "
+            "tcp_frto on, RACK-TLP and Proportional Rate Reduction with SACK (tcp_recovery 1, "
+            "tcp_early_retrans 3; PRR since 3.2), IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a "
+            "HZ=250 clock with the "
             "tcp_rtt_estimator formula; and how the kernel recovers (LINUX_STACK): it always sends on the "
             "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
             "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
             "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
             "retransmissions. incast validate runs its scenarios over this preset and the simulator "
-            "with LINUX_STACK. Not modelled yet: PRR, receive-buffer autotuning, HyStart.",
+            "with LINUX_STACK. Not modelled yet: PRR without SACK, receive-buffer autotuning, HyStart.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -75,6 +76,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.clock_granularity": "4ms",
                 "tcp.delayed_ack": "linux",
                 "tcp.rack_tlp": True,
+                "tcp.prr": True,
                 **LINUX_STACK,
             },
         ),

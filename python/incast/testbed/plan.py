@@ -33,7 +33,8 @@ adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
 and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted), and a
-non-default ``tcp.rcv_wnd`` (Linux tunes its own window),
+non-default ``tcp.rcv_wnd`` (Linux tunes its own window), ``tcp.prr`` off with
+SACK (Linux always runs PRR),
 ``workload.request``, ``order`` or ``server_jitter`` (the protocol's 24-byte
 request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
@@ -205,6 +206,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.variant: Linux recovers as NewReno (partial ACKs retransmit); reno runs as newreno")
     if not tcp.limited_transmit:
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
+    if not tcp.prr and (tcp.sack or tcp.variant == "sack"):
+        notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
     default = Scenario(servers=1)
     if tcp.rcv_wnd != default.tcp.rcv_wnd:
         notes.append(f"tcp.rcv_wnd: Linux tunes its own receive window; {format_size(tcp.rcv_wnd)} is not applied")

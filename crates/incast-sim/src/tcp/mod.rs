@@ -44,6 +44,7 @@ pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
+pub mod prr;
 pub mod rack_tlp;
 pub mod receiver;
 pub mod rto;

@@ -53,6 +53,8 @@ pub struct RackTlp {
     probe_retransmitted: bool,
     /// When the armed probe timer fires.
     probe_at: Option<SimTime>,
+    /// The probe segment `(seq, len)` due now, sent whatever cwnd says.
+    due: Option<(u64, u64)>,
 }
 
 impl RackTlp {
@@ -125,12 +127,20 @@ impl RackTlp {
         self.probe_at
     }
 
-    /// The probe went out, resending data when `retransmitted`; SND.MAX is now `snd_max`.
+    /// The probe `segment` is due, resending data when `retransmitted`;
+    /// SND.MAX will be `snd_max` once it is sent.
     #[inline]
-    pub fn on_probe_sent(&mut self, snd_max: u64, retransmitted: bool) {
+    pub fn on_probe_due(&mut self, segment: (u64, u64), snd_max: u64, retransmitted: bool) {
+        self.due = Some(segment);
         self.probe_end = Some(snd_max);
         self.probe_retransmitted = retransmitted;
         self.probe_at = None;
+    }
+
+    /// The probe segment to send now, if one is due.
+    #[inline]
+    pub fn take_probe(&mut self) -> Option<(u64, u64)> {
+        self.due.take()
     }
 
     /// An ACK of everything below `ack` arrived: true when it ends a probe
@@ -152,6 +162,7 @@ impl RackTlp {
     pub fn on_timeout(&mut self) {
         self.probe_end = None;
         self.probe_at = None;
+        self.due = None;
     }
 }
 
@@ -203,12 +214,13 @@ mod tests {
     #[test]
     fn rfc8985_7_4_a_repairing_probe_calls_for_a_response() {
         let mut r = RackTlp::new();
-        r.on_probe_sent(10_000, true);
+        r.on_probe_due((9_000, 1_000), 10_000, true);
+        assert_eq!(r.take_probe(), Some((9_000, 1_000)));
         assert!(!r.may_probe());
         assert!(!r.on_ack(9_000, false), "not yet beyond the probe");
         assert!(r.on_ack(10_000, false));
         assert!(r.may_probe());
-        r.on_probe_sent(20_000, false);
+        r.on_probe_due((19_000, 1_000), 20_000, false);
         assert!(!r.on_ack(20_000, false), "a probe of new data repaired nothing");
     }
 }

@@ -37,6 +37,7 @@ use super::gip::Gip;
 use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
+use super::prr::Prr;
 use super::rack_tlp::RackTlp;
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
@@ -122,10 +123,11 @@ pub struct Sender {
     ssthresh_rule: SsthreshRule,
     /// Data left since the last end of a burst (`tcp::cwnd_validation`, `tcp::rack_tlp`).
     burst_sent: bool,
-    /// RACK-TLP (`tcp::rack_tlp`), when on with SACK.
-    rack: Option<RackTlp>,
-    /// A tail loss probe due now, sent whatever cwnd says.
-    probe: Option<(u64, u64)>,
+    /// RACK-TLP (`tcp::rack_tlp`), when on with SACK (boxed, as the
+    /// scoreboard: a sender without it stays small).
+    rack: Option<Box<RackTlp>>,
+    /// Proportional Rate Reduction (`tcp::prr`), when on with SACK.
+    prr: Option<Box<Prr>>,
 }
 
 impl Sender {
@@ -177,8 +179,8 @@ impl Sender {
             },
             ssthresh_rule: cfg.ssthresh_rule,
             burst_sent: false,
-            rack: (cfg.rack_tlp && cfg.sack_enabled()).then(RackTlp::new),
-            probe: None,
+            rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
+            prr: (cfg.prr && cfg.sack_enabled()).then(|| Box::new(Prr::new(mss as u64))),
         }
     }
 
@@ -276,6 +278,10 @@ impl Sender {
             // can be ignored. If the ACK acks something not yet sent ... drop"
             return false;
         }
+        let (old_una, sacked_before) = match (&self.prr, &self.sack) {
+            (Some(_), Some(sb)) => (self.snd_una, sb.sacked_in(self.snd_una, self.snd_max)),
+            _ => (self.snd_una, 0),
+        };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
         let newly_sacked = match &mut self.sack {
             Some(sb) if seg.has_sack() || !sb.is_empty() => sb.update(ack, seg.sack()),
@@ -300,6 +306,9 @@ impl Sender {
             self.dart += u32::from(dup);
             if dup {
                 self.on_dup_ack(now, clock, ack, newly_sacked, stats);
+            }
+            if self.prr.is_some() {
+                self.prr_update(old_una, sacked_before);
             }
             return spurious;
         }
@@ -328,7 +337,10 @@ impl Sender {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
                 let recovering = sb.in_recovery();
-                sb.on_cumulative_ack(ack);
+                if sb.on_cumulative_ack(ack) && self.prr.is_some() {
+                    // Linux tcp_end_cwnd_reduction: "tcp_snd_cwnd_set(tp, tp->snd_ssthresh)".
+                    self.cc.set_cwnd(self.cc.ssthresh());
+                }
                 if !recovering && !cut {
                     self.cc.on_ack(acked, now, srtt);
                 }
@@ -349,7 +361,28 @@ impl Sender {
         } else if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
         }
+        if self.prr.is_some() {
+            self.prr_update(old_una, sacked_before);
+        }
         spurious
+    }
+
+    /// PRR (RFC 6937) after an ACK in SACK recovery: SND.UNA moved from
+    /// `old_una` and `sacked_before` bytes above it were SACKed before the ACK.
+    #[inline(never)]
+    fn prr_update(&mut self, old_una: u64, sacked_before: u64) {
+        let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
+        if !sb.in_recovery() {
+            return;
+        }
+        // "DeliveredData = (change in snd.una) + (change in SACKed bytes)".
+        let sacked = sb.sacked_in(self.snd_una, self.snd_max);
+        let delivered = (self.snd_una - old_una + sacked).saturating_sub(sacked_before);
+        if delivered == 0 {
+            return;
+        }
+        let pipe = sb.pipe(self.snd_una, self.snd_max);
+        self.cc.set_cwnd(prr.on_ack(delivered, pipe, self.cc.ssthresh()));
     }
 
     /// The retransmission timer after an ACK of new data.
@@ -455,9 +488,8 @@ impl Sender {
         let retransmitted = probe.0 < self.snd_max;
         let end = self.snd_max.max(probe.0 + probe.1);
         if let Some(rack) = &mut self.rack {
-            rack.on_probe_sent(end, retransmitted);
+            rack.on_probe_due(probe, end, retransmitted);
         }
-        self.probe = Some(probe);
     }
 
     /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
@@ -492,6 +524,9 @@ impl Sender {
                 // FlightSize leaves out what SACKed data let through beyond cwnd
                 // (RFC 5681 3.2 leaves out Limited Transmit's segments).
                 self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
+                if let Some(prr) = &mut self.prr {
+                    prr.enter(self.snd_nxt - self.snd_una);
+                }
                 // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
                 self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
                 self.restart_for_fast_retransmit(now, clock);
@@ -634,7 +669,6 @@ impl Sender {
         self.sack_rtx = None;
         if let Some(rack) = &mut self.rack {
             rack.on_timeout();
-            self.probe = None;
         }
         self.frto_new = 0;
         self.backoff = self.backoff.saturating_add(1);
@@ -677,7 +711,7 @@ impl Sender {
     /// SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
         let copy = if self.gip_copy.is_some() { self.take_gip_copy() } else { None };
-        let next = match copy.or_else(|| self.probe.take()) {
+        let next = match copy.or_else(|| self.rack.as_mut().and_then(|r| r.take_probe())) {
             Some(c) => Some(c),
             None if self.sack.is_some() => self.next_sack_segment(now),
             None => self.next_segment(now),
@@ -854,6 +888,9 @@ impl Sender {
         }
         self.snd_nxt = self.snd_nxt.max(end);
         self.burst_sent = true;
+        if let Some(prr) = &mut self.prr {
+            prr.on_sent(len);
+        }
         self.idle.on_send(now);
         if self.rtx_deadline.is_none() {
             // RFC 6298 (5.1): "Every time a packet containing data is sent
@@ -903,7 +940,7 @@ impl Sender {
     /// Retransmission-timer deadline, or the tail loss probe's when earlier.
     #[inline]
     pub fn rtx_deadline(&self) -> Option<SimTime> {
-        match self.rack.as_ref().and_then(RackTlp::probe_at) {
+        match self.rack.as_ref().and_then(|r| r.probe_at()) {
             Some(p) => Some(self.rtx_deadline.map_or(p, |d| d.min(p))),
             None => self.rtx_deadline,
         }

@@ -149,3 +149,36 @@ fn rto_restart_fast_retransmit_restarts_the_timer_when_sack_recovery_starts() {
         assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
     }
 }
+
+/// RFC 6937 §3: 20 segments out, the first lost, the rest SACKed one by
+/// one. RFC 6675 alone cuts cwnd to ssthresh (10) and sends nothing until
+/// pipe falls below it; PRR sends from the start of recovery, a segment for
+/// every two delivered (ssthresh / RecoverFS = 10 / 20): after six deliveries
+/// CEIL(6 · 10 / 20) = 3 segments, the retransmission and two new ones; and
+/// recovery ends with cwnd = ssthresh.
+#[test]
+fn rfc6937_prr_sends_in_proportion_to_what_is_delivered() {
+    let sent_while_pipe_above_ssthresh = |prr: bool| {
+        let cfg = TcpConfig { prr, init_cwnd: 20, ..cfg_sack() };
+        let mut ep = with_flight(&cfg, seg(40), 20);
+        for k in 2..=4 {
+            recv(&mut ep, us(100 + k), sack_ack(0, &[(1, k)]));
+        }
+        assert!(ep.in_recovery());
+        expect_data(&mut ep, us(104), seg(0), MSS);
+        assert_eq!(ep.ssthresh(), 10 * MSS as u64);
+        let mut sent = vec![];
+        for k in 5..=9 {
+            recv(&mut ep, us(100 + k), sack_ack(0, &[(1, k)]));
+            sent.extend(drain(&mut ep, us(100 + k)));
+        }
+        recv(&mut ep, us(300), ack(seg(20)));
+        assert!(!ep.in_recovery());
+        (sent, ep.cwnd())
+    };
+    let (sent, _) = sent_while_pipe_above_ssthresh(false);
+    assert_eq!(sent, vec![], "RFC 6675: pipe (16 down to 12) is above cwnd = ssthresh");
+    let (sent, cwnd) = sent_while_pipe_above_ssthresh(true);
+    assert_eq!(sent, vec![(seg(20), MSS), (seg(21), MSS)], "one per two delivered");
+    assert_eq!(cwnd, 10 * MSS as u64, "Linux tcp_end_cwnd_reduction: cwnd = ssthresh");
+}
