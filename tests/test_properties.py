@@ -48,6 +48,7 @@ scenarios = st.fixed_dictionaries(
                 "restart_after_idle": st.booleans(),
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "rack_tlp": st.booleans(),
+                "prr": st.booleans(),
                 "cwnd_validation": st.sampled_from(["off", "linux"]),
             }
         ),
@@ -111,7 +112,7 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
 #: window scaling is negotiated), over the mechanisms that choose what to send
 #: next: SACK recovery with and without lost-retransmission detection, RACK-TLP
 #: (whose probe may send new data beyond cwnd, never beyond the peer window),
-#: cwnd validation, F-RTO, limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
+#: PRR, cwnd validation, F-RTO, limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
@@ -132,6 +133,7 @@ windowed = st.fixed_dictionaries(
                 "limited_transmit": st.booleans(),
                 "sack_lost_retransmit": st.booleans(),
                 "rack_tlp": st.booleans(),
+                "prr": st.booleans(),
                 "cwnd_validation": st.sampled_from(["off", "linux"]),
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "gip": st.sampled_from(["off", "333", "123"]),

@@ -29,9 +29,9 @@
 //! The window cut on entry is the congestion-control algorithm's ssthresh
 //! (`tcp::cc`: RFC 5681 eq. 4, or Cubic's β).
 //! With RACK on (`tcp::rack_tlp`), an octet is also lost below the boundary
-//! RACK's clock sets ([`Scoreboard::set_rack_lost`]).
-//! **Not modelled:** D-SACK (RFC 2883), reneging, Proportional Rate
-//! Reduction (RFC 6937: Linux's cwnd during recovery).
+//! RACK's clock sets ([`Scoreboard::set_rack_lost`]); with PRR on
+//! (`tcp::prr`), the sender sizes cwnd per ACK during recovery.
+//! **Not modelled:** D-SACK (RFC 2883), reneging.
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
