@@ -278,9 +278,10 @@ impl Sender {
             // can be ignored. If the ACK acks something not yet sent ... drop"
             return false;
         }
-        let (old_una, sacked_before) = match (&self.prr, &self.sack) {
-            (Some(_), Some(sb)) => (self.snd_una, sb.sacked_in(self.snd_una, self.snd_max)),
-            _ => (self.snd_una, 0),
+        let old_una = self.snd_una;
+        let sacked_before = match (&self.prr, &self.sack) {
+            (Some(_), Some(sb)) => sb.sacked_in(self.snd_una, self.snd_max),
+            _ => 0,
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
         let newly_sacked = match &mut self.sack {
@@ -313,8 +314,9 @@ impl Sender {
             return spurious;
         }
         self.peer_wnd = wnd;
+        let recovering = self.in_recovery();
         if let Some(rack) = &mut self.rack {
-            if rack.on_ack(ack, self.sack.as_ref().is_some_and(|sb| sb.in_recovery())) {
+            if rack.on_ack(ack, recovering) {
                 // RFC 8985 (7.4.2): the probe repaired a loss: "invoke a congestion
                 // control response equivalent to fast recovery" (Linux tcp_process_tlp_ack).
                 self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
@@ -446,19 +448,10 @@ impl Sender {
     /// in flight, outside recovery and loss, one probe at a time, never
     /// later than the retransmission timer.
     fn schedule_probe(&mut self, now: SimTime, clock: &TcpClock) {
-        let recovering = self.sack.as_ref().is_some_and(|sb| sb.in_recovery());
+        let allowed = self.may_probe();
         let Some(rack) = &mut self.rack else { return };
-        let srtt = self.rto.srtt();
-        let at = match srtt {
-            // Not in loss recovery after a timeout either (Linux probes in Open or
-            // CWR only): neither backed off nor resending what go-back-N rewound.
-            Some(srtt)
-                if rack.may_probe()
-                    && self.snd_una < self.snd_max
-                    && self.snd_nxt == self.snd_max
-                    && self.backoff == 0
-                    && !recovering =>
-            {
+        let at = match self.rto.srtt() {
+            Some(srtt) if allowed && rack.may_probe() => {
                 let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
                 let at = clock.deadline(now, RackTlp::pto(srtt, segments, self.rto.rto_min()));
                 self.rtx_deadline.map_or(Some(at), |rto| (at < rto).then_some(at))
@@ -466,6 +459,14 @@ impl Sender {
             _ => None,
         };
         rack.arm(at);
+    }
+
+    /// A tail loss probe may go out: data in flight, not in recovery, and not
+    /// in the loss recovery after a timeout either (Linux probes in Open or
+    /// CWR only): neither backed off nor resending what go-back-N rewound.
+    #[inline]
+    fn may_probe(&self) -> bool {
+        self.snd_una < self.snd_max && self.snd_nxt == self.snd_max && self.backoff == 0 && !self.in_recovery()
     }
 
     /// The probe timer fired: one segment goes out whatever cwnd says — new
@@ -631,7 +632,7 @@ impl Sender {
         if let Some(rack) = &mut self.rack {
             if rack.probe_at().is_some_and(|p| p <= now) && self.rtx_deadline.map_or(true, |d| d > now) {
                 rack.arm(None);
-                if !self.in_recovery() && self.backoff == 0 && self.snd_una < self.snd_max {
+                if self.may_probe() {
                     self.send_probe();
                 }
                 return None;
