@@ -22,14 +22,18 @@ __all__ = [
     "schema_json",
 ]
 
-def run(scenario_json: str) -> tuple[str, list[tuple[str, str, list[str], bytes]], list[bytes]]:
+_Column = tuple[str, str, list[str], bytes]
+
+def run(scenario_json: str) -> tuple[str, list[_Column], list[tuple[str, list[_Column]]], list[bytes]]:
     """Run one scenario given in the user's TOML shape as JSON.
 
-    Returns the run result as JSON with its timeout rows left out; those rows
-    as columns, each ``(name, numpy dtype, labels, little-endian values)``
-    (``labels`` non-empty for a column of one-byte codes into them, ``client``
-    ``-1`` for a background flow's timeout); and one pcap file per host
-    (client first, then server 0, 1, ...; empty when ``trace.pcap`` is off).
+    Returns the run result as JSON with its timeout rows and traces left out;
+    those rows as columns, each ``(name, numpy dtype, labels, little-endian
+    values)`` (``labels`` non-empty for a column of one-byte codes into them,
+    ``client`` ``-1`` for a background flow's timeout); each trace that was on
+    as ``(name, columns)`` (``ssthresh_bytes`` ``-1`` while unset, ``srtt_us``
+    NaN before the first sample); and one pcap file per host (client first,
+    then server 0, 1, ...; empty when ``trace.pcap`` is off).
     Settings left out take their defaults. Raises ScenarioError (naming the
     dotted setting) for a scenario that is not valid and SimulationError if
     the engine fails. Releases the GIL while it runs and encodes.

@@ -160,10 +160,10 @@ class Traces:
     flows: pd.DataFrame | None
     block_cwnd: pd.DataFrame | None
 
-    def __init__(self, engine_traces: Mapping[str, Any] | None) -> None:
-        engine_traces = engine_traces or {}
+    def __init__(self, engine_traces: list[tuple[str, list[EngineColumn]]]) -> None:
+        on = dict(engine_traces)
         for name, dtypes in TRACE_COLUMNS.items():
-            columns = engine_traces.get(name)
+            columns = on.get(name)
             frame = None if columns is None else _columns_frame(columns, dtypes)
             setattr(self, name, frame)
 
@@ -176,10 +176,29 @@ class Traces:
         return f"<Traces: {on}>"
 
 
-def _columns_frame(columns: Mapping[str, list[Any]], dtypes: Mapping[str, str]) -> pd.DataFrame:
+#: One column as the engine hands it over (``incast_sim::stats::columns``): name, numpy dtype,
+#: labels of a coded column (empty otherwise), little-endian values.
+EngineColumn = tuple[str, str, list[str], bytes]
+
+
+def _columns_frame(columns: list[EngineColumn], dtypes: Mapping[str, str]) -> pd.DataFrame:
+    """A table from the engine's typed columns, each an array over its buffer in the given
+    ``dtypes`` (and their order): coded columns categorical over their labels, a negative value of
+    a nullable integer column (``Int64``) missing."""
+    import numpy as np
     import pandas as pd
 
-    return pd.DataFrame({c: pd.Series(columns.get(c, []), dtype=dtype) for c, dtype in dtypes.items()})
+    data: dict[str, Any] = {}
+    for name, dtype, labels, raw in columns:
+        values = np.frombuffer(raw, dtype=dtype)
+        if labels:
+            data[name] = pd.Categorical.from_codes(values, labels)
+        elif dtypes[name] == "Int64":
+            data[name] = pd.array(np.where(values < 0, 0, values), dtype="Int64")
+            data[name][values < 0] = pd.NA
+        else:
+            data[name] = values.astype(dtypes[name])
+    return pd.DataFrame(data, columns=list(dtypes))
 
 
 class BlockTimes(NamedTuple):
@@ -289,10 +308,10 @@ class Result:
         self.clients = _frame(engine_result["clients"], CLIENT_COLUMNS)
         self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
         self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
-        self.timeouts_table = _columns_table(engine_result["timeouts"])
+        self.timeouts_table = _columns_frame(engine_result["timeouts"], _TIMEOUT_DTYPES)
         self.ports = _frame([_port_row(r) for r in engine_result["ports"]], PORT_COLUMNS)
         self.background = _frame(engine_result["background"], BACKGROUND_COLUMNS)
-        self.traces = Traces(engine_result.get("traces"))
+        self.traces = Traces(engine_result["traces"])
 
     def write_traces(self, directory: str | Path) -> list[Path]:
         """Write each trace that was on as ``<directory>/<name>.parquet``; return the paths written.
@@ -412,26 +431,6 @@ def _port_row(row: dict[str, Any]) -> dict[str, Any]:
     return row
 
 
-def _columns_table(columns: list[tuple[str, str, list[str], bytes]]) -> pd.DataFrame:
-    """The timeout table from the engine's typed columns (``incast_sim::stats::columns``):
-    each column an array over its buffer, coded columns categorical over their labels,
-    ``client`` nullable (``-1``, a background flow's timeout, becomes missing)."""
-    import numpy as np
-    import pandas as pd
-
-    data: dict[str, Any] = {}
-    for name, dtype, labels, raw in columns:
-        values = np.frombuffer(raw, dtype=dtype)
-        if labels:
-            data[name] = pd.Categorical.from_codes(values, labels)
-        elif name == "client":
-            data[name] = pd.array(np.where(values < 0, 0, values), dtype="Int64")
-            data[name][values < 0] = pd.NA
-        else:
-            data[name] = values.astype(_dtype(name))
-    return pd.DataFrame(data, columns=list(TIMEOUT_COLUMNS))
-
-
 def _frame(rows: list[dict[str, Any]], columns: tuple[str, ...]) -> pd.DataFrame:
     import pandas as pd
 
@@ -444,6 +443,11 @@ def _dtype(column: str) -> str:
     if column in _DTYPES:
         return _DTYPES[column]
     return "float64" if column.endswith(("_s", "_ms")) else "int64"
+
+
+#: The timeout table's dtypes: ``client`` missing for a background flow's timeout (``-1`` from the
+#: engine); ``side``, ``class`` and ``gip_class`` come coded and become categorical.
+_TIMEOUT_DTYPES = {c: "Int64" if c == "client" else _dtype(c) for c in TIMEOUT_COLUMNS}
 
 
 def _scenario(scenario: Scenario | Mapping[str, Any] | None, fields: Mapping[str, Any]) -> Scenario:
@@ -478,8 +482,9 @@ def run(scenario: Scenario | Mapping[str, Any] | None = None, /, **fields: Any) 
     payload = resolved.to_json()
     started_at = datetime.now(timezone.utc)
     start = time.perf_counter()
-    out, timeouts, pcap = _core.run(payload)
+    out, timeouts, traces, pcap = _core.run(payload)
     wall_s = time.perf_counter() - start
     engine_result = json.loads(out)
     engine_result["timeouts"] = timeouts
+    engine_result["traces"] = traces
     return Result(resolved, engine_result, wall_s, pcap, started_at)

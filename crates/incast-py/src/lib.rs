@@ -2,9 +2,9 @@
 //!
 //! One call per run (`run`): Python sends a scenario in the user's TOML shape
 //! as JSON (the engine reads it, `settings`), the engine runs with the GIL
-//! released, and the `RunResult` comes back as JSON, except its timeout rows,
-//! which grow with simulated time and cross as typed columns of bytes
-//! (`incast_sim::stats::columns`), and the packet capture, one `bytes` pcap
+//! released, and the `RunResult` comes back as JSON, except its timeout rows
+//! and traces, which grow with simulated time and cross as typed columns of
+//! bytes (`incast_sim::stats::columns`), and the packet capture, one `bytes` pcap
 //! file per host. `resolve_json` reads a scenario with dotted overrides and
 //! gives back its canonical form, its plain-SI form and its hash;
 //! `schema_json` lists every setting. Python restates none of them. Nothing
@@ -122,38 +122,49 @@ fn schema_json() -> String {
     Json::Array(entries).to_string()
 }
 
-/// One timeout column as it crosses: name, numpy dtype, labels of a coded
-/// column, little-endian values.
+/// One column as it crosses: name, numpy dtype, labels of a coded column,
+/// little-endian values.
 type ColumnOut = (&'static str, &'static str, Vec<String>, Py<PyBytes>);
+/// What `run` returns: the result's JSON, the timeout columns, each trace
+/// that was on by name with its columns, and the pcap files.
+type RunOut = (String, Vec<ColumnOut>, Vec<(&'static str, Vec<ColumnOut>)>, Vec<Py<PyBytes>>);
+
+/// The columns as Python `bytes`.
+fn columns_out(py: Python<'_>, columns: Vec<incast_sim::stats::columns::Column>) -> Vec<ColumnOut> {
+    columns.into_iter().map(|c| (c.name, c.dtype, c.labels, PyBytes::new(py, &c.data).unbind())).collect()
+}
 
 /// Run one scenario given in the user's shape as JSON. Returns the
-/// `RunResult` as JSON with its timeout rows left out, those rows as typed
-/// columns (`incast_sim::stats::columns`), and one pcap file per host (the
-/// client's first, then server 0's, 1's, ...; empty when `trace.pcap` is off).
+/// `RunResult` as JSON with its timeout rows and traces left out, those rows
+/// as typed columns (`incast_sim::stats::columns`), each trace that was on as
+/// `(name, columns)`, and one pcap file per host (the client's first, then
+/// server 0's, 1's, ...; empty when `trace.pcap` is off).
 ///
 /// Settings left out take their defaults. Raises `ScenarioError` for JSON
 /// that is not a valid scenario and `SimulationError` if the engine fails (a
 /// panic included). The GIL is released for the simulation and the
 /// encoding, so runs in several threads proceed in parallel.
 #[pyfunction]
-fn run(py: Python<'_>, scenario_json: &str) -> PyResult<(String, Vec<ColumnOut>, Vec<Py<PyBytes>>)> {
+fn run(py: Python<'_>, scenario_json: &str) -> PyResult<RunOut> {
+    use incast_sim::stats::columns;
     let scenario = parse_scenario(scenario_json)?;
     let outcome = py.detach(|| {
         panic::catch_unwind(AssertUnwindSafe(|| {
             incast_sim::run(&scenario).map(|mut r| {
                 let files = r.capture.take().map(|c| c.host_files()).unwrap_or_default();
-                let columns = incast_sim::stats::columns::timeouts(&std::mem::take(&mut r.timeouts));
-                (serde_json::to_string(&r), columns, files)
+                let timeouts = columns::timeouts(&std::mem::take(&mut r.timeouts));
+                let traces = columns::traces(std::mem::take(&mut r.traces));
+                (serde_json::to_string(&r), timeouts, traces, files)
             })
         }))
         .map_err(|p| panic_message(&*p))
     });
     match outcome {
-        Ok(Ok((json, columns, files))) => {
+        Ok(Ok((json, timeouts, traces, files))) => {
             let json = json.map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
-            let columns =
-                columns.into_iter().map(|c| (c.name, c.dtype, c.labels, PyBytes::new(py, &c.data).unbind())).collect();
-            Ok((json, columns, files.iter().map(|f| PyBytes::new(py, f).unbind()).collect()))
+            let traces = traces.into_iter().map(|(name, cols)| (name, columns_out(py, cols))).collect();
+            let files = files.iter().map(|f| PyBytes::new(py, f).unbind()).collect();
+            Ok((json, columns_out(py, timeouts), traces, files))
         }
         Ok(Err(err)) => Err(to_py_err(err)),
         Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),

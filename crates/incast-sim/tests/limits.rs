@@ -100,7 +100,9 @@ fn an_unset_memory_budget_is_not_written() {
 /// What grows with simulated time is held to what `memory_budget` leaves over
 /// the estimate: with 10 kB of room, the timeout rows of a lossy run pass it
 /// and the run stops naming `stats.timeouts`, the capture `trace.pcap`, the
-/// flow trace `trace.flows`; without them the same run completes.
+/// flow trace `trace.flows`, the queue trace `trace.queue` (kept by the
+/// bottleneck's queue, with half the room); without them the same run
+/// completes, and a short run with a megabyte of room keeps its queue trace.
 #[test]
 fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
     use incast_sim::time::Bytes;
@@ -118,5 +120,13 @@ fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
     s.trace.flows = true;
     assert!(message(&s).starts_with("trace.flows: what it records grew past memory_budget"));
     s.trace.flows = false;
+    s.trace.queue = true;
+    assert!(message(&s).starts_with("trace.queue: what it records grew past memory_budget"));
+    s.trace.queue = false;
     assert!(run(&s).unwrap().summary.timeouts > 100, "the run is lossy: its rows would have passed the room");
+    s.trace.queue = true;
+    s.stop.duration = Some(SimDuration::from_micros(400));
+    s.memory_budget = Some(Bytes::new(room(&s).get() + 1_000_000));
+    let q = run(&s).unwrap().traces.queue.expect("the queue trace is on");
+    assert!(q.time_s.len() > 125, "more entries than 10 kB would have held: {}", q.time_s.len());
 }

@@ -5,7 +5,8 @@
 //! completes). A frame that would exceed either limit on arrival is dropped
 //! (tail drop). Occupancy counts Ethernet frame bytes, not preamble or gap.
 //! On request, a queue logs its occupancy at every frame offered to it (the
-//! queue trace of `stats::trace`).
+//! queue trace of `stats::trace`), up to a number of entries given with the
+//! request; past it the log stops and says it overflowed.
 //! **Deliberately different:** departures are known at enqueue time (see
 //! `net`), so departed frames are retired lazily on the next arrival.
 //! With an ECN threshold K (RFC 8257 §3.1, DCTCP), a frame that arrives while
@@ -121,6 +122,10 @@ pub struct OccupancyLog {
     pub bytes: Vec<u64>,
     /// The frame was dropped.
     pub dropped: Vec<bool>,
+    /// Most entries the log may hold.
+    pub limit: usize,
+    /// A frame was offered when the log already held `limit` entries.
+    pub overflowed: bool,
 }
 
 /// A drop-tail FIFO in front of a link.
@@ -172,9 +177,15 @@ impl DropTailQueue {
         self.marked
     }
 
-    /// Log the occupancy at every frame offered from now on.
-    pub fn log_occupancy(&mut self) {
-        self.log.get_or_insert_with(Box::default);
+    /// Log the occupancy at every frame offered from now on, at most
+    /// `limit` entries.
+    pub fn log_occupancy(&mut self, limit: usize) {
+        self.log = Some(Box::new(OccupancyLog { limit, ..OccupancyLog::default() }));
+    }
+
+    /// The occupancy log was asked for and overflowed its limit.
+    pub fn occupancy_log_overflowed(&self) -> bool {
+        self.log.as_ref().is_some_and(|l| l.overflowed)
     }
 
     /// The occupancy log, if it was asked for; logging stops.
@@ -185,6 +196,10 @@ impl DropTailQueue {
     #[cold]
     fn log_offer(&mut self, now: SimTime, held: u64, dropped: bool) {
         if let Some(log) = &mut self.log {
+            if log.time.len() >= log.limit {
+                log.overflowed = true;
+                return;
+            }
             log.time.push(now);
             log.bytes.push(held);
             log.dropped.push(dropped);
@@ -354,7 +369,7 @@ mod tests {
     #[test]
     fn occupancy_log_samples_every_offered_frame() {
         let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
-        q.log_occupancy();
+        q.log_occupancy(10);
         assert!(q.admit(us(0), 1518));
         q.push(us(0), us(12), 1518);
         assert!(!q.admit(us(1), 1518));
@@ -364,6 +379,19 @@ mod tests {
         assert_eq!(log.time, vec![us(0), us(1), us(12)]);
         assert_eq!(log.bytes, vec![1518, 1518, 64]);
         assert_eq!(log.dropped, vec![false, true, false]);
+        assert!(!log.overflowed);
+    }
+
+    /// A log at its limit keeps what it has and says it overflowed.
+    #[test]
+    fn occupancy_log_stops_at_its_limit() {
+        let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
+        q.log_occupancy(1);
+        assert!(q.admit(us(0), 64));
+        assert!(!q.occupancy_log_overflowed());
+        assert!(q.admit(us(1), 64));
+        assert!(q.occupancy_log_overflowed());
+        assert_eq!(q.take_occupancy_log().unwrap().time, vec![us(0)]);
     }
 
     /// Two frames held 12 µs each over a 48 µs window: a mean of half a frame;

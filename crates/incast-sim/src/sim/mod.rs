@@ -76,6 +76,7 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
     }
+    sim.note_queue_trace_overflow();
     if let Some(setting) = sim.record.over {
         let at = crate::settings::Duration::format(sim.now.since(SimTime::ZERO));
         let budget = crate::settings::Size::format(scenario.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET).get());
@@ -169,7 +170,9 @@ impl Sim {
         let reads = Reads::new(s);
         // Connections: the reading ones first, then the background flows'.
         let flows = reads.conns + s.background.tcp_flows;
-        let net = DataPlane::new(s, reads.layout, flows);
+        let mut record = Recorder::new(s, reads.layout);
+        let queue_trace = s.trace.queue.then(|| record.lend_to_queue_trace());
+        let net = DataPlane::new(s, reads.layout, flows, queue_trace);
         Sim {
             now: SimTime::ZERO,
             events: EventQueue::new(),
@@ -179,7 +182,7 @@ impl Sim {
             best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
             hosts: Endpoints::new(s, &net.net, reads.layout, flows),
             udp: UdpSource::new(s, &net.net, reads.layout, flows),
-            record: Recorder::new(s, reads.layout),
+            record,
             reads,
             net,
         }
@@ -320,6 +323,13 @@ impl Sim {
         self.stop_if_over_budget();
     }
 
+    /// The queue trace filled its share of the room: note it as the records' overflow.
+    fn note_queue_trace_overflow(&mut self) {
+        if self.record.trace.queue && self.net.net.port(self.net.bottleneck).queue.occupancy_log_overflowed() {
+            self.record.over.get_or_insert("trace.queue");
+        }
+    }
+
     /// The records passed what `memory_budget` leaves: stop here (`run` reports it).
     #[inline]
     fn stop_if_over_budget(&mut self) {
@@ -422,8 +432,9 @@ impl Sim {
                 tr.block_start(block, flow, self.hosts.eps[endpoint_of(flow, Direction::ToServer)].cwnd());
             }
             self.record.charge("trace.block_cwnd", BLOCK_CWND_BYTES * u64::from(n));
-            self.stop_if_over_budget();
         }
+        self.note_queue_trace_overflow();
+        self.stop_if_over_budget();
         let mut first = std::mem::take(&mut self.reads.first);
         first.clear();
         first.extend_from_slice(self.reads.app.start_block(client, self.now).0);

@@ -63,8 +63,9 @@ pub(super) struct DataPlane {
 
 impl DataPlane {
     /// The scenario's fabric carrying `flows` TCP connections (the reading
-    /// ones of `reads` first) and, one past them, the UDP source.
-    pub(super) fn new(s: &Scenario, reads: Layout, flows: u32) -> Self {
+    /// ones of `reads` first) and, one past them, the UDP source; the
+    /// bottleneck logs its occupancy, at most `queue_trace` entries, if given.
+    pub(super) fn new(s: &Scenario, reads: Layout, flows: u32, queue_trace: Option<usize>) -> Self {
         let fabric = s.fabric().expect("a validated scenario has a fabric");
         // With traffic classes the class FIFOs enforce `qos:K` partitions (`net::pfc`).
         let classes = s.classes();
@@ -76,8 +77,8 @@ impl DataPlane {
         }
         let path = net.path(reads.server_host(0), CLIENT0).expect("a validated scenario routes every connection");
         let bottleneck = *path.last().expect("a path has a port");
-        if s.trace.queue {
-            net.port_mut(bottleneck).queue.log_occupancy();
+        if let Some(entries) = queue_trace {
+            net.port_mut(bottleneck).queue.log_occupancy(entries);
         }
         if let Some(k) = s.switch.ecn_threshold {
             net.set_ecn_threshold(k.into());

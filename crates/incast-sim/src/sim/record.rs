@@ -18,6 +18,9 @@
 //! run out of memory. A timeout row is charged [`TIMEOUT_ROW_BYTES`], a
 //! captured packet [`CAPTURED_PACKET_BYTES`], a flow-trace sample
 //! [`FLOW_SAMPLE_BYTES`] and a block-start cwnd row [`BLOCK_CWND_BYTES`].
+//! The queue trace is kept by the bottleneck's queue, out of the recorder's
+//! reach on the per-frame path, so it takes half the room as a number of
+//! entries ([`QUEUE_SAMPLE_BYTES`] each) and the rest keep the other half.
 //! **Deliberately different:** traces and the capture follow the reading
 //! connections only, not the background flows.
 //! **Not modelled:** see `stats::trace` and `stats::pcap`.
@@ -45,6 +48,9 @@ pub const CAPTURED_PACKET_BYTES: u64 = 2 * size_of::<CapturedPacket>() as u64;
 pub const FLOW_SAMPLE_BYTES: u64 = 120;
 /// Bytes one block-start cwnd row costs: its three columns, twice.
 pub const BLOCK_CWND_BYTES: u64 = 40;
+/// Bytes one queue-trace entry costs: its three columns (17 bytes), twice,
+/// rounded up.
+pub const QUEUE_SAMPLE_BYTES: u64 = 40;
 
 /// The timeout rows, the traces and the capture.
 pub(super) struct Recorder {
@@ -92,6 +98,13 @@ impl Recorder {
             used: 0,
             over: None,
         }
+    }
+
+    /// Entries the queue trace may keep: half the room, which the other
+    /// records give up.
+    pub(super) fn lend_to_queue_trace(&mut self) -> usize {
+        self.room /= 2;
+        usize::try_from(self.room / QUEUE_SAMPLE_BYTES).unwrap_or(usize::MAX)
     }
 
     /// Charge `bytes` for a record `setting` asked for; past the room, note it.

@@ -1,10 +1,11 @@
 //! Result tables as typed columns: each column one buffer of little-endian
 //! values of one type, named as numpy names it (`<f8`, `<u4`, ...), or one
 //! byte per row coding a label. A consumer builds an array per column
-//! without reading a row at a time: the timeout table, the one that grows
-//! with simulated time (hundreds of thousands of rows), crosses to Python
-//! this way instead of as JSON objects.
+//! without reading a row at a time: the tables that grow with simulated time
+//! (the timeout rows, hundreds of thousands of them, and the traces, up to
+//! ten million goodput bins) cross to Python this way instead of as JSON.
 
+use super::trace::Traces;
 use super::TimeoutRecord;
 use crate::stats::{GipClass, Side, TimeoutClass};
 use serde::Serialize;
@@ -27,15 +28,34 @@ impl Column {
     fn of<T, const N: usize>(
         name: &'static str,
         dtype: &'static str,
-        rows: &[TimeoutRecord],
-        value: impl Fn(&TimeoutRecord) -> T,
+        values: impl ExactSizeIterator<Item = T>,
         bytes: impl Fn(T) -> [u8; N],
     ) -> Self {
-        let mut data = Vec::with_capacity(rows.len() * N);
-        for r in rows {
-            data.extend_from_slice(&bytes(value(r)));
+        let mut data = Vec::with_capacity(values.len() * N);
+        for v in values {
+            data.extend_from_slice(&bytes(v));
         }
         Column { name, dtype, labels: Vec::new(), data }
+    }
+
+    /// A `<f8` column of `values`.
+    fn f64s(name: &'static str, values: impl ExactSizeIterator<Item = f64>) -> Self {
+        Column::of(name, "<f8", values, f64::to_le_bytes)
+    }
+
+    /// A `<u8` column of `values`.
+    fn u64s(name: &'static str, values: impl ExactSizeIterator<Item = u64>) -> Self {
+        Column::of(name, "<u8", values, u64::to_le_bytes)
+    }
+
+    /// A `<u4` column of `values`.
+    fn u32s(name: &'static str, values: impl ExactSizeIterator<Item = u32>) -> Self {
+        Column::of(name, "<u4", values, u32::to_le_bytes)
+    }
+
+    /// A `|b1` column of `values`.
+    fn bools(name: &'static str, values: impl ExactSizeIterator<Item = bool>) -> Self {
+        Column::of(name, "|b1", values, |b| [u8::from(b)])
     }
 
     /// A label column: each row's variant as its index in `variants`, which
@@ -62,16 +82,16 @@ impl Column {
 /// `client` is `-1` for a background flow's timeout (no client).
 pub fn timeouts(rows: &[TimeoutRecord]) -> Vec<Column> {
     vec![
-        Column::of("time_s", "<f8", rows, |r| r.time_s, f64::to_le_bytes),
-        Column::of("flow", "<u4", rows, |r| r.flow, u32::to_le_bytes),
-        Column::of("client", "<i8", rows, |r| r.client.map_or(-1, i64::from), i64::to_le_bytes),
+        Column::f64s("time_s", rows.iter().map(|r| r.time_s)),
+        Column::u32s("flow", rows.iter().map(|r| r.flow)),
+        Column::of("client", "<i8", rows.iter().map(|r| r.client.map_or(-1, i64::from)), i64::to_le_bytes),
         Column::coded("side", &[Side::Server, Side::Client], rows, |r| r.side),
-        Column::of("block", "<u8", rows, |r| r.block, u64::to_le_bytes),
-        Column::of("rto_us", "<f8", rows, |r| r.rto_us, f64::to_le_bytes),
-        Column::of("backoff", "<u4", rows, |r| r.backoff, u32::to_le_bytes),
-        Column::of("cwnd_bytes", "<u8", rows, |r| r.cwnd_bytes, u64::to_le_bytes),
-        Column::of("flight_bytes", "<u8", rows, |r| r.flight_bytes, u64::to_le_bytes),
-        Column::of("dart", "<u4", rows, |r| r.dart, u32::to_le_bytes),
+        Column::u64s("block", rows.iter().map(|r| r.block)),
+        Column::f64s("rto_us", rows.iter().map(|r| r.rto_us)),
+        Column::u32s("backoff", rows.iter().map(|r| r.backoff)),
+        Column::u64s("cwnd_bytes", rows.iter().map(|r| r.cwnd_bytes)),
+        Column::u64s("flight_bytes", rows.iter().map(|r| r.flight_bytes)),
+        Column::u32s("dart", rows.iter().map(|r| r.dart)),
         Column::coded(
             "class",
             &[
@@ -84,8 +104,45 @@ pub fn timeouts(rows: &[TimeoutRecord]) -> Vec<Column> {
             |r| r.class,
         ),
         Column::coded("gip_class", &[GipClass::Floss, GipClass::Lack, GipClass::Other], rows, |r| r.gip_class),
-        Column::of("spurious", "|b1", rows, |r| r.spurious, |b| [u8::from(b)]),
+        Column::bools("spurious", rows.iter().map(|r| r.spurious)),
     ]
+}
+
+/// Each trace that was on, by name (`goodput`, `queue`, `flows`,
+/// `block_cwnd`), as columns in the order of its fields; each trace's
+/// vectors are dropped as soon as they are encoded. A missing
+/// `ssthresh_bytes` (still unset) is `-1`, a missing `srtt_us` NaN.
+pub fn traces(t: Traces) -> Vec<(&'static str, Vec<Column>)> {
+    let mut out = Vec::new();
+    if let Some(g) = t.goodput {
+        let time = Column::f64s("time_s", g.time_s.into_iter());
+        out.push(("goodput", vec![time, Column::f64s("goodput_mbps", g.goodput_mbps.into_iter())]));
+    }
+    if let Some(q) = t.queue {
+        let time = Column::f64s("time_s", q.time_s.into_iter());
+        let bytes = Column::u64s("queue_bytes", q.queue_bytes.into_iter());
+        out.push(("queue", vec![time, bytes, Column::bools("dropped", q.dropped.into_iter())]));
+    }
+    if let Some(f) = t.flows {
+        let ssthresh = f.ssthresh_bytes.into_iter().map(|s| s.map_or(-1, |b| b as i64));
+        out.push((
+            "flows",
+            vec![
+                Column::f64s("time_s", f.time_s.into_iter()),
+                Column::u32s("flow", f.flow.into_iter()),
+                Column::u64s("cwnd_bytes", f.cwnd_bytes.into_iter()),
+                Column::of("ssthresh_bytes", "<i8", ssthresh, i64::to_le_bytes),
+                Column::f64s("rto_us", f.rto_us.into_iter()),
+                Column::f64s("srtt_us", f.srtt_us.into_iter().map(|s| s.unwrap_or(f64::NAN))),
+            ],
+        ));
+    }
+    if let Some(b) = t.block_cwnd {
+        let block = Column::u64s("block", b.block.into_iter());
+        let flow = Column::u32s("flow", b.flow.into_iter());
+        out.push(("block_cwnd", vec![block, flow, Column::u64s("cwnd_bytes", b.cwnd_bytes.into_iter())]));
+    }
+    out
 }
 
 #[cfg(test)]
@@ -131,5 +188,35 @@ mod tests {
             let width = c.dtype[2..].parse::<usize>().unwrap_or(1);
             assert_eq!(c.data.len(), rows.len() * width, "{}", c.name);
         }
+    }
+
+    /// Each trace's columns are its fields in the JSON form's order, a trace
+    /// that was off has none, and an unset ssthresh and a missing SRTT are
+    /// coded as -1 and NaN.
+    #[test]
+    fn traces_cross_as_their_fields_with_missing_values_coded() {
+        use crate::stats::trace::{FlowTrace, QueueTrace};
+        let flows = FlowTrace {
+            time_s: vec![0.5, 1.0],
+            flow: vec![3, 4],
+            cwnd_bytes: vec![2920, 1460],
+            ssthresh_bytes: vec![None, Some(4380)],
+            rto_us: vec![200.0, 400.0],
+            srtt_us: vec![None, Some(100.0)],
+        };
+        let queue = QueueTrace { time_s: vec![0.25], queue_bytes: vec![1518], dropped: vec![true] };
+        let out = traces(Traces { queue: Some(queue.clone()), flows: Some(flows.clone()), ..Traces::default() });
+        assert_eq!(out.iter().map(|(n, _)| *n).collect::<Vec<_>>(), ["queue", "flows"]);
+        for ((_, cols), json) in out.iter().zip([serde_json::to_value(&queue), serde_json::to_value(&flows)]) {
+            let json = json.unwrap();
+            let names: Vec<&str> = json.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(cols.iter().map(|c| c.name).collect::<Vec<_>>(), names);
+        }
+        let col = |n: &str| out[1].1.iter().find(|c| c.name == n).unwrap();
+        assert_eq!(col("ssthresh_bytes").data[..8], (-1i64).to_le_bytes());
+        assert_eq!(col("ssthresh_bytes").data[8..], 4380i64.to_le_bytes());
+        assert!(f64::from_le_bytes(col("srtt_us").data[..8].try_into().unwrap()).is_nan());
+        assert_eq!(col("flow").data, [3, 0, 0, 0, 4, 0, 0, 0]);
+        assert_eq!(out[0].1[2].data, [1]);
     }
 }

@@ -17,7 +17,7 @@
 //! **Deliberately different:** every goodput bin, the last (partial) one
 //! included, is divided by the full bin length, so the bins sum to exactly
 //! the bytes delivered. Traces are columns (one vector per column), not rows,
-//! so the serialized result stays compact; with every trace off nothing is
+//! and cross to Python as typed buffers (`stats::columns`); with every trace off nothing is
 //! allocated and each event site costs one branch on a flag. The queue keeps
 //! its own occupancy log (`net::queue`), so the per-hop path tests nothing.
 //! **Not modelled:** queue occupancy between arrivals (frames leave at known
