@@ -49,6 +49,7 @@ def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
         ({"background": {"tcp_flows": 2}}, "background.tcp_flows: no background traffic"),
         ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
+        ({"tcp": {"rcv_window": "linux"}}, "tcp.rcv_window: \"fixed\": the agents' window_ never grows"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:

@@ -131,6 +131,16 @@ def test_rack_tlp_is_the_kernels_tcp_recovery_and_tcp_early_retrans(
     assert (p.sysctls["net.ipv4.tcp_recovery"], p.sysctls["net.ipv4.tcp_early_retrans"]) == (recovery, early_retrans)
 
 
+@pytest.mark.parametrize(("rcv_window", "moderate"), [("linux", "1"), ("fixed", "0")])
+def test_the_receive_window_is_the_kernels_tcp_rmem_and_autotuning(rcv_window: str, moderate: str) -> None:
+    """The kernel offers half its buffer as window: 48 KiB of window is a 96 KiB tcp_rmem default."""
+    tcp = {"rcv_wnd": "48KiB", "rcv_buf_max": "4MiB", "rcv_window": rcv_window}
+    p = plan(scenario(tcp=tcp), HZ250, CONGESTION)
+    assert p.sysctls["net.ipv4.tcp_rmem"] == "4096 98304 4194304"
+    assert p.sysctls["net.ipv4.tcp_moderate_rcvbuf"] == moderate
+    assert not any(n.startswith("tcp.rcv_wnd") for n in p.notes)
+
+
 def test_a_congestion_control_the_kernel_lacks_is_a_one_line_error() -> None:
     with pytest.raises(ScenarioError, match=r"^tcp.variant: dctcp needs the kernel's dctcp .*reno, bbr, cubic\)$"):
         plan(scenario(tcp={"variant": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)

@@ -65,7 +65,8 @@ PRESETS: dict[str, Preset] = {
             "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
             "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
             "retransmissions. incast validate runs its scenarios over this preset and the simulator "
-            "with LINUX_STACK. Not modelled yet: PRR without SACK, receive-buffer autotuning, HyStart.",
+            "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
+            "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Not modelled yet: PRR without SACK, HyStart.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -77,6 +78,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.delayed_ack": "linux",
                 "tcp.rack_tlp": True,
                 "tcp.prr": True,
+                "tcp.rcv_window": "linux",
                 **LINUX_STACK,
             },
         ),
@@ -90,7 +92,8 @@ PRESETS: dict[str, Preset] = {
             "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off). The other recovery rules of "
             "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "
             "most three segments of it were unused; modelled by today's). Its rate-halving during "
-            "recovery (tcp_cwnd_down) is not modelled.",
+            "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
+            "buffer by another formula than today's: the window stays at 64 KiB (tcp.rcv_window fixed).",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,

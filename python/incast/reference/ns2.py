@@ -136,6 +136,7 @@ def _check(s: Scenario) -> None:
         ("tcp.gip", s.tcp.gip != "off", "no GIP agent"),
         ("tcp.rude", bool(s.tcp.rude), "no Rude TCP agent"),
         ("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
+        ("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
         ("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
         ("tcp.rto_randomize", bool(s.tcp.rto_randomize), "ns-2 arms timers for exactly the RTO"),
         ("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "ns-2 timers fire on time"),

@@ -19,7 +19,10 @@ SACK with RACK when SACK is on); ``tcp.sack``, ``tcp.timestamps``,
 ``tcp.spurious_rto`` off/frto, ``tcp.dupack_threshold`` and
 ``tcp.restart_after_idle``, ``tcp.rack_tlp`` (``tcp_sack``, ``tcp_timestamps``,
 ``tcp_frto``, ``tcp_reordering``, ``tcp_slow_start_after_idle``,
-``tcp_recovery`` and ``tcp_early_retrans``). ECN is always off
+``tcp_recovery`` and ``tcp_early_retrans``); ``tcp.rcv_wnd``,
+``tcp.rcv_window`` and ``tcp.rcv_buf_max`` (``tcp_rmem`` of twice ``rcv_wnd``
+up to ``rcv_buf_max``, the kernel offering half a buffer as window; autotuning,
+``tcp_moderate_rcvbuf``, on with ``linux`` and off with ``fixed``). ECN is always off
 (``tcp_ecn = 0``): ``tbf`` cannot mark. The congestion control is always set
 explicitly, on every socket (``TCP_CONGESTION`` through ``incast serve`` and
 ``incast read --congestion``): a new namespace would otherwise inherit the
@@ -32,9 +35,8 @@ netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
 adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
 and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
-sends on the first duplicate ACKs), a packet-count buffer (converted), and a
-non-default ``tcp.rcv_wnd`` (Linux tunes its own window), ``tcp.prr`` off with
-SACK (Linux always runs PRR),
+sends on the first duplicate ACKs), a packet-count buffer (converted),
+``tcp.prr`` off with SACK (Linux always runs PRR),
 ``workload.request``, ``order`` or ``server_jitter`` (the protocol's 24-byte
 request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
@@ -56,7 +58,7 @@ from incast.errors import ScenarioError
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import MAX_SERVERS, Shaping
-from incast.units import format_duration, format_rate, format_size
+from incast.units import format_duration, format_rate
 
 __all__ = ["Plan", "plan"]
 
@@ -209,8 +211,6 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     if not tcp.prr and (tcp.sack or tcp.variant == "sack"):
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
     default = Scenario(servers=1)
-    if tcp.rcv_wnd != default.tcp.rcv_wnd:
-        notes.append(f"tcp.rcv_wnd: Linux tunes its own receive window; {format_size(tcp.rcv_wnd)} is not applied")
     wl = s.workload
     if wl.request != default.workload.request:
         notes.append("workload.request: every request is the protocol's 24-byte header")
@@ -238,6 +238,9 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         "net.ipv4.tcp_reordering": str(tcp.dupack_threshold),
         "net.ipv4.tcp_slow_start_after_idle": str(int(tcp.restart_after_idle)),
         "net.ipv4.tcp_no_metrics_save": "1",
+        # The kernel offers half a buffer as window (the default scaling ratio).
+        "net.ipv4.tcp_rmem": f"4096 {2 * int(tcp.rcv_wnd)} {int(tcp.rcv_buf_max)}",
+        "net.ipv4.tcp_moderate_rcvbuf": str(int(tcp.rcv_window == "linux")),
     }
     if rto_max_ms != 120_000:  # Linux's default; kernels before 6.15 have no tcp_rto_max_ms
         sysctls["net.ipv4.tcp_rto_max_ms"] = str(rto_max_ms)

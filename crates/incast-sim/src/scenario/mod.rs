@@ -30,6 +30,7 @@ use crate::settings::{Duration, Rate, Spec};
 use crate::stats::trace::TraceConfig;
 use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
+use crate::tcp::rcv_window::RcvWindowRule;
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
@@ -155,6 +156,12 @@ impl Scenario {
             return Err(invalid(
                 "tcp.rcv_wnd",
                 format!("must be between one MSS ({} bytes) and 4 GiB, got {} bytes", tcp.mss, tcp.rcv_wnd.get()),
+            ));
+        }
+        if tcp.rcv_window == RcvWindowRule::Linux && tcp.ictcp.on {
+            return Err(invalid(
+                "tcp.rcv_window",
+                "\"linux\" grows the window ICTCP sets itself (tcp.ictcp); use \"fixed\" with ICTCP",
             ));
         }
         tcp.rto.validate().map_err(|(f, m)| invalid(f, m))?;
@@ -666,6 +673,8 @@ mod tests {
         assert!(m.starts_with("switch.ecn_threshold: must be below switch.buffer (32KiB)"), "{m}");
         let m = refused(json!({"servers": 4, "tcp": {"ictcp_gamma1": 0.9, "ictcp_gamma2": 0.1}}));
         assert_eq!(m, "tcp.ictcp_gamma1: must not exceed tcp.ictcp_gamma2 (0.1), got 0.9");
+        let m = refused(json!({"servers": 4, "tcp": {"ictcp": true, "rcv_window": "linux"}}));
+        assert!(m.starts_with("tcp.rcv_window: \"linux\" grows the window ICTCP sets"), "{m}");
         let m = refused(json!({"servers": 4, "tcp": {"rude_allowed": true, "rude": true, "rude_servers": 100}}));
         assert_eq!(m, "tcp.rude_servers: must be at most servers (4), or \"all\", got 100");
         let m = refused(json!({"servers": 4, "tcp": {"cubic_c": 5000000}}));

@@ -20,6 +20,7 @@ use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
 use super::newreno::RecoveryExit;
+use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
 use crate::time::{Bytes, SimDuration};
@@ -38,6 +39,11 @@ crate::settings! {
     ///   burst each server sends at the head of a block, so it moves the onset of
     ///   collapse: with an unbounded window, windows grown in loss-free slow start
     ///   overflow even a 128 KiB port with two servers.
+    /// - `rcv_window`: `fixed` — `rcv_wnd` for the whole connection, as the
+    ///   papers' simulators advertised; `linux` grows it as the kernel does
+    ///   (`tcp::rcv_window`), part of the `linux` presets.
+    /// - `rcv_buf_max`: 32 MiB — `tcp_rmem[2]` of Linux 6.x, the largest
+    ///   receive buffer autotuning may reach (read only with `rcv_window = "linux"`).
     /// - `dupack_threshold`: 3 — RFC 5681 3.2.
     /// - `variant`: NewReno — RFC 6582, the Linux behaviour without SACK and
     ///   FAST08 Table 1. `cubic` grows and cuts the window by RFC 9438
@@ -100,8 +106,17 @@ crate::settings! {
         "mss" mss: u32 = 1460, Count::new(1, super::MAX_MSS as u64, "bytes");
         /// Initial congestion window, in segments.
         "init_cwnd" init_cwnd: u32 = 10, Count::new(1, u32::MAX as u64, "segments");
-        /// Receive window advertised by every receiver.
+        /// Receive window advertised by every receiver (with rcv_window "linux":
+        /// the window its initial buffer offers, half of Linux's tcp_rmem[1]).
         "rcv_wnd" rcv_wnd: Bytes = Bytes::kib(64), Size { min: 1 };
+        /// How the advertised window evolves: "fixed" (rcv_wnd throughout) or
+        /// "linux" (grown per segment and by receive-buffer autotuning, up to
+        /// half of rcv_buf_max: Linux tcp_grow_window and tcp_rcv_space_adjust).
+        "rcv_window" rcv_window: RcvWindowRule = RcvWindowRule::Fixed,
+            Choice(&[("fixed", RcvWindowRule::Fixed), ("linux", RcvWindowRule::Linux)]);
+        /// Largest receive buffer autotuning may grow to (Linux tcp_rmem[2]);
+        /// the window reaches half of it.
+        "rcv_buf_max" rcv_buf_max: Bytes = Bytes::mib(32), Size { min: 1 };
         /// Duplicate ACKs that trigger fast retransmit.
         "dupack_threshold" dupack_threshold: u32 = 3, Count::new(1, u32::MAX as u64, "duplicate ACKs");
         /// Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery),

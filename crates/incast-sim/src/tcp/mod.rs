@@ -46,6 +46,7 @@ pub mod limited_transmit;
 pub mod newreno;
 pub mod prr;
 pub mod rack_tlp;
+pub mod rcv_window;
 pub mod receiver;
 pub mod rto;
 pub mod rto_timer;
@@ -72,6 +73,7 @@ use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;
 use delayed_ack::DelayedAck;
 use forensics::{GipTimeoutClasses, Timeout, TimeoutClasses};
+use rcv_window::{LinuxRcvWindow, RcvWindowRule};
 use receiver::Receiver;
 use sender::Sender;
 use timestamps::TsClock;
@@ -133,6 +135,8 @@ pub struct Endpoint {
     clock: TcpClock,
     /// Advertised window carried by every segment.
     rcv_wnd: u32,
+    /// Linux's growth of that window (`tcp::rcv_window`), when on.
+    linux_wnd: Option<Box<LinuxRcvWindow>>,
     sender: Sender,
     receiver: Receiver,
     delack: DelayedAck,
@@ -178,9 +182,13 @@ impl Endpoint {
             sender.rto_mut().on_rtt_sample(clock.sample_span(r, now));
         }
         let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };
+        let linux_wnd = (cfg.rcv_window == RcvWindowRule::Linux).then(|| {
+            Box::new(LinuxRcvWindow::new(cfg.rcv_wnd.get(), cfg.segment_payload(), cfg.rcv_buf_max.get(), now))
+        });
         Endpoint {
             clock,
-            rcv_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64) as u32,
+            rcv_wnd: linux_wnd.as_ref().map_or(cfg.rcv_wnd.get(), |w| w.advertised()).min(u32::MAX as u64) as u32,
+            linux_wnd,
             sender,
             receiver: Receiver::new(),
             delack: DelayedAck::new(&cfg.delayed_ack, cfg.segment_payload().max(1), cfg.rcv_wnd.get()),
@@ -237,6 +245,11 @@ impl Endpoint {
                 self.on_ce_change(seg.has(flags::CE));
             }
             let arrival = self.receiver.on_data(seg.seq, seg.len);
+            if let Some(w) = &mut self.linux_wnd {
+                let sack = self.sack_blocks > 0;
+                w.on_data(now, arrival, seg.len, self.receiver.rcv_nxt(), self.sender.rto().srtt(), sack);
+                self.rcv_wnd = w.advertised().min(u32::MAX as u64) as u32;
+            }
             self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), self.sender.rto());
         }
         spurious

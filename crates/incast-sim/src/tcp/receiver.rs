@@ -8,9 +8,10 @@
 //! order, the others repeat the most recently reported blocks, newest first.
 //! **Deliberately different:** payload bytes are never stored, only the
 //! `[start, end)` ranges received; the application consumes in-order data at
-//! once, so the advertised window is the constant `TcpConfig::rcv_wnd`.
+//! once, so the advertised window is `TcpConfig::rcv_wnd`, or what
+//! `tcp::rcv_window` grows it to.
 //! **Not modelled:** receive-window enforcement (senders always respect the
-//! constant window), D-SACK (RFC 2883), out-of-order queue pruning (so
+//! advertised window), D-SACK (RFC 2883), out-of-order queue pruning (so
 //! never reneging on SACKed data).
 
 use super::segment::MAX_SACK_BLOCKS;

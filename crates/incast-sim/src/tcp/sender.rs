@@ -292,11 +292,16 @@ impl Sender {
         // outstanding data, (b) the incoming acknowledgment carries no data,
         // ... (d) the acknowledgment number is equal to the greatest
         // acknowledgment received ... and (e) the advertised window in the
-        // incoming acknowledgment equals the advertised window in the last"
+        // incoming acknowledgment equals the advertised window in the last".
+        // RFC 6675 (2) counts an ACK that SACKs new data whatever its window
+        // (a SACK receiver grows its window on out-of-order data, `tcp::rcv_window`).
         if self.rack.is_some() {
             self.rack_detect(now, ack);
         }
-        let dup = ack == self.snd_una && self.snd_max > self.snd_una && seg.len == 0 && wnd == self.peer_wnd;
+        let dup = ack == self.snd_una
+            && self.snd_max > self.snd_una
+            && seg.len == 0
+            && (wnd == self.peer_wnd || newly_sacked);
         let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
         if self.gip.is_some() {
             self.gip_on_ack(ack);

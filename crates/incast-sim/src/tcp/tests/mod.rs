@@ -15,6 +15,7 @@ mod idle;
 mod loss_recovery;
 mod options;
 mod rack_tlp;
+mod rcv_window;
 mod rude;
 mod sack_recovery;
 mod spurious_timeouts;
