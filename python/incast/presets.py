@@ -111,7 +111,8 @@ PRESETS: dict[str, Preset] = {
             "ns-2.35's one-way TCP as ns-default.tcl sets it up: 1000-byte packets, IW 2, a 20-packet window, "
             "an ACK per segment.",
             "The stack of the papers' simulations (FAST08 §4-5, CMU09 §3, GIP §VII), so their figures can be "
-            "run as they were: packetSize_ 1000, windowInit_ 2, window_ 20, singledup_ 1 (limited transmit), "
+            "run as they were: packetSize_ 1000, windowInit_ 2, window_ 20, singledup_ 1 (limited transmit, "
+            "which after a timeout resends the next segment in sequence: tcp.limited_transmit_resends), "
             "minrto_ 0.2 s, maxrto_ 60 s, rtxcur_init_ 3 s, tcpTick_ 10 ms (tcl/lib/ns-default.tcl) with the "
             'estimator of TcpAgent::rtt_update (tcp.rto_flavor = "ns2"), NewReno\'s two new segments per '
             "ACK in recovery and its exit at ssthresh (tcp.recovery_burst, tcp.recovery_exit; "
@@ -129,6 +130,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.init_cwnd": 2,
                 "tcp.rcv_wnd": "20000B",
                 "tcp.limited_transmit": True,
+                "tcp.limited_transmit_resends": True,
                 "tcp.restart_after_idle": True,
                 "tcp.idle_restart": "ns2",
                 "tcp.delayed_ack": "off",

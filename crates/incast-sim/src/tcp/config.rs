@@ -52,6 +52,9 @@ crate::settings! {
     /// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
     /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
     ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
+    /// - `limited_transmit_resends`: false — RFC 3042 sends "new data" only;
+    ///   ns-2.35's `send_one` sends the next segment in sequence, which after a
+    ///   timeout's go-back-N has been sent before (the `ns2` preset).
     /// - `cwnd_validation`: `off` — RFC 5681 3.1 grows cwnd on every ACK of
     ///   new data; `linux` is the kernel's `tcp_is_cwnd_limited`
     ///   (`tcp::cwnd_validation`), part of the `linux` presets.
@@ -134,6 +137,10 @@ crate::settings! {
         ]);
         /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
         "limited_transmit" limited_transmit: bool = false, Flag;
+        /// Limited transmit may also resend the next segment in sequence when a
+        /// timeout has rewound SND.NXT (ns-2.35 TcpAgent::send_one); false sends
+        /// new data only (RFC 3042).
+        "limited_transmit_resends" limited_transmit_resends: bool = false, Flag;
         /// When an ACK may grow cwnd: "off" (every ACK of new data, RFC 5681
         /// 3.1) or "linux" (only while cwnd limits the sender, or in slow start
         /// below twice the flight: Linux tcp_is_cwnd_limited).

@@ -6,6 +6,13 @@
 //! window) − FlightSize — without changing cwnd; data sent this way is left
 //! out of FlightSize when the fast retransmit computes ssthresh (RFC 5681 3.2
 //! step 2). Off by default (FAST08 Table 1).
+//! With `tcp.limited_transmit_resends`, the allowance also sends the next
+//! segment in sequence when it was sent before: after a timeout has rewound
+//! SND.NXT (go-back-N), the first duplicate ACKs each push out one more
+//! resend beyond cwnd, as ns-2.35's `singledup_` does (`NewRenoTcpAgent::recv`
+//! calls `send_one`, which sends `t_seqno_`, and `TcpAgent::timeout` has set
+//! `t_seqno_ = highest_ack_ + 1`; tcp/tcp-newreno.cc, tcp/tcp.cc). RFC 3042
+//! allows new data only, the default.
 //! **Deliberately different:** nothing; the allowance counts duplicate ACKs
 //! as `tcp::newreno` does, so it ends at the fast retransmit or with the
 //! next ACK of new data.
@@ -16,14 +23,24 @@
 #[derive(Clone, Copy, Debug, Default)]
 pub struct LimitedTransmit {
     enabled: bool,
+    /// Data sent before may go out under the allowance (ns-2.35).
+    resends: bool,
     /// Bytes sent beyond cwnd under the allowance since the last ACK of new data.
     sent: u64,
 }
 
 impl LimitedTransmit {
-    /// Limited transmit on (`enabled`) or off.
-    pub fn new(enabled: bool) -> Self {
-        LimitedTransmit { enabled, sent: 0 }
+    /// Limited transmit on (`enabled`) or off; `resends`: for data sent
+    /// before too, not only new data.
+    pub fn new(enabled: bool, resends: bool) -> Self {
+        LimitedTransmit { enabled, resends, sent: 0 }
+    }
+
+    /// May the allowance send the segment at SND.NXT, which was sent before
+    /// when `rewound` (SND.NXT below SND.MAX)?
+    #[inline]
+    pub fn may_send(&self, rewound: bool) -> bool {
+        !rewound || self.resends
     }
 
     /// Bytes the usable window may exceed cwnd by after `dupacks` duplicate
@@ -68,17 +85,17 @@ mod tests {
     /// in fast recovery or when off.
     #[test]
     fn rfc3042_2_allowance_is_two_segments_at_most() {
-        let lt = LimitedTransmit::new(true);
+        let lt = LimitedTransmit::new(true, false);
         let got: Vec<u64> = (0..4).map(|d| lt.allowance(d, false, 1000)).collect();
         assert_eq!(got, vec![0, 1000, 2000, 2000]);
         assert_eq!(lt.allowance(2, true, 1000), 0);
-        assert_eq!(LimitedTransmit::new(false).allowance(2, false, 1000), 0);
+        assert_eq!(LimitedTransmit::new(false, false).allowance(2, false, 1000), 0);
     }
 
     /// RFC 5681 (3.2 step 2): limited-transmit bytes are excluded until reset.
     #[test]
     fn rfc5681_3_2_step2_excluded_bytes_reset() {
-        let mut lt = LimitedTransmit::new(true);
+        let mut lt = LimitedTransmit::new(true, false);
         lt.on_sent(1000);
         lt.on_sent(500);
         assert_eq!(lt.excluded(), 1500);

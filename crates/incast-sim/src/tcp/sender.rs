@@ -155,7 +155,7 @@ impl Sender {
                 cfg.recovery_exit,
                 cfg.recovery_burst,
             ),
-            limited: LimitedTransmit::new(cfg.limited_transmit),
+            limited: LimitedTransmit::new(cfg.limited_transmit, cfg.limited_transmit_resends),
             idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
             retransmit_now: false,
@@ -868,9 +868,10 @@ impl Sender {
     /// The window is full: send `len` new bytes anyway if limited transmit allows.
     fn limited_transmit(&mut self, len: u64, flight: u64) -> Option<(u64, u64)> {
         // RFC 3042 (2): "The congestion window (cwnd) MUST NOT be changed when
-        // these new segments are transmitted." — only NEW data, within the peer window.
+        // these new segments are transmitted." — only NEW data (unless the
+        // ns-2.35 rule resends), within the peer window.
         let extra = self.limited.allowance(self.recovery.dupacks(), self.recovery.in_recovery(), self.mss);
-        if extra == 0 || self.snd_nxt < self.snd_max {
+        if extra == 0 || !self.limited.may_send(self.snd_nxt < self.snd_max) {
             return None;
         }
         let wnd = (self.cc.cwnd() + extra).min(self.peer_wnd);

@@ -86,6 +86,25 @@ fn rfc3042_2_limited_transmit_respects_peer_window() {
     expect_nothing(&mut ep, us(110));
 }
 
+/// ns-2.35's limited transmit (`tcp.limited_transmit_resends`): after a
+/// timeout has rewound the sender to segment 0, the first two duplicate ACKs
+/// each push out the next segment in sequence, sent before, beyond cwnd
+/// (`send_one` sends `t_seqno_`); RFC 3042's new-data rule sends nothing.
+#[test]
+fn ns2_limited_transmit_resends_after_a_timeout_rfc3042_does_not() {
+    for (resends, sent) in [(true, vec![vec![(seg(1), MSS)], vec![(seg(2), MSS)]]), (false, vec![vec![], vec![]])] {
+        let c = TcpConfig { limited_transmit: true, limited_transmit_resends: resends, ..cfg() };
+        let mut ep = with_flight(&c, seg(10), 10);
+        expire(&mut ep);
+        assert_eq!(drain(&mut ep, ms(20)), vec![(seg(0), MSS)], "go-back-N: one segment at cwnd 1");
+        for (i, expected) in sent.iter().enumerate() {
+            recv(&mut ep, ms(20) + SimDuration::from_micros(10 * (i as u64 + 1)), ack(0));
+            assert_eq!(&drain(&mut ep, ms(21)), expected, "resends {resends}, duplicate ACK {}", i + 1);
+        }
+        assert_eq!(ep.cwnd(), 1000, "cwnd unchanged");
+    }
+}
+
 /// FAST08 §5.1.3: with slow start off, cwnd grows by congestion avoidance
 /// (RFC 5681 (3.1) eq. (3), SMSS·SMSS/cwnd per ACK) from the first ACK.
 #[test]
