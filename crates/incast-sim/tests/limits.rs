@@ -84,6 +84,19 @@ fn a_run_above_the_memory_budget_is_refused_before_it_is_built() {
     assert!(parts.iter().all(|p| p.bytes > 0 || p.what == "route tables"), "{parts:?}");
 }
 
+/// A Linux receiver's window grows to half its largest buffer, so a large
+/// response may have that much in flight: the estimate counts it.
+#[test]
+fn the_estimate_counts_the_window_a_linux_receiver_grows_to() {
+    use incast_sim::tcp::rcv_window::RcvWindowRule;
+    let mut s = Scenario::fast08(4);
+    s.workload.response = incast_sim::workload::ResponseSize::Sru(incast_sim::time::Bytes::mib(64));
+    let in_flight = |s: &Scenario| s.footprint().into_iter().find(|p| p.what == "packets in flight").unwrap().bytes;
+    let fixed = in_flight(&s);
+    s.tcp.rcv_window = RcvWindowRule::Linux;
+    assert!(in_flight(&s) > 100 * fixed, "{} against {fixed}", in_flight(&s));
+}
+
 /// A scenario that sets no budget (or the default) is written without one, so
 /// its hash (the sweep cache's key) is what it was before the setting existed.
 #[test]

@@ -5,7 +5,8 @@
 //! structure that holds it as the scenario makes: two TCP endpoints per
 //! connection (with the SACK scoreboard where SACK is on); two output ports
 //! per link (`net::Port`); the packets each connection can have in flight
-//! (its window or its whole response, whichever is smaller, in segments, with
+//! (the largest window its receiver may offer or its whole response,
+//! whichever is smaller, in segments, with
 //! their ACKs and event-queue entries); one route per host in every switch's
 //! table; and per connection its result rows ([`RESULT_ROW_BYTES`]). Each part is charged to the setting that
 //! drives it, so a refusal names the one to change.
@@ -17,6 +18,7 @@
 use super::Scenario;
 use crate::net::fabric::TopologyConfig;
 use crate::net::{Packet, Port, PortId};
+use crate::tcp::rcv_window::RcvWindowRule;
 use crate::tcp::sack::Scoreboard;
 use crate::tcp::Endpoint;
 use crate::time::Bytes;
@@ -57,8 +59,13 @@ impl Scenario {
             endpoint += size_of::<Scoreboard>() as u64;
         }
         let mss = u64::from(self.tcp.mss.max(1));
+        // The largest window a receiver may offer: Linux's grows to half its largest buffer.
+        let rcv_wnd = match self.tcp.rcv_window {
+            RcvWindowRule::Fixed => self.tcp.rcv_wnd.get(),
+            RcvWindowRule::Linux => self.tcp.rcv_wnd.get().max(self.tcp.rcv_buf_max.get() / 2),
+        };
         // Server 0's response is the largest (a block's remainder goes to the first servers).
-        let window = self.tcp.rcv_wnd.get().min(self.response_bytes(0).max(mss)).div_ceil(mss) + 1;
+        let window = rcv_wnd.min(self.response_bytes(0).max(mss)).div_ceil(mss) + 1;
         // A data packet and its ACK, each in the pool and in the event queue.
         let in_flight = window * 2 * (size_of::<Packet>() as u64 + EVENT_BYTES);
         let (hosts, switches, links) = match self.fabric() {
