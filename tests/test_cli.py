@@ -265,6 +265,23 @@ def test_the_command_line_starts_without_pandas_pyarrow_or_matplotlib() -> None:
     assert out.strip() == ""
 
 
+def test_a_run_read_for_its_summary_builds_no_table() -> None:
+    """``incast run --json`` and a caller reading only the summary never import pandas: the
+    tables are built when first read, and then hold the engine's rows."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, incast\n"
+        "r = incast.run(servers=4, blocks=3, tcp={'rto_min': '200us'})\n"
+        "before = 'pandas' in sys.modules\n"
+        "t = r.timeouts_table\n"
+        "print(before, 'pandas' in sys.modules, len(t) == r.timeouts, len(r.flows), r.clients['blocks'].sum())"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
+    assert out.split() == ["False", "True", "True", "4", "3"]
+
+
 def test_a_run_above_the_memory_budget_is_refused_in_one_line_before_it_starts(
     capsys: pytest.CaptureFixture[str],
 ) -> None:

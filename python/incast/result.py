@@ -22,6 +22,7 @@ import os
 import time
 from collections.abc import Mapping
 from datetime import datetime, timezone
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -126,6 +127,9 @@ _DTYPES = {
     "rto_us": "float64",
 }
 
+
+#: What the engine's result holds besides its summary, built into tables when first read.
+_TABLES = ("clients", "flows", "blocks", "timeouts", "ports", "background", "traces")
 
 #: Columns and dtypes of each trace (``crates/incast-sim/src/stats/trace.rs``). ``ssthresh_bytes``
 #: is null while ssthresh is still unset (before the first loss), ``srtt_us`` before the first RTT sample.
@@ -305,13 +309,44 @@ class Result:
             elif value is None or isinstance(value, float):
                 value = _f(value)
             setattr(self, key, value)
-        self.clients = _frame(engine_result["clients"], CLIENT_COLUMNS)
-        self.flows = _frame(engine_result["flows"], FLOW_COLUMNS)
-        self.blocks_table = _frame(engine_result["blocks"], BLOCK_COLUMNS)
-        self.timeouts_table = _columns_frame(engine_result["timeouts"], _TIMEOUT_DTYPES)
-        self.ports = _frame([_port_row(r) for r in engine_result["ports"]], PORT_COLUMNS)
-        self.background = _frame(engine_result["background"], BACKGROUND_COLUMNS)
-        self.traces = Traces(engine_result["traces"])
+        # The tables stay as the engine gave them (rows, typed columns) until first asked for:
+        # a run whose caller reads only the summary never builds a DataFrame or imports pandas.
+        self._tables = {k: engine_result[k] for k in _TABLES}
+
+    @cached_property
+    def clients(self) -> pd.DataFrame:
+        """One row per client (columns :data:`CLIENT_COLUMNS`)."""
+        return _frame(self._tables.pop("clients"), CLIENT_COLUMNS)
+
+    @cached_property
+    def flows(self) -> pd.DataFrame:
+        """One row per reading connection (columns :data:`FLOW_COLUMNS`)."""
+        return _frame(self._tables.pop("flows"), FLOW_COLUMNS)
+
+    @cached_property
+    def blocks_table(self) -> pd.DataFrame:
+        """One row per completed block (columns :data:`BLOCK_COLUMNS`)."""
+        return _frame(self._tables.pop("blocks"), BLOCK_COLUMNS)
+
+    @cached_property
+    def timeouts_table(self) -> pd.DataFrame:
+        """One row per retransmission timeout (columns :data:`TIMEOUT_COLUMNS`)."""
+        return _columns_frame(self._tables.pop("timeouts"), _TIMEOUT_DTYPES)
+
+    @cached_property
+    def ports(self) -> pd.DataFrame:
+        """One row per switch output port (columns :data:`PORT_COLUMNS`)."""
+        return _frame([_port_row(r) for r in self._tables.pop("ports")], PORT_COLUMNS)
+
+    @cached_property
+    def background(self) -> pd.DataFrame:
+        """One row per background flow (columns :data:`BACKGROUND_COLUMNS`)."""
+        return _frame(self._tables.pop("background"), BACKGROUND_COLUMNS)
+
+    @cached_property
+    def traces(self) -> Traces:
+        """The time series ``[trace]`` turned on."""
+        return Traces(self._tables.pop("traces"))
 
     def write_traces(self, directory: str | Path) -> list[Path]:
         """Write each trace that was on as ``<directory>/<name>.parquet``; return the paths written.
