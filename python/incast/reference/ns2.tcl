@@ -97,6 +97,10 @@ proc next_block {now} {
         for {set i 0} {$i < $P(servers)} {incr i} {
             set base($i) [$sink($i) set bytes_]
             if {$P(poll) > 0} { $tcp($i) proc done {} {} }
+            # TcpAgent::output counts the SYN apart from the data (curseq_ += 1),
+            # so "advanceby 1" also sent one data segment, whose ACK grew cwnd:
+            # block 1 starts from windowInit_, as incast's connections do.
+            $tcp($i) set cwnd_ $P(init_cwnd)
         }
     } else {
         puts "block $block [expr {($now - $started) * 1000.0}]"
