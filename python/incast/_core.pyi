@@ -46,11 +46,12 @@ def apply_overrides_json(scenario_json: str, overrides_json: str) -> str:
     """
 
 def resolve_json(scenario_json: str) -> str:
-    """Read a scenario in the user's shape; return JSON ``{"toml", "si", "hash"}``.
+    """Read a scenario in the user's shape; return JSON ``{"toml", "si", "hash", "host_rtt_s"}``.
 
     ``toml`` is the canonical form in human units, ``si`` the same settings in
-    plain SI numbers, ``hash`` its SHA-256. Raises ScenarioError naming the
-    dotted setting.
+    plain SI numbers, ``hash`` its SHA-256, ``host_rtt_s`` the seconds of
+    ``link.rtt`` the hosts take (what the links' propagation leaves). Raises
+    ScenarioError naming the dotted setting.
     """
 
 def schema_json() -> str:

@@ -159,7 +159,7 @@ class Scenario:
     Raises :class:`~incast.errors.ScenarioError` naming the dotted setting.
     """
 
-    __slots__ = ("_hash", "_raw", "_si", "_toml")
+    __slots__ = ("_hash", "_host_rtt_s", "_raw", "_si", "_toml")
 
     def __init__(self, **fields: Any) -> None:
         self._raw: dict[str, Any] = dict(fields)
@@ -167,6 +167,7 @@ class Scenario:
         self._toml: dict[str, Any] = resolved["toml"]
         self._si: dict[str, Any] = resolved["si"]
         self._hash: str = resolved["hash"]
+        self._host_rtt_s: float = resolved["host_rtt_s"]
 
     @classmethod
     def parse(cls, data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> Scenario:
@@ -239,11 +240,6 @@ class Scenario:
         """The canonical form as compact JSON, the input of ``incast._core.run``."""
         return _dumps(self._toml)
 
-    def _host_share(self) -> float:
-        """Seconds of ``link.rtt`` spent in the hosts: what four links' propagation (at most rtt / 4) leaves."""
-        rtt, cable = float(self.link.rtt), float(self.link.propagation)
-        return round(rtt - 4 * min(cable, rtt / 4), 12)
-
     def describe(self) -> str:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us (hosts 99.8us), buffer 32KiB, ...``.
 
@@ -261,7 +257,7 @@ class Scenario:
                 servers,
                 response,
                 format_rate(self.link.rate),
-                f"RTT {format_duration(self.link.rtt)} (hosts {format_duration(self._host_share())})",
+                f"RTT {format_duration(self.link.rtt)} (hosts {format_duration(self._host_rtt_s)})",
                 *fabric[topo.kind],
                 *([] if self.wan.delay is None else [f"WAN {format_duration(self.wan.delay)}"]),
                 f"buffer {format_buffer(self.switch.buffer)}",

@@ -96,15 +96,19 @@ fn apply_overrides_json(scenario_json: &str, overrides_json: &str) -> PyResult<S
 }
 
 /// Read a scenario in the user's shape (`scenario_json`) and return
-/// `{"toml": ..., "si": ..., "hash": ...}`: the canonical form in human
-/// units, the same settings in plain SI numbers, and its hash.
+/// `{"toml": ..., "si": ..., "hash": ..., "host_rtt_s": ...}`: the canonical
+/// form in human units, the same settings in plain SI numbers, its hash, and
+/// the seconds of `link.rtt` the hosts' stacks and NICs take (both ends, both
+/// directions: what the links' propagation leaves, `LinkConfig::host_delay`).
 ///
 /// Raises `ScenarioError` naming the dotted setting.
 #[pyfunction]
 fn resolve_json(scenario_json: &str) -> PyResult<String> {
     let scenario = parse_scenario(scenario_json)?;
     let written = scenario.written();
-    Ok(serde_json::json!({"toml": written.toml, "si": written.si, "hash": scenario.hash()}).to_string())
+    let host_rtt_s = 2.0 * scenario.link.host_delay().as_secs_f64();
+    Ok(serde_json::json!({"toml": written.toml, "si": written.si, "hash": scenario.hash(), "host_rtt_s": host_rtt_s})
+        .to_string())
 }
 
 /// Every setting of a scenario as a JSON list of `{name, kind, default,
