@@ -112,7 +112,8 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
 #: window scaling is negotiated), over the mechanisms that choose what to send
 #: next: SACK recovery with and without lost-retransmission detection, RACK-TLP
 #: (whose probe may send new data beyond cwnd, never beyond the peer window),
-#: PRR, cwnd validation, F-RTO, limited transmit, GIP, Rude TCP and ns-2.35's recovery rules.
+#: PRR, cwnd validation, F-RTO, limited transmit, Linux's growing receive window, GIP, Rude TCP and
+#: ns-2.35's recovery rules (limited transmit's resends among them).
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
@@ -131,6 +132,9 @@ windowed = st.fixed_dictionaries(
                 "init_cwnd": st.integers(1, 10),
                 "rcv_wnd": st.sampled_from(["2KiB", "8KiB", "20000B", "64000B"]),
                 "limited_transmit": st.booleans(),
+                "limited_transmit_resends": st.booleans(),
+                "rcv_window": st.sampled_from(["fixed", "linux"]),
+                "rcv_buf_max": st.just("96KiB"),  # a Linux window then stays below 64 KiB
                 "sack_lost_retransmit": st.booleans(),
                 "rack_tlp": st.booleans(),
                 "prr": st.booleans(),
