@@ -13,10 +13,12 @@
 //! TLP (§7) as Linux's `tcp_schedule_loss_probe` and `tcp_send_loss_probe`
 //! run it: outside recovery and loss, with data in flight, a probe timeout
 //! of 2·SRTT plus 2 ms (`TCP_TIMEOUT_MIN_US`), or plus RTO_min with one
-//! segment in flight (a delayed ACK may hold it), never later than the
-//! retransmission timer, restarted after each burst and each ACK of new
-//! data. When it fires, one segment goes out: new data if the peer window
-//! allows (whatever cwnd says), else the highest outstanding segment again;
+//! segment in flight (a delayed ACK may hold it), at the retransmission
+//! timer's expiry if that comes first (the probe then goes instead of the
+//! timeout), restarted after each burst and each ACK of new data. When it
+//! fires, one segment goes out: new data if the peer window allows (whatever
+//! cwnd says), else the highest outstanding segment again, and the
+//! retransmission timer restarts a whole RTO later (§7.3, `tcp_rearm_rto`);
 //! only one probe is outstanding (`TLP.end_seq`). An ACK beyond the probe
 //! ends the episode; when the probe was a retransmission and no recovery
 //! started, it repaired a loss, and the window is cut as for one (§7.4.2:

@@ -459,7 +459,9 @@ impl Sender {
             Some(srtt) if allowed && rack.may_probe() => {
                 let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
                 let at = clock.deadline(now, RackTlp::pto(srtt, segments, self.rto.rto_min()));
-                self.rtx_deadline.map_or(Some(at), |rto| (at < rto).then_some(at))
+                // RFC 8985 (7.2) and Linux: "If the RTO formula yields an earlier
+                // time, then use that time": the probe goes no later than the RTO.
+                Some(self.rtx_deadline.map_or(at, |rto| at.min(rto)))
             }
             _ => None,
         };
@@ -477,15 +479,16 @@ impl Sender {
     /// The probe timer fired: one segment goes out whatever cwnd says — new
     /// data if the peer window allows, else the highest outstanding segment
     /// again (Linux `tcp_send_loss_probe`).
+    /// Returns false when there is nothing to probe with.
     #[cold]
-    fn send_probe(&mut self) {
+    fn send_probe(&mut self) -> bool {
         let unsent = self.app_end - self.snd_max;
         let new_len = unsent.min(self.mss);
         let probe = if unsent > 0 && self.snd_max + new_len <= self.snd_una + self.peer_wnd {
             (self.snd_max, new_len)
         } else {
             let start = match self.sent.len() {
-                0 => return,
+                0 => return false,
                 1 => self.snd_una,
                 n => self.sent[n - 2].end.max(self.snd_una),
             };
@@ -496,6 +499,7 @@ impl Sender {
         if let Some(rack) = &mut self.rack {
             rack.on_probe_due(probe, end, retransmitted);
         }
+        true
     }
 
     /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
@@ -635,12 +639,14 @@ impl Sender {
     /// when it expired with data outstanding.
     pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
         if let Some(rack) = &mut self.rack {
-            if rack.probe_at().is_some_and(|p| p <= now) && self.rtx_deadline.map_or(true, |d| d > now) {
+            if rack.probe_at().is_some_and(|p| p <= now) {
                 rack.arm(None);
-                if self.may_probe() {
-                    self.send_probe();
+                if self.may_probe() && self.send_probe() {
+                    // RFC 8985 (7.3) and Linux tcp_send_loss_probe's tcp_rearm_rto:
+                    // after a probe the retransmission timer runs a whole RTO from now.
+                    self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
+                    return None;
                 }
-                return None;
             }
         }
         match self.rtx_deadline {

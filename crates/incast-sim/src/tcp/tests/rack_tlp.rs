@@ -45,7 +45,28 @@ fn rfc8985_7_3_the_probe_sends_new_data_when_it_can() {
     assert!(ep.on_timer(probe_at).is_none());
     expect_data(&mut ep, probe_at, seg(6), MSS);
     expect_nothing(&mut ep, probe_at);
-    assert_eq!(ep.poll_timeout(), Some(us(100) + ep.rto()), "one probe at a time: the RTO is next");
+    // RFC 8985 (7.3), Linux tcp_rearm_rto: after the probe, a whole RTO from it.
+    assert_eq!(ep.poll_timeout(), Some(probe_at + ep.rto()), "one probe at a time: the RTO is next");
+}
+
+/// RFC 8985 §7.2 (Linux tcp_schedule_loss_probe: "If the RTO formula yields an
+/// earlier time, then use that time"): with RTO_min 1 ms the RTO comes before
+/// 2·SRTT + 2 ms, so the probe goes when the RTO would have fired, instead of
+/// a timeout, and the RTO runs a whole RTO after it.
+#[test]
+fn rfc8985_7_2_a_probe_goes_instead_of_an_earlier_rto() {
+    let c = TcpConfig { rto: RtoConfig { min: SimDuration::from_millis(1), ..RtoConfig::default() }, ..cfg_rack() };
+    let mut ep = with_flight(&c, seg(6), 6);
+    recv(&mut ep, us(100), ack(seg(4)));
+    expect_nothing(&mut ep, us(100));
+    let rto = ep.rto();
+    assert!(SimDuration::from_micros(2 * 100 + 2_000) > rto, "the RTO comes first");
+    let probe_at = ep.poll_timeout().expect("the probe timer is armed");
+    assert_eq!(probe_at, us(100) + rto);
+    assert!(ep.on_timer(probe_at).is_none(), "a probe, not a timeout");
+    expect_data(&mut ep, probe_at, seg(5), MSS);
+    assert_eq!(ep.poll_timeout(), Some(probe_at + rto));
+    assert_eq!(ep.stats().timeouts, 0);
 }
 
 /// RFC 8985 §6.2: segment 5 is lost; segment 6, from the same flight, and
