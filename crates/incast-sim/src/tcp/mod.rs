@@ -129,6 +129,12 @@ pub struct EndpointStats {
     pub redundant_segments: u64,
 }
 
+/// A window of `bytes` as a segment carries it (at most 4 GiB).
+#[inline]
+fn window_field(bytes: u64) -> u32 {
+    bytes.min(u64::from(u32::MAX)) as u32
+}
+
 /// One end of an established TCP connection, driven by its caller.
 #[derive(Clone, Debug)]
 pub struct Endpoint {
@@ -187,7 +193,7 @@ impl Endpoint {
         });
         Endpoint {
             clock,
-            rcv_wnd: linux_wnd.as_ref().map_or(cfg.rcv_wnd.get(), |w| w.advertised()).min(u32::MAX as u64) as u32,
+            rcv_wnd: window_field(linux_wnd.as_ref().map_or(cfg.rcv_wnd.get(), |w| w.advertised())),
             linux_wnd,
             sender,
             receiver: Receiver::new(),
@@ -248,7 +254,7 @@ impl Endpoint {
             if let Some(w) = &mut self.linux_wnd {
                 let sack = self.sack_blocks > 0;
                 w.on_data(now, arrival, seg.len, self.receiver.rcv_nxt(), self.sender.rto().srtt(), sack);
-                self.rcv_wnd = w.advertised().min(u32::MAX as u64) as u32;
+                self.rcv_wnd = window_field(w.advertised());
             }
             self.delack.on_data(now, &self.clock, arrival, self.receiver.rcv_nxt(), self.sender.rto());
         }
@@ -395,7 +401,7 @@ impl Endpoint {
 
     /// Advertise a receive window of `bytes` from now on (ICTCP, `tcp::ictcp`).
     pub fn set_rcv_wnd(&mut self, bytes: u64) {
-        self.rcv_wnd = bytes.min(u32::MAX as u64) as u32;
+        self.rcv_wnd = window_field(bytes);
     }
 
     /// Current congestion window in bytes.
