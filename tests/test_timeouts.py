@@ -7,6 +7,7 @@ The classes are FAST08 §5.1 (Table 3, Figure 11) and GIP §III (FLoss-TO, LAck-
 from __future__ import annotations
 
 import json
+import math
 from pathlib import Path
 
 import numpy as np
@@ -103,3 +104,55 @@ def test_stats_table_round_trips_through_toml(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text(s.to_toml(), encoding="utf-8")
     assert "[stats]" in s.to_toml() and Scenario.from_toml(path) == s
+
+
+def _per_block_from_rows(r: Result) -> dict[str, float]:
+    """The summary's per-block timeout figures, reckoned again from the per-timeout table."""
+    t = r.timeouts_table
+    completed = r.clients.sort_values("client")["blocks"].to_numpy()
+    client = t["client"].to_numpy(dtype="int64", na_value=-1)
+    read = t[(client >= 0) & (t["block"].to_numpy() < completed[client.clip(0)])]  # blocks completed, no background
+    server = read[read["side"] == "server"]
+    figures = {}
+    for name, rows in (
+        ("unluckiest_flow_timeouts_per_block", server),
+        ("unluckiest_flow_floss_per_block", server[server["gip_class"] == "floss"]),
+        ("unluckiest_flow_lack_per_block", server[server["gip_class"] == "lack"]),
+    ):
+        worst = rows.groupby(["client", "block"])["flow"].value_counts().groupby(level=["client", "block"]).max()
+        figures[name] = float(worst.sum()) / r.blocks
+    figures["timed_out_block_fraction"] = len(read[["client", "block"]].drop_duplicates()) / r.blocks
+    lost = t[(client >= 0) & (t["class"] == "lost_retransmit")]
+    figures["lost_retransmit_dart_ge_thresh"] = int((lost["dart"] >= r.scenario.tcp.dupack_threshold).sum())
+    figures["lost_retransmit_dart_lt_thresh"] = int((lost["dart"] < r.scenario.tcp.dupack_threshold).sum())
+    return figures
+
+
+def test_per_block_timeout_figures_are_the_tables_whether_or_not_rows_are_kept() -> None:
+    """GIP §III's unluckiest flow (all, FLoss-TOs, LAck-TOs), SIGCOMM09 §2.2's
+    timed-out blocks and FAST08 Table 3's DART split, tallied by the engine as
+    the run goes: two clients reading on, with GIP's classes and a bulk flow
+    into the client whose timeouts belong to no block (it starves client 0,
+    which completes one block, while client 1 reads on)."""
+    setting = {
+        "servers": 24,
+        "duration": "300ms",
+        "workload": {"clients": 2},
+        "tcp": {"rto_min": "1ms", "gip": "333"},
+        "background": {"tcp_flows": 1, "tcp_to_client": True},
+    }
+    r = incast.run(**setting)
+    expected = _per_block_from_rows(r)
+    assert {name: getattr(r, name) for name in expected} == expected
+    assert r.blocks >= 4 and 0 < r.timed_out_block_fraction <= 1
+    assert r.unluckiest_flow_floss_per_block > 0 and r.unluckiest_flow_lack_per_block > 0
+    assert r.lost_retransmit_dart_ge_thresh + r.lost_retransmit_dart_lt_thresh == r.timeout_classes["lost_retransmit"]
+    assert r.timeouts_table["client"].isna().any()  # the bulk flow timed out too
+    off = incast.run(Scenario.parse(setting, {"stats.timeouts": False}))
+    assert {name: getattr(off, name) for name in expected} == expected
+
+
+def test_per_block_timeout_figures_are_nan_without_a_completed_block() -> None:
+    r = incast.run(servers=4, duration="100us")
+    assert r.blocks == 0
+    assert math.isnan(r.unluckiest_flow_timeouts_per_block) and math.isnan(r.timed_out_block_fraction)

@@ -232,7 +232,14 @@ class Result:
     ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
     (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
     ``lost_retransmit``, ``other``) and ``gip_timeout_classes`` (GIP §III:
-    ``floss``, ``lack``, ``other``). With several clients (``workload.clients``)
+    ``floss``, ``lack``, ``other``), ``lost_retransmit_dart_ge_thresh`` and
+    ``lost_retransmit_dart_lt_thresh`` (FAST08 Table 3: lost retransmits after at least,
+    or fewer than, the duplicate-ACK threshold's duplicate ACKs),
+    ``unluckiest_flow_timeouts_per_block``, ``unluckiest_flow_floss_per_block`` and
+    ``unluckiest_flow_lack_per_block`` (GIP §III: the mean over completed blocks of
+    the most timeouts one server suffered in the block) and ``timed_out_block_fraction``
+    (SIGCOMM09 §2.2: the share of completed blocks that met a timeout); the last
+    four are NaN without a completed block. With several clients (``workload.clients``)
     every summary figure is the aggregate of all of them; ``best_goodput_mbps``
     is what all the clients' links carry together, ``queue_peak_bytes`` is the
     port toward client 0, and ``client_goodput_mbps`` lists each client's share
@@ -270,6 +277,12 @@ class Result:
     bytes_delivered: int
     timeouts: int
     spurious_timeouts: int
+    lost_retransmit_dart_ge_thresh: int
+    lost_retransmit_dart_lt_thresh: int
+    unluckiest_flow_timeouts_per_block: float
+    unluckiest_flow_floss_per_block: float
+    unluckiest_flow_lack_per_block: float
+    timed_out_block_fraction: float
     fast_retransmits: int
     retransmitted_packets: int
     redundant_packets: int

@@ -308,9 +308,7 @@ impl Sim {
     #[cold]
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
         let flow = ep / 2;
-        if let Some(t) = self.reads.block_timeouts.get_mut(flow) {
-            *t += 1; // a server's, not a background flow's
-        }
+        self.reads.on_timeout(flow, ep % 2 == 1, &t);
         if self.record.trace.flows && ep % 2 == 1 {
             self.trace_flow(ep);
         }

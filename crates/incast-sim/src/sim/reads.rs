@@ -6,12 +6,16 @@
 //! writes a response whose turnaround has elapsed; with several clients the
 //! `blocks` limit waits for the slowest one, the others reading on. Every
 //! retransmission timeout of a reading connection counts toward the current
-//! block's unluckiest flow (GIP §III).
+//! block's unluckiest flow (GIP §III); a completed block also adds its
+//! unluckiest server's timeouts (all, FLoss-TOs, LAck-TOs) to the run's
+//! [`BlockTimeouts`], and counts as timed out (SIGCOMM09 §2.2) if either end
+//! of one of its connections timed out during it.
 //! **Deliberately different:** see `workload::sync_read`.
 //! **Not modelled:** see `workload::sync_read`.
 
 use crate::scenario::Scenario;
-use crate::stats::{BlockRecord, ClientStats, FlowStats, Percentiles};
+use crate::stats::{BlockRecord, BlockTimeouts, ClientStats, FlowStats, GipClass, Percentiles};
+use crate::tcp::forensics::Timeout;
 use crate::workload::clients::Layout;
 use crate::workload::{BlockDone, Release, SyncRead};
 
@@ -34,7 +38,11 @@ pub(super) struct Reads {
     /// One row per completed block.
     pub(super) blocks: Vec<BlockRecord>,
     /// Timeouts of each flow (both ends) in the current block.
-    pub(super) block_timeouts: Vec<u64>,
+    block_timeouts: Vec<u64>,
+    /// Timeouts of each flow's server in the current block: all, FLoss-TOs, LAck-TOs.
+    block_server_timeouts: Vec<[u64; 3]>,
+    /// What the completed blocks' timeouts add up to.
+    pub(super) block_tallies: BlockTimeouts,
     /// The run stops once every client has completed this many blocks.
     stop_blocks: Option<u64>,
     /// Clients that have not yet completed `stop_blocks` blocks.
@@ -57,8 +65,27 @@ impl Reads {
             first: Vec::with_capacity(layout.servers as usize),
             blocks: Vec::new(),
             block_timeouts: vec![0; conns as usize],
+            block_server_timeouts: vec![[0; 3]; conns as usize],
+            block_tallies: BlockTimeouts::default(),
             stop_blocks: s.stop.blocks,
             short: layout.clients,
+        }
+    }
+
+    /// Count timeout `t` of `flow`'s server end (`server`) or client end
+    /// toward the current block; a background flow's counts toward none.
+    pub(super) fn on_timeout(&mut self, flow: usize, server: bool, t: &Timeout) {
+        let Some(n) = self.block_timeouts.get_mut(flow) else { return };
+        *n += 1;
+        self.block_tallies.add_timeout(t);
+        if server {
+            let s = &mut self.block_server_timeouts[flow];
+            s[0] += 1;
+            match t.gip_class {
+                GipClass::Floss => s[1] += 1,
+                GipClass::Lack => s[2] += 1,
+                GipClass::Other => {}
+            }
         }
     }
 
@@ -66,15 +93,21 @@ impl Reads {
     /// now reached: it waits for every client; the ones that reach it first read on.
     pub(super) fn on_block_done(&mut self, done: BlockDone) -> bool {
         let n = self.layout.servers as usize;
-        let mine = &mut self.block_timeouts[done.client as usize * n..][..n];
+        let first = done.client as usize * n;
+        let mine = &mut self.block_timeouts[first..][..n];
+        let max_flow_timeouts = mine.iter().copied().max().unwrap_or(0);
+        mine.fill(0);
+        let servers = &mut self.block_server_timeouts[first..][..n];
+        let worst = |k: usize| servers.iter().map(|s| s[k]).max().unwrap_or(0);
+        self.block_tallies.add_block(max_flow_timeouts > 0, [worst(0), worst(1), worst(2)]);
+        servers.fill([0; 3]);
         self.blocks.push(BlockRecord {
             client: done.client,
             block: done.block,
             start_s: done.started.as_secs_f64(),
             time_ms: done.duration.as_millis_f64(),
-            max_flow_timeouts: mine.iter().copied().max().unwrap_or(0),
+            max_flow_timeouts,
         });
-        mine.fill(0);
         if self.stop_blocks == Some(done.block + 1) {
             self.short -= 1;
             return self.short == 0;

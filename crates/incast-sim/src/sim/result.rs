@@ -59,6 +59,9 @@ impl Sim {
         let clients = self.reads.client_stats(&flows, &mbps);
         let background: Vec<FlowStats> =
             background.chunks_exact(2).enumerate().map(|(i, p)| row(conns + i, &p[0], &p[1])).collect();
+        let tallies = self.reads.block_tallies;
+        let ([unluckiest, unluckiest_floss, unluckiest_lack], timed_out_block_fraction) =
+            tallies.per_block(self.reads.blocks.len() as u64);
         let summary = Summary {
             goodput_mbps: goodput,
             client_goodput_mbps: clients.iter().map(|c| c.goodput_mbps).collect(),
@@ -72,6 +75,12 @@ impl Sim {
             timeout_classes,
             gip_timeout_classes,
             spurious_timeouts: sum(&|e| e.stats().spurious_timeouts),
+            lost_retransmit_dart_ge_thresh: tallies.lost_retransmit_dart[0],
+            lost_retransmit_dart_lt_thresh: tallies.lost_retransmit_dart[1],
+            unluckiest_flow_timeouts_per_block: unluckiest,
+            unluckiest_flow_floss_per_block: unluckiest_floss,
+            unluckiest_flow_lack_per_block: unluckiest_lack,
+            timed_out_block_fraction,
             fast_retransmits: sum(&|e| e.stats().fast_retransmits),
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             redundant_packets: sum(&|e| e.stats().redundant_segments),

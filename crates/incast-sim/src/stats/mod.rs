@@ -16,6 +16,8 @@ pub use trace::Traces;
 
 pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, TimeoutClasses};
 
+use crate::tcp::forensics::Timeout;
+
 use crate::settings::Flag;
 use serde::Serialize;
 
@@ -65,6 +67,25 @@ pub struct Summary {
     pub gip_timeout_classes: GipTimeoutClasses,
     /// Timeouts F-RTO or Eifel judged spurious and undid (`tcp.spurious_rto`).
     pub spurious_timeouts: u64,
+    /// `timeout_classes.lost_retransmit` whose flow had drawn at least
+    /// `tcp.dupack_threshold` duplicate ACKs since its last new ACK (FAST08
+    /// Table 3: the lost retransmission of a fast retransmit).
+    pub lost_retransmit_dart_ge_thresh: u64,
+    /// `timeout_classes.lost_retransmit` with fewer duplicate ACKs than that
+    /// (the lost retransmission of a timeout's own).
+    pub lost_retransmit_dart_lt_thresh: u64,
+    /// GIP §III's "number of TOs suffered by the unluckiest flow per stripe
+    /// unit": over the completed blocks, the mean of the largest count of
+    /// timeouts of one server in the block (`None` without a completed block).
+    pub unluckiest_flow_timeouts_per_block: Option<f64>,
+    /// The same, counting FLoss-TOs only (GIP Fig. 16).
+    pub unluckiest_flow_floss_per_block: Option<f64>,
+    /// The same, counting LAck-TOs only (GIP Fig. 16).
+    pub unluckiest_flow_lack_per_block: Option<f64>,
+    /// SIGCOMM09 §2.2's "requests that experienced a TCP timeout": the share
+    /// of completed blocks during which either end of one of the block's
+    /// connections timed out (`None` without a completed block).
+    pub timed_out_block_fraction: Option<f64>,
     /// Fast retransmits, all endpoints.
     pub fast_retransmits: u64,
     /// Data segments sent again, all endpoints.
@@ -150,6 +171,43 @@ pub struct BlockRecord {
     /// Retransmission timeouts (both directions) of the client's flow that
     /// suffered most of them in this block — GIP §III's per-block metric.
     pub max_flow_timeouts: u64,
+}
+
+/// The reading connections' timeouts, tallied as the run goes for the
+/// summary's per-block figures, so that they need no per-timeout table.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BlockTimeouts {
+    /// Completed blocks during which either end of one of their connections timed out.
+    pub timed_out: u64,
+    /// Over the completed blocks, the sum of each block's largest count of
+    /// one server's timeouts: all, FLoss-TOs, LAck-TOs.
+    pub unluckiest: [u64; 3],
+    /// Lost-retransmit timeouts after at least `dupack_threshold` duplicate ACKs, and after fewer.
+    pub lost_retransmit_dart: [u64; 2],
+}
+
+impl BlockTimeouts {
+    /// Count timeout `t`'s lost retransmission, if it was one.
+    pub fn add_timeout(&mut self, t: &Timeout) {
+        if t.class == TimeoutClass::LostRetransmit {
+            self.lost_retransmit_dart[usize::from(t.snapshot.dart < t.snapshot.dupack_threshold)] += 1;
+        }
+    }
+
+    /// Count a completed block: whether it `timed_out`, and its unluckiest
+    /// server's timeouts (all, FLoss-TOs, LAck-TOs).
+    pub fn add_block(&mut self, timed_out: bool, unluckiest: [u64; 3]) {
+        self.timed_out += u64::from(timed_out);
+        for (sum, n) in self.unluckiest.iter_mut().zip(unluckiest) {
+            *sum += n;
+        }
+    }
+
+    /// Each tally over `blocks` completed blocks (`None` without one).
+    pub fn per_block(&self, blocks: u64) -> ([Option<f64>; 3], Option<f64>) {
+        let mean = |n: u64| (blocks > 0).then(|| n as f64 / blocks as f64);
+        (self.unluckiest.map(mean), mean(self.timed_out))
+    }
 }
 
 /// One client: its share of the run.
