@@ -21,7 +21,7 @@ use super::queue::{DropTailQueue, QueueLimit};
 use super::wan::{WanConfig, WanDelay};
 use crate::error::SimError;
 use crate::rng::Rng;
-use crate::time::{SimDuration, SimTime};
+use crate::time::{BitRate, SimDuration, SimTime};
 
 /// Index of a node (host or switch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -294,6 +294,11 @@ impl Network {
     /// The node of host `h`.
     pub fn host_node(&self, h: u32) -> NodeId {
         self.host_nodes[h as usize]
+    }
+
+    /// The rate of the fastest link (1 bit/s in a network without one).
+    pub fn fastest(&self) -> BitRate {
+        self.ports.iter().map(|p| p.link.rate()).max().unwrap_or(BitRate(1))
     }
 
     /// Number of output ports; port ids are `0..ports()`.

@@ -30,6 +30,7 @@ mod udp;
 
 use crate::error::SimError;
 use crate::event::EventQueue;
+use crate::net::frame;
 use crate::net::pfc::PfcFrame;
 use crate::net::{Direction, NodeId, Packet, PktId, PortId};
 use crate::scenario::footprint::DEFAULT_MEMORY_BUDGET;
@@ -175,7 +176,7 @@ impl Sim {
         let net = DataPlane::new(s, reads.layout, flows, queue_trace);
         Sim {
             now: SimTime::ZERO,
-            events: EventQueue::new(),
+            events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
             processed: 0,
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
