@@ -4,7 +4,10 @@
 //! Run with `cargo bench -p incast-sim` (release profile, one core). Options
 //! after `--`: `--blocks N` (default 100), `--servers N` (default 64),
 //! `--repeat K` (default 5), `--delayed-ack-off` (the htsim driver's
-//! scenario has none), `--json` (one JSON object instead of the text).
+//! scenario has none), `--json` (one JSON object instead of the text),
+//! `--scenario FILE` (run this scenario instead: JSON in the scenario files'
+//! shape, as `Scenario.to_json()` writes it; `--blocks` and `--servers` then
+//! do not apply, and the timeout rows stay off).
 //! Prints simulated data packets and events per wall-clock second (best and
 //! median of the repeats) and the process's peak resident memory, so that
 //! runs of different lengths show whether memory grows with simulated time.
@@ -36,11 +39,23 @@ fn peak_rss_kib() -> Option<u64> {
 fn main() {
     let blocks = arg("--blocks", 100);
     let servers = arg("--servers", 64) as u32;
+    let scenario_file = std::env::args().skip_while(|a| a != "--scenario").nth(1);
+    let custom = scenario_file.is_some();
     let repeat = arg("--repeat", 5).max(1);
-    let mut s = Scenario::fast08(servers);
-    s.tcp.rto.min = SimDuration::from_micros(200);
-    s.stop.blocks = Some(blocks);
-    s.stop.duration = None;
+    let mut s = match scenario_file {
+        Some(path) => {
+            let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("--scenario {path}: {e}"));
+            let json = serde_json::from_str(&text).unwrap_or_else(|e| panic!("--scenario {path}: {e}"));
+            Scenario::from_json(&json).unwrap_or_else(|e| panic!("--scenario {path}: {e}"))
+        }
+        None => {
+            let mut s = Scenario::fast08(servers);
+            s.tcp.rto.min = SimDuration::from_micros(200);
+            s.stop.blocks = Some(blocks);
+            s.stop.duration = None;
+            s
+        }
+    };
     // The benchmark measures the engine, and its peak-memory figure must not
     // grow with simulated time: keep the timeout counters, not one row per timeout.
     s.stats.timeouts = false;
@@ -60,6 +75,7 @@ fn main() {
         last = Some((r.summary, wall));
     }
     let (sum, wall) = last.expect("at least one repeat");
+    let (servers, blocks) = (s.servers, sum.blocks);
     pkt_rates.sort_by(f64::total_cmp);
     ev_rates.sort_by(f64::total_cmp);
     let med = |v: &[f64]| v[v.len() / 2];
@@ -75,7 +91,11 @@ fn main() {
         );
         return;
     }
-    println!("scenario: {servers} servers, 256KiB SRU, 1Gbps, 32KiB buffer, RTO_min 200us, {blocks} blocks");
+    if custom {
+        println!("scenario: {servers} servers, {blocks} blocks");
+    } else {
+        println!("scenario: {servers} servers, 256KiB SRU, 1Gbps, 32KiB buffer, RTO_min 200us, {blocks} blocks");
+    }
     println!(
         "simulated: {:.3} s, goodput {:.1} Mbps, {} data packets, {} events, {} timeouts, {} drops",
         sum.sim_time_s, sum.goodput_mbps, sum.data_packets, sum.events, sum.timeouts, sum.drops
