@@ -15,12 +15,22 @@ switch (Rust engine, ``incast._core``) with this Python front::
 The command line does the same: ``incast run --servers 1,4,16,64 --blocks 20``.
 """
 
+import typing as _typing
+
 from incast._core import engine_version as _engine_version
 from incast.errors import IncastError, ScenarioError, SimulationError
-from incast.result import Result, run
-from incast.scenario import Scenario
+
+if _typing.TYPE_CHECKING:
+    from incast.result import Result, run
+    from incast.scenario import Scenario
 
 __version__: str = _engine_version()
+
+#: Names imported from their module when first used, so that ``import incast`` (and the
+#: command line, whose ``--help`` needs neither) does not load the result and scenario code.
+_LAZY = {"Result": "incast.result", "run": "incast.result", "Scenario": "incast.scenario"}
+#: Submodules ``import incast`` used to load with those names, still reachable as attributes.
+_SUBMODULES = ("presets", "result", "scenario", "units")
 
 __all__ = [
     "IncastError",
@@ -31,3 +41,20 @@ __all__ = [
     "__version__",
     "run",
 ]
+
+
+def __getattr__(name: str) -> _typing.Any:
+    import importlib
+
+    if name in _SUBMODULES:
+        return importlib.import_module(f"{__name__}.{name}")
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_LAZY})

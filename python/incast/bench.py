@@ -35,11 +35,12 @@ from typing import TYPE_CHECKING, Any
 
 from incast import _core
 from incast.errors import IncastError, ScenarioError
-from incast.result import BlockTimes
 from incast.units import UnitError, parse_duration, parse_size
 
 if TYPE_CHECKING:
     import pandas as pd
+
+    from incast.result import BlockTimes
 
 __all__ = [
     "DEFAULT_IDLE_TIMEOUT",
@@ -123,6 +124,8 @@ class ReadResult:
             setattr(self, key, report[key])
         self.wall_s = float(report["wall_s"])
         self.goodput_mbps = _f(report["goodput_mbps"])
+        from incast.result import BlockTimes
+
         t = report["block_time_ms"]
         self.block_time_ms = BlockTimes(_f(t["p50"]), _f(t["p99"]), _f(t["max"]))
         self.tcpext = report["tcpext"]
