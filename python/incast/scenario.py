@@ -34,16 +34,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-import tomli_w
-
 from incast import _core
 from incast.errors import ScenarioError
 from incast.units import format_buffer, format_duration, format_rate, format_size
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = ["Scenario", "apply_overrides", "read_toml", "schema", "settings"]
 
@@ -117,6 +110,11 @@ def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> di
 
 def read_toml(path: str | Path) -> dict[str, Any]:
     """The raw table of a TOML file. ``OSError`` if unreadable; ScenarioError if not TOML, not UTF-8 or too large."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
     p = Path(path)
     with p.open("rb") as f:
         raw = f.read(MAX_FILE_BYTES + 1)
@@ -234,6 +232,8 @@ class Scenario:
 
     def to_toml(self) -> str:
         """The scenario as TOML with human units; :meth:`from_toml` reads it back exactly."""
+        import tomli_w
+
         return tomli_w.dumps(self._toml)
 
     def to_json(self) -> str:

@@ -15,18 +15,15 @@ from __future__ import annotations
 
 import functools
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.markup import escape
 
 from incast.errors import ScenarioError
-from incast.scenario import Scenario, apply_overrides, schema
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+if TYPE_CHECKING:
+    from incast.scenario import Scenario
 
 __all__ = [
     "OPTION_FIELDS",
@@ -92,6 +89,8 @@ _METAVARS = {
 
 @functools.cache
 def _settings() -> dict[str, dict[str, Any]]:
+    from incast.scenario import schema
+
     return {s["name"]: s for s in schema()}
 
 
@@ -156,6 +155,11 @@ def parse_set(item: str) -> tuple[str, Any]:
 
 def toml_value(text: str) -> Any:
     """``"0.001"`` -> 0.001, ``"64"`` -> 64, anything else (``"1ms"``, ``"off"``) stays a string."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover
+        import tomli as tomllib
+
     try:
         value = tomllib.loads(f"v = {text}")["v"]
     except tomllib.TOMLDecodeError:
@@ -165,6 +169,8 @@ def toml_value(text: str) -> Any:
 
 def resolve(base: dict[str, Any], overrides: list[tuple[str, Any]]) -> Scenario:
     """``base`` with ``overrides`` applied one at a time (the last of two writes to a setting wins)."""
+    from incast.scenario import Scenario, apply_overrides
+
     data = base
     for path, value in overrides:
         data = apply_overrides(data, {path: value})

@@ -7,10 +7,6 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
-
-from incast.presets import PRESETS
 
 __all__ = ["presets", "register"]
 
@@ -19,6 +15,11 @@ def presets(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per preset, one per line.")] = False,
 ) -> None:
     """List the presets with what each sets and why."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from incast.presets import PRESETS
+
     if as_json:
         for p in PRESETS.values():
             print(json.dumps({"name": p.name, "summary": p.summary, "why": p.why, "settings": dict(p.settings)}))

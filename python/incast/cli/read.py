@@ -17,16 +17,15 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
-from incast import bench
 from incast.cli.output import EXIT_ENGINE, fail, ms
 from incast.errors import ScenarioError
-from incast.units import format_duration, format_size
+
+if TYPE_CHECKING:
+    from incast import bench
 
 __all__ = ["read", "register"]
 
@@ -87,6 +86,8 @@ def read(
     as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
 ) -> int:
     """Read synchronized blocks from real servers and print goodput, block times and TCP counters."""
+    from incast import bench
+
     if delayed_ack not in ("on", "off"):
         raise ScenarioError(f"delayed_ack: {delayed_ack!r} is not on or off")
     names = list(servers or []) + (_servers_file(servers_file) if servers_file is not None else [])
@@ -142,6 +143,11 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
     if as_json:
         print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         return
+    from rich.console import Console
+    from rich.table import Table
+
+    from incast.units import format_size
+
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     r = result
     size = f"{format_size(r.sru_bytes)} SRU" if r.sru_bytes is not None else f"{format_size(r.block_bytes)} block"
@@ -176,6 +182,8 @@ def _print(result: bench.ReadResult, as_json: bool) -> None:
 
 def _knobs(config: dict[str, Any]) -> list[str]:
     """The settings that differ from the defaults, as the heading names them."""
+    from incast.units import format_duration, format_size
+
     sock = config["socket"]
     knobs = []
     if config["max_inflight"] is not None:

@@ -28,11 +28,9 @@ import json
 import math
 import sys
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from incast.cli.options import (
     OPTION_FIELDS,
@@ -47,11 +45,12 @@ from incast.cli.options import (
 )
 from incast.cli.output import ms, plural, rate
 from incast.errors import ScenarioError
-from incast.presets import with_preset
-from incast.result import Result
-from incast.result import run as run_scenario
-from incast.scenario import Scenario, read_toml
-from incast.topology import parse_topology_flag
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from incast.result import Result
+    from incast.scenario import Scenario
 
 __all__ = ["register", "run"]
 
@@ -149,6 +148,13 @@ def run(
     ] = None,
 ) -> None:
     """Simulate synchronized reads and print goodput, block times, timeouts and drops."""
+    from rich.console import Console
+
+    from incast.presets import with_preset
+    from incast.result import run as run_scenario
+    from incast.scenario import read_toml
+    from incast.topology import parse_topology_flag
+
     named = {
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
@@ -288,6 +294,8 @@ def _rate(events_per_s: float) -> str:
 
 
 def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
+    from rich.table import Table
+
     t = r.block_time_ms
     console.print(r.scenario.describe() + suffix, style="bold")
     table = Table(show_header=False, box=None, pad_edge=False)
@@ -330,6 +338,8 @@ def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
 
 
 def _print_table(console: Console, results: list[Result], suffix: str = "") -> None:
+    from rich.table import Table
+
     common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count
     wl = results[0].scenario.workload
     if wl.clients > 1:

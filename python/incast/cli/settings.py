@@ -12,11 +12,8 @@ import sys
 from typing import Annotated
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from incast.errors import ScenarioError
-from incast.scenario import schema
 
 __all__ = ["register", "settings"]
 
@@ -31,6 +28,11 @@ def settings(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per setting, one per line.")] = False,
 ) -> None:
     """List every setting: dotted name, type, default, what it allows and what it does."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from incast.scenario import schema
+
     chosen = [s for s in schema() if match is None or match in s["name"]]
     if not chosen:
         raise ScenarioError(f"settings: no setting's name contains {match!r}; 'incast settings' lists them all")

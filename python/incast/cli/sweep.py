@@ -16,15 +16,12 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Annotated
 
 import typer
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, ProgressColumn, Task, TextColumn, TimeRemainingColumn
-from rich.table import Table
-from rich.text import Text
 
 from incast.errors import ScenarioError
-from incast.labels import format_number, format_value
 
 if TYPE_CHECKING:
+    from rich.progress import Progress
+
     from incast.experiment import Experiment
     from incast.sweep import SweepResult
 
@@ -46,17 +43,28 @@ JobsOption = Annotated[
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")]
 
 
-class _Rate(ProgressColumn):
-    def render(self, task: Task) -> Text:
-        speed = task.finished_speed or task.speed
-        return Text(f"{speed:.1f} points/s" if speed else "– points/s")
-
-
 @contextmanager
 def _progress(enabled: bool) -> Iterator[Progress | None]:
     if not enabled:
         yield None
         return
+    from rich.console import Console
+    from rich.progress import (
+        BarColumn,
+        MofNCompleteColumn,
+        Progress,
+        ProgressColumn,
+        Task,
+        TextColumn,
+        TimeRemainingColumn,
+    )
+    from rich.text import Text
+
+    class _Rate(ProgressColumn):
+        def render(self, task: Task) -> Text:
+            speed = task.finished_speed or task.speed
+            return Text(f"{speed:.1f} points/s" if speed else "– points/s")
+
     bar = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -135,6 +143,11 @@ def sweep(
 
 
 def _print_summary(experiment: Experiment, result: SweepResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    from incast.labels import format_number, format_value
+
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 160)
     table = Table(
         box=None, title=f"{result.name}: {result.done} points ({result.cached} cached), {result.wall_s:.1f} s"

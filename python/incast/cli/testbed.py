@@ -20,20 +20,19 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from incast.cli.options import OPTION_FIELDS, AsJson, ScenarioFile, SetOpt, parse_servers, parse_set, resolve
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms, rate
 from incast.errors import ScenarioError
-from incast.presets import with_preset
-from incast.scenario import Scenario, read_toml
-from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, cleanup, notes, require_privileges
-from incast.testbed import run as run_testbed
-from incast.units import format_duration
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+    from incast.scenario import Scenario
+    from incast.testbed import TestbedResult
 
 __all__ = ["register", "scenarios", "testbed"]
 
@@ -68,6 +67,9 @@ def scenarios(
     preset: str | None = None,
 ) -> list[Scenario]:
     """The scenarios of a command line: the preset, the file, the named options, ``--set``; one per server count."""
+    from incast.presets import with_preset
+    from incast.scenario import read_toml
+
     if named.get("sru") is not None and named.get("block") is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
     overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
@@ -99,6 +101,10 @@ def testbed(
     ] = False,
 ) -> int:
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
+    from rich.console import Console
+
+    from incast.testbed import TestbedError, TestbedUnavailable, cleanup, notes, require_privileges
+    from incast.testbed import run as run_testbed
 
     try:
         require_privileges()
@@ -156,6 +162,8 @@ def register(app: typer.Typer) -> None:
 
 def kernel_line(r: TestbedResult) -> str:
     """The kernel's tick, the RTO floor it gives and the congestion control, in one line."""
+    from incast.units import format_duration
+
     k = r.kernel
     return (
         f"kernel HZ={k['hz']} ({format_duration(k['jiffy_s'])} ticks): RTO_min {format_duration(k['rto_min_s'])} "
@@ -165,6 +173,8 @@ def kernel_line(r: TestbedResult) -> str:
 
 def print_summary(console: Console, r: TestbedResult) -> None:
     """One run: the scenario, the kernel line, goodput, block times and the kernel's counters."""
+    from rich.table import Table
+
     state = "" if r.status == "complete" else f" — {r.status}, partial results"
     console.print(r.scenario.describe() + state, style="bold")
     console.print(kernel_line(r))
@@ -192,6 +202,8 @@ def print_summary(console: Console, r: TestbedResult) -> None:
 
 def print_table(console: Console, results: list[TestbedResult]) -> None:
     """Several runs: one row per server count."""
+    from rich.table import Table
+
     console.print(results[0].scenario.describe().split(", ", 1)[-1], style="bold")
     console.print(kernel_line(results[0]))
     table = Table()

@@ -23,11 +23,9 @@ from __future__ import annotations
 import json
 import math
 import sys
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
-from rich.console import Console
-from rich.table import Table
 
 from incast.cli.options import AsJson, ScenarioFile, SetOpt
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
@@ -46,14 +44,14 @@ from incast.cli.testbed import (
     kernel_line,
     scenarios,
 )
-from incast.presets import LINUX_STACK
-from incast.reference import ns2
-from incast.result import Result
-from incast.result import run as simulate
-from incast.scenario import Scenario
-from incast.testbed import TestbedError, TestbedResult, TestbedUnavailable, clock, notes, require_privileges
-from incast.testbed import run as run_testbed
-from incast.units import format_duration
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+    from incast.result import Result
+    from incast.scenario import Scenario
+    from incast.testbed import TestbedResult
 
 __all__ = ["register", "simulator_overrides", "validate"]
 
@@ -75,6 +73,8 @@ _FIGURES: tuple[tuple[str, str, str | None], ...] = (
 
 def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
+    from incast.presets import LINUX_STACK
+
     overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, **LINUX_STACK}
     if scenario.tcp.variant == "reno":
         overrides["tcp.variant"] = "newreno"
@@ -145,6 +145,12 @@ def validate(
     ] = None,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root) or in ns-2.35, and compare them."""
+    from rich.console import Console
+
+    from incast.result import run as simulate
+    from incast.testbed import TestbedError, TestbedUnavailable, clock, notes, require_privileges
+    from incast.testbed import run as run_testbed
+    from incast.units import format_duration
 
     named = {
         "sru": sru,
@@ -203,6 +209,11 @@ def validate(
 
 def _against_ns2(todo: list[Scenario], preset: str, as_json: bool) -> int:
     """``incast validate --against ns2``: each scenario in the simulator and in ns-2.35."""
+    from rich.console import Console
+
+    from incast.reference import ns2
+    from incast.result import run as simulate
+
     runs = []
     for scenario in todo:
         ns2.script(scenario)  # refuses what ns-2 cannot express before anything runs
@@ -238,6 +249,8 @@ def _against_ns2(todo: list[Scenario], preset: str, as_json: bool) -> int:
 
 
 def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> Table:
+    from rich.table import Table
+
     table = Table()
     for name in ("", "simulator", ref, ratio_head):
         table.add_column(name, justify="left" if not name else "right", no_wrap=True)
@@ -248,6 +261,8 @@ def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> Table:
 
 
 def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> Table:
+    from rich.table import Table
+
     table = Table()
     heads = ("servers", "sim Mbps", f"{ref} Mbps", f"{ref}/sim", "sim timeouts", f"{ref} timeouts")
     for name in heads:
@@ -267,6 +282,8 @@ def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> Table:
 
 
 def _overrides_line(preset: str, overrides: dict[str, Any]) -> str:
+    from incast.units import format_duration
+
     shown = [f"{k}={format_duration(v) if k == 'tcp.clock_granularity' else v}" for k, v in overrides.items()]
     return f"both over preset {preset}; simulator with " + ", ".join(shown).replace("True", "true")
 
