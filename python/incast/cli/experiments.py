@@ -1,7 +1,5 @@
 """``incast experiments``: the packaged experiments and the verdict of their last run."""
 
-from __future__ import annotations
-
 import json
 from typing import Annotated
 

@@ -1,7 +1,5 @@
 """``incast presets``: the named bundles of settings ``--preset`` applies."""
 
-from __future__ import annotations
-
 import json
 import sys
 from typing import Annotated

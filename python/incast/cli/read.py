@@ -11,8 +11,6 @@ run: the partial results are printed, then one line naming the server and the
 block, and the status is 1. Ctrl-C prints the partial results too (status 130).
 """
 
-from __future__ import annotations
-
 import json
 import math
 import sys
@@ -139,7 +137,7 @@ def _servers_file(path: str) -> list[str]:
     return names
 
 
-def _print(result: bench.ReadResult, as_json: bool) -> None:
+def _print(result: "bench.ReadResult", as_json: bool) -> None:
     if as_json:
         print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         return

@@ -1,7 +1,5 @@
 """``incast report``: one self-contained static HTML page of every experiment's figure and verdicts."""
 
-from __future__ import annotations
-
 from typing import Annotated
 
 import typer

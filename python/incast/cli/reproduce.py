@@ -7,8 +7,6 @@ paper checked against the data. ``--json`` prints one object per experiment:
 ``points``, ``wall_s``, ``tables`` and ``figures``.
 """
 
-from __future__ import annotations
-
 import time
 from typing import Annotated
 

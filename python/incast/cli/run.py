@@ -22,8 +22,6 @@ each value of a server list.
 aggregate; the summary lists each client's share.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import sys
@@ -242,7 +240,7 @@ def register(app: typer.Typer) -> None:
 
 
 
-def _all_traces(scenario: Scenario) -> Scenario:
+def _all_traces(scenario: "Scenario") -> "Scenario":
     """``scenario`` with every trace on; the goodput bin stays as set, else 5 ms (FAST08 Figure 5)."""
     goodput_bin = scenario.trace.goodput_bin if scenario.trace.goodput_bin is not None else "5ms"
     on = {"trace.goodput_bin": goodput_bin, "trace.queue": True, "trace.flows": True, "trace.block_cwnd": True}
@@ -293,7 +291,7 @@ def _rate(events_per_s: float) -> str:
     return f"{events_per_s:.0f} "
 
 
-def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
+def _print_summary(console: "Console", r: "Result", suffix: str = "") -> None:
     from rich.table import Table
 
     t = r.block_time_ms
@@ -337,7 +335,7 @@ def _print_summary(console: Console, r: Result, suffix: str = "") -> None:
     console.print(table)
 
 
-def _print_table(console: Console, results: list[Result], suffix: str = "") -> None:
+def _print_table(console: "Console", results: "list[Result]", suffix: str = "") -> None:
     from rich.table import Table
 
     common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count

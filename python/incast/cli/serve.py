@@ -16,8 +16,6 @@ bounded rate: the lines held back are counted) and one when it stops; on
 SIGINT or SIGTERM it closes every connection and exits with status 0.
 """
 
-from __future__ import annotations
-
 from typing import Annotated, Any
 
 import typer

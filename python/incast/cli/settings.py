@@ -5,8 +5,6 @@ type, the default, what a value may be, and the doc line the engine keeps
 beside the mechanism that uses it.
 """
 
-from __future__ import annotations
-
 import json
 import sys
 from typing import Annotated

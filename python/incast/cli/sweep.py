@@ -7,8 +7,6 @@ and an interrupted sweep resumes. Ctrl-C cancels the pending points, keeps
 the finished ones, writes the partial tables and exits with status 130.
 """
 
-from __future__ import annotations
-
 import json
 import sys
 from collections.abc import Iterator
@@ -44,7 +42,7 @@ JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object 
 
 
 @contextmanager
-def _progress(enabled: bool) -> Iterator[Progress | None]:
+def _progress(enabled: bool) -> "Iterator[Progress | None]":
     if not enabled:
         yield None
         return
@@ -85,8 +83,8 @@ def _check_dask(dask: str | None) -> None:
 
 
 def run_experiments(
-    experiments: list[Experiment], *, quick: bool, out: str, dask: str | None, jobs: int | None, as_json: bool
-) -> tuple[list[SweepResult], int]:
+    experiments: "list[Experiment]", *, quick: bool, out: str, dask: str | None, jobs: int | None, as_json: bool
+) -> "tuple[list[SweepResult], int]":
     """Reproduce each experiment in turn with a progress bar; stop at Ctrl-C.
 
     Returns the results and the exit status (130 if interrupted).
@@ -142,7 +140,7 @@ def sweep(
     return 0
 
 
-def _print_summary(experiment: Experiment, result: SweepResult) -> None:
+def _print_summary(experiment: "Experiment", result: "SweepResult") -> None:
     from rich.console import Console
     from rich.table import Table
 

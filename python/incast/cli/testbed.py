@@ -15,8 +15,6 @@ named ``incast-tb-<id>`` / ``ic<id>`` and removed on success, failure, Ctrl-C
 and SIGTERM; ``incast testbed --cleanup`` removes what a killed run left.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import sys
@@ -65,7 +63,7 @@ def scenarios(
     named: dict[str, str | None],
     set_: list[str] | None,
     preset: str | None = None,
-) -> list[Scenario]:
+) -> "list[Scenario]":
     """The scenarios of a command line: the preset, the file, the named options, ``--set``; one per server count."""
     from incast.presets import with_preset
     from incast.scenario import read_toml
@@ -160,7 +158,7 @@ def register(app: typer.Typer) -> None:
     app.command("testbed", no_args_is_help=False)(testbed)
 
 
-def kernel_line(r: TestbedResult) -> str:
+def kernel_line(r: "TestbedResult") -> str:
     """The kernel's tick, the RTO floor it gives and the congestion control, in one line."""
     from incast.units import format_duration
 
@@ -171,7 +169,7 @@ def kernel_line(r: TestbedResult) -> str:
     )
 
 
-def print_summary(console: Console, r: TestbedResult) -> None:
+def print_summary(console: "Console", r: "TestbedResult") -> None:
     """One run: the scenario, the kernel line, goodput, block times and the kernel's counters."""
     from rich.table import Table
 
@@ -200,7 +198,7 @@ def print_summary(console: Console, r: TestbedResult) -> None:
     console.print(table)
 
 
-def print_table(console: Console, results: list[TestbedResult]) -> None:
+def print_table(console: "Console", results: "list[TestbedResult]") -> None:
     """Several runs: one row per server count."""
     from rich.table import Table
 

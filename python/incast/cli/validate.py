@@ -18,8 +18,6 @@ the scenario as ``incast testbed`` does. Each row shows both figures and the
 ratio testbed / simulator. Needs root, like ``incast testbed``.
 """
 
-from __future__ import annotations
-
 import json
 import math
 import sys
@@ -71,7 +69,7 @@ _FIGURES: tuple[tuple[str, str, str | None], ...] = (
 )
 
 
-def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
+def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
     """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
     from incast.presets import LINUX_STACK
 
@@ -89,7 +87,7 @@ def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def comparison(sim: Result, ref: dict[str, Any], name: str = "testbed") -> dict[str, dict[str, float | None]]:
+def comparison(sim: "Result", ref: dict[str, Any], name: str = "testbed") -> dict[str, dict[str, float | None]]:
     """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None)."""
     s = sim.to_dict()
     out: dict[str, dict[str, float | None]] = {}
@@ -207,7 +205,7 @@ def validate(
     return 0
 
 
-def _against_ns2(todo: list[Scenario], preset: str, as_json: bool) -> int:
+def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool) -> int:
     """``incast validate --against ns2``: each scenario in the simulator and in ns-2.35."""
     from rich.console import Console
 
@@ -248,7 +246,7 @@ def _against_ns2(todo: list[Scenario], preset: str, as_json: bool) -> int:
     return 0
 
 
-def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> Table:
+def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> "Table":
     from rich.table import Table
 
     table = Table()
@@ -260,7 +258,7 @@ def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> Table:
     return table
 
 
-def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> Table:
+def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> "Table":
     from rich.table import Table
 
     table = Table()
@@ -289,11 +287,11 @@ def _overrides_line(preset: str, overrides: dict[str, Any]) -> str:
 
 
 def _print_one(
-    console: Console,
-    scenario: Scenario,
+    console: "Console",
+    scenario: "Scenario",
     preset: str,
     overrides: dict[str, Any],
-    bed: TestbedResult,
+    bed: "TestbedResult",
     figures: dict[str, Any],
 ) -> None:
     console.print(scenario.describe(), style="bold")
@@ -303,8 +301,8 @@ def _print_one(
 
 
 def _print_rows(
-    console: Console,
-    rows: list[tuple[Scenario, TestbedResult, dict[str, Any]]],
+    console: "Console",
+    rows: "list[tuple[Scenario, TestbedResult, dict[str, Any]]]",
     preset: str,
     overrides: dict[str, Any],
 ) -> None:
