@@ -253,16 +253,35 @@ def test_a_servers_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pyt
     assert err.startswith("error: servers_file: ") and "is not UTF-8 text" in err and err.count("\n") == 1
 
 
+#: Never imported by ``incast --help`` or a verb's ``--help``: the table, plot and cluster
+#: libraries, and the incast modules a verb imports only when it runs.
+NOT_AT_START = (
+    "pandas", "pyarrow", "matplotlib", "dask", "numpy",
+    "incast.result", "incast.presets", "incast.topology", "incast.labels", "incast.experiment",
+    "incast.sweep", "incast.report", "incast.plots", "incast.testbed", "incast.reference.ns2",
+)  # fmt: skip
+
+
 def test_the_command_line_starts_without_pandas_pyarrow_or_matplotlib() -> None:
-    """``incast --help`` (and every verb's registration) imports no table or plot
-    library: a verb imports what it needs when it runs."""
+    """``incast --help`` and every verb's ``--help`` import no table, plot or cluster library
+    and none of the simulator, testbed or experiment code: a verb imports what it needs when
+    it runs. ``import incast`` alone loads neither the result nor the scenario code."""
     import subprocess
     import sys
 
-    heavy = ("pandas", "pyarrow", "matplotlib", "dask")
-    code = f"import sys, incast, incast.cli; print(' '.join(m for m in {heavy!r} if m in sys.modules))"
+    code = (
+        "import contextlib, io, sys\n"
+        "import incast\n"
+        "print(' '.join(m for m in ('incast.result', 'incast.scenario') if m in sys.modules))\n"
+        "from incast.cli import app, main\n"
+        "verbs = [[], *([c.name] for c in app.registered_commands)]\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    codes = {main([*verb, '--help']) for verb in verbs}\n"
+        "assert out.getvalue().count('Usage: incast') == len(verbs) > 10, out.getvalue()\n"
+        f"print(codes, ' '.join(m for m in {NOT_AT_START!r} if m in sys.modules))\n"
+    )
     out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True).stdout
-    assert out.strip() == ""
+    assert out.splitlines() == ["", "{0} "]
 
 
 def test_a_run_read_for_its_summary_builds_no_table() -> None:
