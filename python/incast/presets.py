@@ -122,7 +122,8 @@ PRESETS: dict[str, Preset] = {
             "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
-            "transmissions started, as ns-2's scheduler takes them (link.arrival_order = \"wire\"); TCPSink "
+            "transmissions started, then the younger run of back-to-back frames first, as ns-2's scheduler "
+            'takes them (link.arrival_order = "wire"); TCPSink '
             "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
             "ns-2.35 itself on the same scenario.",
             {

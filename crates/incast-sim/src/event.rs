@@ -7,11 +7,17 @@
 //! arrival is scheduled so when it is queued for its link. With
 //! `link.arrival_order = "wire"` an arrival instead became certain when its
 //! transmission started (`push_since`), and among frames that started at the
-//! same instant one its host sent that instant onto an idle link runs before
-//! one that waited in a queue. That is how ns-2 and ns-3 order simultaneous
-//! arrivals: they schedule an arrival when its transmission starts, and a
-//! waiting frame starts from the previous frame's end, an event younger than
-//! the ACK or timer that made another host send at that instant. At a full
+//! same instant, the one whose link's run of back-to-back frames began last
+//! runs first; a frame sent onto an idle link begins a run, so it runs
+//! before every frame that waited in a queue. That is how ns-2 and ns-3
+//! order simultaneous arrivals: they schedule an arrival when its
+//! transmission starts and run same-time events in the order they were
+//! scheduled. A waiting frame starts from the event that ended the previous
+//! frame, scheduled one frame time earlier, while the event that started a
+//! younger run (the arrival or timer that made its host send) was scheduled
+//! earlier than that, a whole link delay before; so the younger run's frame
+//! starts first at that instant, and at every later instant where both
+//! links start a frame together. At a full
 //! port the two orders drop different frames: by queueing order, frames
 //! queued behind a burst win every tie over the retransmissions an ACK just
 //! released (README, "Against ns-2.35"). Either order is a pure function of
@@ -42,20 +48,27 @@ const WORDS: usize = (BUCKETS / WORD) as usize;
 /// Up to this many events, a bucket is sorted by insertion.
 const SMALL_BUCKET: usize = 16;
 
+/// Largest lead a key holds, in units of 256 ps: 4.3 ms.
+const LEAD_MAX: u64 = (1 << 24) - 1;
+
 /// Time in the high half; in the low half, from the top: how long before
-/// `time` the event became certain (its lead, in 256 ps units, complemented so
-/// that the longer lead comes first, saturating at 281 s), whether the frame
-/// waited in a queue, and the scheduling sequence number (its low 23 bits:
-/// only events that became certain at the same instant compare on it). One
+/// `time` the event became certain (its lead, in 256 ps units, saturating at
+/// 4.3 ms and complemented, so that the longer lead comes first), the age of
+/// its link's run of back-to-back frames when its transmission started
+/// (younger first; 0 for all but frame arrivals in wire order; [`age_code`]),
+/// and the scheduling sequence number (its low 24 bits: only events that
+/// tie on all the rest compare on it). Saturation is exact for events
+/// scheduled with `push`, the longer lead being the earlier scheduled. One
 /// comparison orders them all.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 struct Key(u128);
 
 impl Key {
     #[inline]
-    fn new(time: SimTime, since: SimTime, queued: bool, seq: u64) -> Self {
-        Key(u128::from(time.0) << 64
-            | u128::from(((since.0 >> 8) & ((1 << 39) - 1)) << 25 | (queued as u64) << 24 | (seq & 0xFF_FFFF)))
+    fn new(time: SimTime, since: SimTime, age_code: u64, seq: u64) -> Self {
+        debug_assert!(since <= time, "an event becomes certain before it happens");
+        let lead = LEAD_MAX.saturating_sub((time.0 - since.0) >> 8);
+        Key(u128::from(time.0) << 64 | u128::from(lead << 40 | age_code << 24 | (seq & 0xFF_FFFF)))
     }
 
     #[inline]
@@ -68,6 +81,20 @@ impl Key {
     fn bucket(self, shift: u32) -> u64 {
         self.time().0 >> shift
     }
+}
+
+/// A duration in 16 bits, in the same order: 0 for none, else the position
+/// of its highest set bit and the 10 bits below it, a relative precision of
+/// 1/1,024 (100 µs ± 0.1 µs) over any span.
+#[inline]
+fn age_code(age: SimDuration) -> u64 {
+    let x = age.0;
+    if x == 0 {
+        return 0;
+    }
+    let top = u64::from(63 - x.leading_zeros());
+    let mantissa = if top >= 10 { x >> (top - 10) } else { x << (10 - top) } & 0x3FF;
+    ((top + 1) << 10 | mantissa).min(0xFFFF)
 }
 
 /// An event beyond the ring. Ordered in reverse of its key, so that
@@ -186,16 +213,21 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `event` at `time`.
-    #[inline]
+    // Measured: with `#[inline]` alone, 4 % more instructions per packet on the benchmark.
+    #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
-        let now = self.now;
-        self.push_since(time, now, event)
+        let key = Key::new(time, self.now, 0, self.next_seq);
+        self.next_seq += 1;
+        self.file(key, event);
     }
 
-    /// Schedule `event` at `time`, ordered among same-time events by `since`.
+    /// Schedule `event`, a frame's arrival at `time`, ordered among
+    /// same-time events by when its transmission started (`since`) and,
+    /// among those that started together, by when its link's run of
+    /// back-to-back frames began (`run_start`; later first).
     #[inline]
-    pub fn push_since(&mut self, time: SimTime, since: SimTime, event: E) {
-        let key = Key::new(time, since, since > self.now, self.next_seq);
+    pub fn push_since(&mut self, time: SimTime, since: SimTime, run_start: SimTime, event: E) {
+        let key = Key::new(time, since, age_code(since.since(run_start)), self.next_seq);
         self.next_seq += 1;
         self.file(key, event);
     }
@@ -325,13 +357,37 @@ mod tests {
         let (at, early, later) = (SimTime(100_000), SimTime(10 << 8), SimTime(40 << 8));
         let mut q = EventQueue::new();
         q.push(later, 'y');
-        q.push_since(at, later, 'q');
-        q.push_since(at, early, 'a');
+        q.push_since(at, later, SimTime::ZERO, 'q');
+        q.push_since(at, early, early, 'a');
         assert_eq!(q.pop(), Some((later, 'y')));
-        q.push_since(at, later, 'i');
+        q.push_since(at, later, later, 'i');
         q.push(at, 'z');
         let order: Vec<char> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
         assert_eq!(order, vec!['a', 'i', 'z', 'q'], "an event scheduled at 10.24 ns sorts with the idle-link frame");
+    }
+
+    /// ns-2's and ns-3's order among frames of busy links that start
+    /// together: the link whose run of back-to-back frames began last goes
+    /// first, whatever order the frames were queued in.
+    #[test]
+    fn among_frames_that_started_together_the_younger_run_goes_first() {
+        let us = |n: u64| SimTime::ZERO + SimDuration::from_micros(n);
+        let (at, start) = (us(20), us(12));
+        let mut q = EventQueue::new();
+        q.push_since(at, start, us(1), "old run");
+        q.push_since(at, start, us(4), "young run");
+        q.push_since(at, start, us(2), "middle run");
+        let order: Vec<&str> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(order, vec!["young run", "middle run", "old run"]);
+    }
+
+    /// The age's code keeps the order of ages, whatever their span.
+    #[test]
+    fn age_codes_keep_the_order_of_ages() {
+        let ages = [0, 1, 2, 3, 1_000, 1_023, 1_024, 1_025, 12_304_000, 12_400_000, 1 << 40, u64::MAX];
+        let codes: Vec<u64> = ages.iter().map(|&a| age_code(SimDuration(a))).collect();
+        assert!(codes.windows(2).all(|w| w[0] < w[1]), "{codes:?}");
+        assert!(codes.iter().all(|&c| c <= 0xFFFF));
     }
 
     /// Engine invariant: events at equal times run in scheduling order.

@@ -39,8 +39,9 @@ crate::settings! {
         "loss" loss_ppb: u32 = 0, Probability;
         /// Frames reaching a node at the same picosecond: "queued" (in the order
         /// they were queued for their links) or "wire" (in the order their
-        /// transmissions started, a frame sent onto an idle link before one that
-        /// waited, as ns-2 and ns-3 order them).
+        /// transmissions started, then the younger run of back-to-back frames
+        /// first, a frame sent onto an idle link before one that waited, as
+        /// ns-2 and ns-3 order them).
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
             Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire)]);
     }
@@ -67,7 +68,8 @@ pub enum ArrivalOrder {
     #[default]
     Queued,
     /// The order their transmissions started; among those that started
-    /// together, frames sent onto an idle link first.
+    /// together, the one whose link began its run of back-to-back frames
+    /// last first (a frame sent onto an idle link before all).
     Wire,
 }
 
@@ -79,12 +81,15 @@ pub struct Link {
     busy_until: SimTime,
     /// When the latest frame's transmission started.
     last_start: SimTime,
+    /// When the link's current run of back-to-back frames began.
+    run_start: SimTime,
 }
 
 impl Link {
     /// An idle link.
     pub fn new(rate: BitRate, delay: SimDuration) -> Self {
-        Link { byte_time: ByteTime::new(rate), delay, busy_until: SimTime::ZERO, last_start: SimTime::ZERO }
+        let idle = SimTime::ZERO;
+        Link { byte_time: ByteTime::new(rate), delay, busy_until: idle, last_start: idle, run_start: idle }
     }
 
     /// Queue `wire_bytes` for transmission at `now`: the frame starts when the
@@ -92,6 +97,13 @@ impl Link {
     #[inline]
     pub fn transmit(&mut self, now: SimTime, wire_bytes: u64) -> SimTime {
         let start = now.max(self.busy_until);
+        if now > self.busy_until {
+            // An idle link: this frame begins a run. One handed over the
+            // instant the previous frame ends continues it (ns-2 and ns-3
+            // take it from the queue in the event that ends that frame); a
+            // new link's first run begins at time zero.
+            self.run_start = start;
+        }
         self.last_start = start;
         self.busy_until = start + self.byte_time.tx_time(wire_bytes);
         self.busy_until
@@ -101,6 +113,13 @@ impl Link {
     #[inline]
     pub fn last_start(&self) -> SimTime {
         self.last_start
+    }
+
+    /// When the run of back-to-back frames that the frame given to
+    /// [`Link::transmit`] belongs to began.
+    #[inline]
+    pub fn run_start(&self) -> SimTime {
+        self.run_start
     }
 
     /// When a frame whose last bit leaves at `tx_done` reaches the far end.
@@ -135,5 +154,22 @@ mod tests {
         assert_eq!(l.arrival(d1), SimTime(12_304_000 + 25_000_000));
         // An idle link starts at once.
         assert_eq!(l.transmit(SimTime(100_000_000), 84), SimTime(100_000_000 + 672_000));
+    }
+
+    /// A run of back-to-back frames begins with a frame sent onto an idle
+    /// link and goes on while each frame is handed over before, or the
+    /// instant, the previous one ends.
+    #[test]
+    fn a_run_lasts_while_frames_follow_back_to_back() {
+        let mut l = Link::new(BitRate::gbps(1), SimDuration::from_micros(25));
+        l.transmit(SimTime(1_000), 1538);
+        assert_eq!(l.run_start(), SimTime(1_000));
+        let end = l.transmit(SimTime(5_000), 1538); // queued behind the first
+        assert_eq!((l.last_start(), l.run_start()), (SimTime(1_000 + 12_304_000), SimTime(1_000)));
+        l.transmit(end, 1538); // handed over the instant the link frees
+        assert_eq!(l.run_start(), SimTime(1_000));
+        let later = SimTime(100_000_000);
+        l.transmit(later, 84);
+        assert_eq!((l.last_start(), l.run_start()), (later, later));
     }
 }

@@ -155,7 +155,8 @@ impl DataPlane {
                 }
                 let event = Event::Arrive { pkt, node };
                 if self.wire_order {
-                    events.push_since(at, self.net.port(port).link.last_start(), event)
+                    let link = &self.net.port(port).link;
+                    events.push_since(at, link.last_start(), link.run_start(), event)
                 } else {
                     events.push(at, event)
                 }
