@@ -18,7 +18,6 @@
 use super::Scenario;
 use crate::net::fabric::TopologyConfig;
 use crate::net::{Packet, Port, PortId};
-use crate::tcp::rcv_window::RcvWindowRule;
 use crate::tcp::sack::Scoreboard;
 use crate::tcp::Endpoint;
 use crate::time::Bytes;
@@ -59,11 +58,7 @@ impl Scenario {
             endpoint += size_of::<Scoreboard>() as u64;
         }
         let mss = u64::from(self.tcp.mss.max(1));
-        // The largest window a receiver may offer: Linux's grows to half its largest buffer.
-        let rcv_wnd = match self.tcp.rcv_window {
-            RcvWindowRule::Fixed => self.tcp.rcv_wnd.get(),
-            RcvWindowRule::Linux => self.tcp.rcv_wnd.get().max(self.tcp.rcv_buf_max.get() / 2),
-        };
+        let rcv_wnd = self.tcp.rcv_window.largest(self.tcp.rcv_wnd.get(), self.tcp.rcv_buf_max.get());
         // Server 0's response is the largest (a block's remainder goes to the first servers).
         let window = rcv_wnd.min(self.response_bytes(0).max(mss)).div_ceil(mss) + 1;
         // A data packet and its ACK, each in the pool and in the event queue.

@@ -47,6 +47,18 @@ pub enum RcvWindowRule {
     Linux,
 }
 
+impl RcvWindowRule {
+    /// The largest window a receiver offers that starts at `rcv_wnd` and whose
+    /// buffer may grow to `buf_max`: autotuning makes Linux's clamp follow
+    /// half the buffer (`tcp_rcv_space_adjust`).
+    pub fn largest(self, rcv_wnd: u64, buf_max: u64) -> u64 {
+        match self {
+            RcvWindowRule::Fixed => rcv_wnd,
+            RcvWindowRule::Linux => rcv_wnd.max(buf_max / 2),
+        }
+    }
+}
+
 /// Linux's receive-window state of one receiver (`rcv_ssthresh`,
 /// `window_clamp`, `rcvq_space`).
 #[derive(Clone, Debug)]
