@@ -189,7 +189,10 @@ def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str
 
 def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     linux = {"clock_granularity": "4ms", "rto_flavor": "linux", "delayed_ack": "linux", "limited_transmit": True}
+    linux["rtt_resolution"] = "us"
     assert [n.split(":")[0] for n in plan(scenario(tcp=linux), HZ250, CONGESTION).notes] == ["link.rtt"]
+    jiffy_samples = plan(scenario(tcp={**linux, "rtt_resolution": "clock"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in jiffy_samples] == ["link.rtt", "tcp.rtt_resolution"]
 
 
 def test_the_kernel_hz_read_from_its_configuration_is_the_one_measured() -> None:
@@ -404,6 +407,7 @@ def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
     overrides = simulator_overrides(reno, 0.004)
     assert overrides["tcp.variant"] == "newreno"
     assert overrides["tcp.clock_granularity"] == 0.004
+    assert overrides["tcp.rtt_resolution"] == "us", "the kernel here (3.15 or later) samples RTT in microseconds"
     assert LINUX_STACK.items() <= overrides.items()
     assert "tcp.variant" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.variant": "cubic"}), 0.004)
 

@@ -60,7 +60,9 @@ PRESETS: dict[str, Preset] = {
             "tcp_frto on, RACK-TLP and Proportional Rate Reduction with SACK (tcp_recovery 1, "
             "tcp_early_retrans 3; PRR since 3.2), IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a "
             "HZ=250 clock with the "
-            "tcp_rtt_estimator formula; and how the kernel recovers (LINUX_STACK): it always sends on the "
+            "tcp_rtt_estimator formula fed microsecond RTT samples (Linux 3.15, 'tcp: switch rtt "
+            "estimations to usec resolution'; tcp.rtt_resolution); and how the kernel recovers "
+            "(LINUX_STACK): it always sends on the "
             "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
             "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
             "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
@@ -75,6 +77,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.init_cwnd": 10,
                 "tcp.rto_min": "200ms",
                 "tcp.clock_granularity": "4ms",
+                "tcp.rtt_resolution": "us",
                 "tcp.delayed_ack": "linux",
                 "tcp.rack_tlp": True,
                 "tcp.prr": True,
@@ -87,7 +90,8 @@ PRESETS: dict[str, Preset] = {
             "The Linux 2.6.28 of CMU09's and SIGCOMM09's clusters: Cubic on SACK recovery, timestamps, F-RTO, "
             "IW 3, 1 ms jiffies, no RACK, TLP or PRR.",
             "CMU09 §4-6 and SIGCOMM09 ran Linux 2.6.28 with a 1 ms jiffy ('1ms jiffy-based RTO_min', CMU09 "
-            "§6); Cubic has been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
+            "§6), RTT samples counted in those jiffies (tcp.rtt_resolution clock, the default); Cubic has "
+            "been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
             "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
             "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off). The other recovery rules of "
             "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "

@@ -10,7 +10,8 @@ Against the testbed, the scenarios sit on the ``linux`` preset unless
 ``--preset`` names another (the kernel's defaults: Cubic, SACK, timestamps,
 F-RTO, IW 10), and the simulator runs each as the kernel will: with the
 kernel's own recovery rules (``incast.presets.LINUX_STACK``), its clock
-granularity set to the kernel's jiffy (4 ms at HZ=250), NewReno's recovery
+granularity set to the kernel's jiffy (4 ms at HZ=250) with RTT samples in
+microseconds (as every kernel since 3.15 takes them), NewReno's recovery
 where the scenario says ``reno`` (Linux's reno congestion control recovers as
 NewReno), and Linux's delayed ACK where the scenario asks for the default
 40 ms; the heading names the preset and lists these settings. The testbed runs
@@ -73,7 +74,7 @@ def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
     """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
     from incast.presets import LINUX_STACK
 
-    overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, **LINUX_STACK}
+    overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, "tcp.rtt_resolution": "us", **LINUX_STACK}
     if scenario.tcp.variant == "reno":
         overrides["tcp.variant"] = "newreno"
     d = scenario.tcp.delayed_ack

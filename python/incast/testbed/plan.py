@@ -33,7 +33,8 @@ listed here), while root may set any available one per socket.
 **Noted** (a line in ``notes``): ``link.rtt`` (the RTT is what the veths give;
 netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
 adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
-and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, variant
+and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, RTT
+samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off with SACK (Linux always runs PRR),
@@ -202,6 +203,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             f"tcp.clock_granularity: the kernel ticks every {format_duration(kernel.jiffy_s)} (HZ={kernel.hz}), "
             f"not {format_duration(tcp.clock_granularity)}"
         )
+    if tcp.rtt_resolution != "us" and tcp.clock_granularity > 0:
+        notes.append("tcp.rtt_resolution: the kernel measures RTT in microseconds, not in jiffies (Linux 3.15 on)")
     if tcp.rto_flavor != "linux":
         notes.append("tcp.rto_flavor: the kernel's RTO is Linux's, SRTT + max(4·mdev, RTO_min)")
     if tcp.variant == "reno":

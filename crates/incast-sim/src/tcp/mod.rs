@@ -66,7 +66,7 @@ pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
 pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
 pub use ictcp::IctcpConfig;
 pub use rto::RtoEstimator;
-pub use rto::{RtoConfig, RtoFlavor};
+pub use rto::{RtoConfig, RtoFlavor, RttResolution};
 pub use segment::{flags, Segment, Timestamps, MAX_MSS, MAX_SACK_BLOCKS, TCP_IP_HEADERS};
 
 use crate::time::{SimDuration, SimTime};
@@ -185,7 +185,8 @@ impl Endpoint {
         let clock = TcpClock::new(cfg.rto.granularity);
         let mut sender = Sender::new(cfg, timer_rng);
         if let Some(r) = handshake_rtt {
-            sender.rto_mut().on_rtt_sample(clock.sample_span(r, now));
+            let sample = sender.rto().sample_span(&clock, r, now);
+            sender.rto_mut().on_rtt_sample(sample);
         }
         let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };
         let linux_wnd = (cfg.rcv_window == RcvWindowRule::Linux).then(|| {

@@ -36,9 +36,10 @@
 //! RFC's 1 s and ≥ 60 s — the incast experiments sweep RTO_min down to
 //! microseconds. Arithmetic is integer picoseconds, truncating at each step
 //! (Linux truncates at microseconds). The Linux flavor has no G term and no
-//! jiffy floor on SRTT and RTTVAR (the kernel measures RTT in microseconds);
-//! on a jiffy clock only the sample measurement and the timer's expiry round
-//! to ticks (`tcp::clock`). Samples given without sequence numbers
+//! jiffy floor on SRTT and RTTVAR; on a jiffy clock the timer's expiry rounds
+//! to ticks (`tcp::clock`), and so does the sample unless `rtt_resolution` is
+//! "us" (Linux 3.15 and later measure RTT in microseconds, Linux 2.6 in
+//! jiffies). Samples given without sequence numbers
 //! ([`RtoEstimator::on_rtt_sample`]) each close a Linux window.
 //! **Not modelled:** timestamp RTTM (RFC 7323 §4), clearing SRTT after
 //! repeated back-offs (§5 note), Linux's per-route `rto_min` (`RTAX_RTO_MIN`)
@@ -52,6 +53,9 @@ use super::clock::TcpClock;
 pub use super::rto_timer::RtoRestart;
 use crate::settings::{Choice, Count, Duration, Flag};
 use crate::time::{SimDuration, SimTime};
+
+/// Picoseconds in a microsecond, the unit of Linux's RTT samples.
+const US: u64 = SimDuration::from_micros(1).as_ps();
 
 crate::settings! {
     /// Retransmission-timer knobs (RFC 6298).
@@ -81,6 +85,9 @@ crate::settings! {
     ///   `TcpAgent::rtt_update`; see `tcp::rto`.
     /// - `tick`: 10 ms — ns-2.35's `tcpTick_` (tcl/lib/ns-default.tcl); used by
     ///   the `Ns2` flavor only.
+    /// - `resolution`: [`RttResolution::Clock`] — RTT samples read on the TCP
+    ///   clock, whole jiffies on a jiffy clock (Linux before 3.15);
+    ///   `Microsecond` is Linux 3.15 and later; see `tcp::rto`.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct RtoConfig {
         /// Lower bound on the retransmission timeout (RTO_min).
@@ -119,7 +126,26 @@ crate::settings! {
         /// tcp_xmit_retransmit_queue does for the head of the queue).
         "rto_restart" restart: RtoRestart = RtoRestart::Rfc6298,
             Choice(&[("rfc6298", RtoRestart::Rfc6298), ("fast_retransmit", RtoRestart::FastRetransmit)]);
+        /// What an RTT sample is measured in: "clock" (the TCP clock: whole
+        /// jiffies on a jiffy clock, as Linux before 3.15 measured them) or
+        /// "us" (whole microseconds whatever the timers' granularity, as Linux
+        /// 3.15 and later do); the "ns2" flavor counts its own ticks either way.
+        "rtt_resolution" resolution: RttResolution = RttResolution::Clock,
+            Choice(&[("clock", RttResolution::Clock), ("us", RttResolution::Microsecond)]);
     }
+}
+
+/// What an RTT sample is measured in.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RttResolution {
+    /// The TCP clock (`tcp::clock`): exact, or whole jiffies (at least one)
+    /// on a jiffy clock, as Linux 2.6 measured with `tcp_time_stamp`.
+    #[default]
+    Clock,
+    /// Whole microseconds: Linux 3.15 and later (`tcp_rtt_estimator` takes
+    /// `mrtt_us` from the send time in `skb_mstamp`, "tcp: switch rtt
+    /// estimations to usec resolution"), while the timers stay on jiffies.
+    Microsecond,
 }
 
 /// When a backed-off RTO falls back to the estimate.
@@ -219,17 +245,34 @@ impl RtoEstimator {
         e
     }
 
-    /// The RTT sample of a segment sent at `sent` and acknowledged at `now`,
-    /// read on `clock`; the ns-2 flavor counts the boundaries of its own tick
-    /// crossed, at least one (ns-2 `rtt_update`, on a clock whose phase all
-    /// hosts share as `tcp::clock`'s jiffies do), whatever the clock.
+    /// The RTT sample of a segment sent at `sent` and acknowledged at `now`:
+    /// read on `clock`, or in whole microseconds (`RttResolution`); the ns-2
+    /// flavor counts the boundaries of its own tick crossed, at least one (ns-2
+    /// `rtt_update`, on a clock whose phase all hosts share as `tcp::clock`'s
+    /// jiffies do), whatever the clock.
     #[inline]
     pub fn sample(&self, clock: &TcpClock, sent: SimTime, now: SimTime) -> SimDuration {
-        if self.cfg.flavor != RtoFlavor::Ns2 {
-            return clock.sample(sent, now);
+        if self.cfg.flavor == RtoFlavor::Ns2 {
+            let tick = self.cfg.tick.as_ps();
+            return SimDuration((now.as_ps() / tick - sent.as_ps() / tick).max(1) * tick);
         }
-        let tick = self.cfg.tick.as_ps();
-        SimDuration((now.as_ps() / tick - sent.as_ps() / tick).max(1) * tick)
+        match self.cfg.resolution {
+            RttResolution::Clock => clock.sample(sent, now),
+            // Linux `tcp_stamp_us_delta`: the difference of two microsecond stamps.
+            RttResolution::Microsecond => SimDuration((now.as_ps() / US - sent.as_ps() / US) * US),
+        }
+    }
+
+    /// The sample of a round trip of exactly `rtt` ending at `now` (the
+    /// handshake's, known only as a span), at this estimator's resolution.
+    pub fn sample_span(&self, clock: &TcpClock, rtt: SimDuration, now: SimTime) -> SimDuration {
+        match self.cfg.resolution {
+            RttResolution::Microsecond if self.cfg.flavor != RtoFlavor::Ns2 => {
+                let sent = SimTime(now.as_ps().saturating_sub(rtt.as_ps()));
+                self.sample(clock, sent, now)
+            }
+            _ => clock.sample_span(rtt, now),
+        }
     }
 
     /// Fold in one RTT sample `r` (already rounded to the clock by the caller).
@@ -692,6 +735,27 @@ mod tests {
         e.on_ack_rtt_sample(us(110), 31, 40);
         let v = e.rttvar().expect("sampled").as_ps() * 4;
         assert!(v < 250_000_000 && v > 180_000_000, "rttvar {v}");
+    }
+
+    /// Linux 3.15 "tcp: switch rtt estimations to usec resolution": on a 4 ms
+    /// jiffy clock a 312.7 µs round trip measures 312 µs, where Linux 2.6's
+    /// `tcp_time_stamp` counted one jiffy; the RTO then is SRTT + RTO_min
+    /// (1 ms) instead of 4 ms + 1 ms, and the timer still expires on a tick.
+    #[test]
+    fn linux_3_15_samples_in_microseconds_on_a_jiffy_clock() {
+        let g = SimDuration::from_millis(4);
+        let clock = TcpClock::new(g);
+        let (sent, now) = (SimTime(g.as_ps() * 10 - us(100).as_ps()), SimTime(g.as_ps() * 10 + 212_700_000));
+        let jiffies = RtoEstimator::new(RtoConfig { granularity: g, ..linux(SimDuration::from_millis(1)) });
+        let micro = RtoEstimator::new(RtoConfig { resolution: RttResolution::Microsecond, ..jiffies.cfg });
+        assert_eq!(jiffies.sample(&clock, sent, now), g);
+        assert_eq!(micro.sample(&clock, sent, now), us(312));
+        assert_eq!(micro.sample_span(&clock, ps(312_700_000), now), us(312));
+        let mut e = micro.clone();
+        e.on_rtt_sample(micro.sample(&clock, sent, now));
+        // First sample: rttvar = max(2·R, RTO_min) = 1 ms.
+        assert_eq!(e.rto(), us(1312));
+        assert_eq!(clock.deadline(now, e.rto()), SimTime(g.as_ps() * 11));
     }
 
     fn ns2(min: SimDuration) -> RtoEstimator {
