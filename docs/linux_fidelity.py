@@ -1,10 +1,12 @@
 """The README's "Simulator against the kernel" table: ``incast validate`` on a set of configurations.
 
-Run as root: ``python docs/linux_fidelity.py [--runs 3] [--out table.md]``. Each configuration
-runs ``incast validate --json`` once per run, the simulator with seeds 1, 2, 3 and the testbed
-afresh each time, and the table gives both goodputs (mean and range), both timeout counts, and
-whether the means agree within 15 % (goodput) and a factor of 2 (timeouts). The load average
-before and after is printed with it: the testbed shares two cores with everything else.
+Run as root: ``python docs/linux_fidelity.py [--runs 3] [--calibrate] [--raw FILE]``. Each
+configuration runs ``incast validate --json`` once per run, the simulator with seeds 1, 2, 3 and
+the testbed afresh each time, and the table gives both goodputs (mean and range), both timeout
+counts, and whether the means agree within 15 % (goodput) and a factor of 2 (timeouts), then the
+``link.rtt`` that matched each run's one-server block time (``host_cost``; the simulator runs with
+it under ``--calibrate``). ``--raw`` keeps every JSON object. The load average before and after is
+printed with it: the testbed shares two cores with everything else.
 """
 
 from __future__ import annotations
@@ -31,10 +33,10 @@ class Config:
     sack: bool
     buffer: str
 
-    def argv(self, seed: int) -> list[str]:
+    def argv(self, seed: int, calibrate: bool) -> list[str]:
         """``incast validate`` for this row with the simulator's ``seed``."""
         return [
-            *("incast", "validate", "--json", *COMMON),
+            *("incast", "validate", "--json", *COMMON, *(["--calibrate"] if calibrate else [])),
             *("--servers", str(self.servers), "--rto-min", self.rto_min, "--tcp", self.tcp),
             *("--buffer", self.buffer, "--set", f"tcp.sack={str(self.sack).lower()}", "--set", f"seed={seed}"),
         ]
@@ -67,17 +69,23 @@ def main() -> int:
     """Run every configuration; print the markdown table and the summary."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--calibrate", action="store_true", help="run incast validate --calibrate")
+    ap.add_argument("--raw", type=argparse.FileType("w"), help="write every incast validate JSON object here")
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
     heads = ["servers", "RTO_min", "--tcp", "SACK", "buffer", "sim Mbps", "kernel Mbps", "kernel/sim"]
-    print("| " + " | ".join([*heads, "sim TO", "kernel TO", "agree"]) + " |")
-    print("|" + "---:|" * 5 + "---:|" * 5 + ":---:|")
+    print("| " + " | ".join([*heads, "sim TO", "kernel TO", "agree", "hosts' RTT µs"]) + " |")
+    print("|" + "---:|" * 5 + "---:|" * 5 + ":---:|---:|")
     good = timeouts_ok = 0
     for c in CONFIGS:
-        sim_g, bed_g, sim_t, bed_t = [], [], [], []
+        sim_g, bed_g, sim_t, bed_t, rtt = [], [], [], [], []
         for seed in range(1, args.runs + 1):
-            done = subprocess.run(c.argv(seed), check=True, capture_output=True, text=True)
+            done = subprocess.run(c.argv(seed, args.calibrate), check=True, capture_output=True, text=True)
             d = json.loads(done.stdout)
+            if args.raw:
+                args.raw.write(done.stdout)
+            if d["host_cost"]["rtt_s"] is not None:
+                rtt.append(d["host_cost"]["rtt_s"] * 1e6)
             sim_g.append(d["simulator"]["goodput_mbps"])
             bed_g.append(d["testbed"]["goodput_mbps"])
             sim_t.append(d["simulator"]["timeouts"])
@@ -92,7 +100,8 @@ def main() -> int:
         print(
             f"| {c.servers} | {c.rto_min} | {c.tcp} | {'on' if c.sack else 'off'} | {c.buffer} "
             f"| {_spread(sim_g, 1)} | {_spread(bed_g, 1)} | {ratio:.2f} "
-            f"| {_spread(sim_t, 0)} | {_spread(bed_t, 0)} | {mark.strip() or '—'} |",
+            f"| {_spread(sim_t, 0)} | {_spread(bed_t, 0)} | {mark.strip() or '—'} "
+            f"| {_spread(rtt, 0) if rtt else '—'} |",
             flush=True,
         )
     n = len(CONFIGS)

@@ -26,9 +26,11 @@ import pytest
 
 from incast import Scenario, testbed
 from incast.cli import main
-from incast.cli.validate import simulator_overrides
+from incast.cli.validate import host_cost, simulator_overrides
 from incast.errors import ScenarioError
 from incast.presets import LINUX_STACK
+from incast.result import BlockTimes
+from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
 
@@ -386,6 +388,24 @@ def test_cleanup_removes_what_a_killed_run_left_and_only_that(capfd: pytest.Capt
 
 
 @needs_root
+def test_validate_measures_the_hosts_and_calibrate_runs_the_simulator_with_them(
+    capfd: pytest.CaptureFixture[str], clean: None
+) -> None:
+    code, out, err = cli(capfd, "validate", *SMALL, "--json")
+    assert code == 0, err
+    cost = json.loads(out)["host_cost"]
+    assert (cost["servers"], cost["blocks"], cost["calibrated"]) == (1, 20, False)
+    assert cost["testbed_block_ms"] > 0 and cost["rtt_s"] > 0
+    assert cost["overhead_ms"] == pytest.approx(cost["testbed_block_ms"] - cost["simulator_block_ms"])
+    code, out, err = cli(capfd, "validate", *SMALL, "--json", "--calibrate")
+    assert code == 0, err
+    d = json.loads(out)
+    assert d["host_cost"]["calibrated"]
+    assert d["simulator"]["scenario"]["link"]["rtt"] == pytest.approx(d["host_cost"]["rtt_s"])
+    assert d["simulator_overrides"]["link.rtt"].endswith("s")
+
+
+@needs_root
 def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFixture[str], clean: None) -> None:
     code, out, err = cli(capfd, "validate", *SMALL, "--json")
     assert code == 0, err
@@ -399,6 +419,37 @@ def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFix
     assert d["simulator"]["scenario"]["tcp"]["rto_flavor"] == "linux"
     assert d["preset"] == "linux"
     assert d["testbed"]["scenario"]["tcp"]["sack"] is True, "the scenario sits on the linux preset"
+
+
+class _OneServerBed:
+    """A testbed run whose median block took ``p50_ms``."""
+
+    status, error = "complete", None
+
+    def __init__(self, p50_ms: float) -> None:
+        self.block_time_ms = BlockTimes(p50_ms, p50_ms, p50_ms)
+
+
+def test_host_cost_finds_the_rtt_of_hosts_that_behave_like_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A testbed whose one-server block takes as long as the simulator's with a 700 µs RTT is measured as 700 µs."""
+    base = Scenario.parse({"servers": 16, "blocks": 3, "link": {"rate": "200Mbps"}, "workload": {"sru": "96KiB"}})
+    one = base.with_overrides({"servers": 1, "blocks": 20, **simulator_overrides(base, 0.004)})
+    slow = incast_run(one.with_overrides({"link.rtt": "700us"})).block_time_ms.p50
+    monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _OneServerBed(slow))
+    cost = host_cost(base, 0.004, "60s")
+    assert cost.rtt_s == pytest.approx(700e-6, abs=2e-6)
+    assert cost.simulator_block_ms == incast_run(one).block_time_ms.p50
+    assert cost.overhead_ms == pytest.approx(slow - cost.simulator_block_ms) and cost.overhead_ms > 0
+    # Hosts faster than the cables alone allow: no RTT matches.
+    monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _OneServerBed(0.1))
+    assert host_cost(base, 0.004, "60s").rtt_s is None
+
+
+def test_calibrate_is_refused_against_ns2(capfd: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capfd, "validate", "--against", "ns2", "--servers", "4", "--calibrate")
+    assert code == 2 and not out
+    why = "error: --calibrate: measures the testbed's hosts; it does not apply with --against ns2"
+    assert err.strip().splitlines() == [why]
 
 
 def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:

@@ -17,11 +17,22 @@ NewReno), and Linux's delayed ACK where the scenario asks for the default
 40 ms; the heading names the preset and lists these settings. The testbed runs
 the scenario as ``incast testbed`` does. Each row shows both figures and the
 ratio testbed / simulator. Needs root, like ``incast testbed``.
+
+Before the comparison, a short run of the first scenario with one server on
+both sides measures what the real hosts cost (:func:`host_cost`): the
+difference of the median block times, and the ``link.rtt`` with which the
+simulator's one-server block takes as long as the testbed's (the RTT is the
+cable's plus the hosts' stacks, so this is the hosts' latency those blocks
+imply). It is printed, and put in every JSON object as ``host_cost``; with
+``--calibrate`` the simulator runs the comparison with that ``link.rtt``.
+One server shows the hosts unloaded: what many servers sharing this
+machine's cores add is not in it.
 """
 
 import json
 import math
 import sys
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
@@ -52,10 +63,16 @@ if TYPE_CHECKING:
     from incast.scenario import Scenario
     from incast.testbed import TestbedResult
 
-__all__ = ["register", "simulator_overrides", "validate"]
+__all__ = ["HostCost", "host_cost", "register", "simulator_overrides", "validate"]
 
 #: Exit status after Ctrl-C or SIGTERM.
 EXIT_INTERRUPTED = 130
+#: Blocks of the one-server run that measures the hosts' cost.
+HOST_COST_BLOCKS = 20
+#: The longest ``link.rtt`` the calibration tries (a one-server block slower than this implies is a broken testbed).
+_MAX_RTT_S = 1.0
+#: Settings shown as durations, not seconds, in the overrides line and the JSON.
+_DURATIONS = ("tcp.clock_granularity", "link.rtt")
 #: Figures compared, as (label, key in both results' JSON, key inside it or None).
 _FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("goodput Mbps", "goodput_mbps", None),
@@ -81,6 +98,80 @@ def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
     if isinstance(d, float) and math.isclose(d, 0.04):
         overrides["tcp.delayed_ack"] = "linux"
     return overrides
+
+
+@dataclass(frozen=True)
+class HostCost:
+    """What the real hosts add to a block, measured with one server.
+
+    ``testbed_block_ms`` and ``simulator_block_ms`` are the median block
+    times of the scenario with one server on the testbed and in the
+    simulator (with :func:`simulator_overrides`), over ``blocks`` blocks;
+    ``overhead_ms`` is the first less the second. ``rtt_s`` is the
+    ``link.rtt`` with which the simulator's median equals the testbed's (to
+    the microsecond), ``None`` when even the shortest (the cables' alone,
+    four times ``link.propagation``) is too slow. ``rtt_s`` less the
+    cables, halved, is the latency per host the measurement implies.
+    """
+
+    blocks: int
+    testbed_block_ms: float
+    simulator_block_ms: float
+    overhead_ms: float
+    rtt_s: float | None
+
+    def to_dict(self, calibrated: bool) -> dict[str, Any]:
+        """JSON-safe, with ``calibrated``: whether the simulator ran with ``rtt_s``."""
+        return {"servers": 1, **asdict(self), "calibrated": calibrated}
+
+    def line(self, scenario: "Scenario", calibrated: bool) -> str:
+        """One line for humans."""
+        from incast.units import format_duration
+
+        out = (
+            f"hosts, one server, {self.blocks} blocks: block p50 {self.testbed_block_ms:.3f} ms on the testbed, "
+            f"{self.simulator_block_ms:.3f} ms simulated ({self.overhead_ms:+.3f} ms per block); "
+        )
+        if self.rtt_s is None:
+            return out + "no link.rtt makes the simulator's as short"
+        hosts = round((self.rtt_s - 4 * scenario.link.propagation) / 2, 7)
+        out += f"link.rtt {format_duration(self.rtt_s)} (hosts {format_duration(hosts)} each) matches it"
+        return out + (", and the simulator runs with it (--calibrate)" if calibrated else "")
+
+
+def host_cost(scenario: "Scenario", jiffy_s: float, timeout: str) -> HostCost:
+    """Run ``scenario`` with one server on the testbed and in the simulator, and find the RTT that matches them.
+
+    The simulator's median block time grows with ``link.rtt``; bisection
+    between the cables' RTT and twice the scenario's (doubled until it is
+    slow enough, up to 1 s) finds the RTT of the testbed's median.
+    Raises :class:`~incast.testbed.TestbedError` when the testbed run fails.
+    """
+    from incast.result import run as simulate
+    from incast.testbed import TestbedError
+    from incast.testbed import run as run_testbed
+
+    one = scenario.with_overrides({"servers": 1, "blocks": HOST_COST_BLOCKS, "duration": None})
+    bed = run_testbed(one, timeout=timeout)
+    if bed.status != "complete":
+        raise TestbedError(f"testbed: the one-server run that measures the hosts failed: {bed.error}")
+    target = bed.block_time_ms.p50
+    sim = one.with_overrides(simulator_overrides(one, jiffy_s))
+
+    def block_ms(rtt_s: float) -> float:
+        return simulate(sim.with_overrides({"link.rtt": rtt_s})).block_time_ms.p50
+
+    at_rtt = simulate(sim).block_time_ms.p50
+    lo, hi = 4 * scenario.link.propagation, 2 * scenario.link.rtt
+    rtt: float | None = None
+    while block_ms(hi) < target and hi < _MAX_RTT_S:
+        lo, hi = hi, min(2 * hi, _MAX_RTT_S)
+    if block_ms(lo) <= target <= block_ms(hi):
+        while hi - lo > 1e-6:
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if block_ms(mid) < target else (lo, mid)
+        rtt = round(hi, 6)
+    return HostCost(HOST_COST_BLOCKS, target, at_rtt, target - at_rtt, rtt)
 
 
 def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
@@ -142,6 +233,13 @@ def validate(
             help="Start from a named bundle of settings (default: linux against the testbed, ns2 against ns2).",
         ),
     ] = None,
+    calibrate: Annotated[
+        bool,
+        typer.Option(
+            "--calibrate",
+            help="Run the simulator with the link.rtt that matches the testbed's one-server block time.",
+        ),
+    ] = False,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root) or in ns-2.35, and compare them."""
     from rich.console import Console
@@ -163,6 +261,8 @@ def validate(
         "tcp": tcp,
     }
     if against == "ns2":
+        if calibrate:
+            return fail("--calibrate: measures the testbed's hosts; it does not apply with --against ns2", EXIT_USAGE)
         return _against_ns2(scenarios(scenario_file, servers, named, set_, preset or "ns2"), preset or "ns2", as_json)
     try:
         require_privileges()
@@ -174,9 +274,20 @@ def validate(
     for note in notes(todo[0]):
         print(f"note: testbed: {note}", file=sys.stderr)
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
+    try:
+        cost = host_cost(todo[0], kernel.jiffy_s, timeout)
+    except TestbedError as e:
+        return fail(str(e), EXIT_ENGINE)
+    calibrated = calibrate and cost.rtt_s is not None
+    if calibrate and not calibrated:
+        print("note: --calibrate: no link.rtt matches the testbed; the simulator keeps the scenario's", file=sys.stderr)
+    if not as_json:
+        console.print(cost.line(todo[0], calibrated))
     rows = []
     for scenario in todo:
         overrides = simulator_overrides(scenario, kernel.jiffy_s)
+        if calibrated:
+            overrides["link.rtt"] = cost.rtt_s
         sim = simulate(scenario.with_overrides(overrides))
         try:
             bed = run_testbed(scenario, timeout=timeout)
@@ -184,10 +295,11 @@ def validate(
             return fail(str(e), EXIT_ENGINE)
         figures = comparison(sim, bed.to_dict())
         if as_json:
-            shown = {k: format_duration(v) if k == "tcp.clock_granularity" else v for k, v in overrides.items()}
+            shown = {k: format_duration(v) if k in _DURATIONS else v for k, v in overrides.items()}
             out = {
                 "source": "validate",
                 "preset": preset,
+                "host_cost": cost.to_dict(calibrated),
                 "simulator_overrides": shown,
                 "figures": figures,
                 "simulator": sim.to_dict(),
@@ -202,7 +314,10 @@ def validate(
         if bed.status == "interrupted":
             return fail(f"interrupted after {bed.blocks} testbed blocks", EXIT_INTERRUPTED)
     if len(todo) > 1 and not as_json:
-        _print_rows(console, rows, preset, simulator_overrides(todo[0], kernel.jiffy_s))
+        shared = simulator_overrides(todo[0], kernel.jiffy_s)
+        if calibrated:
+            shared["link.rtt"] = cost.rtt_s
+        _print_rows(console, rows, preset, shared)
     return 0
 
 
@@ -283,7 +398,7 @@ def _rows_table(rows: list[tuple[int, dict[str, Any]]], ref: str) -> "Table":
 def _overrides_line(preset: str, overrides: dict[str, Any]) -> str:
     from incast.units import format_duration
 
-    shown = [f"{k}={format_duration(v) if k == 'tcp.clock_granularity' else v}" for k, v in overrides.items()]
+    shown = [f"{k}={format_duration(v) if k in _DURATIONS else v}" for k, v in overrides.items()]
     return f"both over preset {preset}; simulator with " + ", ".join(shown).replace("True", "true")
 
 
