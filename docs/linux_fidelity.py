@@ -4,8 +4,8 @@ Run as root: ``python docs/linux_fidelity.py [--runs 3] [--calibrate] [--raw FIL
 configuration runs ``incast validate --json`` once per run, the simulator with seeds 1, 2, 3 and
 the testbed afresh each time, and the table gives both goodputs (mean and range), both timeout
 counts, and whether the means agree within 15 % (goodput) and a factor of 2 (timeouts), then the
-``link.rtt`` that matched each run's one-server block time (``host_cost``; the simulator runs with
-it under ``--calibrate``). ``--raw`` keeps every JSON object. The load average before and after is
+server turnaround that matched each run's one-server block time (``host_cost``; the simulator runs
+with it under ``--calibrate``). ``--raw`` keeps every JSON object. The load average before and after is
 printed with it: the testbed shares two cores with everything else.
 """
 
@@ -74,18 +74,18 @@ def main() -> int:
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
     heads = ["servers", "RTO_min", "--tcp", "SACK", "buffer", "sim Mbps", "kernel Mbps", "kernel/sim"]
-    print("| " + " | ".join([*heads, "sim TO", "kernel TO", "agree", "hosts' RTT µs"]) + " |")
+    print("| " + " | ".join([*heads, "sim TO", "kernel TO", "agree", "turnaround µs"]) + " |")
     print("|" + "---:|" * 5 + "---:|" * 5 + ":---:|---:|")
     good = timeouts_ok = 0
     for c in CONFIGS:
-        sim_g, bed_g, sim_t, bed_t, rtt = [], [], [], [], []
+        sim_g, bed_g, sim_t, bed_t, turnaround = [], [], [], [], []
         for seed in range(1, args.runs + 1):
             done = subprocess.run(c.argv(seed, args.calibrate), check=True, capture_output=True, text=True)
             d = json.loads(done.stdout)
             if args.raw:
                 args.raw.write(done.stdout)
-            if d["host_cost"]["rtt_s"] is not None:
-                rtt.append(d["host_cost"]["rtt_s"] * 1e6)
+            if d["host_cost"]["server_jitter_s"] is not None:
+                turnaround.append(d["host_cost"]["server_jitter_s"] * 1e6)
             sim_g.append(d["simulator"]["goodput_mbps"])
             bed_g.append(d["testbed"]["goodput_mbps"])
             sim_t.append(d["simulator"]["timeouts"])
@@ -101,7 +101,7 @@ def main() -> int:
             f"| {c.servers} | {c.rto_min} | {c.tcp} | {'on' if c.sack else 'off'} | {c.buffer} "
             f"| {_spread(sim_g, 1)} | {_spread(bed_g, 1)} | {ratio:.2f} "
             f"| {_spread(sim_t, 0)} | {_spread(bed_t, 0)} | {mark.strip() or '—'} "
-            f"| {_spread(rtt, 0) if rtt else '—'} |",
+            f"| {_spread(turnaround, 0) if turnaround else '—'} |",
             flush=True,
         )
     n = len(CONFIGS)

@@ -20,13 +20,13 @@ ratio testbed / simulator. Needs root, like ``incast testbed``.
 
 Before the comparison, a short run of the first scenario with one server on
 both sides measures what the real hosts cost (:func:`host_cost`): the
-difference of the median block times, and the ``link.rtt`` with which the
-simulator's one-server block takes as long as the testbed's (the RTT is the
-cable's plus the hosts' stacks, so this is the hosts' latency those blocks
-imply). It is printed, and put in every JSON object as ``host_cost``; with
-``--calibrate`` the simulator runs the comparison with that ``link.rtt``.
-One server shows the hosts unloaded: what many servers sharing this
-machine's cores add is not in it.
+difference of the median block times, and the server turnaround
+(``workload.server_jitter``, the wake-up between a request's arrival and its
+answer's start) with which the simulator's one-server block takes as long as
+the testbed's. It is printed, and put in every JSON object as
+``host_cost``; with ``--calibrate`` the simulator runs the comparison with
+that turnaround. One server shows the hosts lightly loaded: what many
+servers sharing this machine's cores add is not in it.
 """
 
 import json
@@ -69,10 +69,10 @@ __all__ = ["HostCost", "host_cost", "register", "simulator_overrides", "validate
 EXIT_INTERRUPTED = 130
 #: Blocks of the one-server run that measures the hosts' cost.
 HOST_COST_BLOCKS = 20
-#: The longest ``link.rtt`` the calibration tries (a one-server block slower than this implies is a broken testbed).
-_MAX_RTT_S = 1.0
+#: The longest turnaround the calibration tries (a one-server block slower than this implies is a broken testbed).
+_MAX_TURNAROUND_S = 1.0
 #: Settings shown as durations, not seconds, in the overrides line and the JSON.
-_DURATIONS = ("tcp.clock_granularity", "link.rtt")
+_DURATIONS = ("tcp.clock_granularity", "workload.server_jitter")
 #: Figures compared, as (label, key in both results' JSON, key inside it or None).
 _FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("goodput Mbps", "goodput_mbps", None),
@@ -107,18 +107,19 @@ class HostCost:
     ``testbed_block_ms`` and ``simulator_block_ms`` are the median block
     times of the scenario with one server on the testbed and in the
     simulator (with :func:`simulator_overrides`), over ``blocks`` blocks;
-    ``overhead_ms`` is the first less the second. ``rtt_s`` is the
-    ``link.rtt`` with which the simulator's median equals the testbed's (to
-    the microsecond), ``None`` when even the shortest (the cables' alone,
-    four times ``link.propagation``) is too slow. ``rtt_s`` less the
-    cables, halved, is the latency per host the measurement implies.
+    ``overhead_ms`` is the first less the second. ``server_jitter_s`` is the
+    ``workload.server_jitter`` with which the simulator's median equals the
+    testbed's (to the microsecond): each server then starts its answer a
+    uniform draw from [0, it] after the request, so the median one-server
+    block is longer by about half of it. ``None`` when even no turnaround at
+    all leaves the simulator slower.
     """
 
     blocks: int
     testbed_block_ms: float
     simulator_block_ms: float
     overhead_ms: float
-    rtt_s: float | None
+    server_jitter_s: float | None
 
     def to_dict(self, calibrated: bool) -> dict[str, Any]:
         """JSON-safe, with ``calibrated``: whether the simulator ran with ``rtt_s``."""
@@ -132,19 +133,19 @@ class HostCost:
             f"hosts, one server, {self.blocks} blocks: block p50 {self.testbed_block_ms:.3f} ms on the testbed, "
             f"{self.simulator_block_ms:.3f} ms simulated ({self.overhead_ms:+.3f} ms per block); "
         )
-        if self.rtt_s is None:
-            return out + "no link.rtt makes the simulator's as short"
-        hosts = round((self.rtt_s - 4 * scenario.link.propagation) / 2, 7)
-        out += f"link.rtt {format_duration(self.rtt_s)} (hosts {format_duration(hosts)} each) matches it"
+        if self.server_jitter_s is None:
+            return out + "no server turnaround makes the simulator's as short"
+        out += f"a server turnaround up to {format_duration(self.server_jitter_s)} (workload.server_jitter) matches it"
         return out + (", and the simulator runs with it (--calibrate)" if calibrated else "")
 
 
 def host_cost(scenario: "Scenario", jiffy_s: float, timeout: str) -> HostCost:
-    """Run ``scenario`` with one server on the testbed and in the simulator, and find the RTT that matches them.
+    """Run ``scenario`` with one server on the testbed and in the simulator, and find the turnaround that matches.
 
-    The simulator's median block time grows with ``link.rtt``; bisection
-    between the cables' RTT and twice the scenario's (doubled until it is
-    slow enough, up to 1 s) finds the RTT of the testbed's median.
+    The simulator's median block time grows with ``workload.server_jitter``
+    (its draws scale with it); bisection between none and twice the
+    scenario's (doubled until it is slow enough, up to 1 s) finds the one of
+    the testbed's median.
     Raises :class:`~incast.testbed.TestbedError` when the testbed run fails.
     """
     from incast.result import run as simulate
@@ -158,20 +159,20 @@ def host_cost(scenario: "Scenario", jiffy_s: float, timeout: str) -> HostCost:
     target = bed.block_time_ms.p50
     sim = one.with_overrides(simulator_overrides(one, jiffy_s))
 
-    def block_ms(rtt_s: float) -> float:
-        return simulate(sim.with_overrides({"link.rtt": rtt_s})).block_time_ms.p50
+    def block_ms(jitter_s: float) -> float:
+        return simulate(sim.with_overrides({"workload.server_jitter": jitter_s})).block_time_ms.p50
 
-    at_rtt = simulate(sim).block_time_ms.p50
-    lo, hi = 4 * scenario.link.propagation, 2 * scenario.link.rtt
-    rtt: float | None = None
-    while block_ms(hi) < target and hi < _MAX_RTT_S:
-        lo, hi = hi, min(2 * hi, _MAX_RTT_S)
+    as_given = simulate(sim).block_time_ms.p50
+    lo, hi = 0.0, max(2 * scenario.workload.server_jitter, 1e-4)
+    found: float | None = None
+    while block_ms(hi) < target and hi < _MAX_TURNAROUND_S:
+        lo, hi = hi, min(2 * hi, _MAX_TURNAROUND_S)
     if block_ms(lo) <= target <= block_ms(hi):
         while hi - lo > 1e-6:
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if block_ms(mid) < target else (lo, mid)
-        rtt = round(hi, 6)
-    return HostCost(HOST_COST_BLOCKS, target, at_rtt, target - at_rtt, rtt)
+        found = round(hi, 6)
+    return HostCost(HOST_COST_BLOCKS, target, as_given, target - as_given, found)
 
 
 def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
@@ -237,7 +238,7 @@ def validate(
         bool,
         typer.Option(
             "--calibrate",
-            help="Run the simulator with the link.rtt that matches the testbed's one-server block time.",
+            help="Run the simulator with the server turnaround that matches the testbed's one-server block time.",
         ),
     ] = False,
 ) -> int:
@@ -278,16 +279,16 @@ def validate(
         cost = host_cost(todo[0], kernel.jiffy_s, timeout)
     except TestbedError as e:
         return fail(str(e), EXIT_ENGINE)
-    calibrated = calibrate and cost.rtt_s is not None
+    calibrated = calibrate and cost.server_jitter_s is not None
     if calibrate and not calibrated:
-        print("note: --calibrate: no link.rtt matches the testbed; the simulator keeps the scenario's", file=sys.stderr)
+        print("note: --calibrate: no turnaround matches the testbed; the simulator keeps its own", file=sys.stderr)
     if not as_json:
         console.print(cost.line(todo[0], calibrated))
     rows = []
     for scenario in todo:
         overrides = simulator_overrides(scenario, kernel.jiffy_s)
         if calibrated:
-            overrides["link.rtt"] = cost.rtt_s
+            overrides["workload.server_jitter"] = cost.server_jitter_s
         sim = simulate(scenario.with_overrides(overrides))
         try:
             bed = run_testbed(scenario, timeout=timeout)
@@ -316,7 +317,7 @@ def validate(
     if len(todo) > 1 and not as_json:
         shared = simulator_overrides(todo[0], kernel.jiffy_s)
         if calibrated:
-            shared["link.rtt"] = cost.rtt_s
+            shared["workload.server_jitter"] = cost.server_jitter_s
         _print_rows(console, rows, preset, shared)
     return 0
 
