@@ -129,7 +129,9 @@ PRESETS: dict[str, Preset] = {
             "transmissions started, then the younger run of back-to-back frames first, as ns-2's scheduler "
             'takes them (link.arrival_order = "wire"); TCPSink '
             "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
-            "ns-2.35 itself on the same scenario.",
+            "ns-2.35 itself on the same scenario. Not set: the window a partial ACK leaves "
+            "(partial_window_deflation_ 0 drops the whole inflation: tcp.partial_ack_window = \"ssthresh\"), "
+            "which makes the README's grid agree less until the rule that acts with it is found.",
             {
                 "tcp.mss": 1000,
                 "tcp.init_cwnd": 2,

@@ -19,7 +19,7 @@ use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
-use super::newreno::RecoveryExit;
+use super::newreno::{PartialAckWindow, RecoveryExit};
 use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
@@ -62,6 +62,8 @@ crate::settings! {
     ///   avoidance only (FAST08 §5.1.3).
     /// - `recovery_exit`: `flight` — RFC 6582 (3.2 step 3) option (1), the
     ///   one that avoids a burst; `ssthresh` is option (2) (`tcp::newreno`).
+    /// - `partial_ack_window`: `deflate` — RFC 6582 (3.2 step 3); `ssthresh`
+    ///   is ns-2.35's NewReno agent (`tcp::newreno`).
     /// - `recovery_burst`: off — RFC 5681 and RFC 6582 send whatever the window
     ///   allows; ns-2.35's NewReno agent caps it at two per ACK (`tcp::newreno`).
     /// - `idle_restart`: `rfc5681` — RFC 5681 (4.1), as Linux counts idle time
@@ -153,6 +155,12 @@ crate::settings! {
         /// "ssthresh" (option 2, as ns-2.35 and Linux do).
         "recovery_exit" recovery_exit: RecoveryExit = RecoveryExit::Flight,
             Choice(&[("flight", RecoveryExit::Flight), ("ssthresh", RecoveryExit::Ssthresh)]);
+        /// cwnd after a partial ACK in NewReno's fast recovery: "deflate" (RFC
+        /// 6582 3.2 step 3: less the data acknowledged, plus one SMSS) or
+        /// "ssthresh" (the window the fast retransmit set, as ns-2.35's
+        /// NewReno agent does with partial_window_deflation_ 0).
+        "partial_ack_window" partial_ack_window: PartialAckWindow = PartialAckWindow::Deflate,
+            Choice(&[("deflate", PartialAckWindow::Deflate), ("ssthresh", PartialAckWindow::Ssthresh)]);
         /// At most this many new segments per ACK while NewReno's fast recovery
         /// lasts, besides the retransmission (ns-2.35's NewReno agent sends two:
         /// "send_much(0, 0, 2)"), or "off".

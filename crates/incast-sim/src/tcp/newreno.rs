@@ -20,6 +20,9 @@
 //! "Impatient" variant of RFC 6582 §4, as its §3.2 step 3 specifies — so later
 //! partial ACKs do not restart it as RFC 6298 (5.3) alone would (Linux rearms
 //! on every ACK of new data).
+//! With `partial_ack_window = "ssthresh"` a partial ACK drops the whole
+//! inflation instead (ns-2.35 `NewRenoTcpAgent::recv` with its default
+//! `partial_window_deflation_` 0: "dupwnd_ = 0").
 //! With `recovery_burst` (ns-2.35 `NewRenoTcpAgent::recv`: "send_much(0, 0,
 //! 2)" once `dupacks_` passed the threshold), each ACK in recovery releases
 //! at most that many new segments besides the retransmission; the sender
@@ -50,6 +53,21 @@ pub enum RecoveryExit {
     Ssthresh,
 }
 
+/// The window a partial ACK leaves in NewReno's fast recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PartialAckWindow {
+    /// RFC 6582 (3.2 step 3): "Deflate the congestion window by the amount
+    /// of new data acknowledged", adding back one SMSS when that is at least
+    /// one SMSS: the inflation of the duplicates stays.
+    #[default]
+    Deflate,
+    /// ns-2.35 `NewRenoTcpAgent::recv` with `partial_window_deflation_` 0
+    /// (its default): "dupwnd_ = 0" — the window falls back to the one the
+    /// fast retransmit set (ns-2's `halfwin`, else ssthresh), and the
+    /// duplicates after it inflate it again.
+    Ssthresh,
+}
+
 /// What the sender must do after an ACK of new data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NewAck {
@@ -72,6 +90,8 @@ pub struct NewReno {
     partial_acks: bool,
     /// cwnd at the full ACK.
     exit: RecoveryExit,
+    /// cwnd at a partial ACK.
+    partial_window: PartialAckWindow,
     /// SND.MAX when the last fast retransmit or timeout happened.
     recover: Option<u64>,
     in_recovery: bool,
@@ -98,6 +118,7 @@ impl NewReno {
             threshold: dupack_threshold.max(1),
             partial_acks: variant != TcpVariant::Reno,
             exit,
+            partial_window: PartialAckWindow::Deflate,
             // DEVIATION (Linux): RFC 6582 (3.2 step 1) sets recover to the ISS,
             // which would block a fast retransmit of segment 0; Linux has no guard
             // before its first recovery, so neither do we.
@@ -109,6 +130,12 @@ impl NewReno {
             burst_left: 0,
             exit_window: 0,
         }
+    }
+
+    /// The same, with the window a partial ACK leaves set by `partial_window`.
+    pub fn with_partial_window(mut self, partial_window: PartialAckWindow) -> Self {
+        self.partial_window = partial_window;
+        self
     }
 
     /// True when the recovery burst cap lets one more new segment go out
@@ -195,15 +222,17 @@ impl NewReno {
             self.in_recovery = false;
             return NewAck::Advance;
         }
-        // RFC 6582 (3.2 step 3): partial acknowledgment — "Deflate the
-        // congestion window by the amount of new data acknowledged ...
-        // If the partial ACK acknowledges at least one SMSS of new data,
-        // then add back SMSS bytes to the congestion window."
-        let mut cwnd = w.cwnd().saturating_sub(acked);
-        if acked >= self.smss {
-            cwnd += self.smss;
-        }
-        w.set_cwnd(cwnd);
+        w.set_cwnd(match self.partial_window {
+            // RFC 6582 (3.2 step 3): partial acknowledgment — "Deflate the
+            // congestion window by the amount of new data acknowledged ...
+            // If the partial ACK acknowledges at least one SMSS of new data,
+            // then add back SMSS bytes to the congestion window."
+            PartialAckWindow::Deflate => {
+                w.cwnd().saturating_sub(acked) + if acked >= self.smss { self.smss } else { 0 }
+            }
+            // ns-2.35: "if (partial_window_deflation_ == 0) dupwnd_ = 0;"
+            PartialAckWindow::Ssthresh => self.exit_window,
+        });
         // RFC 6582 (3.2 step 3): "For the first partial ACK that arrives
         // during fast recovery, also reset the retransmit timer."
         let reset_timer = self.first_partial;
@@ -371,6 +400,24 @@ mod tests {
         assert_eq!(c.cwnd(), 7 * MSS);
         assert_eq!(c.new_ack(500, 4 * MSS + 500, 6 * MSS), NewAck::Partial { reset_timer: false });
         assert_eq!(c.cwnd(), 7 * MSS - 500, "less than one SMSS acked: no add-back");
+        assert!(c.r.in_recovery());
+    }
+
+    /// ns-2.35 `NewRenoTcpAgent::recv` ("if (partial_window_deflation_ == 0)
+    /// dupwnd_ = 0"): a partial ACK drops the whole inflation, leaving the
+    /// window the fast retransmit set; later duplicates inflate it again.
+    #[test]
+    fn ns2_partial_ack_falls_back_to_the_fast_retransmit_window() {
+        let mut c = recovering();
+        c.r = c.r.clone().with_partial_window(PartialAckWindow::Ssthresh);
+        c.dup(0, 10 * MSS, 10 * MSS);
+        assert_eq!(c.cwnd(), 9 * MSS);
+        assert_eq!(c.new_ack(3 * MSS, 3 * MSS, 7 * MSS), NewAck::Partial { reset_timer: true });
+        assert_eq!(c.cwnd(), 5 * MSS, "ssthresh, where RFC 6582 leaves 7 segments");
+        assert!(!c.dup(3 * MSS, 7 * MSS, 10 * MSS));
+        assert_eq!(c.cwnd(), 6 * MSS);
+        assert_eq!(c.new_ack(MSS, 4 * MSS, 6 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(c.cwnd(), 5 * MSS);
         assert!(c.r.in_recovery());
     }
 

@@ -154,7 +154,8 @@ impl Sender {
                 cfg.variant,
                 cfg.recovery_exit,
                 cfg.recovery_burst,
-            ),
+            )
+            .with_partial_window(cfg.partial_ack_window),
             limited: LimitedTransmit::new(cfg.limited_transmit, cfg.limited_transmit_resends),
             idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
