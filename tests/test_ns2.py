@@ -41,6 +41,18 @@ def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
     assert any(n.startswith("switch.buffer: 32768 bytes become 30 packets") for n in ns2._notes(s))
 
 
+def test_newrenos_partial_ack_window_is_noted_unless_the_scenario_runs_ns2s() -> None:
+    """ns-2's NewReno drops the whole inflation at a partial ACK; the preset keeps RFC 6582's deflation."""
+
+    def noted(**tcp: object) -> bool:
+        s = scenario(tcp={"variant": "newreno", **tcp})
+        return any(n.startswith("tcp.partial_ack_window: ") for n in ns2._notes(s))
+
+    assert noted()
+    assert not noted(partial_ack_window="ssthresh")
+    assert not noted(variant="sack")
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [

@@ -122,10 +122,10 @@ class HostCost:
     server_jitter_s: float | None
 
     def to_dict(self, calibrated: bool) -> dict[str, Any]:
-        """JSON-safe, with ``calibrated``: whether the simulator ran with ``rtt_s``."""
+        """JSON-safe, with ``calibrated``: whether the simulator ran with ``server_jitter_s``."""
         return {"servers": 1, **asdict(self), "calibrated": calibrated}
 
-    def line(self, scenario: "Scenario", calibrated: bool) -> str:
+    def line(self, calibrated: bool) -> str:
         """One line for humans."""
         from incast.units import format_duration
 
@@ -146,7 +146,8 @@ def host_cost(scenario: "Scenario", jiffy_s: float, timeout: str) -> HostCost:
     (its draws scale with it); bisection between none and twice the
     scenario's (doubled until it is slow enough, up to 1 s) finds the one of
     the testbed's median.
-    Raises :class:`~incast.testbed.TestbedError` when the testbed run fails.
+    Raises :class:`~incast.testbed.TestbedError` when the testbed run fails,
+    and ``KeyboardInterrupt`` when it was interrupted.
     """
     from incast.result import run as simulate
     from incast.testbed import TestbedError
@@ -154,6 +155,8 @@ def host_cost(scenario: "Scenario", jiffy_s: float, timeout: str) -> HostCost:
 
     one = scenario.with_overrides({"servers": 1, "blocks": HOST_COST_BLOCKS, "duration": None})
     bed = run_testbed(one, timeout=timeout)
+    if bed.status == "interrupted":
+        raise KeyboardInterrupt
     if bed.status != "complete":
         raise TestbedError(f"testbed: the one-server run that measures the hosts failed: {bed.error}")
     target = bed.block_time_ms.p50
@@ -282,13 +285,12 @@ def validate(
     calibrated = calibrate and cost.server_jitter_s is not None
     if calibrate and not calibrated:
         print("note: --calibrate: no turnaround matches the testbed; the simulator keeps its own", file=sys.stderr)
+    hosts = {"workload.server_jitter": cost.server_jitter_s} if calibrated else {}
     if not as_json:
-        console.print(cost.line(todo[0], calibrated))
+        console.print(cost.line(calibrated))
     rows = []
     for scenario in todo:
-        overrides = simulator_overrides(scenario, kernel.jiffy_s)
-        if calibrated:
-            overrides["workload.server_jitter"] = cost.server_jitter_s
+        overrides = {**simulator_overrides(scenario, kernel.jiffy_s), **hosts}
         sim = simulate(scenario.with_overrides(overrides))
         try:
             bed = run_testbed(scenario, timeout=timeout)
@@ -315,10 +317,7 @@ def validate(
         if bed.status == "interrupted":
             return fail(f"interrupted after {bed.blocks} testbed blocks", EXIT_INTERRUPTED)
     if len(todo) > 1 and not as_json:
-        shared = simulator_overrides(todo[0], kernel.jiffy_s)
-        if calibrated:
-            shared["workload.server_jitter"] = cost.server_jitter_s
-        _print_rows(console, rows, preset, shared)
+        _print_rows(console, rows, preset, {**simulator_overrides(todo[0], kernel.jiffy_s), **hosts})
     return 0
 
 

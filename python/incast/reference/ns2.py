@@ -174,6 +174,11 @@ def _notes(s: Scenario) -> list[str]:
     ns2_recovery = (s.tcp.recovery_burst, s.tcp.recovery_exit, s.tcp.ssthresh_rule) == (2, "ssthresh", "ns2")
     if s.tcp.variant == "newreno" and not ns2_recovery:
         notes.append("Agent/TCP/Newreno sends 2 segments per ACK in recovery and exits at ssthresh (preset ns2)")
+    if s.tcp.variant == "newreno" and s.tcp.partial_ack_window != "ssthresh":
+        notes.append(
+            "tcp.partial_ack_window: ns-2's NewReno drops the whole window inflation at a partial ACK "
+            "(partial_window_deflation_ 0); the simulator deflates by the data acknowledged"
+        )
     if s.tcp.limited_transmit and not s.tcp.limited_transmit_resends:
         notes.append(
             "tcp.limited_transmit_resends: ns-2's limited transmit (send_one) also resends after a timeout "
