@@ -191,7 +191,7 @@ def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str
 
 def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     linux = {"clock_granularity": "4ms", "rto_flavor": "linux", "delayed_ack": "linux", "limited_transmit": True}
-    linux["rtt_resolution"] = "us"
+    linux |= {"rtt_resolution": "us", "prr": True}
     assert [n.split(":")[0] for n in plan(scenario(tcp=linux), HZ250, CONGESTION).notes] == ["link.rtt"]
     jiffy_samples = plan(scenario(tcp={**linux, "rtt_resolution": "clock"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in jiffy_samples] == ["link.rtt", "tcp.rtt_resolution"]

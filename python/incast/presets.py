@@ -57,7 +57,7 @@ PRESETS: dict[str, Preset] = {
             "ACK and RTO on 4 ms jiffies, and the kernel's own recovery rules.",
             "The kernel's defaults (tcp_congestion_control cubic on most distributions; bbr on this machine, "
             "but the testbed sets the congestion control per socket), tcp_sack, tcp_timestamps and "
-            "tcp_frto on, RACK-TLP and Proportional Rate Reduction with SACK (tcp_recovery 1, "
+            "tcp_frto on, RACK-TLP with SACK and Proportional Rate Reduction (tcp_recovery 1, "
             "tcp_early_retrans 3; PRR since 3.2), IW 10 (RFC 6928, Linux 2.6.39), RTO_min 200 ms on a "
             "HZ=250 clock with the "
             "tcp_rtt_estimator formula fed microsecond RTT samples (Linux 3.15, 'tcp: switch rtt "
@@ -68,7 +68,7 @@ PRESETS: dict[str, Preset] = {
             "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
             "retransmissions. incast validate runs its scenarios over this preset and the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
-            "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Not modelled yet: PRR without SACK, HyStart.",
+            "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Not modelled yet: HyStart.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,

@@ -37,7 +37,7 @@ and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, RTT
 samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
-``tcp.prr`` off with SACK (Linux always runs PRR),
+``tcp.prr`` off (Linux always runs PRR, with or without SACK),
 ``workload.request``, ``order`` or ``server_jitter`` (the protocol's 24-byte
 request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
@@ -211,7 +211,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.variant: Linux recovers as NewReno (partial ACKs retransmit); reno runs as newreno")
     if not tcp.limited_transmit:
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
-    if not tcp.prr and (tcp.sack or tcp.variant == "sack"):
+    if not tcp.prr:
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
     default = Scenario(servers=1)
     wl = s.workload

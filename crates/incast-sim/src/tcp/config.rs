@@ -78,8 +78,9 @@ crate::settings! {
     ///   (Linux negotiates it by default; the `sack` variant and presets turn it on).
     ///   True makes receivers send SACK blocks (RFC 2018) and senders recover by
     ///   RFC 6675 (`tcp::sack`); `variant = "sack"` implies it.
-    /// - `prr`: false — RFC 6675 alone (cwnd = ssthresh at once), as the
-    ///   papers' stacks ran; the `linux` preset turns it on. Needs `sack`.
+    /// - `prr`: false — RFC 6675 alone (cwnd = ssthresh at once) or RFC
+    ///   5681's inflation without SACK, as the papers' stacks ran; the `linux`
+    ///   preset turns it on (`tcp::prr`, with or without SACK as Linux runs it).
     /// - `rack_tlp`: false — RFC 6675's duplicate-ACK rules alone, as the
     ///   papers' stacks recovered; the `linux` preset turns it on (Linux 4.4+
     ///   runs RACK, 3.10+ TLP). Needs `sack`.
@@ -187,9 +188,10 @@ crate::settings! {
         /// after the retransmission is SACKed, and sends it again (Linux's
         /// "lost retransmit" detection; RFC 6675 has none, so off by default).
         "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
-        /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) in SACK recovery:
+        /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) in loss recovery:
         /// the window falls to ssthresh over a round trip, one segment sent per
-        /// ssthresh/RecoverFS delivered (Linux since 3.2).
+        /// ssthresh/RecoverFS delivered (Linux since 3.2; without SACK it counts
+        /// duplicate ACKs as delivered segments, as Linux does).
         "prr" prr: bool = false, Flag;
         /// RACK-TLP (RFC 8985) with SACK: segments sent before a delivered one
         /// are lost once an RTT and a reordering window have passed, and a

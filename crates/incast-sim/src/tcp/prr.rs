@@ -12,11 +12,19 @@
 //! ssthresh (Linux `tcp_end_cwnd_reduction`). Without it (RFC 6675 alone),
 //! cwnd drops to ssthresh at once and nothing is sent until pipe falls below
 //! it, then a burst may follow.
+//! Without SACK (NewReno recovery, `tcp::newreno`) PRR runs as Linux runs it
+//! for a reno connection: each duplicate ACK counts as one segment SACKed and
+//! delivered (`tcp_add_reno_sack`, at most all but one segment outstanding),
+//! a partial ACK of k segments delivers max(k − counted, 1) and takes k − 1
+//! from the count (`tcp_remove_reno_sacks`), pipe is what is outstanding less
+//! the count and, until its retransmission leaves, the head marked lost
+//! (`tcp_packets_in_flight`), and the window inflation of RFC 5681 gives way
+//! to cwnd = pipe + sndcnt (`tcp_cwnd_reduction`, which Linux calls in every
+//! recovery).
 //! **Deliberately different:** PRR-SSRB as the RFC gives it; Linux's
 //! `tcp_cwnd_reduction` adds the extra segment only when the ACK advanced
-//! SND.UNA and marked nothing newly lost.
-//! **Not modelled:** PRR on NewReno recovery without SACK (Linux runs it there
-//! too, counting duplicate ACKs as delivered segments).
+//! SND.UNA and marked nothing newly lost. RecoverFS is the data outstanding
+//! (the RFC), where Linux divides by the cwnd before recovery.
 
 /// PRR state of one recovery episode.
 #[derive(Clone, Copy, Debug, Default)]
@@ -28,6 +36,8 @@ pub struct Prr {
     delivered: u64,
     /// `prr_out`: bytes sent since recovery began.
     out: u64,
+    /// Without SACK: duplicate ACKs counted as SACKed segments (Linux `sacked_out`).
+    reno_sacked: u64,
 }
 
 impl Prr {
@@ -65,6 +75,43 @@ impl Prr {
         pipe + sndcnt
     }
 
+    /// NewReno recovery without SACK begins: `flight` bytes outstanding after
+    /// `dupacks` duplicate ACKs, the last of which is then handed to
+    /// [`Prr::on_reno_ack`] (Linux counts the duplicates before recovery too).
+    #[inline]
+    pub fn enter_reno(&mut self, flight: u64, dupacks: u32) {
+        self.enter(flight);
+        self.reno_sacked = u64::from(dupacks.saturating_sub(1));
+    }
+
+    /// Without SACK, an ACK in NewReno recovery: a duplicate (`acked` 0) or a
+    /// partial ACK of `acked` bytes, leaving `flight` bytes outstanding from
+    /// SND.UNA; `head_lost` while the head's retransmission has yet to leave.
+    /// The new cwnd as the sender counts it (all outstanding data, the
+    /// counted duplicates included), or `None` when the ACK delivered nothing
+    /// (Linux leaves cwnd alone).
+    #[inline]
+    pub fn on_reno_ack(&mut self, acked: u64, flight: u64, head_lost: bool, ssthresh: u64) -> Option<u64> {
+        let delivered = if acked == 0 {
+            // tcp_add_reno_sack, tcp_limit_reno_sacked: at most all but one segment.
+            let before = self.reno_sacked;
+            self.reno_sacked = (before + 1).min(flight.div_ceil(self.smss).saturating_sub(1));
+            self.reno_sacked.saturating_sub(before)
+        } else {
+            // tcp_remove_reno_sacks: "One ACK acked hole. The rest eat duplicate ACKs."
+            let k = acked.div_ceil(self.smss);
+            let d = k.saturating_sub(self.reno_sacked).max(1);
+            self.reno_sacked = self.reno_sacked.saturating_sub(k - 1);
+            d
+        };
+        if delivered == 0 {
+            return None;
+        }
+        let sacked = (self.reno_sacked * self.smss).min(flight);
+        let pipe = (flight - sacked).saturating_sub(if head_lost { self.smss } else { 0 });
+        Some(self.on_ack(delivered * self.smss, pipe, ssthresh) + (flight - pipe))
+    }
+
     /// `bytes` went out during recovery ("prr_out += (data sent)").
     #[inline]
     pub fn on_sent(&mut self, bytes: u64) {
@@ -94,6 +141,38 @@ mod tests {
             sent += send;
         }
         assert_eq!(sent, 4 * MSS, "half of what was delivered (ssthresh / RecoverFS)");
+    }
+
+    /// Linux reno (no SACK): 20 segments out, ssthresh 10. The third duplicate
+    /// ACK enters recovery: 3 counted as SACKed, the head lost, pipe 16, one
+    /// segment delivered → sndcnt half a segment, no room beyond the head's
+    /// retransmission (which leaves regardless). Each later duplicate
+    /// delivers a segment, and whole new segments go out at half that pace. A
+    /// partial ACK of 5 segments delivers max(5 − 9, 1) and takes 4 from the
+    /// 9 counted.
+    #[test]
+    fn linux_reno_prr_counts_duplicate_acks_as_delivered() {
+        let mut p = Prr::new(MSS);
+        p.enter_reno(20 * MSS, 3);
+        let cwnd = p.on_reno_ack(0, 20 * MSS, true, 10 * MSS).expect("delivered one");
+        assert_eq!(cwnd, 20 * MSS + MSS / 2, "less than a segment beyond what is out");
+        p.on_sent(MSS);
+        let mut new = 0;
+        for _ in 0..6 {
+            let cwnd = p.on_reno_ack(0, 20 * MSS + new, false, 10 * MSS).expect("delivered one");
+            let send = cwnd.saturating_sub(20 * MSS + new) / MSS * MSS;
+            p.on_sent(send);
+            new += send;
+        }
+        assert_eq!(new, 2 * MSS, "7 delivered × 10/20 = 3.5 segments: the retransmission and 2 new");
+        assert_eq!(p.reno_sacked, 9);
+        assert!(p.on_reno_ack(5 * MSS, 15 * MSS + new, true, 10 * MSS).is_some());
+        assert_eq!(p.reno_sacked, 5, "9 less the 4 a 5-segment partial ACK eats");
+        // At most all but one segment counts: a duplicate beyond that delivers nothing.
+        let mut full = Prr::new(MSS);
+        full.enter_reno(4 * MSS, 3);
+        assert!(full.on_reno_ack(0, 4 * MSS, true, 2 * MSS).is_some());
+        assert_eq!(full.on_reno_ack(0, 4 * MSS, false, 2 * MSS), None);
     }
 
     /// RFC 6937 §3 (PRR-SSRB): below ssthresh, cwnd grows back toward it, at

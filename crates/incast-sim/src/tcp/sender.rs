@@ -126,7 +126,8 @@ pub struct Sender {
     /// RACK-TLP (`tcp::rack_tlp`), when on with SACK (boxed, as the
     /// scoreboard: a sender without it stays small).
     rack: Option<Box<RackTlp>>,
-    /// Proportional Rate Reduction (`tcp::prr`), when on with SACK.
+    /// Proportional Rate Reduction (`tcp::prr`), when on: in SACK recovery,
+    /// or in NewReno recovery as Linux runs it for a connection without SACK.
     prr: Option<Box<Prr>>,
 }
 
@@ -181,7 +182,7 @@ impl Sender {
             ssthresh_rule: cfg.ssthresh_rule,
             burst_sent: false,
             rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
-            prr: (cfg.prr && cfg.sack_enabled()).then(|| Box::new(Prr::new(mss as u64))),
+            prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64))),
         }
     }
 
@@ -360,6 +361,7 @@ impl Sender {
                 NewAck::Partial { reset_timer } => {
                     // RFC 6582 (3.2 step 3): "retransmit the first unacknowledged segment."
                     self.retransmit_now = true;
+                    self.reno_prr(acked, flight);
                     reset_timer
                 }
             },
@@ -548,11 +550,32 @@ impl Sender {
         // sent in limited transmit MUST NOT be included in this calculation."
         let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
         let ns2_half = (self.ssthresh_rule == SsthreshRule::Ns2).then(|| self.cc.ns2_half(false, self.peer_wnd));
+        let recovering = self.recovery.in_recovery();
         if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max, ns2_half) {
             stats.fast_retransmits += 1;
             self.restart_for_fast_retransmit(now, clock);
             self.retransmit_now = true;
             self.limited.reset();
+            let (out, dupacks) = (self.flight_size(), self.recovery.dupacks());
+            if let Some(prr) = &mut self.prr {
+                prr.enter_reno(out, dupacks);
+            }
+            self.reno_prr(0, out);
+        } else if recovering {
+            self.reno_prr(0, self.flight_size());
+        }
+    }
+
+    /// PRR in NewReno recovery without SACK (`tcp::prr`, Linux
+    /// `tcp_cwnd_reduction` for a reno connection), after a duplicate ACK
+    /// (`acked` 0) or a partial ACK of `acked` bytes, `flight` bytes left
+    /// outstanding: cwnd takes PRR's value in place of the inflated one.
+    /// The head awaits its retransmission when one is due.
+    #[inline]
+    fn reno_prr(&mut self, acked: u64, flight: u64) {
+        let Some(prr) = &mut self.prr else { return };
+        if let Some(cwnd) = prr.on_reno_ack(acked, flight, self.retransmit_now, self.cc.ssthresh()) {
+            self.cc.set_cwnd(cwnd);
         }
     }
 

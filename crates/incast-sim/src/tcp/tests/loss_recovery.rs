@@ -294,3 +294,34 @@ fn rto_restart_fast_retransmit_restarts_the_timer_with_the_retransmission() {
     assert_eq!(ns2.poll_timeout(), Some(us(130) + rto));
     assert_eq!(ns2.stats().fast_retransmits, 1);
 }
+
+/// Linux `tcp_cwnd_reduction` on a connection without SACK: duplicate ACKs
+/// count as SACKed, delivered segments, and PRR sets cwnd = pipe + sndcnt in
+/// place of RFC 5681's inflation. 11 segments out, ssthresh 5.5: the third
+/// duplicate gives pipe 7 (the 3 counted and the lost head left out) and half
+/// a segment to send, which the head's retransmission takes; pipe falls
+/// below ssthresh by the third further duplicate, and from the fourth one new
+/// segment leaves per duplicate, as with inflation. The partial ACK of
+/// segments 1-4 delivers one segment, eats 3 of the 10 counted, and lets
+/// two new segments go with the retransmission of segment 5, where
+/// deflation lets one.
+#[test]
+fn linux_prr_without_sack_counts_duplicate_acks_as_delivered() {
+    let c = TcpConfig { prr: true, recovery_exit: RecoveryExit::Ssthresh, ..cfg() };
+    let mut ep = fast_retransmitted_with(&c);
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (5500, 11_500), "inflation would give 8,500");
+    for (t, cwnd) in [(140, 11_000), (150, 11_500), (160, 11_500)] {
+        recv(&mut ep, us(t), ack(seg(1)));
+        assert_eq!(ep.cwnd(), cwnd);
+        expect_nothing(&mut ep, us(t));
+    }
+    for (i, t) in [170, 180, 190, 200].into_iter().enumerate() {
+        recv(&mut ep, us(t), ack(seg(1)));
+        assert_eq!(drain(&mut ep, us(t)), vec![(seg(12 + i as u64), MSS)]);
+    }
+    recv(&mut ep, us(210), ack(seg(5)));
+    assert_eq!(drain(&mut ep, us(210)), vec![(seg(5), MSS), (seg(16), MSS), (seg(17), MSS)]);
+    recv(&mut ep, us(300), ack(seg(18)));
+    assert!(!ep.in_recovery());
+    assert!((5500..6500).contains(&ep.cwnd()), "ssthresh, grown by the full ACK: {}", ep.cwnd());
+}
