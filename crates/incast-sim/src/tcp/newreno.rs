@@ -27,8 +27,9 @@
 //! 2)" once `dupacks_` passed the threshold), each ACK in recovery releases
 //! at most that many new segments besides the retransmission; the sender
 //! counts them ([`NewReno::burst_left`]).
-//! **Not modelled:** proportional rate reduction (RFC 6937, Linux's
-//! recovery since 3.2); ECN (DCTCP's reaction is `tcp::cc::dctcp`).
+//! With `prr` on, the sender replaces the inflation by Proportional Rate
+//! Reduction as Linux runs it without SACK (`tcp::prr`).
+//! **Not modelled:** ECN (DCTCP's reaction is `tcp::cc::dctcp`).
 //!
 //! Sequence offsets: `recover` holds one past the highest byte sent
 //! (SND.MAX), so the RFC's "covers more than recover" is `ack > recover` and
