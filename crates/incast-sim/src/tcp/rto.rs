@@ -267,10 +267,8 @@ impl RtoEstimator {
     /// handshake's, known only as a span), at this estimator's resolution.
     pub fn sample_span(&self, clock: &TcpClock, rtt: SimDuration, now: SimTime) -> SimDuration {
         match self.cfg.resolution {
-            RttResolution::Microsecond if self.cfg.flavor != RtoFlavor::Ns2 => {
-                let sent = SimTime(now.as_ps().saturating_sub(rtt.as_ps()));
-                self.sample(clock, sent, now)
-            }
+            // A span of whole microseconds (Linux `tcp_stamp_us_delta` of the SYN's stamps).
+            RttResolution::Microsecond if self.cfg.flavor != RtoFlavor::Ns2 => SimDuration(rtt.as_ps() / US * US),
             _ => clock.sample_span(rtt, now),
         }
     }
@@ -751,6 +749,8 @@ mod tests {
         assert_eq!(jiffies.sample(&clock, sent, now), g);
         assert_eq!(micro.sample(&clock, sent, now), us(312));
         assert_eq!(micro.sample_span(&clock, ps(312_700_000), now), us(312));
+        // The handshake's span ends at time zero: still the whole span, not zero.
+        assert_eq!(micro.sample_span(&clock, ps(312_700_000), SimTime::ZERO), us(312));
         let mut e = micro.clone();
         e.on_rtt_sample(micro.sample(&clock, sent, now));
         // First sample: rttvar = max(2·R, RTO_min) = 1 ms.
