@@ -80,6 +80,46 @@ fn rude_4_sender_side_loss_rude_beats_stock_tcp() {
     );
 }
 
+/// RUDE §5.1 (Fig. 8) as Linux 2.4 ran it, a 32 MiB transfer at 5 % sender
+/// loss, six seeds: with the NIC queue at txqueuelen's 100 frames
+/// (`link.tx_queue`), Rude TCP keeps sending new data behind each
+/// retransmission, so a lost retransmission is seen and sent again
+/// (`tcp.sack_lost_retransmit`); at most the transfer's tail waits for a
+/// timeout. With no limit the sender queues its whole 8 MiB window at its
+/// own NIC, 70 ms of it; a retransmission waits behind that, no data goes
+/// out after it, and each lost one costs a 200 ms timeout.
+#[test]
+fn rude_5_1_a_full_nic_queue_holds_the_window_in_the_socket() {
+    let bulk = |tx_queue: Option<u32>, seed: u64| {
+        let mut s = Scenario::fast08(1);
+        s.seed = seed;
+        s.link.rtt = SimDuration::from_micros(129);
+        s.link.tx_queue = tx_queue;
+        s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
+        s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
+        s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
+        s.tcp.sack_lost_retransmit = true;
+        (s.tcp.mss, s.tcp.init_cwnd) = (1460, 3);
+        s.tcp.rcv_wnd = Bytes::mib(8);
+        s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
+        s.tcp.send_loss_ppb = 50_000_000;
+        (s.tcp.rude_allowed, s.tcp.rude) = (true, true);
+        (s.stop.blocks, s.stop.duration) = (Some(1), None);
+        let sum = run(&s).unwrap().summary;
+        assert!(sum.send_losses > 1000);
+        (sum.timeouts, sum.utilization)
+    };
+    let (mut limited_timeouts, mut unlimited_timeouts) = (0, 0);
+    for seed in 0..6 {
+        let (limited, unlimited) = (bulk(Some(100), seed), bulk(None, seed));
+        println!("seed {seed}: (timeouts, utilization) 100 frames {limited:?}, no limit {unlimited:?}");
+        assert!(limited.0 <= 1 && limited.1 > 0.55, "{limited:?}");
+        assert!(unlimited.0 >= limited.0 && unlimited.1 <= limited.1, "{unlimited:?} against {limited:?}");
+        (limited_timeouts, unlimited_timeouts) = (limited_timeouts + limited.0, unlimited_timeouts + unlimited.0);
+    }
+    assert!(unlimited_timeouts >= 10 && unlimited_timeouts >= 3 * limited_timeouts);
+}
+
 /// RUDE §3.2, Fig. 4 shrunk to 100 Mbps and 10 ms: one rude flow beside two
 /// polite ones turns off nicely at 10 s and stops marking a little later.
 #[test]

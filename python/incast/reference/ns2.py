@@ -130,6 +130,7 @@ def _check(s: Scenario) -> None:
         ("switch.ecn_threshold", s.switch.ecn_threshold is not None, "drop-tail ports only"),
         ("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
         ("link.loss", s.link.loss != 0, "no random loss"),
+        ("link.tx_queue", s.link.tx_queue is not None, "an agent sends into its link's queue, never waits for it"),
         ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
         ("tcp.variant", s.tcp.variant not in ("reno", "newreno", "sack"), "reno, newreno or sack"),
         ("tcp.sack", s.tcp.sack and s.tcp.variant != "sack", "SACK is the sack variant (Agent/TCP/Sack1)"),

@@ -38,8 +38,9 @@ samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK),
-``workload.request``, ``order`` or ``server_jitter`` (the protocol's 24-byte
-request, the read's fixed order and the real servers' own timing). The
+``link.tx_queue`` (the kernel's qdiscs and TCP Small Queues decide when a
+socket waits), ``workload.request``, ``order`` or ``server_jitter`` (the
+protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
 
 **Refused** (ScenarioError naming the field): dctcp or any congestion control
@@ -213,6 +214,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
     if not tcp.prr:
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
+    if s.link.tx_queue is not None:
+        notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")
     default = Scenario(servers=1)
     wl = s.workload
     if wl.request != default.workload.request:

@@ -8,7 +8,7 @@
 //! `LinkConfig::arrival_order` says (`event` explains both).
 //! **Not modelled:** bit errors, rate changes.
 
-use crate::settings::{Choice, Duration, Probability, Rate};
+use crate::settings::{Choice, Count, Duration, OrWord, Probability, Rate};
 use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
 
 crate::settings! {
@@ -18,7 +18,8 @@ crate::settings! {
     /// `propagation` 50 ns, ten metres of cable (light covers about 0.2 m per
     /// ns in copper or fibre), so that nearly all of the round trip is spent
     /// in the hosts, as on a real cluster (CMU09 §4: 100 µs RTTs through one
-    /// switch); no loss; `arrival_order` `queued`, the order the engine always had.
+    /// switch); no loss; `arrival_order` `queued`, the order the engine always
+    /// had; `tx_queue` off (no limit at a host's NIC), as the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
@@ -44,6 +45,14 @@ crate::settings! {
         /// ns-2 and ns-3 order them).
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
             Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire)]);
+        /// Frames a host's NIC queue holds before the host's TCP stops handing
+        /// it segments: a connection waits while the queue is full and sends
+        /// again as a frame leaves, so a large window waits in the socket, not
+        /// at the NIC (Linux's txqueuelen, 1000 frames since 2.6 and 100
+        /// before; TCP Small Queues hold less). "off": no limit, a sender puts
+        /// all its window in its NIC's queue at once.
+        "tx_queue" tx_queue: Option<u32> = None,
+            OrWord { word: "off", spec: Count::new(1, u32::MAX as u64, "frames"), what: "a count" };
     }
 }
 

@@ -7,6 +7,8 @@
 //! On request, a queue logs its occupancy at every frame offered to it (the
 //! queue trace of `stats::trace`), up to a number of entries given with the
 //! request; past it the log stops and says it overflowed.
+//! A host's NIC queue has no limit and drops nothing; under `link.tx_queue`
+//! it counts its frames so that the host's TCP waits while it is full.
 //! **Deliberately different:** departures are known at enqueue time (see
 //! `net`), so departed frames are retired lazily on the next arrival.
 //! With an ECN threshold K (RFC 8257 §3.1, DCTCP), a frame that arrives while
@@ -164,6 +166,24 @@ impl DropTailQueue {
             mark: None,
             marked: false,
         }
+    }
+
+    /// Keep account of the frames held even though nothing limits them (a
+    /// host's NIC queue under `link.tx_queue`), for [`DropTailQueue::full_until`].
+    pub fn track(&mut self) {
+        self.unlimited = false;
+    }
+
+    /// `None` while fewer than `frames` frames are held at `now`; else the
+    /// instant one more frame has left and fewer are. Frames leave in arrival
+    /// order, and their departures are known (no PAUSE at this port).
+    #[inline]
+    pub fn full_until(&mut self, now: SimTime, frames: u32) -> Option<SimTime> {
+        self.retire(now);
+        let excess = self.held.len().checked_sub(frames as usize)?;
+        let (done, _) = self.held[excess];
+        debug_assert!(done != WAITING, "a limited host queue is never paused");
+        Some(done)
     }
 
     /// Mark frames that arrive while more than `k` is queued (RFC 8257 §3.1).
@@ -436,6 +456,21 @@ mod tests {
         q.start_next(us(0), us(10), 1000);
         assert_eq!(q.bytes_at(us(9)), 1000);
         assert_eq!(q.bytes_at(us(10)), 0);
+    }
+
+    #[test]
+    fn a_tracked_queue_is_full_until_the_frame_that_makes_room_leaves() {
+        let mut q = DropTailQueue::new(QueueLimit::UNLIMITED);
+        q.track();
+        for (i, done) in [10, 20, 30].into_iter().enumerate() {
+            assert!(q.admit(us(i as u64), 1538));
+            q.push(us(i as u64), us(done), 1538);
+        }
+        assert_eq!(q.full_until(us(3), 4), None);
+        assert_eq!(q.full_until(us(3), 3), Some(us(10)));
+        assert_eq!(q.full_until(us(3), 2), Some(us(20)));
+        assert_eq!(q.full_until(us(10), 3), None, "the first frame has left");
+        assert_eq!(q.full_until(us(10), 1), Some(us(30)));
     }
 
     #[test]

@@ -219,6 +219,14 @@ impl Network {
         }
     }
 
+    /// Keep account of the frames in every host's NIC queue (`link.tx_queue`).
+    pub fn track_nic_queues(&mut self) {
+        for h in 0..self.host_nodes.len() as u32 {
+            let nic = self.nic(h);
+            self.ports[nic.0 as usize].queue.track();
+        }
+    }
+
     /// Put the wide-area delay model `cfg` on both directions of every link
     /// of `fabric` (the one this network was built from) whose hops say
     /// `wan`; port `p` draws from the substreams `wan/<p>/…` of `seed`.

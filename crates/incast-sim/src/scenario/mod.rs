@@ -148,6 +148,14 @@ impl Scenario {
                 ),
             ));
         }
+        if self.link.tx_queue.is_some() && (self.switch.pause_config().is_some() || self.classes()) {
+            // There a host's NIC may be paused, and when its frames leave is not known in advance.
+            return Err(invalid(
+                "link.tx_queue",
+                "a NIC queue limit together with switch.pause, switch.pfc or several traffic priorities \
+                 is not modelled; use \"off\"",
+            ));
+        }
         // Before the fabric is built: its route tables are part of the estimate.
         self.check_footprint()?;
         self.validate_fabric()?;
@@ -683,6 +691,13 @@ mod tests {
         assert!(m.starts_with("tcp.cubic_c: 0.0001 kept in steps of 1/1000 is 0, outside 0.001"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"rtt": "0.1ps"}}));
         assert_eq!(m, "link.rtt: '0.1ps' rounds to 0: durations are kept in whole picoseconds");
+        let m = refused(json!({"servers": 4, "link": {"tx_queue": 100}, "switch": {"pause": true}}));
+        assert!(m.starts_with("link.tx_queue: a NIC queue limit together with switch.pause"), "{m}");
+        let m = refused(json!({"servers": 4, "link": {"tx_queue": 0}}));
+        assert_eq!(
+            m,
+            "link.tx_queue: must be \"off\" or a count; must be a whole number of frames between 1 and 2^32-1, got 0"
+        );
         let m = refused(json!({"servers": 4, "link": {"loss": 0.9999999999}}));
         assert!(m.starts_with("link.loss: must be a probability from 0 up to 1 (exclusive) once kept in parts"), "{m}");
     }
@@ -701,7 +716,7 @@ mod tests {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order"
+            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue"
         );
     }
 

@@ -10,6 +10,9 @@
 //! act on the endpoints: RUDE's sender-side random loss (§4) and the switch
 //! of every endpoint back to polite congestion control (§3.2), and each
 //! client's ICTCP controller over its connections' receive windows.
+//! With `link.tx_queue`, an endpoint whose host's NIC queue is full sends
+//! nothing more until a frame has left it, then is woken to go on, as a
+//! socket waits on a full device queue (or on TCP Small Queues).
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at
 //! most one tracked wake-up in the event queue, and a wake-up that finds
 //! nothing due simply re-arms at the endpoint's current deadline.
@@ -47,6 +50,9 @@ pub(super) struct Endpoints {
     pub(super) routes: Vec<Route>,
     /// The wake-up each endpoint has in the event queue (`NEVER`: none).
     wake_at: Vec<SimTime>,
+    /// When each endpoint waiting for room in its host's NIC queue is woken
+    /// (`link.tx_queue`; empty without the limit).
+    nic_wait: Vec<SimTime>,
     /// Sender-side random loss, parts per billion, its draws and its count.
     pub(super) send_loss_ppb: u32,
     send_loss_rng: Rng,
@@ -108,6 +114,7 @@ impl Endpoints {
             eps,
             routes,
             wake_at: vec![NEVER; 2 * flows as usize],
+            nic_wait: if s.link.tx_queue.is_some() { vec![SimTime::ZERO; 2 * flows as usize] } else { Vec::new() },
             send_loss_ppb: s.tcp.send_loss_ppb,
             send_loss_rng: Rng::substream(s.seed, "send_loss"),
             send_losses: 0,
@@ -145,6 +152,17 @@ impl Endpoints {
                 self.wake_at[ep] = deadline;
                 events.push(deadline, Event::Wake { ep: ep as u32 });
             }
+        }
+    }
+
+    /// Endpoint `ep` found its host's NIC queue full at `now`: wake it at
+    /// `room`, when a frame has left, unless a wake-up no later is pending.
+    #[cold]
+    pub(super) fn wait_for_nic(&mut self, events: &mut EventQueue<Event>, now: SimTime, ep: usize, room: SimTime) {
+        let pending = self.nic_wait[ep];
+        if pending <= now || pending > room {
+            self.nic_wait[ep] = room;
+            events.push(room, Event::Wake { ep: ep as u32 });
         }
     }
 

@@ -447,7 +447,12 @@ impl Sim {
     fn service(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
         let Route { nic, dst, dir } = self.hosts.routes[ep];
-        while let Some(seg) = self.hosts.eps[ep].poll_transmit(self.now) {
+        loop {
+            if let Some(room) = self.net.nic_full_until(nic, self.now) {
+                self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
+                break;
+            }
+            let Some(seg) = self.hosts.eps[ep].poll_transmit(self.now) else { break };
             if self.hosts.send_loss_ppb > 0 && seg.has_data() && self.hosts.lose_before_sending() {
                 continue;
             }

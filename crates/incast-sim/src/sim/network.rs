@@ -45,6 +45,8 @@ pub(super) struct DataPlane {
     wire_order: bool,
     /// The switch drops packets carrying the rude bit.
     police_rude: bool,
+    /// Frames a host's NIC queue holds before its TCP waits (`link.tx_queue`).
+    tx_queue: Option<u32>,
     /// Packets handed to a NIC.
     pub(super) sent: u64,
     /// Packets that reached their destination host.
@@ -75,6 +77,9 @@ impl DataPlane {
         if s.wan.is_on() {
             net.add_wan(&fabric, &s.wan, s.seed);
         }
+        if s.link.tx_queue.is_some() {
+            net.track_nic_queues();
+        }
         let path = net.path(reads.server_host(0), CLIENT0).expect("a validated scenario routes every connection");
         let bottleneck = *path.last().expect("a path has a port");
         if let Some(entries) = queue_trace {
@@ -101,6 +106,7 @@ impl DataPlane {
             ecn: s.switch.ecn_threshold.is_some(),
             wire_order: s.link.arrival_order == ArrivalOrder::Wire,
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
+            tx_queue: s.link.tx_queue,
             sent: 0,
             delivered: 0,
             dropped: 0,
@@ -167,6 +173,14 @@ impl DataPlane {
                 self.flow_drops[flow as usize] += 1;
             }
         }
+    }
+
+    /// `None` while the host NIC `nic` may take another frame at `now`; else
+    /// the instant it may (`link.tx_queue`).
+    #[inline]
+    pub(super) fn nic_full_until(&mut self, nic: PortId, now: SimTime) -> Option<SimTime> {
+        let frames = self.tx_queue?;
+        self.net.port_mut(nic).queue.full_until(now, frames)
     }
 
     /// The queue was above its ECN threshold: mark the packet CE if it is ECN-capable.
