@@ -92,9 +92,22 @@ impl Receiver {
         Arrival::FillsGap
     }
 
-    /// Remember `seq` as the newest out-of-order arrival.
+    /// Remember `seq`, just buffered, as the newest out-of-order arrival. Its
+    /// block (after merging) replaces any older entry in it, and entries
+    /// already delivered go, so the entries name distinct blocks: RFC 2018 §4, "as many distinct SACK blocks as
+    /// possible", as Linux's `tcp_sack_new_ofo_skb` keeps them.
     fn note_recent(&mut self, seq: u64) {
-        let n = (self.recent_n + 1).min(MAX_SACK_BLOCKS);
+        let i = self.ooo.partition_point(|&(_, e)| e <= seq);
+        let (start, end) = self.ooo[i];
+        let mut kept = 0;
+        for j in 0..self.recent_n {
+            let r = self.recent[j];
+            if r >= self.rcv_nxt && !(start..end).contains(&r) {
+                self.recent[kept] = r;
+                kept += 1;
+            }
+        }
+        let n = (kept + 1).min(MAX_SACK_BLOCKS);
         self.recent.copy_within(0..n - 1, 1);
         self.recent[0] = seq;
         self.recent_n = n;
@@ -166,6 +179,22 @@ mod tests {
         assert_eq!(blocks(&r, 4), vec![(6000, 7000)]);
         r.on_data(5000, 1000);
         assert_eq!(blocks(&r, 4), vec![]);
+    }
+
+    /// RFC 2018 §4: "as many distinct SACK blocks as possible". Arrivals
+    /// that extend one block do not push the others out of the report.
+    #[test]
+    fn rfc2018_4_a_growing_block_keeps_the_others_reported() {
+        let mut r = Receiver::new();
+        r.on_data(1000, 1000);
+        for seq in (3000..9000).step_by(1000) {
+            r.on_data(seq, 1000);
+        }
+        assert_eq!(blocks(&r, 3), vec![(3000, 9000), (1000, 2000)]);
+        r.on_data(10_000, 1000);
+        r.on_data(12_000, 1000);
+        r.on_data(9000, 1000); // joins [3000, 9000) and [10000, 11000)
+        assert_eq!(blocks(&r, 3), vec![(3000, 11_000), (12_000, 13_000), (1000, 2000)]);
     }
 
     #[test]
