@@ -77,10 +77,13 @@ def test_set_reads_toml_values(capsys: pytest.CaptureFixture[str]) -> None:
     [d] = run_json(
         capsys, *SMALL, "--set", "tcp.rto_min=0.002", "--set", "workload.order=fixed",
         "--set", "switch.buffer=64pkt", "--set", "tcp.delayed_ack=off", "--set", "seed=7",
+        "--set", "tcp.gip=333", "--set", "link.tx_queue=100",
     )  # fmt: skip
     s = d["scenario"]
     assert (s["tcp"]["rto_min"], s["workload"]["order"], s["switch"]["buffer"]) == (0.002, "fixed", "64pkt")
     assert (s["tcp"]["delayed_ack"], s["seed"]) == ("off", 7)
+    # A choice spelled in digits reads as TOML's number and still names its choice.
+    assert (s["tcp"]["gip"], s["link"]["tx_queue"]) == ("333", 100)
 
 
 def test_named_options_reach_their_fields(capsys: pytest.CaptureFixture[str]) -> None:

@@ -186,10 +186,14 @@ impl<T: Copy + PartialEq> Choice<T> {
 
 impl<T: Copy + PartialEq> Spec<T> for Choice<T> {
     fn parse(&self, raw: &Json) -> Result<T, String> {
-        if let Json::String(s) = raw {
-            if let Some((_, v)) = self.0.iter().find(|(w, _)| w == s) {
-                return Ok(*v);
-            }
+        // A word made of digits (GIP's "333") may come unquoted, as `--set tcp.gip=333` gives it.
+        let word = match raw {
+            Json::String(s) => Some(s.clone()),
+            Json::Number(n) if n.is_u64() => Some(n.to_string()),
+            _ => None,
+        };
+        if let Some((_, v)) = word.and_then(|s| self.0.iter().find(|(w, _)| *w == s)) {
+            return Ok(*v);
         }
         Err(format!("must be {}, got {}", self.listed(), python_repr(raw)))
     }
@@ -392,6 +396,15 @@ mod tests {
             Spec::<u32>::parse(&c, &json!(true)).unwrap_err(),
             "True is not a whole number of servers between 1 and 100000"
         );
+    }
+
+    #[test]
+    fn a_choice_spelled_in_digits_may_come_as_a_number() {
+        let c = Choice(&[("off", 0u8), ("333", 3), ("123", 1)]);
+        assert_eq!(c.parse(&json!("333")), Ok(3));
+        assert_eq!(c.parse(&json!(123)), Ok(1));
+        assert_eq!(c.parse(&json!(332)).unwrap_err(), "must be \"off\" or \"333\" or \"123\", got 332");
+        assert!(c.parse(&json!(333.0)).is_err(), "only a whole number spells the word");
     }
 
     #[test]
