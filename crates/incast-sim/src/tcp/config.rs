@@ -19,7 +19,7 @@ use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
-use super::newreno::{PartialAckWindow, RecoveryExit};
+use super::newreno::{PartialAckWindow, RecoveryExit, RenoRecoverGuard};
 use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
@@ -162,6 +162,13 @@ crate::settings! {
         /// NewReno agent does with partial_window_deflation_ 0).
         "partial_ack_window" partial_ack_window: PartialAckWindow = PartialAckWindow::Deflate,
             Choice(&[("deflate", PartialAckWindow::Deflate), ("ssthresh", PartialAckWindow::Ssthresh)]);
+        /// Reno after a retransmission timeout: "off" (RFC 5681 3.2: the
+        /// threshold-th duplicate ACK fast-retransmits) or "after_timeout" (no
+        /// fast retransmit until an ACK passes the highest byte sent when the
+        /// timer expired, as ns-2.35's Reno agent does with bug_fix_). NewReno
+        /// always waits so (RFC 6582 3.2 step 2).
+        "reno_recover_guard" reno_recover_guard: RenoRecoverGuard = RenoRecoverGuard::Off,
+            Choice(&[("off", RenoRecoverGuard::Off), ("after_timeout", RenoRecoverGuard::AfterTimeout)]);
         /// At most this many new segments per ACK while NewReno's fast recovery
         /// lasts, besides the retransmission (ns-2.35's NewReno agent sends two:
         /// "send_much(0, 0, 2)"), or "off".

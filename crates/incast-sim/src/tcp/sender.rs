@@ -156,7 +156,8 @@ impl Sender {
                 cfg.recovery_exit,
                 cfg.recovery_burst,
             )
-            .with_partial_window(cfg.partial_ack_window),
+            .with_partial_window(cfg.partial_ack_window)
+            .with_reno_guard(cfg.reno_recover_guard),
             limited: LimitedTransmit::new(cfg.limited_transmit, cfg.limited_transmit_resends),
             idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
