@@ -123,8 +123,8 @@ PRESETS: dict[str, Preset] = {
             "tcp/tcp-newreno.cc), the ssthresh cut of TcpAgent::slowdown at every loss event "
             '(tcp.ssthresh_rule = "ns2"), the retransmission timer restarted by a fast retransmission '
             "(dupack_action's reset_rtx_timer(1,0): tcp.rto_restart = \"fast_retransmit\"), Reno's wait "
-            "after a timeout for an ACK beyond recover_ before it fast-retransmits again "
-            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard = \"after_timeout\"), and its restart "
+            "for an ACK beyond recover_ before it fast-retransmits again, NewReno's guard "
+            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard), and its restart "
             "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
@@ -152,7 +152,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.recovery_burst": 2,
                 "tcp.rto_tick": "10ms",
                 "tcp.rto_restart": "fast_retransmit",
-                "tcp.reno_recover_guard": "after_timeout",
+                "tcp.reno_recover_guard": True,
                 "workload.server_jitter": "0",
                 "link.arrival_order": "wire",
             },

@@ -180,10 +180,10 @@ def _notes(s: Scenario) -> list[str]:
             "tcp.partial_ack_window: ns-2's NewReno drops the whole window inflation at a partial ACK "
             "(partial_window_deflation_ 0); the simulator deflates by the data acknowledged"
         )
-    if s.tcp.variant == "reno" and s.tcp.reno_recover_guard != "after_timeout":
+    if s.tcp.variant == "reno" and not s.tcp.reno_recover_guard:
         notes.append(
-            "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit after a timeout until an ACK passes "
-            "recover_ (bug_fix_); the simulator does"
+            "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit again until an ACK passes recover_ "
+            "(bug_fix_); the simulator does"
         )
     if s.tcp.limited_transmit and not s.tcp.limited_transmit_resends:
         notes.append(

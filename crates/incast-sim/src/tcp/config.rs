@@ -19,7 +19,7 @@ use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
-use super::newreno::{PartialAckWindow, RecoveryExit, RenoRecoverGuard};
+use super::newreno::{PartialAckWindow, RecoveryExit};
 use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
@@ -162,13 +162,12 @@ crate::settings! {
         /// NewReno agent does with partial_window_deflation_ 0).
         "partial_ack_window" partial_ack_window: PartialAckWindow = PartialAckWindow::Deflate,
             Choice(&[("deflate", PartialAckWindow::Deflate), ("ssthresh", PartialAckWindow::Ssthresh)]);
-        /// Reno after a retransmission timeout: "off" (RFC 5681 3.2: the
-        /// threshold-th duplicate ACK fast-retransmits) or "after_timeout" (no
-        /// fast retransmit until an ACK passes the highest byte sent when the
-        /// timer expired, as ns-2.35's Reno agent does with bug_fix_). NewReno
-        /// always waits so (RFC 6582 3.2 step 2).
-        "reno_recover_guard" reno_recover_guard: RenoRecoverGuard = RenoRecoverGuard::Off,
-            Choice(&[("off", RenoRecoverGuard::Off), ("after_timeout", RenoRecoverGuard::AfterTimeout)]);
+        /// Reno keeps NewReno's guard (RFC 6582 3.2 step 2): no fast
+        /// retransmit until an ACK passes the highest byte sent at the last
+        /// fast retransmit or timeout, so a second loss in a window waits for
+        /// the timer, as ns-2.35's Reno agent does with bug_fix_; false is RFC
+        /// 5681's Reno, which fast-retransmits on every threshold-th duplicate.
+        "reno_recover_guard" reno_recover_guard: bool = false, Flag;
         /// At most this many new segments per ACK while NewReno's fast recovery
         /// lasts, besides the retransmission (ns-2.35's NewReno agent sends two:
         /// "send_much(0, 0, 2)"), or "off".

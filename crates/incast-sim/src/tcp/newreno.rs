@@ -27,8 +27,12 @@
 //! 2)" once `dupacks_` passed the threshold), each ACK in recovery releases
 //! at most that many new segments besides the retransmission; the sender
 //! counts them ([`NewReno::burst_left`]).
-//! With `reno_recover_guard = "after_timeout"` Reno keeps NewReno's `recover`
-//! guard after a timeout, as ns-2.35's Reno agent does ([`RenoRecoverGuard`]).
+//! With `reno_recover_guard` Reno keeps NewReno's `recover` guard, as
+//! ns-2.35's Reno agent does: `RenoTcpAgent::dupack_action` (`bug_fix_`)
+//! fast-retransmits within `recover_` only while the last window cut is a
+//! fast retransmit still under way, and any new ACK marks that cut exited
+//! (`CWND_ACTION_EXITED` in `RenoTcpAgent::recv`), so a second loss in a
+//! window waits for the timer.
 //! With `prr` on, the sender replaces the inflation by Proportional Rate
 //! Reduction as Linux runs it without SACK (`tcp::prr`).
 //! **Not modelled:** ECN (DCTCP's reaction is `tcp::cc::dctcp`).
@@ -71,22 +75,6 @@ pub enum PartialAckWindow {
     Ssthresh,
 }
 
-/// Whether Reno waits, after a retransmission timeout, for an ACK beyond
-/// `recover` before it fast-retransmits again (NewReno always does, RFC 6582
-/// §3.2 step 2).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RenoRecoverGuard {
-    /// RFC 5681 §3.2: the threshold-th duplicate ACK fast-retransmits,
-    /// whatever came before.
-    #[default]
-    Off,
-    /// ns-2.35's Reno agent (`RenoTcpAgent::dupack_action` with `bug_fix_`
-    /// true): a fast retransmit needs an ACK beyond `recover` unless the last
-    /// window cut was itself a fast retransmit (`allow_fast_retransmit`), so
-    /// after a timeout the duplicates of its go-back-N wait.
-    AfterTimeout,
-}
-
 /// What the sender must do after an ACK of new data.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NewAck {
@@ -107,10 +95,8 @@ pub struct NewReno {
     threshold: u32,
     /// RFC 6582's partial ACKs and `recover` guard (false: Reno).
     partial_acks: bool,
-    /// Reno keeps the `recover` guard after a timeout (ns-2).
+    /// Reno keeps NewReno's `recover` guard (ns-2).
     reno_guard: bool,
-    /// The last window cut was a timeout, not a fast retransmit.
-    after_rto: bool,
     /// cwnd at the full ACK.
     exit: RecoveryExit,
     /// cwnd at a partial ACK.
@@ -141,7 +127,6 @@ impl NewReno {
             threshold: dupack_threshold.max(1),
             partial_acks: variant != TcpVariant::Reno,
             reno_guard: false,
-            after_rto: false,
             exit,
             partial_window: PartialAckWindow::Deflate,
             // DEVIATION (Linux): RFC 6582 (3.2 step 1) sets recover to the ISS,
@@ -163,9 +148,9 @@ impl NewReno {
         self
     }
 
-    /// The same, with Reno's `recover` guard after a timeout set by `guard`.
-    pub fn with_reno_guard(mut self, guard: RenoRecoverGuard) -> Self {
-        self.reno_guard = guard == RenoRecoverGuard::AfterTimeout;
+    /// The same, Reno keeping NewReno's `recover` guard when `guard`.
+    pub fn with_reno_guard(mut self, guard: bool) -> Self {
+        self.reno_guard = guard;
         self
     }
 
@@ -297,11 +282,9 @@ impl NewReno {
         // RFC 6582 (3.2 step 2): "the TCP sender first checks the value of recover
         // to see if the Cumulative Acknowledgment field covers more than recover.
         // ... If not, the TCP does not enter fast retransmit and does not reset ssthresh."
-        let guarded = self.partial_acks || self.reno_guard && self.after_rto;
-        if guarded && self.recover.is_some_and(|r| ack <= r) {
+        if (self.partial_acks || self.reno_guard) && self.recover.is_some_and(|r| ack <= r) {
             return false;
         }
-        self.after_rto = false;
         // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
         // value given in equation (4)" — the algorithm's (`tcp::cc`); ns-2
         // `slowdown`: "ssthresh_ = (int) halfwin", "cwnd_ = halfwin".
@@ -327,7 +310,6 @@ impl NewReno {
         self.recover = Some(snd_max);
         self.in_recovery = false;
         self.dupacks = 0;
-        self.after_rto = true;
     }
 
     /// A spurious timeout was undone: `recover` moves to `snd_una`
@@ -490,25 +472,27 @@ mod tests {
         assert!(c.dup(11 * MSS, 4 * MSS, 15 * MSS), "beyond recover: a new loss");
     }
 
-    /// ns-2.35 `RenoTcpAgent::dupack_action` (`bug_fix_`): after a timeout,
-    /// Reno's duplicate ACKs that do not pass `recover` do not fast-retransmit;
-    /// after a fast retransmit they do (`allow_fast_retransmit`). RFC 5681
-    /// Reno has no such wait.
+    /// ns-2.35 `RenoTcpAgent::dupack_action` (`bug_fix_`): once a fast
+    /// recovery has exited on a new ACK, or after a timeout, Reno's duplicate
+    /// ACKs that do not pass `recover` do not fast-retransmit (NewReno's RFC
+    /// 6582 guard). RFC 5681 Reno has no such wait: a second loss in the
+    /// window gets its own fast retransmit.
     #[test]
-    fn ns2_reno_waits_for_recover_after_a_timeout_only() {
+    fn ns2_reno_keeps_the_recover_guard() {
         // Three duplicate ACKs, every one delivered: did one fast-retransmit?
         let dupacks = |c: &mut Cc, ack: u64| (0..3).fold(false, |fr, _| c.dup(ack, MSS, 12 * MSS) | fr);
-        let mut rfc = Cc::new(TcpVariant::Reno, 3);
-        rfc.rto(10 * MSS, 10 * MSS);
-        assert!(dupacks(&mut rfc, 2 * MSS), "RFC 5681: the third duplicate retransmits");
-        let mut ns2 = Cc::new(TcpVariant::Reno, 3);
-        ns2.r = ns2.r.clone().with_reno_guard(RenoRecoverGuard::AfterTimeout);
-        ns2.rto(10 * MSS, 10 * MSS);
-        assert!(!dupacks(&mut ns2, 2 * MSS), "within recover after a timeout: wait");
-        ns2.new_ack(9 * MSS, 11 * MSS, MSS);
-        assert!(dupacks(&mut ns2, 11 * MSS), "beyond recover: a new loss");
-        ns2.new_ack(MSS, 12 * MSS, 0);
-        assert!(dupacks(&mut ns2, 12 * MSS), "at recover, but the last cut was a fast retransmit: no wait");
+        for guard in [false, true] {
+            let mut c = Cc::new(TcpVariant::Reno, 3);
+            c.r = c.r.clone().with_reno_guard(guard);
+            assert!(dupacks(&mut c, 0), "a first loss fast-retransmits");
+            c.new_ack(2 * MSS, 2 * MSS, 9 * MSS); // a partial ACK: Reno leaves recovery
+            assert_eq!(dupacks(&mut c, 2 * MSS), !guard, "a second loss in the window, guard {guard}");
+            c.rto(10 * MSS, 12 * MSS);
+            c.new_ack(MSS, 3 * MSS, 9 * MSS);
+            assert_eq!(dupacks(&mut c, 3 * MSS), !guard, "after a timeout, guard {guard}");
+            c.new_ack(9 * MSS, 12 * MSS + 1, MSS);
+            assert!(dupacks(&mut c, 12 * MSS + 1), "beyond recover: a new loss, guard {guard}");
+        }
     }
 
     /// RFC 5681 (3.2 step 6): under Reno, a partial ACK is an ACK of new data
