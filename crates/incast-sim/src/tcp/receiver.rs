@@ -94,8 +94,9 @@ impl Receiver {
 
     /// Remember `seq`, just buffered, as the newest out-of-order arrival. Its
     /// block (after merging) replaces any older entry in it, and entries
-    /// already delivered go, so the entries name distinct blocks: RFC 2018 §4, "as many distinct SACK blocks as
-    /// possible", as Linux's `tcp_sack_new_ofo_skb` keeps them.
+    /// already delivered go, so the entries name distinct blocks: RFC 2018
+    /// §4, "as many distinct SACK blocks as possible", as Linux's
+    /// `tcp_sack_new_ofo_skb` keeps them.
     fn note_recent(&mut self, seq: u64) {
         let i = self.ooo.partition_point(|&(_, e)| e <= seq);
         let (start, end) = self.ooo[i];
