@@ -43,6 +43,22 @@ fn rude_2_3_policing_switch_kills_rude_flows_until_they_turn_polite() {
     assert!(recovered.rude_drops > 0);
 }
 
+/// RUDE §4: one 32 MiB transfer over a dedicated path (a 4 MiB switch
+/// buffer, no congestion loss), SACK, 8 MiB windows, delayed ACK off, 5 % of
+/// data segments lost at the sender; `rude` turns congestion control off.
+fn bulk_32mib_at_5_percent_loss(rude: bool) -> Scenario {
+    let mut s = Scenario::fast08(1);
+    s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
+    s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
+    s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
+    s.tcp.rcv_wnd = Bytes::mib(8);
+    s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
+    s.tcp.send_loss_ppb = 50_000_000;
+    (s.tcp.rude_allowed, s.tcp.rude) = (rude, rude);
+    (s.stop.blocks, s.stop.duration) = (Some(1), None);
+    s
+}
+
 /// RUDE §4–5, shrunk to a 32 MiB transfer (the paper's 256 MiB setting is
 /// checked in `tests/test_remedies.py`): a dedicated 1 Gbps path with 5 % of
 /// data segments lost at the sender. Rude TCP, which never cuts its window,
@@ -50,18 +66,8 @@ fn rude_2_3_policing_switch_kills_rude_flows_until_they_turn_polite() {
 #[test]
 fn rude_4_sender_side_loss_rude_beats_stock_tcp() {
     let bulk = |rude: bool| {
-        let mut s = Scenario::fast08(1);
+        let mut s = bulk_32mib_at_5_percent_loss(rude);
         s.link.rtt = SimDuration::from_micros(50);
-        s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
-        s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
-        s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
-        s.tcp.rcv_wnd = Bytes::mib(8);
-        s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
-        s.tcp.send_loss_ppb = 50_000_000;
-        s.tcp.rude_allowed = rude;
-        s.tcp.rude = rude;
-        s.stop.blocks = Some(1);
-        s.stop.duration = None;
         let sum = run(&s).unwrap().summary;
         println!(
             "rude {rude}: {:.1} Mbps, {} timeouts, {} segments lost",
@@ -91,20 +97,12 @@ fn rude_4_sender_side_loss_rude_beats_stock_tcp() {
 #[test]
 fn rude_5_1_a_full_nic_queue_holds_the_window_in_the_socket() {
     let bulk = |tx_queue: Option<u32>, seed: u64| {
-        let mut s = Scenario::fast08(1);
+        let mut s = bulk_32mib_at_5_percent_loss(true);
         s.seed = seed;
         s.link.rtt = SimDuration::from_micros(129);
         s.link.tx_queue = tx_queue;
-        s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
-        s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
-        s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
         s.tcp.sack_lost_retransmit = true;
         (s.tcp.mss, s.tcp.init_cwnd) = (1460, 3);
-        s.tcp.rcv_wnd = Bytes::mib(8);
-        s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
-        s.tcp.send_loss_ppb = 50_000_000;
-        (s.tcp.rude_allowed, s.tcp.rude) = (true, true);
-        (s.stop.blocks, s.stop.duration) = (Some(1), None);
         let sum = run(&s).unwrap().summary;
         assert!(sum.send_losses > 1000);
         (sum.timeouts, sum.utilization)
