@@ -42,15 +42,51 @@ def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
 
 
 def test_newrenos_partial_ack_window_is_noted_unless_the_scenario_runs_ns2s() -> None:
-    """ns-2's NewReno drops the whole inflation at a partial ACK; the preset keeps RFC 6582's deflation."""
+    """ns-2's NewReno takes a partial ACK's excess deflation out of its exit window; the ns2 preset does too."""
 
     def noted(**tcp: object) -> bool:
         s = scenario(tcp={"variant": "newreno", **tcp})
         return any(n.startswith("tcp.partial_ack_window: ") for n in ns2._notes(s))
 
-    assert noted()
-    assert not noted(partial_ack_window="ssthresh")
-    assert not noted(variant="sack")
+    assert not noted()
+    assert noted(partial_ack_window="deflate")
+    assert not noted(variant="sack", partial_ack_window="deflate")
+
+
+def test_sack_recovery_is_noted_unless_the_scenario_runs_sack1s() -> None:
+    """ns-2's Sack1 recovers by its own pipe_ estimate; the ns2 preset runs it, RFC 6675 is noted."""
+
+    def noted(**tcp: object) -> bool:
+        s = scenario(tcp={"variant": "sack", **tcp})
+        return any(n.startswith("tcp.sack_recovery: ") for n in ns2._notes(s))
+
+    assert not noted()
+    assert noted(sack_recovery="rfc6675")
+
+
+def test_only_the_servers_timeouts_are_compared_with_ns2s_agents() -> None:
+    """ns-2's request is a delay; the engine's client times out when a whole first response window is lost."""
+    r = incast.run(scenario(servers=32, switch={"buffer": "32pkt"}, blocks=5))
+    client = int((r.timeouts_table["side"] == "client").sum())
+    assert client > 0, "a request's acknowledgment rides on the response"
+    timeouts, note = ns2.response_timeouts(r)
+    assert timeouts == r.timeouts - client
+    assert note is not None and note.startswith(f"timeouts: the simulator's are its servers' ({timeouts:,}); ")
+    untabled = incast.run(scenario(servers=32, switch={"buffer": "32pkt"}, blocks=5, stats={"timeouts": False}))
+    assert ns2.response_timeouts(untabled) == (r.timeouts, None), "no table: the total, as before"
+
+
+def test_both_sides_run_the_whole_segments_ns2_sends() -> None:
+    """A 256 KiB SRU is 263 whole 1000-byte segments in ns-2; the simulator runs the same 263,000 bytes."""
+    s, note = ns2.whole_segments(scenario())
+    assert int(s.workload.sru) == 263_000 and ns2.parameters(s)["segments"] == "263"
+    assert note == (
+        "workload.sru: both run 263,000 bytes (263 whole 1000-byte segments per server) in place of 262,144, "
+        "as ns-2's agents send whole packets"
+    )
+    assert ns2.whole_segments(s) == (s, None)
+    blocked, note = ns2.whole_segments(scenario(workload={"block": "1MiB"}))
+    assert int(blocked.workload.block) == 4 * 263_000 and note is not None and note.startswith("workload.block: ")
 
 
 def test_renos_recover_guard_is_noted_unless_the_scenario_runs_it() -> None:

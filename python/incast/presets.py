@@ -124,16 +124,19 @@ PRESETS: dict[str, Preset] = {
             '(tcp.ssthresh_rule = "ns2"), the retransmission timer restarted by a fast retransmission '
             "(dupack_action's reset_rtx_timer(1,0): tcp.rto_restart = \"fast_retransmit\"), Reno's wait "
             "for an ACK beyond recover_ before it fast-retransmits again, NewReno's guard "
-            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard), and its restart "
+            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard), the deflation of a "
+            "partial ACK taken from the window inflation first and the rest from the window recovery exits at "
+            '(NewRenoTcpAgent::partialnewack, partial_window_deflation_ 1: tcp.partial_ack_window = "ns2"), '
+            "Sack1's loss recovery (an estimated pipe_ that keeps the holes, every hole below the highest "
+            'SACK resent in order, the scoreboard cleared by a timeout: tcp.sack_recovery = "ns2"), '
+            "and its restart "
             "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
             "transmissions started, then the younger run of back-to-back frames first, as ns-2's scheduler "
             'takes them (link.arrival_order = "wire"); TCPSink '
             "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
-            "ns-2.35 itself on the same scenario. Not set: the window a partial ACK leaves "
-            "(partial_window_deflation_ 0 drops the whole inflation: tcp.partial_ack_window = \"ssthresh\"), "
-            "which makes the README's grid agree less until the rule that acts with it is found.",
+            "ns-2.35 itself on the same scenario.",
             {
                 "tcp.mss": 1000,
                 "tcp.init_cwnd": 2,
@@ -150,6 +153,8 @@ PRESETS: dict[str, Preset] = {
                 "tcp.ssthresh_rule": "ns2",
                 "tcp.recovery_exit": "ssthresh",
                 "tcp.recovery_burst": 2,
+                "tcp.partial_ack_window": "ns2",
+                "tcp.sack_recovery": "ns2",
                 "tcp.rto_tick": "10ms",
                 "tcp.rto_restart": "fast_retransmit",
                 "tcp.reno_recover_guard": True,

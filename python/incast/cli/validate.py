@@ -183,9 +183,14 @@ def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
     return math.nan if value is None else float(value)
 
 
-def comparison(sim: "Result", ref: dict[str, Any], name: str = "testbed") -> dict[str, dict[str, float | None]]:
-    """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None)."""
-    s = sim.to_dict()
+def comparison(
+    sim: "Result", ref: dict[str, Any], name: str = "testbed", counted: dict[str, float] | None = None
+) -> dict[str, dict[str, float | None]]:
+    """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None).
+
+    ``counted`` replaces simulator figures by what the reference can count (ns-2: the servers' timeouts).
+    """
+    s = sim.to_dict() | (counted or {})
     out: dict[str, dict[str, float | None]] = {}
     for _, key, sub in _FIGURES:
         a, b = _figure(s, key, sub), _figure(ref, key, sub)
@@ -331,17 +336,19 @@ def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool) -> int:
     runs = []
     for scenario in todo:
         ns2.script(scenario)  # refuses what ns-2 cannot express before anything runs
-    for i, scenario in enumerate(todo):
+    for i, asked in enumerate(todo):
+        scenario, rounded = ns2.whole_segments(asked)
         sim = simulate(scenario)
         try:
             done = ns2.run(scenario)
         except ns2.Ns2Error as e:
             return fail(str(e), EXIT_ENGINE)
-        if i == 0:
-            for note in done.notes:
+        timeouts, requests = ns2.response_timeouts(sim)
+        for note in ([*done.notes, rounded] if i == 0 else []) + [requests]:
+            if note:
                 print(f"note: ns2: {note}", file=sys.stderr)
         ref = done.to_dict(sim.best_goodput_mbps)
-        figures = comparison(sim, ref, "ns2")
+        figures = comparison(sim, ref, "ns2", {"timeouts": timeouts})
         if as_json:
             out = {"source": "validate", "against": "ns2", "preset": preset, "figures": figures}
             out |= {"simulator": sim.to_dict(), "ns2": ref}

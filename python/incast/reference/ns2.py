@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from incast.errors import IncastError, ScenarioError
+from incast.result import Result
 from incast.scenario import Scenario
 
 __all__ = ["Ns2Error", "Ns2Run", "Ns2Unsupported", "run", "script"]
@@ -108,6 +109,51 @@ def _segments(s: Scenario) -> int:
     return math.ceil(unit / int(s.tcp.mss))
 
 
+def whole_segments(s: Scenario) -> tuple[Scenario, str | None]:
+    """The scenario with each server's share rounded up to the whole segments ns-2 sends, and a note saying so.
+
+    ns-2's one-way agents send whole ``packetSize_`` packets, so a 256 KiB SRU
+    of 1000-byte segments is 263 segments there, where the engine would end
+    each block with a 144-byte segment; a short last frame finds a full port
+    of packets sooner, so the two would not run the same block.
+    """
+    segments, mss = _segments(s), int(s.tcp.mss)
+    if s.workload.block is None:
+        if int(s.workload.sru) == segments * mss:
+            return s, None
+        key, old, new = "workload.sru", int(s.workload.sru), segments * mss
+    else:
+        if int(s.workload.block) == segments * mss * int(s.servers):
+            return s, None
+        key, old, new = "workload.block", int(s.workload.block), segments * mss * int(s.servers)
+    note = (
+        f"{key}: both run {new:,} bytes ({segments} whole {mss}-byte segments per server) in place of {old:,}, "
+        "as ns-2's agents send whole packets"
+    )
+    return s.with_overrides({key: f"{new}B"}), note
+
+
+def response_timeouts(result: Result) -> tuple[int, str | None]:
+    """The simulator's timeouts that ns-2 can have, those of the servers' responses, and a note on the rest.
+
+    ns-2's request is a delay, so only its servers' agents time out. The
+    engine's client sends its request over TCP, and the request's
+    acknowledgment rides on the response: when every segment of a response's
+    first window is lost, the client's timer expires too, and it resends the
+    request. Those timeouts are real, but ns-2 has nothing to count them by.
+    """
+    if not result.scenario.get("stats.timeouts"):
+        return result.timeouts, None
+    client = int((result.timeouts_table["side"] == "client").sum())
+    if client == 0:
+        return result.timeouts, None
+    note = (
+        f"timeouts: the simulator's are its servers' ({result.timeouts - client:,}); its client timed out "
+        f"{client:,} more times on requests whose acknowledgment rode on a lost response (ns-2's request is a delay)"
+    )
+    return result.timeouts - client, note
+
+
 def _refuse(setting: str, why: str) -> Ns2Unsupported:
     return Ns2Unsupported(f"{setting}: {why} (ns-2 comparison)")
 
@@ -175,10 +221,15 @@ def _notes(s: Scenario) -> list[str]:
     ns2_recovery = (s.tcp.recovery_burst, s.tcp.recovery_exit, s.tcp.ssthresh_rule) == (2, "ssthresh", "ns2")
     if s.tcp.variant == "newreno" and not ns2_recovery:
         notes.append("Agent/TCP/Newreno sends 2 segments per ACK in recovery and exits at ssthresh (preset ns2)")
-    if s.tcp.variant == "newreno" and s.tcp.partial_ack_window != "ssthresh":
+    if s.tcp.variant == "newreno" and s.tcp.partial_ack_window != "ns2":
         notes.append(
-            "tcp.partial_ack_window: ns-2's NewReno drops the whole window inflation at a partial ACK "
-            "(partial_window_deflation_ 0); the simulator deflates by the data acknowledged"
+            "tcp.partial_ack_window: ns-2's NewReno takes a partial ACK's deflation beyond the window inflation "
+            "out of the window its recovery exits at (partial_window_deflation_ 1); the simulator does not"
+        )
+    if s.tcp.variant == "sack" and s.tcp.sack_recovery != "ns2":
+        notes.append(
+            "tcp.sack_recovery: ns-2's Sack1 estimates pipe_ with the holes in it and resends every hole below "
+            "the highest SACK; the simulator runs RFC 6675"
         )
     if s.tcp.variant == "reno" and not s.tcp.reno_recover_guard:
         notes.append(

@@ -22,6 +22,7 @@ use super::idle_restart::IdleRule;
 use super::newreno::{PartialAckWindow, RecoveryExit};
 use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
+use super::sack::SackRecovery;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
 use crate::time::{Bytes, SimDuration};
 
@@ -62,8 +63,9 @@ crate::settings! {
     ///   avoidance only (FAST08 §5.1.3).
     /// - `recovery_exit`: `flight` — RFC 6582 (3.2 step 3) option (1), the
     ///   one that avoids a burst; `ssthresh` is option (2) (`tcp::newreno`).
-    /// - `partial_ack_window`: `deflate` — RFC 6582 (3.2 step 3); `ssthresh`
-    ///   is ns-2.35's NewReno agent (`tcp::newreno`).
+    /// - `partial_ack_window`: `deflate` — RFC 6582 (3.2 step 3); `ns2` is
+    ///   ns-2.35's NewReno agent as `ns-default.tcl` sets it, `ssthresh` the
+    ///   same agent with `partial_window_deflation_` 0 (`tcp::newreno`).
     /// - `recovery_burst`: off — RFC 5681 and RFC 6582 send whatever the window
     ///   allows; ns-2.35's NewReno agent caps it at two per ACK (`tcp::newreno`).
     /// - `idle_restart`: `rfc5681` — RFC 5681 (4.1), as Linux counts idle time
@@ -157,11 +159,17 @@ crate::settings! {
         "recovery_exit" recovery_exit: RecoveryExit = RecoveryExit::Flight,
             Choice(&[("flight", RecoveryExit::Flight), ("ssthresh", RecoveryExit::Ssthresh)]);
         /// cwnd after a partial ACK in NewReno's fast recovery: "deflate" (RFC
-        /// 6582 3.2 step 3: less the data acknowledged, plus one SMSS) or
-        /// "ssthresh" (the window the fast retransmit set, as ns-2.35's
-        /// NewReno agent does with partial_window_deflation_ 0).
+        /// 6582 3.2 step 3: less the data acknowledged, plus one SMSS), "ns2"
+        /// (the same, but what the inflation does not cover also lowers the
+        /// window recovery exits at, as ns-2.35's NewReno agent does by
+        /// default) or "ssthresh" (the window the fast retransmit set, as that
+        /// agent does with partial_window_deflation_ 0).
         "partial_ack_window" partial_ack_window: PartialAckWindow = PartialAckWindow::Deflate,
-            Choice(&[("deflate", PartialAckWindow::Deflate), ("ssthresh", PartialAckWindow::Ssthresh)]);
+            Choice(&[
+                ("deflate", PartialAckWindow::Deflate),
+                ("ns2", PartialAckWindow::Ns2),
+                ("ssthresh", PartialAckWindow::Ssthresh),
+            ]);
         /// Reno keeps NewReno's guard (RFC 6582 3.2 step 2): no fast
         /// retransmit until an ACK passes the highest byte sent at the last
         /// fast retransmit or timeout, so a second loss in a window waits for
@@ -194,6 +202,12 @@ crate::settings! {
         /// after the retransmission is SACKed, and sends it again (Linux's
         /// "lost retransmit" detection; RFC 6675 has none, so off by default).
         "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
+        /// Whose SACK loss recovery: "rfc6675" (IsLost, SetPipe, NextSeg) or
+        /// "ns2" (ns-2.35's Sack1 agent: a pipe estimate that keeps the holes,
+        /// every hole below the highest SACK resent in order, the scoreboard
+        /// cleared by a timeout).
+        "sack_recovery" sack_recovery: SackRecovery = SackRecovery::Rfc6675,
+            Choice(&[("rfc6675", SackRecovery::Rfc6675), ("ns2", SackRecovery::Ns2)]);
         /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) in loss recovery:
         /// the window falls to ssthresh over a round trip, one segment sent per
         /// ssthresh/RecoverFS delivered (Linux since 3.2; without SACK it counts

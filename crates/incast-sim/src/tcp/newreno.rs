@@ -20,9 +20,13 @@
 //! "Impatient" variant of RFC 6582 §4, as its §3.2 step 3 specifies — so later
 //! partial ACKs do not restart it as RFC 6298 (5.3) alone would (Linux rearms
 //! on every ACK of new data).
-//! With `partial_ack_window = "ssthresh"` a partial ACK drops the whole
-//! inflation instead (ns-2.35 `NewRenoTcpAgent::recv` with its default
-//! `partial_window_deflation_` 0: "dupwnd_ = 0").
+//! With `partial_ack_window = "ns2"` a partial ACK deflates as ns-2.35's
+//! NewReno agent does by default (`NewRenoTcpAgent::partialnewack`,
+//! `partial_window_deflation_` 1): the inflation first, and what it does not
+//! cover out of the window recovery will leave at, so a recovery with
+//! several partial ACKs ends below ssthresh and slow-starts back to it. With
+//! `"ssthresh"` a partial ACK drops the whole inflation instead
+//! (`partial_window_deflation_` 0: "dupwnd_ = 0").
 //! With `recovery_burst` (ns-2.35 `NewRenoTcpAgent::recv`: "send_much(0, 0,
 //! 2)" once `dupacks_` passed the threshold), each ACK in recovery releases
 //! at most that many new segments besides the retransmission; the sender
@@ -68,11 +72,19 @@ pub enum PartialAckWindow {
     /// one SMSS: the inflation of the duplicates stays.
     #[default]
     Deflate,
-    /// ns-2.35 `NewRenoTcpAgent::recv` with `partial_window_deflation_` 0
-    /// (its default): "dupwnd_ = 0" — the window falls back to the one the
-    /// fast retransmit set (ns-2's `halfwin`, else ssthresh), and the
-    /// duplicates after it inflate it again.
+    /// ns-2.35 `NewRenoTcpAgent::recv` with `partial_window_deflation_` 0:
+    /// "dupwnd_ = 0" — the window falls back to the one the fast retransmit
+    /// set (ns-2's `halfwin`, else ssthresh), and the duplicates after it
+    /// inflate it again.
     Ssthresh,
+    /// ns-2.35 `NewRenoTcpAgent::partialnewack` with
+    /// `partial_window_deflation_` 1 (`ns-default.tcl` since 2003): the same
+    /// total as `Deflate`, but taken from the inflation
+    /// (`dupwnd_ -= (deflate - 1)`) and, where that is smaller than the data
+    /// acknowledged, from the window the full ACK restores
+    /// (`cwnd_ -= (deflate - dupwnd_); dupwnd_ = 1`, `cwnd_` at least one
+    /// segment).
+    Ns2,
 }
 
 /// What the sender must do after an ACK of new data.
@@ -248,6 +260,18 @@ impl NewReno {
             }
             // ns-2.35: "if (partial_window_deflation_ == 0) dupwnd_ = 0;"
             PartialAckWindow::Ssthresh => self.exit_window,
+            PartialAckWindow::Ns2 => {
+                let inflation = w.cwnd().saturating_sub(self.exit_window);
+                if inflation <= acked {
+                    // ns-2.35: "cwnd_ -= (deflate - dupwnd_); dupwnd_ = 1;"
+                    // and "if (cwnd_ < 1) {cwnd_ = 1;}"
+                    self.exit_window = self.exit_window.saturating_sub(acked - inflation).max(self.smss);
+                    self.exit_window + self.smss
+                } else {
+                    // ns-2.35: "dupwnd_ -= (deflate - 1);"
+                    w.cwnd() - acked + self.smss
+                }
+            }
         });
         // RFC 6582 (3.2 step 3): "For the first partial ACK that arrives
         // during fast recovery, also reset the retransmit timer."
@@ -435,6 +459,34 @@ mod tests {
         assert_eq!(c.new_ack(MSS, 4 * MSS, 6 * MSS), NewAck::Partial { reset_timer: false });
         assert_eq!(c.cwnd(), 5 * MSS);
         assert!(c.r.in_recovery());
+    }
+
+    /// ns-2.35 `NewRenoTcpAgent::partialnewack` (`partial_window_deflation_`
+    /// 1): a partial ACK the inflation covers leaves the window RFC 6582
+    /// gives; one it does not cover takes the rest from the window the full
+    /// ACK restores, so recovery ends below ssthresh.
+    #[test]
+    fn ns2_partial_ack_beyond_the_inflation_lowers_the_exit_window() {
+        let mut c = Cc {
+            r: NewReno::new(MSS, 3, TcpVariant::NewReno, RecoveryExit::Ssthresh, None)
+                .with_partial_window(PartialAckWindow::Ns2),
+            w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS))),
+        };
+        for _ in 0..4 {
+            c.dup(0, 10 * MSS, 10 * MSS);
+        }
+        assert_eq!(c.cwnd(), 9 * MSS, "ssthresh 5 + inflation 4");
+        assert_eq!(c.new_ack(2 * MSS, 2 * MSS, 8 * MSS), NewAck::Partial { reset_timer: true });
+        assert_eq!(c.cwnd(), 8 * MSS, "inflation 4 covers 2: 4 - (2 - 1) = 3 left, as RFC 6582");
+        assert_eq!(c.new_ack(5 * MSS, 7 * MSS, 3 * MSS), NewAck::Partial { reset_timer: false });
+        assert_eq!(c.cwnd(), 4 * MSS, "base 5 - (5 - 3) = 3, inflation 1: 4, as RFC 6582");
+        assert_eq!(c.new_ack(3 * MSS, 10 * MSS, 0), NewAck::Advance);
+        assert_eq!(c.cwnd(), 4 * MSS, "exits at the lowered base 3, then slow start adds one");
+        assert_eq!(c.w.ssthresh(), 5 * MSS);
+        let mut floor = recovering();
+        floor.r = floor.r.clone().with_partial_window(PartialAckWindow::Ns2);
+        assert_eq!(floor.new_ack(9 * MSS, 9 * MSS, MSS), NewAck::Partial { reset_timer: true });
+        assert_eq!(floor.cwnd(), 2 * MSS, "base at least one segment, inflation one");
     }
 
     /// RFC 6582 (3.2 step 3): a full ACK exits with min(ssthresh, max(FlightSize, SMSS) + SMSS).

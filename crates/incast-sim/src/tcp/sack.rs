@@ -28,10 +28,38 @@
 //! receivers that discard SACKed data — which the receivers here never do.
 //! The window cut on entry is the congestion-control algorithm's ssthresh
 //! (`tcp::cc`: RFC 5681 eq. 4, or Cubic's β).
+//! With `sack_recovery = "ns2"` the recovery is ns-2.35's `Agent/TCP/Sack1`
+//! (`tcp/tcp-sack1.cc`, `tcp/scoreboard-rq.cc`) instead of RFC 6675's:
+//! - `pipe_` is an estimate, not a count: the data outstanding at the third
+//!   duplicate ACK less `numdupacks_` segments (`dupack_action`), one segment
+//!   less per ACK that arrives in recovery and one more less per partial ACK
+//!   (`recv`), one more per segment `send_much` sends (the fast retransmission
+//!   itself not counted). Holes are never taken out of it, so a window that
+//!   lost more than half its segments cannot send until partial ACKs bring
+//!   it down;
+//! - while `pipe_ < int(cwnd_)` it sends the next hole below the highest
+//!   SACKed segment from where it last retransmitted (`GetNextRetran`: no
+//!   `IsLost` test, no rescue retransmission), else new data;
+//! - the scoreboard is cleared by every cumulative ACK outside recovery and by
+//!   the one that ends it, and by a timeout, after which no SACK block is read
+//!   (`timeout_`) until a new cumulative ACK: the timer's go-back-N resends
+//!   SACKed data too.
+//!
 //! With RACK on (`tcp::rack_tlp`), an octet is also lost below the boundary
 //! RACK's clock sets ([`Scoreboard::set_rack_lost`]); with PRR on
 //! (`tcp::prr`), the sender sizes cwnd per ACK during recovery.
 //! **Not modelled:** D-SACK (RFC 2883), reneging.
+
+/// Whose SACK loss recovery the sender runs.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SackRecovery {
+    /// RFC 6675: `IsLost`, `SetPipe` and `NextSeg`.
+    #[default]
+    Rfc6675,
+    /// ns-2.35's `Agent/TCP/Sack1`: an estimated `pipe_` and every hole
+    /// below the highest SACK resent in order (module doc).
+    Ns2,
+}
 
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -70,6 +98,12 @@ pub struct Scoreboard {
     rxt_high_data: Option<u64>,
     /// Every unSACKed octet below it is lost by RACK's clock (`tcp::rack_tlp`); 0 without RACK.
     rack_lost: u64,
+    /// ns-2.35's `Sack1` recovery in place of RFC 6675's.
+    ns2: bool,
+    /// ns-2's `pipe_` in bytes (it may go below zero).
+    ns2_pipe: i64,
+    /// ns-2's `timeout_`: SACK blocks are not read until a new cumulative ACK.
+    deaf: bool,
 }
 
 impl Scoreboard {
@@ -88,7 +122,16 @@ impl Scoreboard {
             lost_retransmit,
             rxt_high_data: None,
             rack_lost: 0,
+            ns2: false,
+            ns2_pipe: 0,
+            deaf: false,
         }
+    }
+
+    /// The same, recovering as ns-2.35's `Sack1` agent does when `ns2`.
+    pub fn with_ns2_recovery(mut self, ns2: bool) -> Self {
+        self.ns2 = ns2;
+        self
     }
 
     /// True during RFC 6675 loss recovery.
@@ -124,6 +167,10 @@ impl Scoreboard {
     /// cumulative acknowledgment is `high_ack`, and forget what it covers.
     /// Returns true when some octet was SACKed for the first time.
     pub fn update(&mut self, high_ack: u64, blocks: impl Iterator<Item = (u64, u64)>) -> bool {
+        if self.deaf {
+            // ns-2.35 Sack1TcpAgent::recv: after a timeout, "else if (timeout_ == FALSE)".
+            return false;
+        }
         let below = self.sacked.partition_point(|&(_, e)| e <= high_ack);
         self.sacked.drain(..below);
         if let Some(first) = self.sacked.first_mut() {
@@ -250,8 +297,14 @@ impl Scoreboard {
         self.dupacks = self.dupacks.saturating_add(1);
         // RFC 6675 (5.1): after a timeout "a new recovery phase ... MUST NOT be
         // initiated until HighACK is greater than or equal to the new value of RecoveryPoint."
-        if self.recovery_point.is_some_and(|rp| high_ack < rp) {
+        // ns-2.35 Sack1TcpAgent::dupack_action: "highest_ack_ > recover_", the
+        // last segment sent before the timeout acknowledged and one more.
+        if self.recovery_point.is_some_and(|rp| high_ack < rp || self.ns2 && high_ack == rp) {
             return false;
+        }
+        if self.ns2 {
+            // Sack1TcpAgent::recv: "if (++dupacks_ == numdupacks(cwnd_))".
+            return self.dupacks == self.dupthresh;
         }
         self.dupacks >= self.dupthresh || self.is_lost(high_ack)
     }
@@ -260,12 +313,51 @@ impl Scoreboard {
     /// loss recovery (RFC 6675 §5 step A).
     pub fn on_cumulative_ack(&mut self, high_ack: u64) -> bool {
         self.dupacks = 0;
+        if self.ns2 {
+            return self.ns2_on_cumulative_ack(high_ack);
+        }
         if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack >= rp) {
             self.in_recovery = false;
             self.rxt_high_data = None;
             return true;
         }
         false
+    }
+
+    /// [`Scoreboard::on_cumulative_ack`] for ns-2.35's `Sack1`.
+    #[cold]
+    fn ns2_on_cumulative_ack(&mut self, high_ack: u64) -> bool {
+        self.deaf = false;
+        if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack < rp) {
+            // Sack1TcpAgent::recv: a partial ACK, "--pipe_" once more.
+            self.ns2_pipe -= self.smss as i64;
+            return false;
+        }
+        // "scb_->ClearScoreBoard()" on every new ACK outside recovery and on
+        // the one that ends it.
+        self.sacked.clear();
+        let ended = self.in_recovery;
+        self.in_recovery = false;
+        ended
+    }
+
+    /// An ACK arrived: in ns-2.35's `Sack1` recovery each one takes a
+    /// segment out of `pipe_` ("--pipe_" in `Sack1TcpAgent::recv`).
+    #[inline]
+    pub fn on_ack(&mut self) {
+        if self.ns2 && self.in_recovery {
+            self.ns2_pipe -= self.smss as i64;
+        }
+    }
+
+    /// RFC 6675 (5 step C): true when cwnd − pipe ≥ 1 SMSS, so recovery may
+    /// send a segment; ns-2.35's `Sack1` sends while `pipe_ < int(cwnd_)`.
+    #[inline]
+    pub fn may_send(&self, cwnd: u64, high_ack: u64, high_data: u64) -> bool {
+        if self.ns2 {
+            return self.ns2_pipe + (self.smss as i64) <= (cwnd / self.smss * self.smss) as i64;
+        }
+        cwnd >= self.pipe(high_ack, high_data) + self.smss
     }
 
     /// Enter loss recovery with HighData = `high_data` (§5 step 4.1). Returns
@@ -279,6 +371,8 @@ impl Scoreboard {
         self.high_rxt = end;
         self.rescue_rxt = Some(end);
         self.rxt_high_data = Some(high_data);
+        // Sack1TcpAgent::dupack_action: "pipe_ = maxseq_ - highest_ack_ - numdupacks(cwnd_)".
+        self.ns2_pipe = (high_data - high_ack) as i64 - (self.dupthresh as u64 * self.smss) as i64;
         (start, end - start)
     }
 
@@ -290,6 +384,11 @@ impl Scoreboard {
         self.dupacks = 0;
         self.rxt_high_data = None;
         self.rack_lost = 0;
+        if self.ns2 {
+            // Sack1TcpAgent::timeout: "timeout_ = TRUE; ... scb_->ClearScoreBoard()".
+            self.sacked.clear();
+            self.deaf = true;
+        }
     }
 
     /// The latest timeout proved spurious (`tcp::spurious`): RecoveryPoint no
@@ -313,6 +412,17 @@ impl Scoreboard {
         let from = self.high_rxt.max(high_ack);
         let (s2, run_end) = self.hole_at(from);
         let len = |s: u64, end: u64| self.smss.min(end - s);
+        if self.ns2 {
+            // Sack1TcpAgent::send_much: scb_->GetNextRetran() (the next hole with
+            // SACKed data above it), else "xmit_seqno = t_seqno_++".
+            return if s2 < highest_sacked {
+                Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Unsacked))
+            } else if high_data < app_end && may_send_new {
+                Some((high_data, self.smss.min(app_end - high_data), NextSegRule::New))
+            } else {
+                None
+            };
+        }
         // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c) IsLost.
         if s2 < highest_sacked && self.is_lost(s2) {
             self.rxt_high_data.get_or_insert(high_data);
@@ -363,6 +473,8 @@ impl Scoreboard {
         if matches!(rule, NextSegRule::Lost | NextSegRule::Unsacked) {
             self.high_rxt = self.high_rxt.max(end);
         }
+        // Sack1TcpAgent::send_much: "pipe_++".
+        self.ns2_pipe += self.smss as i64;
     }
 }
 
@@ -522,5 +634,78 @@ mod tests {
         assert!(b.in_recovery());
         assert!(b.on_cumulative_ack(10_000));
         assert!(!b.in_recovery());
+    }
+
+    /// A window of ten segments that lost 0-4 and had 5-9 SACKed, as ns-2.35's
+    /// `Sack1` sees it once its third duplicate ACK started recovery.
+    fn ns2_half_window_lost() -> Scoreboard {
+        let mut b = board().with_ns2_recovery(true);
+        for i in 5..10 {
+            b.on_ack();
+            assert!(b.update(0, [seg(i)].into_iter()));
+            if b.on_dup_ack(0) {
+                assert_eq!(b.enter_recovery(0, 10 * MSS), (0, MSS));
+            }
+        }
+        b
+    }
+
+    /// ns-2.35 `Sack1TcpAgent::dupack_action` and `recv`: `pipe_` starts at
+    /// the outstanding segments less three, loses one per further ACK, and
+    /// keeps the holes: with cwnd at 5 of 10 segments and five lost, it
+    /// cannot send, where RFC 6675's `SetPipe` leaves the lost holes out.
+    #[test]
+    fn ns2_sack1_pipe_keeps_the_holes() {
+        let mut b = ns2_half_window_lost();
+        assert!(b.in_recovery());
+        assert!(!b.may_send(5 * MSS, 0, 10 * MSS), "pipe_ = 10 - 3 - 2 = 5, not below cwnd_ 5");
+        assert!(b.may_send(6 * MSS, 0, 10 * MSS));
+        let mut rfc = board();
+        for i in 5..10 {
+            rfc.update(0, [seg(i)].into_iter());
+            if rfc.on_dup_ack(0) {
+                rfc.enter_recovery(0, 10 * MSS);
+            }
+        }
+        assert!(rfc.may_send(5 * MSS, 0, 10 * MSS), "RFC 6675: pipe 1 (the retransmission)");
+        // The retransmission of segment 0 comes back as a partial ACK: "--pipe_" twice.
+        b.on_ack();
+        b.update(MSS, [seg(5)].into_iter());
+        assert!(!b.on_cumulative_ack(MSS));
+        assert!(b.may_send(5 * MSS, MSS, 10 * MSS), "pipe_ 3");
+    }
+
+    /// ns-2.35 `ScoreBoardRQ::GetNextRetran`: every hole below the highest SACK
+    /// goes, in order and once, with no `IsLost` test and no rescue.
+    #[test]
+    fn ns2_sack1_resends_every_hole_below_the_highest_sack_in_order() {
+        let mut b = ns2_half_window_lost();
+        let mut sent = vec![];
+        while let Some((seq, len, rule)) = b.next_seg(0, 10 * MSS, 10 * MSS, false) {
+            b.on_sent(seq + len, rule);
+            sent.push(seq / MSS);
+        }
+        assert_eq!(sent, [1, 2, 3, 4], "segment 0 went at the third duplicate ACK");
+        let mut one = board().with_ns2_recovery(true);
+        one.update(0, [seg(1)].into_iter());
+        assert!(!one.is_lost(0), "one SACKed segment above: RFC 6675 would not resend it");
+        assert_eq!(one.next_seg(0, 2 * MSS, 2 * MSS, false), Some((0, MSS, NextSegRule::Unsacked)));
+    }
+
+    /// ns-2.35 `Sack1TcpAgent::timeout` and `recv`: a timeout clears the
+    /// scoreboard and no SACK block is read until a new cumulative ACK, which
+    /// clears it again outside recovery.
+    #[test]
+    fn ns2_sack1_timeout_clears_the_scoreboard_until_a_new_ack() {
+        let mut b = ns2_half_window_lost();
+        b.on_timeout(10 * MSS);
+        assert!(b.is_empty() && !b.in_recovery());
+        assert!(!b.update(0, [seg(6)].into_iter()), "timeout_: the block is not read");
+        assert!(b.is_empty());
+        assert!(!b.on_cumulative_ack(MSS));
+        assert!(b.update(MSS, [seg(6)].into_iter()));
+        assert!(!b.on_dup_ack(MSS), "no new recovery before an ACK passes the point of the timeout");
+        b.on_cumulative_ack(2 * MSS);
+        assert!(b.is_empty(), "ClearScoreBoard on every new ACK outside recovery");
     }
 }

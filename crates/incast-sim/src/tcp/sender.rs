@@ -42,7 +42,7 @@ use super::rack_tlp::RackTlp;
 use super::rto::RtoEstimator;
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
-use super::sack::Scoreboard;
+use super::sack::{SackRecovery, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
@@ -165,9 +165,12 @@ impl Sender {
             backoff: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
-            sack: cfg
-                .sack_enabled()
-                .then(|| Box::new(Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit))),
+            sack: cfg.sack_enabled().then(|| {
+                Box::new(
+                    Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit)
+                        .with_ns2_recovery(cfg.sack_recovery == SackRecovery::Ns2),
+                )
+            }),
             sack_rtx: None,
             spurious: SpuriousDetector::new(cfg.spurious_rto),
             frto_new: 0,
@@ -288,8 +291,11 @@ impl Sender {
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
         let newly_sacked = match &mut self.sack {
-            Some(sb) if seg.has_sack() || !sb.is_empty() => sb.update(ack, seg.sack()),
-            _ => false,
+            Some(sb) => {
+                sb.on_ack();
+                (seg.has_sack() || !sb.is_empty()) && sb.update(ack, seg.sack())
+            }
+            None => false,
         };
         // RFC 5681 (2): a duplicate ACK when "(a) the receiver of the ACK has
         // outstanding data, (b) the incoming acknowledgment carries no data,
@@ -534,10 +540,20 @@ impl Sender {
         if let Some(sb) = &mut self.sack {
             if newly_sacked && sb.on_dup_ack(ack) {
                 stats.fast_retransmits += 1;
-                // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
-                // FlightSize leaves out what SACKed data let through beyond cwnd
-                // (RFC 5681 3.2 leaves out Limited Transmit's segments).
-                self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()));
+                match self.ssthresh_rule {
+                    // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
+                    // FlightSize leaves out what SACKed data let through beyond cwnd
+                    // (RFC 5681 3.2 leaves out Limited Transmit's segments).
+                    SsthreshRule::Rfc5681 => {
+                        self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()))
+                    }
+                    // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
+                    SsthreshRule::Ns2 => {
+                        let half = self.cc.ns2_half(false, self.peer_wnd);
+                        self.cc.on_loss(self.cc.ns2_loss_basis(half));
+                        self.cc.set_cwnd(half.max(self.mss));
+                    }
+                }
                 if let Some(prr) = &mut self.prr {
                     prr.enter(self.snd_nxt - self.snd_una);
                 }
@@ -806,7 +822,7 @@ impl Sender {
         if sb.in_recovery() {
             // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
             // transmit one or more segments"
-            if self.rude.window(self.cc.cwnd(), u64::MAX) < sb.pipe(self.snd_una, self.snd_max) + self.mss {
+            if !sb.may_send(self.rude.window(self.cc.cwnd(), u64::MAX), self.snd_una, self.snd_max) {
                 return None;
             }
             let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
