@@ -108,12 +108,20 @@ def test_a_run_is_a_pure_function_of_scenario_and_seed(data: dict[str, Any]) -> 
     assert _comparable(first) == _comparable(incast.run(Scenario.parse(data)))
 
 
+def _without_what_sack1_lacks(tcp: dict[str, Any]) -> dict[str, Any]:
+    """ns-2's Sack1 recovery is refused with PRR, RACK-TLP or lost-retransmit detection: draw it without them."""
+    if tcp["sack_recovery"] == "ns2":
+        return tcp | {"prr": False, "rack_tlp": False, "sack_lost_retransmit": False}
+    return tcp
+
+
 #: Scenarios whose every window fits the capture's 16-bit window field (no
 #: window scaling is negotiated), over the mechanisms that choose what to send
 #: next: SACK recovery with and without lost-retransmission detection, RACK-TLP
 #: (whose probe may send new data beyond cwnd, never beyond the peer window),
 #: PRR, cwnd validation, F-RTO, limited transmit, Linux's growing receive window, GIP, Rude TCP and
-#: ns-2.35's recovery rules (limited transmit's resends among them).
+#: ns-2.35's recovery rules (limited transmit's resends, its partial-ACK deflation and Sack1's
+#: recovery among them).
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
@@ -148,8 +156,10 @@ windowed = st.fixed_dictionaries(
                 "ssthresh_rule": st.sampled_from(["rfc5681", "ns2"]),
                 "idle_restart": st.sampled_from(["rfc5681", "ns2"]),
                 "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit"]),
+                "partial_ack_window": st.sampled_from(["deflate", "ns2", "ssthresh"]),
+                "sack_recovery": st.sampled_from(["rfc6675", "ns2"]),
             }
-        ),
+        ).map(_without_what_sack1_lacks),
         "workload": st.fixed_dictionaries({"sru": st.sampled_from(["4KiB", "64KiB"])}),
         "trace": st.just({"pcap": True}),
     }

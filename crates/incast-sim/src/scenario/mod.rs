@@ -31,6 +31,7 @@ use crate::stats::trace::TraceConfig;
 use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
 use crate::tcp::rcv_window::RcvWindowRule;
+use crate::tcp::sack::SackRecovery;
 use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
 use crate::time::{Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
@@ -180,6 +181,14 @@ impl Scenario {
                 format!(
                     "SACK recovery (RFC 6675) replaces {variant} recovery: use tcp.variant = \"sack\" (or \"cubic\")"
                 ),
+            ));
+        }
+        if tcp.sack_recovery == SackRecovery::Ns2 && (tcp.prr || tcp.rack_tlp || tcp.sack_lost_retransmit) {
+            // Each of them reads or moves RFC 6675's scoreboard state, which Sack1's pipe_ estimate replaces.
+            return Err(invalid(
+                "tcp.sack_recovery",
+                "\"ns2\" (ns-2.35's Sack1) has no PRR, RACK-TLP or lost-retransmit detection: use \"rfc6675\" \
+                 with tcp.prr, tcp.rack_tlp or tcp.sack_lost_retransmit",
             ));
         }
         if tcp.rude && !tcp.rude_allowed {
@@ -693,6 +702,8 @@ mod tests {
         assert_eq!(m, "link.rtt: '0.1ps' rounds to 0: durations are kept in whole picoseconds");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 100}, "switch": {"pause": true}}));
         assert!(m.starts_with("link.tx_queue: a NIC queue limit together with switch.pause"), "{m}");
+        let m = refused(json!({"servers": 4, "tcp": {"variant": "sack", "sack_recovery": "ns2", "prr": true}}));
+        assert!(m.starts_with("tcp.sack_recovery: \"ns2\" (ns-2.35's Sack1) has no PRR"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 0}}));
         assert_eq!(
             m,
