@@ -155,7 +155,8 @@ crate::settings! {
         "slow_start" slow_start: bool = true, Flag;
         /// cwnd when NewReno's fast recovery ends (RFC 6582 3.2 step 3):
         /// "flight" (option 1, min(ssthresh, FlightSize + SMSS): no burst) or
-        /// "ssthresh" (option 2, as ns-2.35 and Linux do).
+        /// "ssthresh" (option 2, as ns-2.35 and Linux do; with ssthresh_rule
+        /// "ns2" ns-2's unrounded half window, Reno's exit included).
         "recovery_exit" recovery_exit: RecoveryExit = RecoveryExit::Flight,
             Choice(&[("flight", RecoveryExit::Flight), ("ssthresh", RecoveryExit::Ssthresh)]);
         /// cwnd after a partial ACK in NewReno's fast recovery: "deflate" (RFC

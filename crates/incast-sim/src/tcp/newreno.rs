@@ -9,8 +9,11 @@
 //! SMSS) or at ssthresh (the two options of its §3.2 step 3,
 //! [`RecoveryExit`]), and the `recover` guard against spurious fast retransmits after a
 //! timeout; Reno (`TcpVariant::Reno`, RFC 5681 §3.2 alone) leaves recovery
-//! on any ACK of new data with cwnd = ssthresh, so a second loss in the
-//! window waits for more duplicate ACKs or the timer (FAST08 §5.1.1).
+//! on any ACK of new data with cwnd = ssthresh (with `recovery_exit =
+//! "ssthresh"` under the ns-2 ssthresh rule, at ns-2's unrounded half
+//! window, which small windows put below ssthresh's two-segment floor), so a
+//! second loss in the window waits for more duplicate ACKs or the timer
+//! (FAST08 §5.1.1).
 //! Outside recovery every ACK of new data grows the window by the
 //! algorithm's rules (`tcp::cc`). With SACK on, RFC 6675 (`tcp::sack`)
 //! replaces this procedure.
@@ -60,7 +63,9 @@ pub enum RecoveryExit {
     /// Option (2): ssthresh, as ns-2.35's NewReno agent (`dupwnd_ = 0` with
     /// `exit_recovery_fix_` 0) and Linux's `tcp_end_cwnd_reduction` do; the
     /// window's worth not in flight leaves at once. The full ACK then grows
-    /// cwnd like any ACK of new data, as in ns-2 (`opencwnd`).
+    /// cwnd like any ACK of new data, as in ns-2 (`opencwnd`). Under
+    /// `SsthreshRule::Ns2` "ssthresh" is ns-2's unrounded `halfwin`, for
+    /// Reno's exit too (`RenoTcpAgent::recv` drops `dupwnd_` only).
     Ssthresh,
 }
 
@@ -233,8 +238,13 @@ impl NewReno {
     fn on_recovery_ack(&mut self, w: &mut CongestionWindow, acked: u64, ack: u64, flight: u64) -> NewAck {
         if !self.partial_acks {
             // RFC 5681 (3.2 step 6): "When the next ACK arrives that acknowledges
-            // previously unacknowledged data, a TCP MUST set cwnd to ssthresh"
-            w.set_cwnd(w.ssthresh());
+            // previously unacknowledged data, a TCP MUST set cwnd to ssthresh";
+            // ns-2.35's RenoTcpAgent::recv drops dupwnd_ only, leaving cwnd_ at
+            // the unrounded halfwin the fast retransmit set.
+            w.set_cwnd(match self.exit {
+                RecoveryExit::Flight => w.ssthresh(),
+                RecoveryExit::Ssthresh => self.exit_window,
+            });
             self.in_recovery = false;
             return NewAck::Advance;
         }
@@ -487,6 +497,30 @@ mod tests {
         floor.r = floor.r.clone().with_partial_window(PartialAckWindow::Ns2);
         assert_eq!(floor.new_ack(9 * MSS, 9 * MSS, MSS), NewAck::Partial { reset_timer: true });
         assert_eq!(floor.cwnd(), 2 * MSS, "base at least one segment, inflation one");
+    }
+
+    /// ns-2.35 `RenoTcpAgent::recv`: the ACK that ends Reno's recovery drops
+    /// the inflation (`dupwnd_ = 0`) and leaves `cwnd_` at the unrounded
+    /// `halfwin` the fast retransmit set, below the two-segment floor of
+    /// ssthresh at small windows, where RFC 5681 sets cwnd to ssthresh.
+    #[test]
+    fn ns2_reno_leaves_recovery_at_the_unrounded_half_window() {
+        let mut c = Cc {
+            r: NewReno::new(MSS, 3, TcpVariant::Reno, RecoveryExit::Ssthresh, None),
+            w: CongestionWindow::new(MSS, 3, true, Algorithm::Reno(Reno::new(MSS))),
+        };
+        for _ in 0..3 {
+            c.r.on_dup_ack(&mut c.w, 0, 3 * MSS, 3 * MSS, Some(1500));
+        }
+        assert_eq!((c.w.ssthresh(), c.cwnd()), (2 * MSS, 1500 + 3 * MSS), "ssthresh_ = 2, cwnd_ = 1.5 + dupwnd_ 3");
+        assert_eq!(c.new_ack(MSS, MSS, 2 * MSS), NewAck::Advance);
+        assert_eq!(c.cwnd(), 2500, "cwnd_ 1.5, below ssthresh_ 2: opencwnd's slow start adds one");
+        let mut rfc = Cc::new(TcpVariant::Reno, 3);
+        for _ in 0..3 {
+            rfc.dup(0, 3 * MSS, 3 * MSS);
+        }
+        rfc.new_ack(MSS, MSS, 2 * MSS);
+        assert_eq!(rfc.cwnd(), 2 * MSS, "RFC 5681: ssthresh");
     }
 
     /// RFC 6582 (3.2 step 3): a full ACK exits with min(ssthresh, max(FlightSize, SMSS) + SMSS).
