@@ -334,9 +334,13 @@ impl Scoreboard {
             return false;
         }
         // "scb_->ClearScoreBoard()" on every new ACK outside recovery and on
-        // the one that ends it.
+        // the one that ends it, which also sets "recover_ = 0": the next
+        // third duplicate ACK may start a recovery whatever its ACK number.
         self.sacked.clear();
         let ended = self.in_recovery;
+        if ended {
+            self.recovery_point = None;
+        }
         self.in_recovery = false;
         ended
     }
@@ -707,5 +711,21 @@ mod tests {
         assert!(!b.on_dup_ack(MSS), "no new recovery before an ACK passes the point of the timeout");
         b.on_cumulative_ack(2 * MSS);
         assert!(b.is_empty(), "ClearScoreBoard on every new ACK outside recovery");
+    }
+
+    /// ns-2.35 `Sack1TcpAgent::recv`: the ACK that ends a recovery sets
+    /// `recover_ = 0`, so a loss just above the old recovery point starts the
+    /// next recovery at its third duplicate ACK.
+    #[test]
+    fn ns2_sack1_recovers_again_right_after_a_recovery_ends() {
+        let mut b = ns2_half_window_lost();
+        assert!(b.on_cumulative_ack(10 * MSS), "the full ACK ends recovery");
+        let starts: Vec<bool> = (11..14)
+            .map(|i| {
+                b.update(10 * MSS, [seg(i)].into_iter());
+                b.on_dup_ack(10 * MSS)
+            })
+            .collect();
+        assert_eq!(starts, [false, false, true], "segment 10 lost: its third duplicate ACK");
     }
 }
