@@ -41,22 +41,22 @@ def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
     assert any(n.startswith("switch.buffer: 32768 bytes become 30 packets") for n in ns2._notes(s))
 
 
-def noted(setting: str, **tcp: object) -> bool:
-    """True when ns-2 on the ns2 preset with these TCP settings gets a note on ``setting``."""
-    return any(n.startswith(f"{setting}: ") for n in ns2._notes(scenario(tcp=tcp)))
+def noted(start: str, **tcp: object) -> bool:
+    """True when ns-2 on the ns2 preset with these TCP settings gets a note beginning with ``start``."""
+    return any(n.startswith(start) for n in ns2._notes(scenario(tcp=tcp)))
 
 
 def test_newrenos_partial_ack_window_is_noted_unless_the_scenario_runs_ns2s() -> None:
     """ns-2's NewReno takes a partial ACK's excess deflation out of its exit window; the ns2 preset does too."""
-    assert not noted("tcp.partial_ack_window", variant="newreno")
-    assert noted("tcp.partial_ack_window", variant="newreno", partial_ack_window="deflate")
-    assert not noted("tcp.partial_ack_window", variant="sack", partial_ack_window="deflate")
+    assert not noted("tcp.partial_ack_window: ", variant="newreno")
+    assert noted("tcp.partial_ack_window: ", variant="newreno", partial_ack_window="deflate")
+    assert not noted("tcp.partial_ack_window: ", variant="sack", partial_ack_window="deflate")
 
 
 def test_sack_recovery_is_noted_unless_the_scenario_runs_sack1s() -> None:
     """ns-2's Sack1 recovers by its own pipe_ estimate; the ns2 preset runs it, RFC 6675 is noted."""
-    assert not noted("tcp.sack_recovery", variant="sack")
-    assert noted("tcp.sack_recovery", variant="sack", sack_recovery="rfc6675")
+    assert not noted("tcp.sack_recovery: ", variant="sack")
+    assert noted("tcp.sack_recovery: ", variant="sack", sack_recovery="rfc6675")
 
 
 def test_only_the_servers_timeouts_are_compared_with_ns2s_agents() -> None:
@@ -86,9 +86,18 @@ def test_both_sides_run_the_whole_segments_ns2_sends() -> None:
 
 def test_renos_recover_guard_is_noted_unless_the_scenario_runs_it() -> None:
     """ns-2's Reno keeps NewReno's recover_ guard (bug_fix_); the ns2 preset sets it."""
-    assert noted("tcp.reno_recover_guard", variant="reno", reno_recover_guard=False)
-    assert not noted("tcp.reno_recover_guard", variant="reno")
-    assert not noted("tcp.reno_recover_guard", variant="newreno", reno_recover_guard=False)
+    assert noted("tcp.reno_recover_guard: ", variant="reno", reno_recover_guard=False)
+    assert not noted("tcp.reno_recover_guard: ", variant="reno")
+    assert not noted("tcp.reno_recover_guard: ", variant="newreno", reno_recover_guard=False)
+
+
+def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() -> None:
+    """ns-2's Reno leaves recovery at the unrounded halfwin; the ns2 preset does too."""
+    note = "Agent/TCP/Reno leaves recovery"
+    assert not noted(note, variant="reno")
+    assert noted(note, variant="reno", recovery_exit="flight")
+    assert noted(note, variant="reno", ssthresh_rule="rfc5681")
+    assert not noted(note, variant="newreno", recovery_exit="flight")
 
 
 @pytest.mark.parametrize(

@@ -129,7 +129,7 @@ PRESETS: dict[str, Preset] = {
             '(NewRenoTcpAgent::partialnewack, partial_window_deflation_ 1: tcp.partial_ack_window = "ns2"), '
             "Sack1's loss recovery (an estimated pipe_ that keeps the holes, every hole below the highest "
             'SACK resent in order, the scoreboard cleared by a timeout: tcp.sack_recovery = "ns2"), '
-            "and its restart "
+            "and ns-2's restart "
             "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '

@@ -231,6 +231,11 @@ def _notes(s: Scenario) -> list[str]:
             "tcp.sack_recovery: ns-2's Sack1 estimates pipe_ with the holes in it and resends every hole below "
             "the highest SACK; the simulator runs RFC 6675"
         )
+    if s.tcp.variant == "reno" and (s.tcp.recovery_exit, s.tcp.ssthresh_rule) != ("ssthresh", "ns2"):
+        notes.append(
+            "Agent/TCP/Reno leaves recovery at the unrounded half window, below ssthresh at small windows "
+            '(tcp.recovery_exit = "ssthresh" with tcp.ssthresh_rule = "ns2")'
+        )
     if s.tcp.variant == "reno" and not s.tcp.reno_recover_guard:
         notes.append(
             "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit again until an ACK passes recover_ "
