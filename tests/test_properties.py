@@ -120,8 +120,8 @@ def _without_what_sack1_lacks(tcp: dict[str, Any]) -> dict[str, Any]:
 #: next: SACK recovery with and without lost-retransmission detection, RACK-TLP
 #: (whose probe may send new data beyond cwnd, never beyond the peer window),
 #: PRR, cwnd validation, F-RTO, limited transmit, Linux's growing receive window, GIP, Rude TCP and
-#: ns-2.35's recovery rules (limited transmit's resends, its partial-ACK deflation and Sack1's
-#: recovery among them).
+#: ns-2.35's recovery rules (limited transmit's resends, its partial-ACK deflation, Sack1's
+#: recovery and its one timed segment among them).
 windowed = st.fixed_dictionaries(
     {
         "servers": st.integers(1, 8),
@@ -158,6 +158,7 @@ windowed = st.fixed_dictionaries(
                 "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit"]),
                 "partial_ack_window": st.sampled_from(["deflate", "ns2", "ssthresh"]),
                 "sack_recovery": st.sampled_from(["rfc6675", "ns2"]),
+                "rtt_timing": st.sampled_from(["every_ack", "ns2"]),
             }
         ).map(_without_what_sack1_lacks),
         "workload": st.fixed_dictionaries({"sru": st.sampled_from(["4KiB", "64KiB"])}),

@@ -200,6 +200,13 @@ impl NewReno {
     pub fn dupacks(&self) -> u32 {
         self.dupacks
     }
+    /// True when an ACK of new data up to `ack` is a partial ACK (NewReno in
+    /// recovery, `ack` short of `recover`); never for Reno.
+    #[inline]
+    pub fn is_partial(&self, ack: u64) -> bool {
+        self.in_recovery && self.partial_acks && self.recover.is_some_and(|r| ack < r)
+    }
+
     /// `recover` (one past the highest byte sent at the last loss event).
     #[inline]
     pub fn recover(&self) -> Option<u64> {

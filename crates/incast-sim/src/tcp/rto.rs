@@ -27,7 +27,10 @@
 //!   ticks. Past a back-off factor of 8 the SRTT is folded into RTTVAR and
 //!   cleared, so the next sample starts the estimate again. With the default
 //!   tick and a 100 µs RTT every sample is one tick and the RTO settles at
-//!   3 ticks (30 ms) whatever RTO_min below that.
+//!   3 ticks (30 ms) whatever RTO_min below that. Which ACKs give samples is
+//!   the sender's (`rtt_timing`): every ACK Karn's rule allows (RFC 6298
+//!   (3)), or ns-2's one timed segment at a time (`TcpAgent::output`,
+//!   `newack`, `reset_rtx_timer`), whose ACK alone collapses the back-off.
 //!
 //! All flavors back off exponentially (RFC 6298 §5.5; Linux
 //! `tcp_retransmit_timer`) up to RTO_max and at most `RtoConfig::max_backoff`
@@ -132,7 +135,25 @@ crate::settings! {
         /// 3.15 and later do); the "ns2" flavor counts its own ticks either way.
         "rtt_resolution" resolution: RttResolution = RttResolution::Clock,
             Choice(&[("clock", RttResolution::Clock), ("us", RttResolution::Microsecond)]);
+        /// Which ACKs give RTT samples: "every_ack" (every ACK of new data
+        /// Karn's rule allows, RFC 6298 (3) and Linux) or "ns2" (ns-2.35's one
+        /// timed segment: a new segment is timed when none is, a fast
+        /// retransmission or a timeout cancels the timing, and only the ACK
+        /// of the timed segment gives a sample and collapses the back-off).
+        "rtt_timing" timing: RttTiming = RttTiming::EveryAck,
+            Choice(&[("every_ack", RttTiming::EveryAck), ("ns2", RttTiming::Ns2)]);
     }
+}
+
+/// Which ACKs give RTT samples.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RttTiming {
+    /// Every ACK of new data that Karn's rule allows (RFC 6298 (3), Linux).
+    #[default]
+    EveryAck,
+    /// ns-2.35's `rtt_active_`/`rtt_seq_`/`rtt_ts_` (`TcpAgent::output`,
+    /// `newack`, `reset_rtx_timer`): one segment timed at a time.
+    Ns2,
 }
 
 /// What an RTT sample is measured in.
@@ -399,6 +420,15 @@ impl RtoEstimator {
     #[inline]
     pub fn on_new_ack(&mut self) {
         if self.cfg.backoff_reset == BackoffReset::NewAck && self.backoff > 0 {
+            self.backoff = 0;
+            self.rto = self.backed_off_rto();
+        }
+    }
+
+    /// ns-2's partial ACK of the timed segment (`NewRenoTcpAgent::partialnewack`:
+    /// "rtt_active_ = 0; t_backoff_ = 1;"): the back-off collapses, no sample.
+    pub fn reset_backoff(&mut self) {
+        if self.backoff > 0 {
             self.backoff = 0;
             self.rto = self.backed_off_rto();
         }

@@ -345,6 +345,12 @@ impl Scoreboard {
         ended
     }
 
+    /// True when an ACK of new data up to `high_ack` leaves recovery going on.
+    #[inline]
+    pub fn is_partial(&self, high_ack: u64) -> bool {
+        self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack < rp)
+    }
+
     /// An ACK arrived: in ns-2.35's `Sack1` recovery each one takes a
     /// segment out of `pipe_` ("--pipe_" in `Sack1TcpAgent::recv`).
     #[inline]

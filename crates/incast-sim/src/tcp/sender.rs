@@ -39,7 +39,7 @@ use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
 use super::prr::Prr;
 use super::rack_tlp::RackTlp;
-use super::rto::RtoEstimator;
+use super::rto::{RtoEstimator, RttTiming};
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::{SackRecovery, Scoreboard};
@@ -109,6 +109,10 @@ pub struct Sender {
     sack: Option<Box<Scoreboard>>,
     /// With SACK: the segment that starts loss recovery, due now (RFC 6675 §5 step 4.3).
     sack_rtx: Option<(u64, u64)>,
+    /// `rtt_timing = "ns2"`: RTT samples from one timed segment at a time.
+    time_one: bool,
+    /// That segment's end and when it left (ns-2's `rtt_seq_`, `rtt_ts_`).
+    timed: Option<(u64, SimTime)>,
     /// F-RTO and Eifel (`tcp::spurious`).
     spurious: SpuriousDetector,
     /// New segments F-RTO step 2b may still send beyond the window.
@@ -172,6 +176,8 @@ impl Sender {
                 )
             }),
             sack_rtx: None,
+            time_one: cfg.rto.timing == RttTiming::Ns2,
+            timed: None,
             spurious: SpuriousDetector::new(cfg.spurious_rto),
             frto_new: 0,
             gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
@@ -600,6 +606,8 @@ impl Sender {
     /// retransmission about to leave restarts the retransmission timer.
     #[inline]
     fn restart_for_fast_retransmit(&mut self, now: SimTime, clock: &TcpClock) {
+        // ns-2.35 reset_rtx_timer, which dupack_action calls: "rtt_active_ = 0".
+        self.timed = None;
         if self.timer.restarts_on_fast_retransmit() {
             self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
         }
@@ -651,6 +659,9 @@ impl Sender {
 
     /// Drop the records `ack` covers and take at most one RTT sample from them.
     fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) {
+        if self.time_one && ts_rtt.is_none() {
+            return self.take_timed_sample(now, clock, ack);
+        }
         let mut oldest = None;
         let mut retransmitted = false;
         while let Some(r) = self.sent.front() {
@@ -672,6 +683,36 @@ impl Sender {
             (None, _) => None,
         };
         if let Some(rtt) = sample {
+            self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
+        }
+    }
+
+    /// [`Sender::take_rtt_sample`] as ns-2.35 times segments (`rtt_timing =
+    /// "ns2"`): `TcpAgent::newack` samples once an ACK covers the timed
+    /// segment ("if (rtt_active_ && tcph->seqno() >= rtt_seq_)") and only then
+    /// ends the back-off; a NewReno partial ACK that covers it ends the timing
+    /// and the back-off without a sample (`partialnewack`); a Sack1 partial
+    /// ACK ends the back-off and keeps the timing (`recv`: "t_backoff_ = 1").
+    #[cold]
+    fn take_timed_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64) {
+        while self.sent.front().is_some_and(|r| r.end <= ack) {
+            self.sent.pop_front();
+        }
+        let covered = self.timed.filter(|&(end, _)| ack >= end);
+        if self.sack.as_deref().is_some_and(|sb| sb.is_partial(ack)) {
+            self.rto.reset_backoff();
+            return;
+        }
+        if self.sack.is_none() && self.recovery.is_partial(ack) {
+            if covered.is_some() {
+                self.timed = None;
+                self.rto.reset_backoff();
+            }
+            return;
+        }
+        if let Some((_, sent_at)) = covered {
+            self.timed = None;
+            let rtt = self.rto.sample(clock, sent_at, now);
             self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
         }
     }
@@ -720,6 +761,8 @@ impl Sender {
             sb.on_timeout(self.snd_max);
         }
         self.sack_rtx = None;
+        // ns-2.35 reset_rtx_timer, which the timeout calls: "rtt_active_ = 0".
+        self.timed = None;
         if let Some(rack) = &mut self.rack {
             rack.on_timeout();
         }
@@ -939,6 +982,10 @@ impl Sender {
         if end > self.snd_max {
             self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission });
             self.snd_max = end;
+            if self.time_one && self.timed.is_none() {
+                // ns-2.35 TcpAgent::output: "if (seqno > maxseq_) { ... if (!rtt_active_)"
+                self.timed = Some((end, now));
+            }
         }
         self.snd_nxt = self.snd_nxt.max(end);
         self.burst_sent = true;
@@ -1058,6 +1105,28 @@ mod tests {
         s.write(3000, SendFlags::NONE);
         // cwnd 2000, 1500 in flight: 500 usable, but 3000 more queued → wait.
         assert_eq!(drain(&mut s, &c, SimTime(0)), vec![]);
+    }
+
+    /// ns-2.35 `TcpAgent::output` and `newack` (`rtt_timing = "ns2"`): one
+    /// segment is timed at a time, so the ACK of a segment sent while another
+    /// was being timed gives no sample, where RFC 6298 (3) samples every ACK.
+    #[test]
+    fn ns2_times_one_segment_at_a_time() {
+        let us = SimDuration::from_micros;
+        let ack = |a: u64| Segment::new(0, a, 0, 64_000, flags::ACK);
+        let srtt_after_two_acks = |timing: RttTiming| {
+            let mut cfg = TcpConfig { mss: 1000, init_cwnd: 10, ..TcpConfig::default() };
+            cfg.rto.timing = timing;
+            let (mut s, c) = (Sender::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO));
+            let mut stats = EndpointStats::default();
+            s.write(2000, SendFlags::NONE);
+            assert_eq!(drain(&mut s, &c, SimTime::ZERO).len(), 2);
+            s.on_ack(SimTime::ZERO + us(100), &c, &ack(1000), None, &mut stats);
+            s.on_ack(SimTime::ZERO + us(500), &c, &ack(2000), None, &mut stats);
+            s.rto().srtt()
+        };
+        assert_eq!(srtt_after_two_acks(RttTiming::Ns2), Some(us(100)), "segment 2 was not timed");
+        assert!(srtt_after_two_acks(RttTiming::EveryAck) > Some(us(100)), "RFC 6298: both ACKs sample");
     }
 
     /// RFC 6298 (5.1): the first data segment starts the timer; later ones do not move it.
