@@ -148,8 +148,9 @@ def response_timeouts(result: Result) -> tuple[int, str | None]:
     if client == 0:
         return result.timeouts, None
     note = (
-        f"timeouts: the simulator's are its servers' ({result.timeouts - client:,}); its client timed out "
-        f"{client:,} more times on requests whose acknowledgment rode on a lost response (ns-2's request is a delay)"
+        f"timeouts at {result.scenario.servers} servers: the simulator's servers' ({result.timeouts - client:,}) "
+        f"only; its client timed out {client:,} more times on requests whose acknowledgment rode on a lost "
+        "response (ns-2's request is a delay)"
     )
     return result.timeouts - client, note
 
