@@ -66,7 +66,8 @@ def test_only_the_servers_timeouts_are_compared_with_ns2s_agents() -> None:
     assert client > 0, "a request's acknowledgment rides on the response"
     timeouts, note = ns2.response_timeouts(r)
     assert timeouts == r.timeouts - client
-    assert note is not None and note.startswith(f"timeouts at 32 servers: the simulator's servers' ({timeouts:,}) only; ")
+    assert note is not None
+    assert note.startswith(f"timeouts at 32 servers: the simulator's servers' ({timeouts:,}) only; ")
     untabled = incast.run(scenario(servers=32, switch={"buffer": "32pkt"}, blocks=5, stats={"timeouts": False}))
     assert ns2.response_timeouts(untabled) == (r.timeouts, None), "no table: the total, as before"
 
