@@ -419,14 +419,14 @@ impl RtoEstimator {
     // sample; ns-3's TcpSocketBase::NewAck recomputes it from SRTT and RTTVAR.
     #[inline]
     pub fn on_new_ack(&mut self) {
-        if self.cfg.backoff_reset == BackoffReset::NewAck && self.backoff > 0 {
-            self.backoff = 0;
-            self.rto = self.backed_off_rto();
+        if self.cfg.backoff_reset == BackoffReset::NewAck {
+            self.reset_backoff();
         }
     }
 
-    /// ns-2's partial ACK of the timed segment (`NewRenoTcpAgent::partialnewack`:
-    /// "rtt_active_ = 0; t_backoff_ = 1;"): the back-off collapses, no sample.
+    /// The back-off collapses without a sample: ns-3's any new ACK
+    /// (`BackoffReset::NewAck`), or ns-2's partial ACK of the timed segment
+    /// (`NewRenoTcpAgent::partialnewack`: "rtt_active_ = 0; t_backoff_ = 1;").
     pub fn reset_backoff(&mut self) {
         if self.backoff > 0 {
             self.backoff = 0;

@@ -659,9 +659,6 @@ impl Sender {
 
     /// Drop the records `ack` covers and take at most one RTT sample from them.
     fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) {
-        if self.time_one && ts_rtt.is_none() {
-            return self.take_timed_sample(now, clock, ack);
-        }
         let mut oldest = None;
         let mut retransmitted = false;
         while let Some(r) = self.sent.front() {
@@ -671,6 +668,9 @@ impl Sender {
             oldest = oldest.or(Some(r.sent_at));
             retransmitted |= r.retransmitted;
             self.sent.pop_front();
+        }
+        if self.time_one && ts_rtt.is_none() {
+            return self.take_timed_sample(now, clock, ack);
         }
         // RFC 6298 (3): "RTT samples MUST NOT be made using segments that were
         // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
@@ -687,17 +687,14 @@ impl Sender {
         }
     }
 
-    /// [`Sender::take_rtt_sample`] as ns-2.35 times segments (`rtt_timing =
-    /// "ns2"`): `TcpAgent::newack` samples once an ACK covers the timed
+    /// The RTT sample of [`Sender::take_rtt_sample`] as ns-2.35 times segments
+    /// (`rtt_timing = "ns2"`): `TcpAgent::newack` samples once an ACK covers the timed
     /// segment ("if (rtt_active_ && tcph->seqno() >= rtt_seq_)") and only then
     /// ends the back-off; a NewReno partial ACK that covers it ends the timing
     /// and the back-off without a sample (`partialnewack`); a Sack1 partial
     /// ACK ends the back-off and keeps the timing (`recv`: "t_backoff_ = 1").
     #[cold]
     fn take_timed_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64) {
-        while self.sent.front().is_some_and(|r| r.end <= ack) {
-            self.sent.pop_front();
-        }
         let covered = self.timed.filter(|&(end, _)| ack >= end);
         if self.sack.as_deref().is_some_and(|sb| sb.is_partial(ack)) {
             self.rto.reset_backoff();
