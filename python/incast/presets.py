@@ -32,19 +32,18 @@ class Preset:
 #: (sysctls and socket options, which the testbed applies from the scenario) but the kernel's own rules.
 #: Each is the engine's model of one kernel function: the RTO of tcp_rtt_estimator and
 #: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
-#: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed when the
-#: head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
-#: (tcp_is_cwnd_limited); with SACK, the detection of lost retransmissions
-#: (tcp_sacktag_write_queue). Presets of a Linux host include it and ``incast validate`` runs the
+#: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed whenever
+#: the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
+#: (tcp_is_cwnd_limited). Presets of a Linux host include it and ``incast validate`` runs the
 #: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
-#: ``tcp.rack_tlp`` and the testbed applies it.
+#: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost
+#: retransmissions, which older kernels found by sequence (``tcp.sack_lost_retransmit``, in ``linux-2.6``).
 LINUX_STACK: dict[str, Any] = {
     "tcp.rto_flavor": "linux",
     "tcp.limited_transmit": True,
     "tcp.recovery_exit": "ssthresh",
-    "tcp.rto_restart": "fast_retransmit",
+    "tcp.rto_restart": "head_retransmit",
     "tcp.cwnd_validation": "linux",
-    "tcp.sack_lost_retransmit": True,
 }
 
 #: Every preset, by name.
@@ -63,10 +62,11 @@ PRESETS: dict[str, Preset] = {
             "tcp_rtt_estimator formula fed microsecond RTT samples (Linux 3.15, 'tcp: switch rtt "
             "estimations to usec resolution'; tcp.rtt_resolution); and how the kernel recovers "
             "(LINUX_STACK): it always sends on the "
-            "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction) and rearms the "
-            "retransmission timer when it retransmits the head (tcp_xmit_retransmit_queue), grows cwnd only "
-            "while it limits the sender (tcp_is_cwnd_limited) and, with SACK, detects lost "
-            "retransmissions. incast validate runs its scenarios over this preset and the simulator "
+            "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction), rearms the "
+            "retransmission timer whenever it retransmits the head (tcp_xmit_retransmit_queue) and grows "
+            "cwnd only while it limits the sender (tcp_is_cwnd_limited); RACK also finds retransmissions "
+            "lost again (tcp_rack_mark_skb_lost). incast validate runs its scenarios over this preset and "
+            "the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
             "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Not modelled yet: HyStart.",
             {
@@ -93,7 +93,8 @@ PRESETS: dict[str, Preset] = {
             "§6), RTT samples counted in those jiffies (tcp.rtt_resolution clock, the default); Cubic has "
             "been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
             "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
-            "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off). The other recovery rules of "
+            "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off); lost retransmissions were "
+            "found by sequence (tcp_mark_lost_retrans: tcp.sack_lost_retransmit). The other recovery rules of "
             "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "
             "most three segments of it were unused; modelled by today's). Its rate-halving during "
             "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
@@ -107,6 +108,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rto_min": "200ms",
                 "tcp.clock_granularity": "1ms",
                 "tcp.delayed_ack": "linux",
+                "tcp.sack_lost_retransmit": True,
                 **LINUX_STACK,
             },
         ),

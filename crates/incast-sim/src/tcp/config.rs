@@ -200,8 +200,10 @@ crate::settings! {
         /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
         "sack" sack: bool = false, Flag;
         /// SACK recovery re-marks a retransmitted hole as lost once data sent
-        /// after the retransmission is SACKed, and sends it again (Linux's
-        /// "lost retransmit" detection; RFC 6675 has none, so off by default).
+        /// after the retransmission is SACKed, and sends it again (the "lost
+        /// retransmit" detection of Linux before 4.4, tcp_mark_lost_retrans;
+        /// RACK does it by time since, `rack_tlp`; RFC 6675 has none, so off
+        /// by default).
         "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
         /// Whose SACK loss recovery: "rfc6675" (IsLost, SetPipe, NextSeg) or
         /// "ns2" (ns-2.35's Sack1 agent: a pipe estimate that keeps the holes,

@@ -1,10 +1,11 @@
 //! RACK-TLP (RFC 8985): time-based loss detection and the tail loss probe, with SACK.
 //!
 //! **Models:** RACK (§6.2): the send time of the most recently sent segment
-//! known to be delivered (`RACK.xmit_ts`, from the highest SACKed segment
-//! or the newest cumulatively acknowledged one) and the RTT it gives
-//! (`RACK.rtt`); an unacknowledged segment sent before it is lost once
-//! `RACK.rtt + RACK.reo_wnd` has passed since it was sent. `RACK.reo_wnd` is
+//! known to be delivered (`RACK.xmit_ts`, from the newest cumulatively
+//! acknowledged segment, the highest SACKed one and those in the ACK's first
+//! SACK block, which holds the segment that triggered it, RFC 2018 §4) and
+//! the RTT it gives (`RACK.rtt`); an unacknowledged segment last sent before
+//! it is lost once `RACK.rtt + RACK.reo_wnd` has passed since it was sent. `RACK.reo_wnd` is
 //! `RACK.min_RTT / 4`, and 0 in recovery or once `DupThresh` segments are
 //! SACKed (§6.2 step 4 with no reordering seen, as Linux's
 //! `tcp_rack_reo_wnd`). The sender turns the verdict into a lost boundary
@@ -25,8 +26,12 @@
 //! "invoke a congestion control response").
 //! A retransmitted segment sets `RACK.xmit_ts` only when at least
 //! `RACK.min_RTT` passed since it was resent (§6.2 step 2; no timestamps are
-//! consulted), and RACK's own boundary covers original transmissions only: a
-//! lost retransmission is left to `sack_lost_retransmit` and the timer.
+//! consulted). Retransmissions are judged by when they were last sent, as
+//! originals are: in recovery, a resent segment that RACK's clock finds lost
+//! again leaves `pipe` and is resent first (Linux `tcp_rack_mark_skb_lost`,
+//! counted as `TCPLostRetransmit`), the detection of lost retransmissions
+//! that replaced the sequence-based one of `sack_lost_retransmit` in Linux
+//! 4.4.
 //! **Deliberately different:** the reduction after a repaired loss is
 //! immediate (cwnd = ssthresh), where Linux reaches it through CWR and PRR.
 //! **Not modelled:** the RACK reordering timer (§6.3): a segment not yet

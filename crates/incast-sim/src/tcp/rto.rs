@@ -123,12 +123,17 @@ crate::settings! {
         "rto_backoff_reset" backoff_reset: BackoffReset = BackoffReset::ValidSample,
             Choice(&[("valid_sample", BackoffReset::ValidSample), ("new_ack", BackoffReset::NewAck)]);
         /// When the running retransmission timer restarts: "rfc6298" (on an
-        /// ACK of new data only, RFC 6298 (5.3)) or "fast_retransmit" (also
+        /// ACK of new data only, RFC 6298 (5.3)), "fast_retransmit" (also
         /// when a fast retransmission starts loss recovery, as ns-2's
-        /// dupack_action does with reset_rtx_timer(1,0) and Linux's
-        /// tcp_xmit_retransmit_queue does for the head of the queue).
+        /// dupack_action does with reset_rtx_timer(1,0)) or "head_retransmit"
+        /// (also whenever the head of the queue is retransmitted, as Linux's
+        /// tcp_xmit_retransmit_queue does).
         "rto_restart" restart: RtoRestart = RtoRestart::Rfc6298,
-            Choice(&[("rfc6298", RtoRestart::Rfc6298), ("fast_retransmit", RtoRestart::FastRetransmit)]);
+            Choice(&[
+                ("rfc6298", RtoRestart::Rfc6298),
+                ("fast_retransmit", RtoRestart::FastRetransmit),
+                ("head_retransmit", RtoRestart::HeadRetransmit),
+            ]);
         /// What an RTT sample is measured in: "clock" (the TCP clock: whole
         /// jiffies on a jiffy clock, as Linux before 3.15 measured them) or
         /// "us" (whole microseconds whatever the timers' granularity, as Linux

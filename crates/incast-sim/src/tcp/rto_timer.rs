@@ -18,9 +18,12 @@
 //! of new data (5.3); with `RtoConfig::restart = "fast_retransmit"` it also
 //! restarts when a fast retransmission starts loss recovery, as ns-2.35 does
 //! (`TcpAgent::dupack_action` and `NewRenoTcpAgent::dupack_action` call
-//! `reset_rtx_timer(1,0)` before the retransmission; `tcp-sack1.cc` likewise)
-//! and Linux does when it retransmits the head of its queue
-//! (`tcp_xmit_retransmit_queue`). Under RFC 6298 the timer may then expire
+//! `reset_rtx_timer(1,0)` before the retransmission; `tcp-sack1.cc` likewise);
+//! with `"head_retransmit"` it restarts whenever the head of the queue is
+//! retransmitted, in recovery or after it, as Linux does
+//! (`tcp_xmit_retransmit_queue` rearms the timer "if (skb == rtx_head)",
+//! 2.6 and 6.x alike), so a head resent again after its retransmission was
+//! lost has a whole RTO for its ACK. Under RFC 6298 the timer may then expire
 //! less than an RTO after the retransmission left, before its ACK can be
 //! back: a timeout on a retransmission that was never lost.
 //! **Not modelled:** scheduling delay of the delayed-ACK timer, of packet
@@ -37,8 +40,11 @@ pub enum RtoRestart {
     /// On an ACK of new data only (RFC 6298 (5.3)).
     #[default]
     Rfc6298,
-    /// Also when a fast retransmission starts loss recovery (ns-2.35, Linux).
+    /// Also when a fast retransmission starts loss recovery (ns-2.35).
     FastRetransmit,
+    /// Also whenever the head of the queue (SND.UNA's segment) is
+    /// retransmitted, the fast retransmission included (Linux).
+    HeadRetransmit,
 }
 
 /// Turns an RTO into the deadline of one armed retransmission timer.
@@ -63,7 +69,13 @@ impl RtoTimer {
     /// Does a fast retransmission that starts loss recovery restart the timer?
     #[inline]
     pub fn restarts_on_fast_retransmit(&self) -> bool {
-        self.restart == RtoRestart::FastRetransmit
+        self.restart != RtoRestart::Rfc6298
+    }
+
+    /// Does every retransmission of the head of the queue restart the timer?
+    #[inline]
+    pub fn restarts_on_head_retransmit(&self) -> bool {
+        self.restart == RtoRestart::HeadRetransmit
     }
 
     /// When a retransmission timer armed at `now` with timeout `rto` expires.

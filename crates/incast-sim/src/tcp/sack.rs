@@ -98,6 +98,9 @@ pub struct Scoreboard {
     rxt_high_data: Option<u64>,
     /// Every unSACKed octet below it is lost by RACK's clock (`tcp::rack_tlp`); 0 without RACK.
     rack_lost: u64,
+    /// Retransmitted octets `[start, end)` RACK's clock found lost again
+    /// (`tcp::rack_tlp`), to be resent before anything else.
+    rack_relost: Option<(u64, u64)>,
     /// ns-2.35's `Sack1` recovery in place of RFC 6675's.
     ns2: bool,
     /// ns-2's `pipe_` in bytes (it may go below zero).
@@ -122,6 +125,7 @@ impl Scoreboard {
             lost_retransmit,
             rxt_high_data: None,
             rack_lost: 0,
+            rack_relost: None,
             ns2: false,
             ns2_pipe: 0,
             deaf: false,
@@ -231,6 +235,14 @@ impl Scoreboard {
         self.rack_lost = boundary;
     }
 
+    /// RACK found the retransmitted octets `[start, end)` lost again (Linux
+    /// `tcp_rack_mark_skb_lost`: "retransmits that are lost again"): they
+    /// leave `pipe` and `NextSeg` resends them first.
+    #[inline]
+    pub fn set_rack_relost(&mut self, range: Option<(u64, u64)>) {
+        self.rack_relost = range;
+    }
+
     /// Every unSACKed octet below this offset is lost by RFC 6675 §4
     /// `IsLost`; 0 when none is. `IsLost` is monotone: fewer octets lie SACKed
     /// above a higher octet, so one boundary answers it for all.
@@ -272,9 +284,13 @@ impl Scoreboard {
     /// are unSACKed and either not lost or already retransmitted (below HighRxt).
     pub fn pipe(&self, high_ack: u64, high_data: u64) -> u64 {
         let lost = self.lost_boundary().clamp(high_ack, high_data);
+        let resent = self.high_rxt.clamp(high_ack, lost);
+        // Lost again after their retransmission: out of the network (Linux
+        // tcp_rack_mark_skb_lost takes them out of retrans_out).
+        let relost = self.rack_relost.map_or(0, |(s, e)| self.unsacked_in(s.max(high_ack), e.min(resent)));
         // "(a) If IsLost (S1) returns false: Pipe is incremented" — octets above
         // the boundary; "(b) If S1 <= HighRxt" — lost octets already resent.
-        self.unsacked_in(lost, high_data) + self.unsacked_in(high_ack, self.high_rxt.clamp(high_ack, lost))
+        self.unsacked_in(lost, high_data) + self.unsacked_in(high_ack, resent) - relost
     }
 
     /// The first unSACKed octet at or above `seq`, and where the unSACKed run
@@ -394,6 +410,7 @@ impl Scoreboard {
         self.dupacks = 0;
         self.rxt_high_data = None;
         self.rack_lost = 0;
+        self.rack_relost = None;
         if self.ns2 {
             // Sack1TcpAgent::timeout: "timeout_ = TRUE; ... scb_->ClearScoreBoard()".
             self.sacked.clear();
@@ -432,6 +449,18 @@ impl Scoreboard {
             } else {
                 None
             };
+        }
+        // A retransmission RACK found lost again goes first, as Linux's
+        // tcp_xmit_retransmit_queue resends every lost segment from the head.
+        if let Some((s, e)) = self.rack_relost {
+            let (s, run_end) = self.hole_at(s.max(high_ack));
+            let end = run_end.min(e);
+            if s < end {
+                let len = len(s, end);
+                self.rack_relost = (s + len < e).then_some((s + len, e));
+                return Some((s, len, NextSegRule::Lost));
+            }
+            self.rack_relost = None;
         }
         // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c) IsLost.
         if s2 < highest_sacked && self.is_lost(s2) {
@@ -547,6 +576,22 @@ mod tests {
         assert_eq!(b.enter_recovery(0, 10_000), (0, 1000));
         assert_eq!(b.pipe(0, 10_000), 1000);
         assert_eq!(b.next_seg(0, 10_000, 10_000, true), None, "nothing else to send");
+    }
+
+    /// Linux tcp_rack_mark_skb_lost: a retransmission RACK finds lost again
+    /// leaves the pipe (`retrans_out`) and is the next segment sent; once it
+    /// is resent, it is back in the pipe.
+    #[test]
+    fn a_retransmission_lost_again_leaves_the_pipe_and_goes_first() {
+        let mut b = board();
+        b.update(0, [(1000, 10_000)].into_iter());
+        b.enter_recovery(0, 10_000);
+        b.set_rack_relost(Some((0, 1000)));
+        assert_eq!(b.pipe(0, 10_000), 0);
+        assert_eq!(b.next_seg(0, 10_000, 12_000, true), Some((0, 1000, NextSegRule::Lost)), "before new data");
+        b.on_sent(1000, NextSegRule::Lost);
+        assert_eq!(b.pipe(0, 10_000), 1000);
+        assert_eq!(b.next_seg(0, 10_000, 12_000, true), Some((10_000, 1000, NextSegRule::New)));
     }
 
     /// RFC 6675 §4 `NextSeg`: lost holes first, lowest first; then new data;

@@ -311,7 +311,7 @@ impl Sender {
         // RFC 6675 (2) counts an ACK that SACKs new data whatever its window
         // (a SACK receiver grows its window on out-of-order data, `tcp::rcv_window`).
         if self.rack.is_some() {
-            self.rack_detect(now, ack);
+            self.rack_detect(now, ack, seg.sack().next());
         }
         let dup = ack == self.snd_una
             && self.snd_max > self.snd_una
@@ -425,11 +425,12 @@ impl Sender {
         }
     }
 
-    /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack`: note the
-    /// newest original transmission it shows delivered, then hand the
-    /// scoreboard the boundary below which every unSACKed segment is lost.
+    /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack` whose first
+    /// SACK block is `first_block`: note the newest transmission it shows
+    /// delivered, then hand the scoreboard the boundary below which every
+    /// unSACKed segment is lost, and the retransmissions lost again.
     #[inline(never)]
-    fn rack_detect(&mut self, now: SimTime, ack: u64) {
+    fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) {
         let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return };
         // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
         // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
@@ -447,11 +448,28 @@ impl Sender {
                 newest = newest.max(Some(r.sent_at));
             }
         }
+        // RFC 2018 (4): "The first SACK block ... MUST specify the contiguous
+        // block of data containing the segment which triggered this ACK": in
+        // recovery often a retransmission, sent after everything above it.
+        if let Some((start, end)) = first_block {
+            let first = self.sent.partition_point(|r| r.end <= start);
+            let mut from = self.sent.get(first.wrapping_sub(1)).map_or(0, |r| r.end);
+            for r in self.sent.range(first..) {
+                if r.end > end {
+                    break;
+                }
+                if from >= start && plausible(r) {
+                    newest = newest.max(Some(r.sent_at));
+                }
+                from = r.end;
+            }
+        }
         if let Some(sent_at) = newest {
             rack.on_delivered(sent_at, now);
         }
         if sb.is_empty() {
             sb.set_rack_lost(0);
+            sb.set_rack_relost(None);
             return;
         }
         let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
@@ -463,6 +481,30 @@ impl Sender {
             boundary = r.end;
         }
         sb.set_rack_lost(boundary);
+        // RFC 8985 (6.2 step 5) judges every segment by its latest
+        // transmission, retransmissions too ("The advantage of RACK is it
+        // applies to both original and retransmitted packet", Linux
+        // tcp_recovery.c): the lowest run of retransmitted, unSACKed segments
+        // that RACK's clock finds lost again.
+        let mut relost: Option<(u64, u64)> = None;
+        if sb.in_recovery() {
+            let mut start = ack;
+            for r in self.sent.iter().skip_while(|r| r.end <= ack) {
+                let s = std::mem::replace(&mut start, r.end).max(ack);
+                if s >= sb.high_rxt() {
+                    break;
+                }
+                let lost_again =
+                    r.retransmitted && sb.sacked_in(s, r.end) < r.end - s && rack.is_lost(r.sent_at, now, reo_wnd);
+                match (lost_again, &mut relost) {
+                    (true, Some(run)) => run.1 = r.end,
+                    (true, None) => relost = Some((s, r.end)),
+                    (false, Some(_)) => break,
+                    (false, None) => {}
+                }
+            }
+        }
+        sb.set_rack_relost(relost);
     }
 
     /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
@@ -602,8 +644,9 @@ impl Sender {
         }
     }
 
-    /// With `rto_restart = "fast_retransmit"` (ns-2, Linux): the fast
-    /// retransmission about to leave restarts the retransmission timer.
+    /// With `rto_restart = "fast_retransmit"` (ns-2) or `"head_retransmit"`
+    /// (Linux): the fast retransmission about to leave restarts the
+    /// retransmission timer.
     #[inline]
     fn restart_for_fast_retransmit(&mut self, now: SimTime, clock: &TcpClock) {
         // ns-2.35 reset_rtx_timer, which dupack_action calls: "rtt_active_ = 0".
@@ -975,6 +1018,10 @@ impl Sender {
         let retransmission = seq < self.snd_max;
         if retransmission {
             self.mark_retransmitted(seq, end.min(self.snd_max), now);
+            if seq == self.snd_una && self.timer.restarts_on_head_retransmit() {
+                // Linux tcp_xmit_retransmit_queue: "if (skb == rtx_head ...) rearm_timer = true".
+                self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
+            }
         }
         if end > self.snd_max {
             self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission });

@@ -94,3 +94,52 @@ fn without_rack_tlp_the_tail_loss_times_out() {
     assert_eq!(ep.poll_timeout(), Some(us(100) + ep.rto()));
     expire(&mut ep);
 }
+
+/// Ten segments out; 0 and 1 are lost, recovery resends both (by 110 us),
+/// the resent 0 is lost again, and at 250 us the resent 1 is SACKed.
+/// Returns the endpoint and what it sent at 250 us.
+fn lost_retransmission(cfg: &TcpConfig) -> (Endpoint, Vec<(u64, u32)>) {
+    let mut ep = with_flight(cfg, seg(10), 10);
+    recv(&mut ep, us(103), sack_ack(0, &[(2, 3)]));
+    recv(&mut ep, us(104), sack_ack(0, &[(2, 4)]));
+    recv(&mut ep, us(105), sack_ack(0, &[(2, 5)]));
+    assert!(ep.in_recovery());
+    let mut sent = drain(&mut ep, us(105));
+    for k in 6..=10 {
+        recv(&mut ep, us(100 + k), sack_ack(0, &[(2, k)]));
+        sent.extend(drain(&mut ep, us(100 + k)));
+    }
+    assert_eq!(sent, vec![(seg(0), MSS), (seg(1), MSS)], "rack_tlp = {}", cfg.rack_tlp);
+    // The first block holds the segment that triggered the ACK (RFC 2018 §4): the resent 1.
+    recv(&mut ep, us(250), sack_ack(0, &[(1, 10)]));
+    let again = drain(&mut ep, us(250));
+    (ep, again)
+}
+
+/// RFC 8985 §6.2 step 5 judges every segment by its latest transmission
+/// (Linux tcp_rack_mark_skb_lost: "retransmits that are lost again"). In
+/// [`lost_retransmission`] the resent 1 went with the resent 0 but later in
+/// sequence (Linux tcp_rack_sent_after), and RACK.rtt has passed since they
+/// left, so 0 is lost again and goes out at once. RFC 6675 alone never
+/// resends an octet twice in one recovery and waits for the timer.
+#[test]
+fn rfc8985_6_2_a_retransmission_is_lost_again_when_a_later_one_is_delivered() {
+    assert_eq!(lost_retransmission(&cfg_rack()).1, vec![(seg(0), MSS)]);
+    assert_eq!(lost_retransmission(&cfg_sack()).1, vec![]);
+}
+
+/// Linux tcp_xmit_retransmit_queue rearms the retransmission timer whenever
+/// it resends the head (`tcp.rto_restart = "head_retransmit"`): the head
+/// resent again at 250 us has a whole RTO from then. ns-2's rule
+/// (`"fast_retransmit"`) restarts it only when recovery starts, at 105 us.
+#[test]
+fn linux_every_retransmission_of_the_head_restarts_the_timer() {
+    use crate::tcp::rto::RtoRestart;
+    for (restart, armed_at) in [(RtoRestart::FastRetransmit, us(105)), (RtoRestart::HeadRetransmit, us(250))] {
+        let mut c = cfg_rack();
+        c.rto.restart = restart;
+        let (ep, again) = lost_retransmission(&c);
+        assert_eq!(again, vec![(seg(0), MSS)]);
+        assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
+    }
+}
