@@ -34,7 +34,8 @@ class Preset:
 #: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
 #: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed whenever
 #: the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
-#: (tcp_is_cwnd_limited). Presets of a Linux host include it and ``incast validate`` runs the
+#: (tcp_is_cwnd_limited); Cubic's HyStart (tcp_cubic's hystart, on since 2.6.29). Presets of a Linux host
+#: include it and ``incast validate`` runs the
 #: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
 #: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost
 #: retransmissions, which older kernels found by sequence (``tcp.sack_lost_retransmit``, in ``linux-2.6``).
@@ -44,6 +45,7 @@ LINUX_STACK: dict[str, Any] = {
     "tcp.recovery_exit": "ssthresh",
     "tcp.rto_restart": "head_retransmit",
     "tcp.cwnd_validation": "linux",
+    "tcp.cubic_hystart": True,
 }
 
 #: Every preset, by name.
@@ -68,7 +70,8 @@ PRESETS: dict[str, Preset] = {
             "lost again (tcp_rack_mark_skb_lost). incast validate runs its scenarios over this preset and "
             "the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
-            "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Not modelled yet: HyStart.",
+            "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Cubic ends slow start by HyStart "
+            "(tcp_cubic's hystart = 1: tcp.cubic_hystart).",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -93,8 +96,9 @@ PRESETS: dict[str, Preset] = {
             "§6), RTT samples counted in those jiffies (tcp.rtt_resolution clock, the default); Cubic has "
             "been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
             "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
-            "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off); lost retransmissions were "
-            "found by sequence (tcp_mark_lost_retrans: tcp.sack_lost_retransmit). The other recovery rules of "
+            "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off), nor HyStart (2.6.29); lost "
+            "retransmissions were found by sequence (tcp_mark_lost_retrans: tcp.sack_lost_retransmit). The other "
+            "recovery rules of "
             "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "
             "most three segments of it were unused; modelled by today's). Its rate-halving during "
             "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
@@ -110,6 +114,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.delayed_ack": "linux",
                 "tcp.sack_lost_retransmit": True,
                 **LINUX_STACK,
+                "tcp.cubic_hystart": False,
             },
         ),
         Preset(

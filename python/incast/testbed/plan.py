@@ -214,6 +214,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
     if not tcp.prr:
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
+    if tcp.variant == "cubic" and not tcp.cubic_hystart:
+        notes.append("tcp.cubic_hystart: the kernel's Cubic runs HyStart (tcp_cubic's hystart, not per namespace)")
     if s.link.tx_queue is not None:
         notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")
     default = Scenario(servers=1)

@@ -702,15 +702,20 @@ impl Sender {
 
     /// Drop the records `ack` covers and take at most one RTT sample from them.
     fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) {
-        let mut oldest = None;
+        let (mut oldest, mut newest) = (None, None);
         let mut retransmitted = false;
         while let Some(r) = self.sent.front() {
             if r.end > ack {
                 break;
             }
             oldest = oldest.or(Some(r.sent_at));
+            newest = Some(r.sent_at);
             retransmitted |= r.retransmitted;
             self.sent.pop_front();
+        }
+        if let (Some(sent_at), false) = (newest, retransmitted) {
+            // Linux tcp_clean_rtx_queue: "ca_rtt_us" from the newest segment acknowledged.
+            self.cc.on_rtt_sample(now, now.since(sent_at), ack, self.snd_nxt);
         }
         if self.time_one && ts_rtt.is_none() {
             return self.take_timed_sample(now, clock, ack);

@@ -31,11 +31,13 @@
 //! After restart-after-idle the epoch starts afresh at the next
 //! congestion-avoidance ACK (Linux instead shifts `epoch_start` by the idle
 //! time in `CA_EVENT_TX_START`).
-//! **Not modelled:** HyStart / HyStart++ (Linux's default slow-start exit,
-//! RFC 9406) — slow start is RFC 5681's; the ECN reduction (§4.6 `cwnd =
+//! With `cubic_hystart` on, Linux's HyStart may end slow start early
+//! (`tcp::cc::hystart`); off, slow start is RFC 5681's.
+//! **Not modelled:** HyStart++ (RFC 9406); the ECN reduction (§4.6 `cwnd =
 //! max(ssthresh, 1)` on ECE); spurious-loss undo (§4.9); the application-
 //! or cwnd-limited growth check Linux applies (`tcp_is_cwnd_limited`).
 
+use super::hystart::HyStart;
 use super::CongestionControl;
 use crate::settings::{Flag, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
@@ -59,6 +61,10 @@ crate::settings! {
         "cubic_c" c_thousandths: u32 = 400, Scaled { number: Number::POSITIVE, scale: 1000.0, min: 1, max: u32::MAX };
         /// Cubic fast convergence (RFC 9438 §4.7): release bandwidth to new flows.
         "cubic_fast_convergence" fast_convergence: bool = true, Flag;
+        /// HyStart ends slow start early on an ACK train or a rising RTT, as
+        /// Linux's tcp_cubic does by default since 2.6.29 (hystart = 1); off,
+        /// slow start runs to ssthresh or a loss (RFC 5681).
+        "cubic_hystart" hystart: bool = false, Flag;
     }
 }
 
@@ -95,6 +101,8 @@ pub struct Cubic {
     cnt_acc: u128,
     /// Carried remainder of the W_est increments.
     est_acc: u128,
+    /// HyStart, when on (boxed, as the sender keeps the algorithm inline).
+    hystart: Option<Box<HyStart>>,
 }
 
 impl Cubic {
@@ -112,6 +120,7 @@ impl Cubic {
             w_est: 0,
             cnt_acc: 0,
             est_acc: 0,
+            hystart: cfg.hystart.then(|| Box::new(HyStart::new(smss))),
         }
     }
 
@@ -244,6 +253,28 @@ impl CongestionControl for Cubic {
         // avoidance stage." (Linux `bictcp_reset` in `CA_Loss`.)
         self.w_max = 0;
         self.epoch = None;
+        if let Some(h) = &mut self.hystart {
+            h.on_timeout();
+        }
+    }
+
+    /// An RTT sample for HyStart, when on (Linux `bictcp_acked`).
+    fn on_rtt_sample(
+        &mut self,
+        now: SimTime,
+        rtt: SimDuration,
+        snd_una: u64,
+        snd_nxt: u64,
+        cwnd: u64,
+        in_slow_start: bool,
+    ) -> bool {
+        let Some(h) = &mut self.hystart else { return false };
+        // "Discard delay samples right after fast recovery": within a second (HZ
+        // jiffies) of the start of a congestion-avoidance epoch.
+        if self.epoch.is_some_and(|e| now.since(e) < SimDuration::from_millis(1_000)) {
+            return false;
+        }
+        h.on_rtt_sample(now, rtt, snd_una, snd_nxt, cwnd, in_slow_start)
     }
 
     /// The window restarts after idle (or at a GIP stripe-unit head): the

@@ -18,13 +18,16 @@
 //! **Deliberately different:** dispatch is a `match` over [`Algorithm`], not
 //! a table of function pointers or a trait object, so that the per-ACK path
 //! has no indirect call and the state stays inline in the sender.
+//! Per-ACK RTT samples (Linux `pkts_acked`) reach the algorithm too, for
+//! Cubic's HyStart ([`hystart`]), which may end slow start.
 //! **Not modelled:** the hooks Linux has and none of these algorithms needs
 //! here: `undo_cwnd` (a spurious timeout's undo restores cwnd and ssthresh
-//! directly, `tcp::spurious`), `pkts_acked` RTT samples, `cong_control`
-//! (rate-based algorithms such as BBR), and pacing.
+//! directly, `tcp::spurious`), `cong_control` (rate-based algorithms such as
+//! BBR), and pacing.
 
 pub mod cubic;
 pub mod dctcp;
+pub mod hystart;
 pub mod reno;
 mod window;
 
@@ -61,6 +64,22 @@ pub trait CongestionControl {
     /// The window restarts from a small value: after idle (RFC 5681 §4.1) or
     /// at a GIP stripe-unit head (Linux `CA_EVENT_TX_START`).
     fn on_restart(&mut self) {}
+
+    /// An ACK at `now` gave the RTT sample `rtt` of the newest segment it
+    /// covers (Linux `pkts_acked`), with SND.UNA `snd_una`, SND.NXT
+    /// `snd_nxt`, window `cwnd`, in slow start when `in_slow_start`. True
+    /// when slow start must end now (ssthresh = cwnd).
+    fn on_rtt_sample(
+        &mut self,
+        _now: SimTime,
+        _rtt: SimDuration,
+        _snd_una: u64,
+        _snd_nxt: u64,
+        _cwnd: u64,
+        _in_slow_start: bool,
+    ) -> bool {
+        false
+    }
 
     /// True when the algorithm needs ECN: data segments are ECT and
     /// [`CongestionControl::on_ecn_echo`] sees every ACK (Linux
@@ -127,6 +146,18 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn on_restart(&mut self) {
         dispatch!(self, a => a.on_restart())
+    }
+    #[inline]
+    fn on_rtt_sample(
+        &mut self,
+        now: SimTime,
+        rtt: SimDuration,
+        snd_una: u64,
+        snd_nxt: u64,
+        cwnd: u64,
+        in_slow_start: bool,
+    ) -> bool {
+        dispatch!(self, a => a.on_rtt_sample(now, rtt, snd_una, snd_nxt, cwnd, in_slow_start))
     }
     #[inline]
     fn needs_ecn(&self) -> bool {

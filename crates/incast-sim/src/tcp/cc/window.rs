@@ -19,8 +19,10 @@
 //! sizes recovery.
 //! With `cwnd_validation = "linux"` an ACK grows the window only while it
 //! limits the sender (`tcp::cwnd_validation`).
+//! The algorithm may end slow start on an RTT sample (Cubic's HyStart,
+//! `tcp::cc::hystart`): ssthresh then takes cwnd's value.
 //! **Not modelled:** the gradual cwnd decay of RFC 2861 / RFC 7661 after
-//! idle or application-limited periods; HyStart (RFC 9406).
+//! idle or application-limited periods.
 
 use super::reno::half_flight;
 use super::{Algorithm, CongestionControl};
@@ -142,6 +144,17 @@ impl CongestionWindow {
             self.cwnd += acked.min(self.smss);
         } else {
             self.cwnd = self.algorithm.cong_avoid(self.cwnd, acked, now, srtt);
+        }
+    }
+
+    /// An ACK at `now` gave the RTT sample `rtt` of the newest segment it
+    /// covers, with SND.UNA `snd_una` and SND.NXT `snd_nxt`: the algorithm
+    /// may end slow start (Linux `hystart_update`: "tp->snd_ssthresh = tcp_snd_cwnd(tp)").
+    #[inline]
+    pub fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, snd_una: u64, snd_nxt: u64) {
+        let in_slow_start = self.slow_start && self.cwnd < self.ssthresh;
+        if self.algorithm.on_rtt_sample(now, rtt, snd_una, snd_nxt, self.cwnd, in_slow_start) {
+            self.ssthresh = self.cwnd;
         }
     }
 

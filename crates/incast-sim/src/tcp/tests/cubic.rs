@@ -54,3 +54,26 @@ fn rfc9438_4_3_first_congestion_avoidance_ack_is_reno_friendly() {
     recv(&mut reno, us(100), ack(seg(1)));
     assert_eq!(reno.cwnd(), 10_100);
 }
+
+/// Linux tcp_cubic HyStart (`tcp.cubic_hystart`): a 40-segment response, IW
+/// 10, the ACKs coming back 60 µs apart at a 100 µs RTT. Once cwnd reaches
+/// 16 segments, the round's ACK train is longer than half the minimum RTT,
+/// so slow start ends there (ssthresh = cwnd) instead of running on.
+#[test]
+fn hystart_ends_slow_start_at_sixteen_segments_on_an_ack_train() {
+    let slow_start_end = |hystart: bool| {
+        let cfg = TcpConfig { cubic: CubicConfig { hystart, ..CubicConfig::default() }, ..cubic_cfg() };
+        let mut ep = with_flight(&cfg, seg(40), 10);
+        let mut sent = 10;
+        let mut t = 100;
+        for acked in 1..=30 {
+            recv(&mut ep, us(t), ack(seg(acked)));
+            sent += drain(&mut ep, us(t)).len() as u64;
+            t += 60;
+        }
+        assert_eq!(sent, 40, "the whole response went out");
+        ep.ssthresh()
+    };
+    assert_eq!(slow_start_end(true), 16 * MSS as u64);
+    assert_eq!(slow_start_end(false), u64::MAX, "RFC 5681: still in slow start");
+}
