@@ -244,7 +244,7 @@ def test_settings_lists_every_setting_from_the_engine_schema(capsys: pytest.Capt
 def test_named_options_take_their_help_from_the_setting_they_stand_for(capsys: pytest.CaptureFixture[str]) -> None:
     """The CLI restates no doc: --rto-min's help is the engine's doc line of tcp.rto_min."""
     doc = next(s["doc"] for s in schema() if s["name"] == "tcp.rto_min")
-    assert setting_help("tcp.rto_min") == f"{doc.split('. ')[0].rstrip('.')}. \\[tcp.rto_min]"
+    assert setting_help("tcp.rto_min") == f"{doc.split('. ')[0].rstrip('.')}. [tcp.rto_min]"
     for flag, name in OPTION_FIELDS.items():
         assert name in settings(), f"--{flag} stands for {name}, which the engine does not have"
 
@@ -259,7 +259,7 @@ def test_a_servers_file_that_is_not_utf8_is_one_line(tmp_path: Path, capsys: pyt
 #: Never imported by ``incast --help`` or a verb's ``--help``: the table, plot and cluster
 #: libraries, and the incast modules a verb imports only when it runs.
 NOT_AT_START = (
-    "pandas", "pyarrow", "matplotlib", "dask", "numpy",
+    "pandas", "pyarrow", "matplotlib", "dask", "numpy", "rich",
     "incast.result", "incast.presets", "incast.topology", "incast.labels", "incast.experiment",
     "incast.sweep", "incast.report", "incast.plots", "incast.testbed", "incast.reference.ns2",
 )  # fmt: skip

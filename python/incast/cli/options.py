@@ -18,7 +18,6 @@ import sys
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.markup import escape
 
 from incast.errors import ScenarioError
 
@@ -98,7 +97,7 @@ def setting_help(name: str) -> str:
     """The first sentence of a setting's doc line, and its dotted name."""
     doc: str = _settings()[name]["doc"]
     first = doc.split(". ")[0].rstrip(".")
-    return f"{first}. {escape(f'[{name}]')}"
+    return f"{first}. [{name}]"
 
 
 def setting_option(flag: str, name: str, metavar: str | None = None) -> Any:

@@ -26,7 +26,7 @@ if TYPE_CHECKING:
 __all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
 
 QuickOption = Annotated[
-    bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's \\[quick] table).")
+    bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's [quick] table).")
 ]
 OutOption = Annotated[str, typer.Option("--out", metavar="DIR", help="Results root; each experiment writes DIR/NAME/.")]
 DaskOption = Annotated[
