@@ -214,6 +214,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
     if not tcp.prr:
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
+    if tcp.restart_after_idle and tcp.idle_restart != "linux":
+        notes.append("tcp.idle_restart: after idle the kernel halves cwnd per idle RTO (tcp_cwnd_restart)")
     if tcp.variant == "cubic" and not tcp.cubic_hystart:
         notes.append("tcp.cubic_hystart: the kernel's Cubic runs HyStart (tcp_cubic's hystart, not per namespace)")
     if s.link.tx_queue is not None:

@@ -69,7 +69,8 @@ crate::settings! {
     /// - `recovery_burst`: off — RFC 5681 and RFC 6582 send whatever the window
     ///   allows; ns-2.35's NewReno agent caps it at two per ACK (`tcp::newreno`).
     /// - `idle_restart`: `rfc5681` — RFC 5681 (4.1), as Linux counts idle time
-    ///   (`lsndtime`); `ns2` is ns-2.35's timer-driven restart (`tcp::idle_restart`).
+    ///   (`lsndtime`); `linux` is Linux's gradual restart (`tcp_cwnd_restart`),
+    ///   `ns2` ns-2.35's timer-driven restart (`tcp::idle_restart`).
     /// - `ssthresh_rule`: `rfc5681` — RFC 5681 (3.1) eq. (4), the RFC the
     ///   simulator follows; `ns2` is ns-2.35's `TcpAgent::slowdown` (see
     ///   [`SsthreshRule`]).
@@ -192,11 +193,13 @@ crate::settings! {
         /// min(init_cwnd, cwnd) (RFC 5681 4.1; Linux tcp_slow_start_after_idle).
         "restart_after_idle" restart_after_idle: bool = true, Flag;
         /// With restart_after_idle: "rfc5681" (idle counted from the last data
-        /// sent; cwnd = min(IW, cwnd)) or "ns2" (the retransmission timer the last
-        /// ACK of new data re-armed expires with nothing outstanding; cwnd = one
-        /// segment, as ns-2.35's one-way agent does).
+        /// sent; cwnd = min(IW, cwnd)), "linux" (idle counted the same way; cwnd
+        /// halved once per RTO of idle down to min(IW, cwnd), ssthresh raised to
+        /// 3/4 cwnd first, as Linux's tcp_cwnd_restart does) or "ns2" (the
+        /// retransmission timer the last ACK of new data re-armed expires with
+        /// nothing outstanding; cwnd = one segment, as ns-2.35's one-way agent does).
         "idle_restart" idle_restart: IdleRule = IdleRule::Rfc5681,
-            Choice(&[("rfc5681", IdleRule::Rfc5681), ("ns2", IdleRule::Ns2)]);
+            Choice(&[("rfc5681", IdleRule::Rfc5681), ("linux", IdleRule::Linux), ("ns2", IdleRule::Ns2)]);
         /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
         "sack" sack: bool = false, Flag;
         /// SACK recovery re-marks a retransmitted hole as lost once data sent

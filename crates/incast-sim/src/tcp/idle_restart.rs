@@ -15,9 +15,11 @@
 //! `slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)` (`slow_start_restart_` and
 //! `restart_bugfix_` on): idle counts from the last ACK of new data and the
 //! window restarts at one segment, ssthresh untouched.
-//! DEVIATION (Linux `tcp_cwnd_restart`): Linux halves cwnd once per idle RTO
-//! down to RW (the RFC 2861 decay) and raises ssthresh to ¾·cwnd first; we
-//! apply the RFC 5681 restart window in one step and leave ssthresh alone.
+//! With `IdleRule::Linux` the window restarts as Linux's `tcp_cwnd_restart`
+//! does it (the RFC 2861 decay): ssthresh rises to ¾·cwnd first
+//! (`tcp_current_ssthresh`), then cwnd is halved once for every whole RTO of
+//! idle time beyond the first, never below RW (`tcp::cc`); RFC 5681's rule
+//! applies RW in one step and leaves ssthresh alone.
 //! **Not modelled:** cwnd validation for application-limited periods
 //! (RFC 2861 §3 / RFC 7661), pacing after idle.
 
@@ -29,6 +31,9 @@ pub enum IdleRule {
     /// RFC 5681 (4.1): no data sent for longer than the RTO; cwnd = min(IW, cwnd).
     #[default]
     Rfc5681,
+    /// Linux `tcp_cwnd_restart`: idle counted as RFC 5681 counts it; cwnd
+    /// halved per RTO of idle down to min(IW, cwnd), ssthresh ≥ ¾·cwnd.
+    Linux,
     /// ns-2.35: the retransmission timer re-armed by the last ACK of new data
     /// expired with nothing outstanding; cwnd = one segment.
     Ns2,
@@ -59,9 +64,15 @@ impl IdleRestart {
     /// A data segment went out at `now`.
     #[inline]
     pub fn on_send(&mut self, now: SimTime) {
-        if self.rule == IdleRule::Rfc5681 {
+        if self.rule != IdleRule::Ns2 {
             self.since = Some(now);
         }
+    }
+
+    /// How long the sender has been idle at `now` (Linux `tcp_jiffies32 - lsndtime`).
+    #[inline]
+    pub fn idle(&self, now: SimTime) -> SimDuration {
+        SimDuration(self.since.map_or(0, |t| now.0.saturating_sub(t.0)))
     }
 
     /// An ACK of new data arrived at `now` (it re-arms ns-2's timer).
@@ -83,7 +94,7 @@ impl IdleRestart {
             && self.since.is_some_and(|t| {
                 let idle = now.0.saturating_sub(t.0);
                 match self.rule {
-                    IdleRule::Rfc5681 => idle > rto.0,
+                    IdleRule::Rfc5681 | IdleRule::Linux => idle > rto.0,
                     // ns-2 `TcpAgent::timeout` fires at exactly the RTO after the last ACK.
                     IdleRule::Ns2 => idle >= rto.0,
                 }

@@ -994,6 +994,7 @@ impl Sender {
         if self.idle.due(now, self.rto.rto()) {
             match self.idle.rule() {
                 IdleRule::Rfc5681 => self.cc.on_idle_restart(),
+                IdleRule::Linux => self.cc.on_linux_idle_restart(self.idle.idle(now), self.rto.rto()),
                 // ns-2 `slowdown(CLOSE_CWND_ONE)`.
                 IdleRule::Ns2 => self.cc.restart_at(self.mss),
             }

@@ -207,6 +207,23 @@ impl CongestionWindow {
         self.algorithm.on_restart();
     }
 
+    /// Linux `tcp_cwnd_restart` after `idle` with no data sent, the RTO being
+    /// `rto`: ssthresh = max(ssthresh, ¾·cwnd) (`tcp_current_ssthresh`), then
+    /// cwnd halved "while ((delta -= icsk_rto) > 0 && cwnd > restart_cwnd)",
+    /// at least RW = min(IW, cwnd). Counted in whole segments, as Linux does.
+    pub fn on_linux_idle_restart(&mut self, idle: SimDuration, rto: SimDuration) {
+        let segments = self.cwnd / self.smss;
+        self.ssthresh = self.ssthresh.max(((segments >> 1) + (segments >> 2)) * self.smss);
+        let restart = (self.iw / self.smss).min(segments);
+        let (mut cwnd, mut delta) = (segments, idle.as_ps());
+        while delta > rto.as_ps() && cwnd > restart {
+            delta -= rto.as_ps();
+            cwnd >>= 1;
+        }
+        self.cwnd = cwnd.max(restart).max(1) * self.smss;
+        self.algorithm.on_restart();
+    }
+
     /// Restart from a window of `cwnd` bytes, in slow start up to ssthresh
     /// (GIP §V-C, at the head of each stripe unit; `tcp::gip`).
     pub fn restart_at(&mut self, cwnd: u64) {
@@ -340,6 +357,27 @@ mod tests {
         w.set_cwnd(4 * MSS);
         w.on_idle_restart();
         assert_eq!(w.cwnd(), 4 * MSS);
+    }
+
+    /// Linux tcp_cwnd_restart: with cwnd 40 segments and IW 10, ssthresh
+    /// rises to 30 (3/4 cwnd) and cwnd halves once per RTO of idle beyond
+    /// the first, never below min(IW, cwnd): 20 after 1.5 RTOs, 10 after 2.5
+    /// and 10 after ten; RFC 5681 goes to 10 at once.
+    #[test]
+    fn linux_idle_restart_halves_once_per_idle_rto() {
+        let rto = SimDuration::from_millis(200);
+        for (idle_ms, cwnd) in [(300, 20), (500, 10), (2_000, 10)] {
+            let mut w = window(true);
+            w.on_sack_recovery(80 * MSS);
+            w.set_cwnd(40 * MSS);
+            w.on_linux_idle_restart(SimDuration::from_millis(idle_ms), rto);
+            assert_eq!((w.cwnd(), w.ssthresh()), (cwnd * MSS, 40 * MSS), "{idle_ms} ms idle");
+        }
+        let mut w = window(true);
+        w.on_sack_recovery(20 * MSS);
+        w.set_cwnd(40 * MSS);
+        w.on_linux_idle_restart(SimDuration::from_millis(300), rto);
+        assert_eq!((w.cwnd(), w.ssthresh()), (20 * MSS, 30 * MSS), "ssthresh = max(ssthresh, 3/4 cwnd)");
     }
 
     /// RFC 6675 (5 step 4.2): SACK recovery sets ssthresh = cwnd = FlightSize/2, no inflation.
