@@ -453,7 +453,7 @@ impl Sender {
         // recovery often a retransmission, sent after everything above it.
         if let Some((start, end)) = first_block {
             let first = self.sent.partition_point(|r| r.end <= start);
-            let mut from = self.sent.get(first.wrapping_sub(1)).map_or(0, |r| r.end);
+            let mut from = self.sent.get(first.wrapping_sub(1)).map_or(self.snd_una, |r| r.end);
             for r in self.sent.range(first..) {
                 if r.end > end {
                     break;

@@ -20,9 +20,11 @@
 //! With `cwnd_validation = "linux"` an ACK grows the window only while it
 //! limits the sender (`tcp::cwnd_validation`).
 //! The algorithm may end slow start on an RTT sample (Cubic's HyStart,
-//! `tcp::cc::hystart`): ssthresh then takes cwnd's value.
-//! **Not modelled:** the gradual cwnd decay of RFC 2861 / RFC 7661 after
-//! idle or application-limited periods.
+//! `tcp::cc::hystart`): ssthresh then takes cwnd's value. After idle,
+//! Linux's restart instead of RFC 5681's halves cwnd per idle RTO
+//! (`tcp_cwnd_restart`, `tcp::idle_restart`).
+//! **Not modelled:** the decay of RFC 2861 / RFC 7661 over
+//! application-limited periods.
 
 use super::reno::half_flight;
 use super::{Algorithm, CongestionControl};
