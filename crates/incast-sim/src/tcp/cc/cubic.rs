@@ -38,7 +38,7 @@
 //! or cwnd-limited growth check Linux applies (`tcp_is_cwnd_limited`).
 
 use super::hystart::HyStart;
-use super::CongestionControl;
+use super::{CongestionControl, RttSample};
 use crate::settings::{Flag, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
 
@@ -259,22 +259,14 @@ impl CongestionControl for Cubic {
     }
 
     /// An RTT sample for HyStart, when on (Linux `bictcp_acked`).
-    fn on_rtt_sample(
-        &mut self,
-        now: SimTime,
-        rtt: SimDuration,
-        snd_una: u64,
-        snd_nxt: u64,
-        cwnd: u64,
-        in_slow_start: bool,
-    ) -> bool {
+    fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {
         let Some(h) = &mut self.hystart else { return false };
         // "Discard delay samples right after fast recovery": within a second (HZ
         // jiffies) of the start of a congestion-avoidance epoch.
-        if self.epoch.is_some_and(|e| now.since(e) < SimDuration::from_millis(1_000)) {
+        if self.epoch.is_some_and(|e| sample.now.since(e) < SimDuration::from_millis(1_000)) {
             return false;
         }
-        h.on_rtt_sample(now, rtt, snd_una, snd_nxt, cwnd, in_slow_start)
+        h.on_rtt_sample(sample)
     }
 
     /// The window restarts after idle (or at a GIP stripe-unit head): the

@@ -24,7 +24,7 @@
 //! up to 1 ms.
 //! **Not modelled:** HyStart++ (RFC 9406), which Linux does not run.
 
-use crate::time::{SimDuration, SimTime};
+use super::RttSample;
 
 /// Linux `hystart_low_window`: segments below which HyStart does not act.
 const LOW_WINDOW: u64 = 16;
@@ -72,19 +72,10 @@ impl HyStart {
         }
     }
 
-    /// An ACK at `now` gave the RTT sample `rtt`; SND.UNA is `snd_una`,
-    /// SND.NXT `snd_nxt` and the window `cwnd` bytes, in slow start when
-    /// `in_slow_start`. True when slow start must end now (Linux
+    /// An ACK's RTT `sample`: true when slow start must end now (Linux
     /// `bictcp_acked` and `hystart_update` set ssthresh to cwnd).
-    pub fn on_rtt_sample(
-        &mut self,
-        now: SimTime,
-        rtt: SimDuration,
-        snd_una: u64,
-        snd_nxt: u64,
-        cwnd: u64,
-        in_slow_start: bool,
-    ) -> bool {
+    pub fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {
+        let RttSample { now, rtt, snd_una, snd_nxt, cwnd, in_slow_start } = *sample;
         let delay = (rtt.as_ps() / PS_PER_US).max(1);
         // "first time call or link delay decreases"
         if self.delay_min == 0 || self.delay_min > delay {
@@ -135,6 +126,7 @@ impl HyStart {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::time::{SimDuration, SimTime};
 
     const MSS: u64 = 1000;
 
@@ -144,6 +136,9 @@ mod tests {
     fn rtt(v: u64) -> SimDuration {
         SimDuration::from_micros(v)
     }
+    fn at(now: SimTime, rtt: SimDuration, snd_una: u64, snd_nxt: u64, cwnd: u64, in_slow_start: bool) -> RttSample {
+        RttSample { now, rtt, snd_una, snd_nxt, cwnd, in_slow_start }
+    }
 
     /// Linux hystart_update, ACK-train detection: with 16 segments of window
     /// and ACKs 60 µs apart at a 100 µs minimum RTT, slow start ends once the
@@ -152,9 +147,9 @@ mod tests {
     fn the_ack_train_ends_slow_start_past_half_the_minimum_rtt() {
         let mut h = HyStart::new(MSS);
         let cwnd = 16 * MSS;
-        assert!(!h.on_rtt_sample(us(1_000), rtt(100), 1_000, 20_000, cwnd, true), "the round starts");
-        assert!(h.on_rtt_sample(us(1_060), rtt(100), 2_000, 20_000, cwnd, true), "60 µs > 100 µs / 2");
-        assert!(!h.on_rtt_sample(us(1_120), rtt(100), 3_000, 20_000, cwnd, true), "found: off until a timeout");
+        assert!(!h.on_rtt_sample(&at(us(1_000), rtt(100), 1_000, 20_000, cwnd, true)), "the round starts");
+        assert!(h.on_rtt_sample(&at(us(1_060), rtt(100), 2_000, 20_000, cwnd, true)), "60 µs > 100 µs / 2");
+        assert!(!h.on_rtt_sample(&at(us(1_120), rtt(100), 3_000, 20_000, cwnd, true)), "found: off until a timeout");
     }
 
     /// hystart_low_window: below 16 segments neither detector acts, however
@@ -163,8 +158,8 @@ mod tests {
     fn nothing_below_sixteen_segments_or_outside_slow_start() {
         let mut h = HyStart::new(MSS);
         for k in 0..40 {
-            assert!(!h.on_rtt_sample(us(1_000 + 60 * k), rtt(100 + 500 * k), k * MSS, 50_000, 15 * MSS, true));
-            assert!(!h.on_rtt_sample(us(1_030 + 60 * k), rtt(100 + 500 * k), k * MSS, 50_000, 40 * MSS, false));
+            assert!(!h.on_rtt_sample(&at(us(1_000 + 60 * k), rtt(100 + 500 * k), k * MSS, 50_000, 15 * MSS, true)));
+            assert!(!h.on_rtt_sample(&at(us(1_030 + 60 * k), rtt(100 + 500 * k), k * MSS, 50_000, 40 * MSS, false)));
         }
     }
 
@@ -177,12 +172,12 @@ mod tests {
         for (later, ends) in [(4_100, false), (4_101, true)] {
             let mut h = HyStart::new(MSS);
             let cwnd = 20 * MSS;
-            assert!(!h.on_rtt_sample(us(0), rtt(100), 1_000, 2_000, cwnd, true), "delay_min 100 µs; round 1");
+            assert!(!h.on_rtt_sample(&at(us(0), rtt(100), 1_000, 2_000, cwnd, true)), "delay_min 100 µs; round 1");
             // Round 2 starts past SND.NXT 2,000.
             for k in 0..8 {
-                assert!(!h.on_rtt_sample(us(3_000 * (k + 1)), rtt(later), 3_000 + k, 90_000, cwnd, true));
+                assert!(!h.on_rtt_sample(&at(us(3_000 * (k + 1)), rtt(later), 3_000 + k, 90_000, cwnd, true)));
             }
-            assert_eq!(h.on_rtt_sample(us(30_000), rtt(later), 4_000, 90_000, cwnd, true), ends, "{later} µs");
+            assert_eq!(h.on_rtt_sample(&at(us(30_000), rtt(later), 4_000, 90_000, cwnd, true)), ends, "{later} µs");
         }
     }
 
@@ -190,10 +185,10 @@ mod tests {
     #[test]
     fn a_timeout_rearms_it() {
         let mut h = HyStart::new(MSS);
-        h.on_rtt_sample(us(1_000), rtt(100), 1_000, 20_000, 16 * MSS, true);
-        assert!(h.on_rtt_sample(us(1_060), rtt(100), 2_000, 20_000, 16 * MSS, true));
+        h.on_rtt_sample(&at(us(1_000), rtt(100), 1_000, 20_000, 16 * MSS, true));
+        assert!(h.on_rtt_sample(&at(us(1_060), rtt(100), 2_000, 20_000, 16 * MSS, true)));
         h.on_timeout();
-        h.on_rtt_sample(us(9_000), rtt(100), 21_000, 40_000, 16 * MSS, true);
-        assert!(h.on_rtt_sample(us(9_060), rtt(100), 22_000, 40_000, 16 * MSS, true));
+        h.on_rtt_sample(&at(us(9_000), rtt(100), 21_000, 40_000, 16 * MSS, true));
+        assert!(h.on_rtt_sample(&at(us(9_060), rtt(100), 22_000, 40_000, 16 * MSS, true)));
     }
 }

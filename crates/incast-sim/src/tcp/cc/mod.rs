@@ -39,6 +39,23 @@ use cubic::Cubic;
 use dctcp::Dctcp;
 use reno::Reno;
 
+/// What an ACK tells the algorithm with its RTT sample (Linux `struct ack_sample`).
+#[derive(Clone, Copy, Debug)]
+pub struct RttSample {
+    /// When the ACK arrived.
+    pub now: SimTime,
+    /// The RTT of the newest segment it covers (Linux `ca_rtt_us`).
+    pub rtt: SimDuration,
+    /// SND.UNA after it.
+    pub snd_una: u64,
+    /// SND.NXT.
+    pub snd_nxt: u64,
+    /// cwnd in bytes.
+    pub cwnd: u64,
+    /// cwnd < ssthresh with slow start on.
+    pub in_slow_start: bool,
+}
+
 /// The hooks of one congestion-control algorithm (Linux `tcp_congestion_ops`).
 ///
 /// The caller owns cwnd and ssthresh ([`CongestionWindow`]); an algorithm
@@ -65,19 +82,9 @@ pub trait CongestionControl {
     /// at a GIP stripe-unit head (Linux `CA_EVENT_TX_START`).
     fn on_restart(&mut self) {}
 
-    /// An ACK at `now` gave the RTT sample `rtt` of the newest segment it
-    /// covers (Linux `pkts_acked`), with SND.UNA `snd_una`, SND.NXT
-    /// `snd_nxt`, window `cwnd`, in slow start when `in_slow_start`. True
-    /// when slow start must end now (ssthresh = cwnd).
-    fn on_rtt_sample(
-        &mut self,
-        _now: SimTime,
-        _rtt: SimDuration,
-        _snd_una: u64,
-        _snd_nxt: u64,
-        _cwnd: u64,
-        _in_slow_start: bool,
-    ) -> bool {
+    /// An ACK gave an RTT sample (Linux `pkts_acked`). True when slow start
+    /// must end now (ssthresh = cwnd).
+    fn on_rtt_sample(&mut self, _sample: &RttSample) -> bool {
         false
     }
 
@@ -148,16 +155,8 @@ impl CongestionControl for Algorithm {
         dispatch!(self, a => a.on_restart())
     }
     #[inline]
-    fn on_rtt_sample(
-        &mut self,
-        now: SimTime,
-        rtt: SimDuration,
-        snd_una: u64,
-        snd_nxt: u64,
-        cwnd: u64,
-        in_slow_start: bool,
-    ) -> bool {
-        dispatch!(self, a => a.on_rtt_sample(now, rtt, snd_una, snd_nxt, cwnd, in_slow_start))
+    fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {
+        dispatch!(self, a => a.on_rtt_sample(sample))
     }
     #[inline]
     fn needs_ecn(&self) -> bool {

@@ -27,7 +27,7 @@
 //! application-limited periods.
 
 use super::reno::half_flight;
-use super::{Algorithm, CongestionControl};
+use super::{Algorithm, CongestionControl, RttSample};
 use crate::tcp::cwnd_validation::{CwndUsage, CwndValidation};
 use crate::time::{SimDuration, SimTime};
 
@@ -155,7 +155,8 @@ impl CongestionWindow {
     #[inline]
     pub fn on_rtt_sample(&mut self, now: SimTime, rtt: SimDuration, snd_una: u64, snd_nxt: u64) {
         let in_slow_start = self.slow_start && self.cwnd < self.ssthresh;
-        if self.algorithm.on_rtt_sample(now, rtt, snd_una, snd_nxt, self.cwnd, in_slow_start) {
+        let sample = RttSample { now, rtt, snd_una, snd_nxt, cwnd: self.cwnd, in_slow_start };
+        if self.algorithm.on_rtt_sample(&sample) {
             self.ssthresh = self.cwnd;
         }
     }
