@@ -50,6 +50,9 @@ scenarios = st.fixed_dictionaries(
                 "rack_tlp": st.booleans(),
                 "prr": st.booleans(),
                 "cwnd_validation": st.sampled_from(["off", "linux"]),
+                "idle_restart": st.sampled_from(["rfc5681", "linux"]),
+                "rto_restart": st.sampled_from(["rfc6298", "head_retransmit"]),
+                "cubic_hystart": st.booleans(),
             }
         ),
         "workload": st.fixed_dictionaries(
@@ -154,8 +157,9 @@ windowed = st.fixed_dictionaries(
                 "recovery_exit": st.sampled_from(["flight", "ssthresh"]),
                 "recovery_burst": st.sampled_from(["off", 2]),
                 "ssthresh_rule": st.sampled_from(["rfc5681", "ns2"]),
-                "idle_restart": st.sampled_from(["rfc5681", "ns2"]),
-                "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit"]),
+                "idle_restart": st.sampled_from(["rfc5681", "linux", "ns2"]),
+                "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit", "head_retransmit"]),
+                "cubic_hystart": st.booleans(),
                 "partial_ack_window": st.sampled_from(["deflate", "ns2", "ssthresh"]),
                 "sack_recovery": st.sampled_from(["rfc6675", "ns2"]),
                 "rtt_timing": st.sampled_from(["every_ack", "ns2"]),
