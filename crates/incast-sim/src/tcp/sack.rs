@@ -344,7 +344,7 @@ impl Scoreboard {
     #[cold]
     fn ns2_on_cumulative_ack(&mut self, high_ack: u64) -> bool {
         self.deaf = false;
-        if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack < rp) {
+        if self.is_partial(high_ack) {
             // Sack1TcpAgent::recv: a partial ACK, "--pipe_" once more.
             self.ns2_pipe -= self.smss as i64;
             return false;
