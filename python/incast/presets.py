@@ -35,7 +35,8 @@ class Preset:
 #: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed whenever
 #: the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
 #: (tcp_is_cwnd_limited); the window after idle halved per idle RTO (tcp_cwnd_restart); Cubic's HyStart
-#: (tcp_cubic's hystart, on since 2.6.29). Presets of a Linux host
+#: (tcp_cubic's hystart, on since 2.6.29); PRR as tcp_cwnd_reduction counts it, every retransmission
+#: within its quota (tcp.prr_flavor, read where tcp.prr is on). Presets of a Linux host
 #: include it and ``incast validate`` runs the
 #: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
 #: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost
@@ -48,6 +49,7 @@ LINUX_STACK: dict[str, Any] = {
     "tcp.cwnd_validation": "linux",
     "tcp.idle_restart": "linux",
     "tcp.cubic_hystart": True,
+    "tcp.prr_flavor": "linux",
 }
 
 #: Every preset, by name.
@@ -69,7 +71,8 @@ PRESETS: dict[str, Preset] = {
             "first duplicate ACKs, leaves recovery at ssthresh (tcp_end_cwnd_reduction), rearms the "
             "retransmission timer whenever it retransmits the head (tcp_xmit_retransmit_queue) and grows "
             "cwnd only while it limits the sender (tcp_is_cwnd_limited), halves it per RTO of idle "
-            "(tcp_cwnd_restart); RACK also finds retransmissions "
+            "(tcp_cwnd_restart), and sends within PRR's quota as tcp_cwnd_reduction counts it, in whole "
+            "packets, the head a partial ACK leaves included (tcp.prr_flavor linux); RACK also finds retransmissions "
             "lost again (tcp_rack_mark_skb_lost). incast validate runs its scenarios over this preset and "
             "the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "

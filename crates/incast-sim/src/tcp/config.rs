@@ -20,6 +20,7 @@ use super::delayed_ack::DelayedAckConfig;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
 use super::newreno::{PartialAckWindow, RecoveryExit};
+use super::prr::PrrFlavor;
 use super::rcv_window::RcvWindowRule;
 use super::rto::RtoConfig;
 use super::sack::SackRecovery;
@@ -84,6 +85,8 @@ crate::settings! {
     /// - `prr`: false — RFC 6675 alone (cwnd = ssthresh at once) or RFC
     ///   5681's inflation without SACK, as the papers' stacks ran; the `linux`
     ///   preset turns it on (`tcp::prr`, with or without SACK as Linux runs it).
+    /// - `prr_flavor`: `rfc6937` — the RFC; `linux` is what the kernel runs,
+    ///   in the `linux` preset (`tcp::prr`).
     /// - `rack_tlp`: false — RFC 6675's duplicate-ACK rules alone, as the
     ///   papers' stacks recovered; the `linux` preset turns it on (Linux 4.4+
     ///   runs RACK, 3.10+ TLP). Needs `sack`.
@@ -219,6 +222,13 @@ crate::settings! {
         /// ssthresh/RecoverFS delivered (Linux since 3.2; without SACK it counts
         /// duplicate ACKs as delivered segments, as Linux does).
         "prr" prr: bool = false, Flag;
+        /// Whose PRR: "rfc6937" (in bytes, RecoverFS the data outstanding, the
+        /// reduction bound's extra segment on every ACK) or "linux"
+        /// (tcp_cwnd_reduction: in packets, divided by the cwnd before recovery,
+        /// the extra segment only on an ACK that advanced SND.UNA and marked
+        /// nothing newly lost, at least the fast retransmission at first).
+        "prr_flavor" prr_flavor: PrrFlavor = PrrFlavor::Rfc6937,
+            Choice(&[("rfc6937", PrrFlavor::Rfc6937), ("linux", PrrFlavor::Linux)]);
         /// RACK-TLP (RFC 8985) with SACK: segments sent before a delivered one
         /// are lost once an RTT and a reordering window have passed, and a
         /// tail loss probe goes out 2·SRTT after the last send (Linux

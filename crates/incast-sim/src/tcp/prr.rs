@@ -21,66 +21,118 @@
 //! (`tcp_packets_in_flight`), and the window inflation of RFC 5681 gives way
 //! to cwnd = pipe + sndcnt (`tcp_cwnd_reduction`, which Linux calls in every
 //! recovery).
-//! **Deliberately different:** PRR-SSRB as the RFC gives it; Linux's
-//! `tcp_cwnd_reduction` adds the extra segment only when the ACK advanced
-//! SND.UNA and marked nothing newly lost. RecoverFS is the data outstanding
-//! (the RFC), where Linux divides by the cwnd before recovery.
+//! Two flavors (`tcp.prr_flavor`): `"rfc6937"` counts in bytes as the RFC
+//! does, with `RecoverFS` the data outstanding when recovery began and the
+//! Slow Start Reduction Bound's extra segment on every ACK; `"linux"` is
+//! `tcp_cwnd_reduction` (Linux 6.x, `net/ipv4/tcp_input.c`), which counts whole
+//! packets, divides by the cwnd before recovery (`prior_cwnd`), adds the
+//! extra segment only when the ACK advanced SND.UNA and marked nothing newly
+//! lost, and lets at least one segment go while none has gone out yet in
+//! recovery ("Force a fast retransmit upon entering fast recovery"), the
+//! fast retransmission among them (`tcp_packets_in_flight` is taken before
+//! it leaves; in the RFC flavor it goes beside the quota). Entering recovery
+//! with pipe below ssthresh on an ACK that SACKed one segment, the RFC flavor
+//! sends the fast retransmission and two more, Linux the fast retransmission
+//! alone.
+
+/// Whose Proportional Rate Reduction the sender runs (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum PrrFlavor {
+    /// RFC 6937 §3 with PRR-SSRB, in bytes.
+    #[default]
+    Rfc6937,
+    /// Linux `tcp_cwnd_reduction`, in packets.
+    Linux,
+}
 
 /// PRR state of one recovery episode.
 #[derive(Clone, Copy, Debug, Default)]
 pub struct Prr {
     smss: u64,
-    /// `RecoverFS`: bytes outstanding when recovery began.
+    flavor: PrrFlavor,
+    /// What the counts below count: bytes (RFC 6937) or segments of `smss` (Linux).
+    unit: u64,
+    /// `RecoverFS` (RFC 6937: bytes outstanding when recovery began) or
+    /// Linux's `prior_cwnd` (segments of cwnd before it).
     recover_fs: u64,
-    /// `prr_delivered`: bytes delivered since recovery began.
+    /// `prr_delivered`: delivered since recovery began.
     delivered: u64,
-    /// `prr_out`: bytes sent since recovery began.
+    /// `prr_out`: sent since recovery began.
     out: u64,
     /// Without SACK: duplicate ACKs counted as SACKed segments (Linux `sacked_out`).
     reno_sacked: u64,
 }
 
 impl Prr {
-    /// PRR for segments of `smss` bytes, no recovery yet.
-    pub fn new(smss: u64) -> Self {
-        Prr { smss, ..Prr::default() }
+    /// `flavor`'s PRR for segments of `smss` bytes, no recovery yet.
+    pub fn new(smss: u64, flavor: PrrFlavor) -> Self {
+        let unit = match flavor {
+            PrrFlavor::Rfc6937 => 1,
+            PrrFlavor::Linux => smss,
+        };
+        Prr { smss, flavor, unit, ..Prr::default() }
     }
 
-    /// Recovery begins with `flight` bytes outstanding (RFC 6937 §3:
-    /// "RecoverFS = snd.nxt - snd.una", "prr_delivered = 0", "prr_out = 0").
+    /// Whose PRR this is.
     #[inline]
-    pub fn enter(&mut self, flight: u64) {
-        self.recover_fs = flight.max(1);
+    pub fn flavor(&self) -> PrrFlavor {
+        self.flavor
+    }
+
+    /// Recovery begins with `flight` bytes outstanding and a window of `cwnd`
+    /// bytes before its reduction (RFC 6937 §3: "RecoverFS = snd.nxt -
+    /// snd.una", "prr_delivered = 0", "prr_out = 0"; Linux
+    /// `tcp_init_cwnd_reduction`: "tp->prior_cwnd = tcp_snd_cwnd(tp)").
+    #[inline]
+    pub fn enter(&mut self, flight: u64, cwnd: u64) {
+        self.recover_fs = match self.flavor {
+            PrrFlavor::Rfc6937 => flight,
+            PrrFlavor::Linux => cwnd / self.smss,
+        }
+        .max(1);
         self.delivered = 0;
         self.out = 0;
     }
 
     /// An ACK in recovery delivered `delivered` bytes, leaving `pipe` bytes
     /// in the network, with slow-start threshold `ssthresh`: the new cwnd.
+    /// `clean`: the ACK advanced SND.UNA and marked nothing newly lost, which
+    /// Linux asks of the reduction bound's extra segment.
     #[inline]
-    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64) -> u64 {
+    pub fn on_ack(&mut self, delivered: u64, pipe: u64, ssthresh: u64, clean: bool) -> u64 {
+        let u = self.unit;
+        let (delivered, in_flight, ssthresh) = (delivered.div_ceil(u), pipe.div_ceil(u), ssthresh / u);
         // "prr_delivered += DeliveredData"
         self.delivered += delivered;
-        let sndcnt = if pipe > ssthresh {
+        let mut sndcnt = if in_flight > ssthresh {
             // "sndcnt = CEIL(prr_delivered * ssthresh / RecoverFS) - prr_out"
             let share = (u128::from(self.delivered) * u128::from(ssthresh)).div_ceil(u128::from(self.recover_fs));
             (share.min(u128::from(u64::MAX)) as u64).saturating_sub(self.out)
         } else {
             // PRR-SSRB: "limit = MAX(prr_delivered - prr_out, DeliveredData) + MSS;
-            // sndcnt = MIN(ssthresh - pipe, limit)"
-            let limit = self.delivered.saturating_sub(self.out).max(delivered) + self.smss;
-            (ssthresh - pipe).min(limit)
+            // sndcnt = MIN(ssthresh - pipe, limit)"; Linux: "if (flag &
+            // FLAG_SND_UNA_ADVANCED && !newly_lost) sndcnt++".
+            let extra = match self.flavor {
+                PrrFlavor::Rfc6937 => self.smss,
+                PrrFlavor::Linux => u64::from(clean),
+            };
+            let limit = self.delivered.saturating_sub(self.out).max(delivered) + extra;
+            (ssthresh - in_flight).min(limit)
         };
+        if self.flavor == PrrFlavor::Linux && self.out == 0 {
+            // "Force a fast retransmit upon entering fast recovery".
+            sndcnt = sndcnt.max(1);
+        }
         // "cwnd = pipe + sndcnt"
-        pipe + sndcnt
+        pipe + sndcnt * u
     }
 
     /// NewReno recovery without SACK begins: `flight` bytes outstanding after
     /// `dupacks` duplicate ACKs, the last of which is then handed to
     /// [`Prr::on_reno_ack`] (Linux counts the duplicates before recovery too).
     #[inline]
-    pub fn enter_reno(&mut self, flight: u64, dupacks: u32) {
-        self.enter(flight);
+    pub fn enter_reno(&mut self, flight: u64, cwnd: u64, dupacks: u32) {
+        self.enter(flight, cwnd);
         self.reno_sacked = u64::from(dupacks.saturating_sub(1));
     }
 
@@ -109,13 +161,17 @@ impl Prr {
         }
         let sacked = (self.reno_sacked * self.smss).min(flight);
         let pipe = (flight - sacked).saturating_sub(if head_lost { self.smss } else { 0 });
-        Some(self.on_ack(delivered * self.smss, pipe, ssthresh) + (flight - pipe))
+        // Linux marks each new head lost on a partial ACK (tcp_newreno_mark_lost):
+        // never the reduction bound's extra segment. Its head's retransmission
+        // takes one of the segments sndcnt allows.
+        let pending = if head_lost && self.flavor == PrrFlavor::Linux { self.smss } else { 0 };
+        Some((self.on_ack(delivered * self.smss, pipe, ssthresh, false) + (flight - pipe)).saturating_sub(pending))
     }
 
     /// `bytes` went out during recovery ("prr_out += (data sent)").
     #[inline]
     pub fn on_sent(&mut self, bytes: u64) {
-        self.out += bytes;
+        self.out += bytes.div_ceil(self.unit);
     }
 }
 
@@ -130,12 +186,12 @@ mod tests {
     /// every two delivered, so the reduction is spread over the round trip.
     #[test]
     fn rfc6937_3_one_segment_per_two_delivered_above_ssthresh() {
-        let mut p = Prr::new(MSS);
-        p.enter(20 * MSS);
+        let mut p = Prr::new(MSS, PrrFlavor::Rfc6937);
+        p.enter(20 * MSS, 20 * MSS);
         let mut sent = 0;
         for delivered in 1..=8 {
             let pipe = 19 * MSS - delivered * MSS + sent;
-            let cwnd = p.on_ack(MSS, pipe, 10 * MSS);
+            let cwnd = p.on_ack(MSS, pipe, 10 * MSS, false);
             let send = cwnd.saturating_sub(pipe);
             p.on_sent(send);
             sent += send;
@@ -152,8 +208,8 @@ mod tests {
     /// 9 counted.
     #[test]
     fn linux_reno_prr_counts_duplicate_acks_as_delivered() {
-        let mut p = Prr::new(MSS);
-        p.enter_reno(20 * MSS, 3);
+        let mut p = Prr::new(MSS, PrrFlavor::Rfc6937);
+        p.enter_reno(20 * MSS, 20 * MSS, 3);
         let cwnd = p.on_reno_ack(0, 20 * MSS, true, 10 * MSS).expect("delivered one");
         assert_eq!(cwnd, 20 * MSS + MSS / 2, "less than a segment beyond what is out");
         p.on_sent(MSS);
@@ -169,8 +225,8 @@ mod tests {
         assert!(p.on_reno_ack(5 * MSS, 15 * MSS + new, true, 10 * MSS).is_some());
         assert_eq!(p.reno_sacked, 5, "9 less the 4 a 5-segment partial ACK eats");
         // At most all but one segment counts: a duplicate beyond that delivers nothing.
-        let mut full = Prr::new(MSS);
-        full.enter_reno(4 * MSS, 3);
+        let mut full = Prr::new(MSS, PrrFlavor::Rfc6937);
+        full.enter_reno(4 * MSS, 4 * MSS, 3);
         assert!(full.on_reno_ack(0, 4 * MSS, true, 2 * MSS).is_some());
         assert_eq!(full.on_reno_ack(0, 4 * MSS, false, 2 * MSS), None);
     }
@@ -179,10 +235,48 @@ mod tests {
     /// most one segment more than was delivered on this ACK.
     #[test]
     fn rfc6937_3_slow_start_reduction_bound_below_ssthresh() {
-        let mut p = Prr::new(MSS);
-        p.enter(20 * MSS);
-        assert_eq!(p.on_ack(2 * MSS, 4 * MSS, 10 * MSS), 4 * MSS + 3 * MSS, "delivered 2 + 1 MSS");
+        let mut p = Prr::new(MSS, PrrFlavor::Rfc6937);
+        p.enter(20 * MSS, 20 * MSS);
+        assert_eq!(p.on_ack(2 * MSS, 4 * MSS, 10 * MSS, false), 4 * MSS + 3 * MSS, "delivered 2 + 1 MSS");
         p.on_sent(3 * MSS);
-        assert_eq!(p.on_ack(MSS, 9 * MSS + 500, 10 * MSS), 10 * MSS, "never beyond ssthresh");
+        assert_eq!(p.on_ack(MSS, 9 * MSS + 500, 10 * MSS, false), 10 * MSS, "never beyond ssthresh");
+    }
+
+    /// Linux `tcp_cwnd_reduction` on the ACK that starts recovery: 16 segments
+    /// out, 3 SACKed and 7 marked lost (pipe 6), cwnd 12 before it, ssthresh 8,
+    /// one segment newly SACKed. Below ssthresh the RFC's bound lets 2 go;
+    /// Linux adds its extra segment only when SND.UNA advanced, so 1 (the
+    /// fast retransmission) goes.
+    #[test]
+    fn linux_entering_recovery_below_ssthresh_sends_the_fast_retransmission_alone() {
+        let (mut rfc, mut linux) = (Prr::new(MSS, PrrFlavor::Rfc6937), Prr::new(MSS, PrrFlavor::Linux));
+        rfc.enter(16 * MSS, 12 * MSS);
+        linux.enter(16 * MSS, 12 * MSS);
+        assert_eq!(rfc.on_ack(MSS, 6 * MSS, 8 * MSS, false), 8 * MSS, "RFC 6937: delivered 1 + 1 MSS");
+        assert_eq!(linux.on_ack(MSS, 6 * MSS, 8 * MSS, false), 7 * MSS, "Linux: max(1 - 0, 1)");
+        linux.on_sent(MSS);
+        // A later ACK that advances SND.UNA and marks nothing lost earns the extra segment.
+        assert_eq!(linux.on_ack(MSS, 6 * MSS, 8 * MSS, true), 8 * MSS, "max(2 - 1, 1) + 1");
+    }
+
+    /// Linux above ssthresh: whole packets, divided by the cwnd before recovery
+    /// (prior_cwnd 20, not the 25 segments outstanding), rounded up; and at
+    /// least the fast retransmission while nothing has gone out.
+    #[test]
+    fn linux_counts_packets_against_the_cwnd_before_recovery() {
+        let mut p = Prr::new(MSS, PrrFlavor::Linux);
+        p.enter(25 * MSS, 20 * MSS);
+        // ceil(10 · 1 / 20) = 1 segment; the RFC in bytes gives 400 (10 · 1000 / 25).
+        assert_eq!(p.on_ack(MSS, 18 * MSS, 10 * MSS, false), 19 * MSS);
+        p.on_sent(MSS);
+        // ceil(10 · 2 / 20) − 1 = 0: nothing more.
+        assert_eq!(p.on_ack(MSS, 17 * MSS, 10 * MSS, false), 17 * MSS);
+        // ceil(10 · 4 / 20) − 1 = 1 after two more delivered.
+        assert_eq!(p.on_ack(2 * MSS, 15 * MSS, 10 * MSS, false), 16 * MSS);
+        // Without SACK (the reno test above): the third duplicate ACK allows one
+        // segment, which the head's retransmission takes: nothing new goes.
+        let mut reno = Prr::new(MSS, PrrFlavor::Linux);
+        reno.enter_reno(20 * MSS, 20 * MSS, 3);
+        assert_eq!(reno.on_reno_ack(0, 20 * MSS, true, 10 * MSS), Some(20 * MSS));
     }
 }

@@ -61,6 +61,13 @@ pub enum SackRecovery {
     Ns2,
 }
 
+/// What a scoreboard held lost at one moment ([`Scoreboard::lost_marks`]).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct LostMarks {
+    boundary: u64,
+    relost: Option<(u64, u64)>,
+}
+
 /// Which `NextSeg` rule (RFC 6675 §4) chose a segment.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum NextSegRule {
@@ -241,6 +248,22 @@ impl Scoreboard {
     #[inline]
     pub fn set_rack_relost(&mut self, range: Option<(u64, u64)>) {
         self.rack_relost = range;
+    }
+
+    /// The lost marks now, so that [`Scoreboard::newly_lost`] can tell what
+    /// an ACK added.
+    #[inline]
+    pub fn lost_marks(&self) -> LostMarks {
+        LostMarks { boundary: self.lost_boundary(), relost: self.rack_relost }
+    }
+
+    /// Whether unSACKed octets at or above `high_ack` were marked lost since
+    /// `before`, or a retransmission found lost again (Linux counts both in
+    /// `tp->lost`, whose growth on an ACK is `tcp_cwnd_reduction`'s `newly_lost`).
+    #[inline]
+    pub fn newly_lost(&self, before: LostMarks, high_ack: u64) -> bool {
+        self.unsacked_in(before.boundary.max(high_ack), self.lost_boundary()) > 0
+            || self.rack_relost.is_some() && self.rack_relost != before.relost
     }
 
     /// Every unSACKed octet below this offset is lost by RFC 6675 §4

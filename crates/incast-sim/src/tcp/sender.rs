@@ -37,12 +37,12 @@ use super::gip::Gip;
 use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
-use super::prr::Prr;
+use super::prr::{Prr, PrrFlavor};
 use super::rack_tlp::RackTlp;
 use super::rto::{RtoEstimator, RttTiming};
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
-use super::sack::{SackRecovery, Scoreboard};
+use super::sack::{LostMarks, SackRecovery, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
@@ -192,7 +192,7 @@ impl Sender {
             ssthresh_rule: cfg.ssthresh_rule,
             burst_sent: false,
             rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
-            prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64))),
+            prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor))),
         }
     }
 
@@ -291,9 +291,9 @@ impl Sender {
             return false;
         }
         let old_una = self.snd_una;
-        let sacked_before = match (&self.prr, &self.sack) {
-            (Some(_), Some(sb)) => sb.sacked_in(self.snd_una, self.snd_max),
-            _ => 0,
+        let (sacked_before, lost_before) = match (&self.prr, &self.sack) {
+            (Some(_), Some(sb)) => (sb.sacked_in(self.snd_una, self.snd_max), sb.lost_marks()),
+            _ => (0, LostMarks::default()),
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
         let newly_sacked = match &mut self.sack {
@@ -329,7 +329,7 @@ impl Sender {
                 self.on_dup_ack(now, clock, ack, newly_sacked, stats);
             }
             if self.prr.is_some() {
-                self.prr_update(old_una, sacked_before);
+                self.prr_update(old_una, sacked_before, lost_before);
             }
             return spurious;
         }
@@ -385,15 +385,16 @@ impl Sender {
             self.rtx_deadline = None;
         }
         if self.prr.is_some() {
-            self.prr_update(old_una, sacked_before);
+            self.prr_update(old_una, sacked_before, lost_before);
         }
         spurious
     }
 
     /// PRR (RFC 6937) after an ACK in SACK recovery: SND.UNA moved from
-    /// `old_una` and `sacked_before` bytes above it were SACKed before the ACK.
+    /// `old_una`, and before the ACK `sacked_before` bytes above it were
+    /// SACKed and `lost_before` marked lost.
     #[inline(never)]
-    fn prr_update(&mut self, old_una: u64, sacked_before: u64) {
+    fn prr_update(&mut self, old_una: u64, sacked_before: u64, lost_before: LostMarks) {
         let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
         if !sb.in_recovery() {
             return;
@@ -404,8 +405,13 @@ impl Sender {
         if delivered == 0 {
             return;
         }
-        let pipe = sb.pipe(self.snd_una, self.snd_max);
-        self.cc.set_cwnd(prr.on_ack(delivered, pipe, self.cc.ssthresh()));
+        let mut pipe = sb.pipe(self.snd_una, self.snd_max);
+        if prr.flavor() == PrrFlavor::Linux {
+            // tcp_packets_in_flight before the fast retransmission leaves.
+            pipe -= self.sack_rtx.map_or(0, |(_, len)| len).min(pipe);
+        }
+        let clean = self.snd_una > old_una && !sb.newly_lost(lost_before, self.snd_una);
+        self.cc.set_cwnd(prr.on_ack(delivered, pipe, self.cc.ssthresh(), clean));
     }
 
     /// The retransmission timer after an ACK of new data.
@@ -588,6 +594,7 @@ impl Sender {
         if let Some(sb) = &mut self.sack {
             if newly_sacked && sb.on_dup_ack(ack) {
                 stats.fast_retransmits += 1;
+                let prior_cwnd = self.cc.cwnd();
                 match self.ssthresh_rule {
                     // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
                     // FlightSize leaves out what SACKed data let through beyond cwnd
@@ -603,7 +610,7 @@ impl Sender {
                     }
                 }
                 if let Some(prr) = &mut self.prr {
-                    prr.enter(self.snd_nxt - self.snd_una);
+                    prr.enter(self.snd_nxt - self.snd_una, prior_cwnd);
                 }
                 // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
                 self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
@@ -615,7 +622,7 @@ impl Sender {
         // sent in limited transmit MUST NOT be included in this calculation."
         let flight = self.fair_flight(self.flight_size().saturating_sub(self.limited.excluded()));
         let ns2_half = (self.ssthresh_rule == SsthreshRule::Ns2).then(|| self.cc.ns2_half(false, self.peer_wnd));
-        let recovering = self.recovery.in_recovery();
+        let (recovering, prior_cwnd) = (self.recovery.in_recovery(), self.cc.cwnd());
         if self.recovery.on_dup_ack(&mut self.cc, ack, flight, self.snd_max, ns2_half) {
             stats.fast_retransmits += 1;
             self.restart_for_fast_retransmit(now, clock);
@@ -623,7 +630,7 @@ impl Sender {
             self.limited.reset();
             let (out, dupacks) = (self.flight_size(), self.recovery.dupacks());
             if let Some(prr) = &mut self.prr {
-                prr.enter_reno(out, dupacks);
+                prr.enter_reno(out, prior_cwnd, dupacks);
             }
             self.reno_prr(0, out);
         } else if recovering {
@@ -963,6 +970,13 @@ impl Sender {
     #[inline]
     fn next_segment(&mut self, now: SimTime) -> Option<(u64, u64)> {
         if self.retransmit_now {
+            if self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Linux) && self.cc.cwnd() < self.flight_size()
+            {
+                // Linux retransmits within cwnd (tcp_xmit_retransmit_queue: "if
+                // (tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp)) break"): the head
+                // a partial ACK left waits for the quota of a later ACK.
+                return None;
+            }
             self.retransmit_now = false;
             if self.snd_una < self.snd_max {
                 // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be retransmitted"

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::tcp::newreno::RecoveryExit;
+use crate::tcp::prr::PrrFlavor;
 
 /// 20 segments written with the settings `c`, 10 sent at t = 0, segment 1 lost. The ACK of segment
 /// 0 at 100 µs opens the window to 11 and sends segments 10 and 11.
@@ -324,4 +325,29 @@ fn linux_prr_without_sack_counts_duplicate_acks_as_delivered() {
     recv(&mut ep, us(300), ack(seg(18)));
     assert!(!ep.in_recovery());
     assert!((5500..6500).contains(&ep.cwnd()), "ssthresh, grown by the full ACK: {}", ep.cwnd());
+}
+
+/// Linux retransmits only within cwnd (`tcp_xmit_retransmit_queue`), and with
+/// PRR cwnd is pipe + sndcnt: a head that a partial ACK leaves waits for the
+/// quota of a later ACK, where RFC 6582 resends it at once. 11 segments out,
+/// segment 1 lost, prior_cwnd 11, ssthresh 5. The fast retransmission took
+/// the first ACK's quota; the partial ACK of segments 1-4 at 140 µs leaves
+/// pipe 6 (segments 6-11) above ssthresh and CEIL(5 · 2 / 11) − 1 = 0 to
+/// send; the duplicate at 150 µs leaves pipe at ssthresh, nothing again; the
+/// one at 160 µs brings pipe to 4 and a segment's room: segment 5 goes.
+#[test]
+fn linux_prr_without_sack_holds_a_partial_acks_head_for_quota() {
+    let after_partial_ack = |prr_flavor| {
+        let c = TcpConfig { prr: true, prr_flavor, recovery_exit: RecoveryExit::Ssthresh, ..cfg() };
+        let mut ep = fast_retransmitted_with(&c);
+        recv(&mut ep, us(140), ack(seg(5)));
+        let mut sent = vec![drain(&mut ep, us(140))];
+        for t in [150, 160] {
+            recv(&mut ep, us(t), ack(seg(5)));
+            sent.push(drain(&mut ep, us(t)));
+        }
+        sent
+    };
+    assert_eq!(after_partial_ack(PrrFlavor::Rfc6937)[0], vec![(seg(5), MSS)], "RFC 6582: at once");
+    assert_eq!(after_partial_ack(PrrFlavor::Linux), vec![vec![], vec![], vec![(seg(5), MSS)]]);
 }

@@ -2,6 +2,7 @@
 //! `pipe` and `NextSeg` as the sender sees them.
 
 use super::*;
+use crate::tcp::prr::PrrFlavor;
 
 /// 20 segments written, 12 sent; segments 1 and 4 lost. The ACK of segment 0
 /// opened the window to 11 segments.
@@ -148,6 +149,35 @@ fn rto_restart_fast_retransmit_restarts_the_timer_when_sack_recovery_starts() {
         assert!(ep.in_recovery());
         assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
     }
+}
+
+/// Linux's PRR (`tcp_cwnd_reduction`) against RFC 6937's on a burst loss:
+/// 20 segments out and nothing more to send, segments 0–13 lost, the third
+/// duplicate ACK SACKs 14–16, so 14 segments are lost and pipe is 3, below
+/// ssthresh 10. The RFC's reduction bound lets delivered + 1 go beside the
+/// fast retransmission (RFC 6675 counts it in pipe before PRR runs); Linux
+/// counts it within its quota and adds the extra segment only on an ACK that
+/// advanced SND.UNA, so the fast retransmission goes alone, and each later
+/// duplicate lets one more go where the RFC lets two.
+#[test]
+fn linux_prr_sends_the_fast_retransmission_alone_into_a_burst_loss() {
+    let resent = |prr_flavor| {
+        let cfg = TcpConfig { prr: true, prr_flavor, init_cwnd: 20, ..cfg_sack() };
+        let mut ep = with_flight(&cfg, seg(20), 20);
+        for k in 15..=17 {
+            recv(&mut ep, us(100 + k), sack_ack(0, &[(14, k)]));
+        }
+        assert!(ep.in_recovery());
+        let first = drain(&mut ep, us(117));
+        recv(&mut ep, us(118), sack_ack(0, &[(14, 18)]));
+        (first, drain(&mut ep, us(118)))
+    };
+    let (first, next) = resent(PrrFlavor::Rfc6937);
+    assert_eq!(first, vec![(seg(0), MSS), (seg(1), MSS), (seg(2), MSS)], "RFC 6937: delivered 1 + 1 MSS");
+    assert_eq!(next, vec![(seg(3), MSS), (seg(4), MSS)]);
+    let (first, next) = resent(PrrFlavor::Linux);
+    assert_eq!(first, vec![(seg(0), MSS)], "Linux: max(prr_delivered - prr_out, 1), no extra");
+    assert_eq!(next, vec![(seg(1), MSS)]);
 }
 
 /// RFC 6937 §3: 20 segments out, the first lost, the rest SACKed one by
