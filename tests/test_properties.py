@@ -54,6 +54,7 @@ scenarios = st.fixed_dictionaries(
                 "idle_restart": st.sampled_from(["rfc5681", "linux"]),
                 "rto_restart": st.sampled_from(["rfc6298", "head_retransmit"]),
                 "cubic_hystart": st.booleans(),
+                "sack_recovery": st.sampled_from(["rfc6675", "linux"]),
             }
         ),
         "workload": st.fixed_dictionaries(
@@ -163,7 +164,7 @@ windowed = st.fixed_dictionaries(
                 "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit", "head_retransmit"]),
                 "cubic_hystart": st.booleans(),
                 "partial_ack_window": st.sampled_from(["deflate", "ns2", "ssthresh"]),
-                "sack_recovery": st.sampled_from(["rfc6675", "ns2"]),
+                "sack_recovery": st.sampled_from(["rfc6675", "ns2", "linux"]),
                 "rtt_timing": st.sampled_from(["every_ack", "ns2"]),
             }
         ).map(_without_what_sack1_lacks),

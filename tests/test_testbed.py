@@ -199,6 +199,10 @@ def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     assert [n.split(":")[0] for n in rfc_restart] == ["link.rtt", "tcp.idle_restart"]
     rfc_prr = plan(scenario(tcp={**linux, "prr_flavor": "rfc6937"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_prr] == ["link.rtt", "tcp.prr_flavor"]
+    rfc_sack = plan(scenario(tcp={**linux, "variant": "sack"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in rfc_sack] == ["link.rtt", "tcp.sack_recovery"]
+    linux_sack = plan(scenario(tcp={**linux, "variant": "sack", "sack_recovery": "linux"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in linux_sack] == ["link.rtt"]
     cubic = {**linux, "variant": "cubic"}
     no_hystart = plan(scenario(tcp=cubic), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in no_hystart] == ["link.rtt", "tcp.cubic_hystart"]
@@ -430,6 +434,14 @@ def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFix
     assert d["simulator"]["scenario"]["tcp"]["rto_flavor"] == "linux"
     assert d["preset"] == "linux"
     assert d["testbed"]["scenario"]["tcp"]["sack"] is True, "the scenario sits on the linux preset"
+    # The kernel's own counters beside the simulator's.
+    counters = d["testbed"]["server_counters"]
+    probes = d["figures"]["loss_probes"]
+    assert (probes["simulator"], probes["testbed"]) == (d["simulator"]["loss_probes"], counters["TCPLossProbes"])
+    relost = d["figures"]["lost_retransmits"]["testbed"]
+    assert relost == counters["TCPLostRetransmit"]
+    recoveries = d["figures"]["fast_retransmits"]["testbed"]
+    assert recoveries == counters["TCPSackRecovery"] + counters["TCPRenoRecovery"]
 
 
 class _OneServerBed:

@@ -153,6 +153,8 @@ METRICS = (
     "unluckiest_flow_floss_per_block",
     "unluckiest_flow_lack_per_block",
     "fast_retransmits",
+    "loss_probes",
+    "lost_retransmits",
     "retransmitted_packets",
     "drops",
     "block_time_ms.p50",

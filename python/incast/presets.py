@@ -36,7 +36,8 @@ class Preset:
 #: the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
 #: (tcp_is_cwnd_limited); the window after idle halved per idle RTO (tcp_cwnd_restart); Cubic's HyStart
 #: (tcp_cubic's hystart, on since 2.6.29); PRR as tcp_cwnd_reduction counts it, every retransmission
-#: within its quota (tcp.prr_flavor, read where tcp.prr is on). Presets of a Linux host
+#: within its quota (tcp.prr_flavor, read where tcp.prr is on); with SACK, only what is marked lost
+#: resent, then new data (tcp.sack_recovery; forward retransmission left in 4.15). Presets of a Linux host
 #: include it and ``incast validate`` runs the
 #: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
 #: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost
@@ -50,6 +51,7 @@ LINUX_STACK: dict[str, Any] = {
     "tcp.idle_restart": "linux",
     "tcp.cubic_hystart": True,
     "tcp.prr_flavor": "linux",
+    "tcp.sack_recovery": "linux",
 }
 
 #: Every preset, by name.
@@ -72,7 +74,8 @@ PRESETS: dict[str, Preset] = {
             "retransmission timer whenever it retransmits the head (tcp_xmit_retransmit_queue) and grows "
             "cwnd only while it limits the sender (tcp_is_cwnd_limited), halves it per RTO of idle "
             "(tcp_cwnd_restart), and sends within PRR's quota as tcp_cwnd_reduction counts it, in whole "
-            "packets, the head a partial ACK leaves included (tcp.prr_flavor linux); RACK also finds retransmissions "
+            "packets, the head a partial ACK leaves included (tcp.prr_flavor linux), resends with SACK only what "
+            "it marked lost before new data (tcp.sack_recovery linux); RACK also finds retransmissions "
             "lost again (tcp_rack_mark_skb_lost). incast validate runs its scenarios over this preset and "
             "the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
@@ -106,7 +109,10 @@ PRESETS: dict[str, Preset] = {
             "retransmissions were found by sequence (tcp_mark_lost_retrans: tcp.sack_lost_retransmit). The other "
             "recovery rules of "
             "LINUX_STACK were already there (cwnd validation in an older form that let cwnd grow while at "
-            "most three segments of it were unused; modelled by today's). Its rate-halving during "
+            "most three segments of it were unused; modelled by today's), but not the retransmission of only "
+            "what is marked lost: 2.6 also resent unSACKed data not yet lost when it had no new data to send "
+            "(forward retransmission, RFC 6675's NextSeg rule 3: tcp.sack_recovery rfc6675, whose rescue "
+            "retransmission 2.6 did not have). Its rate-halving during "
             "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
             "buffer by another formula than today's: the window stays at 64 KiB (tcp.rcv_window fixed).",
             {
@@ -121,6 +127,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.sack_lost_retransmit": True,
                 **LINUX_STACK,
                 "tcp.cubic_hystart": False,
+                "tcp.sack_recovery": "rfc6675",
             },
         ),
         Preset(

@@ -225,6 +225,8 @@ class Result:
     definitions): ``goodput_mbps``, ``throughput_mbps``, ``best_goodput_mbps``,
     ``utilization``, ``blocks``, ``sim_time_s``, ``bytes_delivered``, ``timeouts``,
     ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``,
+    ``loss_probes`` and ``lost_retransmits`` (RACK-TLP's tail loss probes, and retransmissions it
+    found lost again),
     ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``,
     ``rude_polite_s`` (when the last rude flow turned polite, NaN if none did),
     ``retransmitted_packets``, ``drops``, ``block_time_ms``
@@ -284,6 +286,8 @@ class Result:
     unluckiest_flow_lack_per_block: float
     timed_out_block_fraction: float
     fast_retransmits: int
+    loss_probes: int
+    lost_retransmits: int
     retransmitted_packets: int
     redundant_packets: int
     ecn_marks: int

@@ -85,6 +85,14 @@ _FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("retransmitted packets", "retransmitted_packets", None),
     ("drops", "drops", None),
 )
+#: Figures the kernel counts too (the servers' TCPSackRecovery and TCPRenoRecovery, TCPLossProbes,
+#: TCPLostRetransmit), after the others in a comparison with the testbed.
+_KERNEL_FIGURES: tuple[tuple[str, str, str | None], ...] = (
+    ("fast recoveries", "fast_retransmits", None),
+    ("loss probes", "loss_probes", None),
+    ("lost retransmissions", "lost_retransmits", None),
+)
+_LABELS = {key if sub is None else f"{key}.{sub}": label for label, key, sub in _FIGURES + _KERNEL_FIGURES}
 
 
 def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
@@ -189,10 +197,11 @@ def comparison(
     """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None).
 
     ``counted`` replaces simulator figures by what the reference can count (ns-2: the servers' timeouts).
+    Against the testbed, the kernel's own counters follow (:data:`_KERNEL_FIGURES`).
     """
     s = sim.to_dict() | (counted or {})
     out: dict[str, dict[str, float | None]] = {}
-    for _, key, sub in _FIGURES:
+    for _, key, sub in _FIGURES + (_KERNEL_FIGURES if name == "testbed" else ()):
         a, b = _figure(s, key, sub), _figure(ref, key, sub)
         ratio = b / a if a and not math.isnan(a) and not math.isnan(b) else math.nan
         out[key if sub is None else f"{key}.{sub}"] = {
@@ -375,7 +384,8 @@ def _figures_table(figures: dict[str, Any], ref: str, ratio_head: str) -> "Table
     table = Table()
     for name in ("", "simulator", ref, ratio_head):
         table.add_column(name, justify="left" if not name else "right", no_wrap=True)
-    for (label, _, _), f in zip(_FIGURES, figures.values(), strict=True):
+    for key, f in figures.items():
+        label = _LABELS[key]
         ratio = "—" if f["ratio"] is None else f"{f['ratio']:.2f}"
         table.add_row(label, _cell(label, f["simulator"]), _cell(label, f[ref]), ratio)
     return table

@@ -38,7 +38,7 @@ samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
-``prr_flavor`` other than ``linux``,
+``prr_flavor`` other than ``linux``, with SACK a ``sack_recovery`` other than ``linux``,
 ``link.tx_queue`` (the kernel's qdiscs and TCP Small Queues decide when a
 socket waits), ``workload.request``, ``order`` or ``server_jitter`` (the
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
@@ -217,6 +217,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
     elif tcp.prr_flavor != "linux":
         notes.append("tcp.prr_flavor: the kernel counts PRR in packets as tcp_cwnd_reduction does (linux)")
+    if (tcp.sack or tcp.variant == "sack") and tcp.sack_recovery != "linux":
+        notes.append("tcp.sack_recovery: the kernel resends only what it marked lost, then new data (linux)")
     if tcp.restart_after_idle and tcp.idle_restart != "linux":
         notes.append("tcp.idle_restart: after idle the kernel halves cwnd per idle RTO (tcp_cwnd_restart)")
     if tcp.variant == "cubic" and not tcp.cubic_hystart:

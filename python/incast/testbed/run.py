@@ -66,7 +66,9 @@ class TestbedResult:
     ``goodput_mbps``, ``best_goodput_mbps``, ``utilization``, ``blocks``,
     ``bytes_delivered``, ``block_time_ms`` (p50/p99/max), ``wall_s``;
     from the kernel: ``timeouts`` (the servers' ``TCPTimeouts``),
-    ``retransmitted_packets`` (their ``RetransSegs``), ``drops`` (the client
+    ``retransmitted_packets`` (their ``RetransSegs``), ``fast_retransmits`` (their
+    ``TCPSackRecovery`` and ``TCPRenoRecovery``: entries into fast recovery),
+    ``loss_probes`` (``TCPLossProbes``), ``lost_retransmits`` (``TCPLostRetransmit``), ``drops`` (the client
     port's ``tbf`` drops), ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
     over the servers), ``timeouts_per_server``; ``kernel`` (release, HZ, the
@@ -100,6 +102,9 @@ class TestbedResult:
         self.timeouts_per_server = [c.get("TCPTimeouts", 0) for c in counters]
         self.timeouts = self.server_counters["TCPTimeouts"]
         self.retransmitted_packets = self.server_counters["RetransSegs"]
+        self.fast_retransmits = self.server_counters["TCPSackRecovery"] + self.server_counters["TCPRenoRecovery"]
+        self.loss_probes = self.server_counters["TCPLossProbes"]
+        self.lost_retransmits = self.server_counters["TCPLostRetransmit"]
         self.drops = port["drops"]
         self.port = port
         self.kernel: dict[str, Any] = {
@@ -124,6 +129,9 @@ class TestbedResult:
         out["wall_s"] = self.wall_s
         out["timeouts"] = self.timeouts
         out["retransmitted_packets"] = self.retransmitted_packets
+        out["fast_retransmits"] = self.fast_retransmits
+        out["loss_probes"] = self.loss_probes
+        out["lost_retransmits"] = self.lost_retransmits
         out["drops"] = self.drops
         out["port"] = self.port
         out["timeouts_per_server"] = self.timeouts_per_server

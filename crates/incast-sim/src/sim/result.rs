@@ -82,6 +82,8 @@ impl Sim {
             unluckiest_flow_lack_per_block: unluckiest_lack,
             timed_out_block_fraction,
             fast_retransmits: sum(&|e| e.stats().fast_retransmits),
+            loss_probes: sum(&|e| e.stats().loss_probes),
+            lost_retransmits: sum(&|e| e.stats().lost_retransmits),
             retransmitted_packets: sum(&|e| e.stats().retransmitted_segments),
             redundant_packets: sum(&|e| e.stats().redundant_segments),
             ecn_marks: self.net.marks,

@@ -88,6 +88,10 @@ pub struct Summary {
     pub timed_out_block_fraction: Option<f64>,
     /// Fast retransmits, all endpoints.
     pub fast_retransmits: u64,
+    /// Tail loss probes sent, all endpoints (`tcp.rack_tlp`).
+    pub loss_probes: u64,
+    /// Retransmitted segments RACK found lost again, all endpoints (`tcp.rack_tlp`).
+    pub lost_retransmits: u64,
     /// Data segments sent again, all endpoints.
     pub retransmitted_packets: u64,
     /// GIP's redundant copies of stripe-unit tail packets (part of `retransmitted_packets`).

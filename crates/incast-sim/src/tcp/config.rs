@@ -211,12 +211,14 @@ crate::settings! {
         /// RACK does it by time since, `rack_tlp`; RFC 6675 has none, so off
         /// by default).
         "sack_lost_retransmit" sack_lost_retransmit: bool = false, Flag;
-        /// Whose SACK loss recovery: "rfc6675" (IsLost, SetPipe, NextSeg) or
+        /// Whose SACK loss recovery: "rfc6675" (IsLost, SetPipe, NextSeg),
         /// "ns2" (ns-2.35's Sack1 agent: a pipe estimate that keeps the holes,
         /// every hole below the highest SACK resent in order, the scoreboard
-        /// cleared by a timeout).
+        /// cleared by a timeout) or "linux" (RFC 6675 resending only what is
+        /// marked lost, then new data: no NextSeg rules 3 and 4, as Linux's
+        /// tcp_xmit_retransmit_queue since 4.15).
         "sack_recovery" sack_recovery: SackRecovery = SackRecovery::Rfc6675,
-            Choice(&[("rfc6675", SackRecovery::Rfc6675), ("ns2", SackRecovery::Ns2)]);
+            Choice(&[("rfc6675", SackRecovery::Rfc6675), ("ns2", SackRecovery::Ns2), ("linux", SackRecovery::Linux)]);
         /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) in loss recovery:
         /// the window falls to ssthresh over a round trip, one segment sent per
         /// ssthresh/RecoverFS delivered (Linux since 3.2; without SACK it counts

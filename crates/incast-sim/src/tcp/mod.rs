@@ -117,6 +117,11 @@ pub struct EndpointStats {
     pub gip_timeout_classes: GipTimeoutClasses,
     /// Fast retransmits (entries into fast recovery).
     pub fast_retransmits: u64,
+    /// Tail loss probes sent (RFC 8985 §7; Linux counts `TCPLossProbes`).
+    pub loss_probes: u64,
+    /// Retransmitted segments RACK found lost again (RFC 8985 §6.2; Linux
+    /// counts `TCPLostRetransmit`).
+    pub lost_retransmits: u64,
     /// Largest congestion window reached, in bytes.
     pub max_cwnd: u64,
     /// Pure ACKs sent.

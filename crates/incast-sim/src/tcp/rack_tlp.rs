@@ -5,7 +5,9 @@
 //! acknowledged segment, the highest SACKed one and those in the ACK's first
 //! SACK block, which holds the segment that triggered it, RFC 2018 §4) and
 //! the RTT it gives (`RACK.rtt`); an unacknowledged segment last sent before
-//! it is lost once `RACK.rtt + RACK.reo_wnd` has passed since it was sent. `RACK.reo_wnd` is
+//! it (earlier, or at the same instant and earlier in sequence:
+//! `RACK_sent_after`, which the bursts here make matter) is lost once
+//! `RACK.rtt + RACK.reo_wnd` has passed since it was sent. `RACK.reo_wnd` is
 //! `RACK.min_RTT / 4`, and 0 in recovery or once `DupThresh` segments are
 //! SACKed (§6.2 step 4 with no reordering seen, as Linux's
 //! `tcp_rack_reo_wnd`). The sender turns the verdict into a lost boundary
@@ -50,6 +52,8 @@ const PROBE_SLACK: SimDuration = SimDuration::from_millis(2);
 pub struct RackTlp {
     /// `RACK.xmit_ts`.
     xmit_ts: Option<SimTime>,
+    /// `RACK.end_seq`: where the segment sent at `xmit_ts` ends.
+    end_seq: u64,
     /// `RACK.rtt`.
     rtt: SimDuration,
     /// `RACK.min_RTT`.
@@ -70,15 +74,16 @@ impl RackTlp {
         RackTlp::default()
     }
 
-    /// A segment first sent at `sent_at` (never retransmitted) is known
-    /// delivered at `now` (§6.2 step 2: only a segment sent later than the
-    /// latest one moves `RACK.xmit_ts`).
+    /// The segment ending at `end`, last sent at `sent_at`, is known
+    /// delivered at `now` (§6.2 step 2: only a segment sent after the latest
+    /// one, by `RACK_sent_after`, moves `RACK.xmit_ts` and `RACK.end_seq`).
     #[inline]
-    pub fn on_delivered(&mut self, sent_at: SimTime, now: SimTime) {
-        if self.xmit_ts.is_some_and(|t| sent_at < t) {
+    pub fn on_delivered(&mut self, sent_at: SimTime, end: u64, now: SimTime) {
+        if self.xmit_ts.is_some_and(|t| (sent_at, end) < (t, self.end_seq)) {
             return;
         }
         self.xmit_ts = Some(sent_at);
+        self.end_seq = end;
         self.rtt = now.since(sent_at);
         self.min_rtt = Some(self.min_rtt.map_or(self.rtt, |m| m.min(self.rtt)));
     }
@@ -100,11 +105,16 @@ impl RackTlp {
         }
     }
 
-    /// §6.2 step 5: an unacknowledged segment sent at `sent_at` is lost at
-    /// `now` with reordering window `reo_wnd`.
+    /// §6.2 step 5: an unacknowledged segment ending at `end`, last sent at
+    /// `sent_at`, is lost at `now` with reordering window `reo_wnd`. It must
+    /// have been sent before the latest delivered one: earlier, or at the same
+    /// instant and earlier in sequence (RFC 8985 `RACK_sent_after`, Linux
+    /// `tcp_skb_sent_after`); a burst leaves at one instant here, and the
+    /// segments behind a delivered one in it are still on their way.
     #[inline]
-    pub fn is_lost(&self, sent_at: SimTime, now: SimTime, reo_wnd: SimDuration) -> bool {
-        self.xmit_ts.is_some_and(|t| sent_at <= t) && sent_at + self.rtt + reo_wnd <= now
+    pub fn is_lost(&self, sent_at: SimTime, end: u64, now: SimTime, reo_wnd: SimDuration) -> bool {
+        self.xmit_ts.is_some_and(|t| sent_at < t || sent_at == t && end < self.end_seq)
+            && sent_at + self.rtt + reo_wnd <= now
     }
 
     /// The probe timeout (Linux `tcp_schedule_loss_probe`) for smoothed RTT
@@ -189,12 +199,12 @@ mod tests {
     #[test]
     fn rfc8985_6_2_lost_after_rtt_plus_reo_wnd() {
         let mut r = RackTlp::new();
-        r.on_delivered(at(100), at(200)); // RACK.rtt = 100 us, min_RTT 100 us
+        r.on_delivered(at(100), 5_000, at(200)); // RACK.rtt = 100 us, min_RTT 100 us
         let reo = r.reo_wnd(false, false);
         assert_eq!(reo, us(25), "min_RTT / 4");
-        assert!(!r.is_lost(at(90), at(200), reo), "sent 110 us ago: not yet 125");
-        assert!(r.is_lost(at(90), at(215), reo));
-        assert!(!r.is_lost(at(150), at(1000), reo), "sent after RACK.xmit_ts: no evidence");
+        assert!(!r.is_lost(at(90), 9_000, at(200), reo), "sent 110 us ago: not yet 125");
+        assert!(r.is_lost(at(90), 9_000, at(215), reo));
+        assert!(!r.is_lost(at(150), 1_000, at(1000), reo), "sent after RACK.xmit_ts: no evidence");
         assert_eq!(r.reo_wnd(true, false), SimDuration::ZERO, "in recovery");
         assert_eq!(r.reo_wnd(false, true), SimDuration::ZERO, "DupThresh SACKed");
     }
@@ -203,10 +213,26 @@ mod tests {
     #[test]
     fn rfc8985_6_2_xmit_ts_only_moves_forward() {
         let mut r = RackTlp::new();
-        r.on_delivered(at(100), at(200));
-        r.on_delivered(at(50), at(300));
-        assert!(r.is_lost(at(100), at(200), SimDuration::ZERO), "RACK.rtt is still 100 us");
-        assert!(!r.is_lost(at(101), at(10_000), SimDuration::ZERO), "RACK.xmit_ts is still 100 us");
+        r.on_delivered(at(100), 5_000, at(200));
+        r.on_delivered(at(50), 9_000, at(300));
+        assert!(r.is_lost(at(100), 4_000, at(200), SimDuration::ZERO), "RACK.rtt is still 100 us");
+        assert!(!r.is_lost(at(101), 4_000, at(10_000), SimDuration::ZERO), "RACK.xmit_ts is still 100 us");
+    }
+
+    /// RFC 8985 §6.2 (`RACK_sent_after`): of segments sent at one instant, the
+    /// later in sequence counts as sent after. A burst's segment behind the
+    /// delivered one is not lost however long it takes; one ahead of it is.
+    #[test]
+    fn rfc8985_6_2_a_tie_in_send_time_goes_by_sequence() {
+        let mut r = RackTlp::new();
+        r.on_delivered(at(100), 4_000, at(200));
+        assert!(r.is_lost(at(100), 3_000, at(200), SimDuration::ZERO), "ahead of it in the burst");
+        assert!(!r.is_lost(at(100), 5_000, at(10_000), SimDuration::ZERO), "behind it in the burst");
+        assert!(!r.is_lost(at(100), 4_000, at(10_000), SimDuration::ZERO), "the delivered one itself");
+        r.on_delivered(at(100), 6_000, at(250));
+        assert!(r.is_lost(at(100), 5_000, at(250), SimDuration::ZERO), "a later one of the burst delivered");
+        r.on_delivered(at(100), 2_000, at(260));
+        assert!(r.is_lost(at(100), 5_000, at(260), SimDuration::ZERO), "an earlier one does not move RACK.end_seq");
     }
 
     /// Linux tcp_schedule_loss_probe: 2·SRTT + 2 ms, or + RTO_min with one segment out.

@@ -45,6 +45,15 @@
 //!   (`timeout_`) until a new cumulative ACK: the timer's go-back-N resends
 //!   SACKed data too.
 //!
+//! With `sack_recovery = "linux"` the sender resends only what is marked lost
+//! and then sends new data, as Linux's `tcp_xmit_retransmit_queue` does
+//! ("if (tp->retrans_out >= tp->lost_out) break"; segments not marked lost
+//! are skipped): no `NextSeg` rule (3), which Linux ran as "forward
+//! retransmission" until 4.15 ("tcp: remove forward retransmit feature"),
+//! and no rescue retransmission (4), which it never had (TLP probes the tail
+//! instead). Rules (3) and (4) resend segments still on their way whenever
+//! nothing lost or new is left to send.
+//!
 //! With RACK on (`tcp::rack_tlp`), an octet is also lost below the boundary
 //! RACK's clock sets ([`Scoreboard::set_rack_lost`]); with PRR on
 //! (`tcp::prr`), the sender sizes cwnd per ACK during recovery.
@@ -59,6 +68,9 @@ pub enum SackRecovery {
     /// ns-2.35's `Agent/TCP/Sack1`: an estimated `pipe_` and every hole
     /// below the highest SACK resent in order (module doc).
     Ns2,
+    /// Linux (4.15 on) `tcp_xmit_retransmit_queue`: RFC 6675 with `NextSeg`
+    /// rules (1) and (2) only (module doc).
+    Linux,
 }
 
 /// What a scoreboard held lost at one moment ([`Scoreboard::lost_marks`]).
@@ -110,6 +122,8 @@ pub struct Scoreboard {
     rack_relost: Option<(u64, u64)>,
     /// ns-2.35's `Sack1` recovery in place of RFC 6675's.
     ns2: bool,
+    /// `NextSeg` rules (3) and (4) (not with Linux's recovery).
+    forward: bool,
     /// ns-2's `pipe_` in bytes (it may go below zero).
     ns2_pipe: i64,
     /// ns-2's `timeout_`: SACK blocks are not read until a new cumulative ACK.
@@ -134,14 +148,16 @@ impl Scoreboard {
             rack_lost: 0,
             rack_relost: None,
             ns2: false,
+            forward: true,
             ns2_pipe: 0,
             deaf: false,
         }
     }
 
-    /// The same, recovering as ns-2.35's `Sack1` agent does when `ns2`.
-    pub fn with_ns2_recovery(mut self, ns2: bool) -> Self {
-        self.ns2 = ns2;
+    /// The same, recovering by `rule`.
+    pub fn with_recovery(mut self, rule: SackRecovery) -> Self {
+        self.ns2 = rule == SackRecovery::Ns2;
+        self.forward = rule != SackRecovery::Linux;
         self
     }
 
@@ -494,6 +510,9 @@ impl Scoreboard {
         if high_data < app_end && may_send_new {
             return Some((high_data, self.smss.min(app_end - high_data), NextSegRule::New));
         }
+        if !self.forward {
+            return None;
+        }
         // (3) as (1) without (1.c).
         if s2 < highest_sacked {
             self.rxt_high_data.get_or_insert(high_data);
@@ -619,9 +638,18 @@ mod tests {
 
     /// RFC 6675 §4 `NextSeg`: lost holes first, lowest first; then new data;
     /// then unSACKed holes not yet lost; then one rescue retransmission.
+    /// Linux (`sack_recovery = "linux"`) stops after the new data: segment 5
+    /// is not marked lost, so `tcp_xmit_retransmit_queue` skips it.
     #[test]
     fn rfc6675_4_next_seg_rules_in_order() {
-        let mut b = board();
+        let lost_then_new = vec![(2000, NextSegRule::Lost), (10_000, NextSegRule::New), (11_000, NextSegRule::New)];
+        // Segment 5 has one SACKed segment above it: not lost, so rule (3) sends it after the new data.
+        assert_eq!(next_segs(board()), [lost_then_new.clone(), vec![(5000, NextSegRule::Unsacked)]].concat());
+        assert_eq!(next_segs(board().with_recovery(SackRecovery::Linux)), lost_then_new);
+    }
+
+    /// What `NextSeg` sends in [`rfc6675_4_next_seg_rules_in_order`]'s recovery, in order.
+    fn next_segs(mut b: Scoreboard) -> Vec<(u64, NextSegRule)> {
         // Sent 0..10; 0, 2 and 5 lost, 1, 3, 4 and 6 SACKed, 7..=9 in flight; 2 more to write.
         b.update(0, [(1000, 2000), (3000, 5000), (6000, 7000)].into_iter());
         assert_eq!(b.enter_recovery(0, 10_000), (0, 1000), "step 4.3: HighACK's segment first");
@@ -632,16 +660,7 @@ mod tests {
             b.on_sent(s + len, rule);
             sent.push((s, rule));
         }
-        assert_eq!(
-            sent,
-            vec![
-                (2000, NextSegRule::Lost),
-                (10_000, NextSegRule::New),
-                (11_000, NextSegRule::New),
-                (5000, NextSegRule::Unsacked),
-            ],
-            "segment 5 has one SACKed segment above it: not lost, so rule (3) sends it after the new data"
-        );
+        sent
     }
 
     /// DEVIATION (Linux "lost retransmit", tcp_sacktag_write_queue): segment 0
@@ -665,18 +684,24 @@ mod tests {
 
     /// RFC 6675 §4 `NextSeg` rule (4): with every hole resent and no new data,
     /// one rescue retransmission of the highest unSACKed segment, once.
+    /// Linux has none: the segment stays on its way.
     #[test]
     fn rfc6675_4_one_rescue_retransmission() {
-        let mut b = board();
-        b.update(0, [(1000, 4000)].into_iter());
-        assert_eq!(b.enter_recovery(0, 5000), (0, 1000));
-        assert_eq!(b.next_seg(0, 5000, 5000, true), None, "RescueRxt is the first retransmission's end");
-        // HighACK advances past RescueRxt; segment 4 (above the SACKs) is outstanding.
-        b.update(4000, std::iter::empty());
-        let (s, len, rule) = b.next_seg(4000, 5000, 5000, true).unwrap();
-        assert_eq!((s, len, rule), (4000, 1000, NextSegRule::Rescue));
-        b.on_sent(s + len, rule);
-        assert_eq!(b.next_seg(4000, 5000, 5000, true), None);
+        for rule in [SackRecovery::Rfc6675, SackRecovery::Linux] {
+            let mut b = board().with_recovery(rule);
+            b.update(0, [(1000, 4000)].into_iter());
+            assert_eq!(b.enter_recovery(0, 5000), (0, 1000));
+            assert_eq!(b.next_seg(0, 5000, 5000, true), None, "RescueRxt is the first retransmission's end");
+            // HighACK advances past RescueRxt; segment 4 (above the SACKs) is outstanding.
+            b.update(4000, std::iter::empty());
+            let Some((s, len, next)) = b.next_seg(4000, 5000, 5000, true) else {
+                assert_eq!(rule, SackRecovery::Linux);
+                continue;
+            };
+            assert_eq!((s, len, next, rule), (4000, 1000, NextSegRule::Rescue, SackRecovery::Rfc6675));
+            b.on_sent(s + len, next);
+            assert_eq!(b.next_seg(4000, 5000, 5000, true), None);
+        }
     }
 
     /// RFC 6675 §5 steps 1–4: the third duplicate ACK starts recovery; so
@@ -717,7 +742,7 @@ mod tests {
     /// A window of ten segments that lost 0-4 and had 5-9 SACKed, as ns-2.35's
     /// `Sack1` sees it once its third duplicate ACK started recovery.
     fn ns2_half_window_lost() -> Scoreboard {
-        let mut b = board().with_ns2_recovery(true);
+        let mut b = board().with_recovery(SackRecovery::Ns2);
         for i in 5..10 {
             b.on_ack();
             assert!(b.update(0, [seg(i)].into_iter()));
@@ -764,7 +789,7 @@ mod tests {
             sent.push(seq / MSS);
         }
         assert_eq!(sent, [1, 2, 3, 4], "segment 0 went at the third duplicate ACK");
-        let mut one = board().with_ns2_recovery(true);
+        let mut one = board().with_recovery(SackRecovery::Ns2);
         one.update(0, [seg(1)].into_iter());
         assert!(!one.is_lost(0), "one SACKed segment above: RFC 6675 would not resend it");
         assert_eq!(one.next_seg(0, 2 * MSS, 2 * MSS, false), Some((0, MSS, NextSegRule::Unsacked)));

@@ -42,7 +42,7 @@ use super::rack_tlp::RackTlp;
 use super::rto::{RtoEstimator, RttTiming};
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
-use super::sack::{LostMarks, SackRecovery, Scoreboard};
+use super::sack::{LostMarks, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
@@ -58,6 +58,8 @@ struct SentRecord {
     sent_at: SimTime,
     /// It has been sent more than once.
     retransmitted: bool,
+    /// RACK found its latest transmission lost (counted once per transmission).
+    lost_again: bool,
 }
 
 /// A data segment the sender wants on the wire now.
@@ -172,7 +174,7 @@ impl Sender {
             sack: cfg.sack_enabled().then(|| {
                 Box::new(
                     Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit)
-                        .with_ns2_recovery(cfg.sack_recovery == SackRecovery::Ns2),
+                        .with_recovery(cfg.sack_recovery),
                 )
             }),
             sack_rtx: None,
@@ -311,7 +313,7 @@ impl Sender {
         // RFC 6675 (2) counts an ACK that SACKs new data whatever its window
         // (a SACK receiver grows its window on out-of-order data, `tcp::rcv_window`).
         if self.rack.is_some() {
-            self.rack_detect(now, ack, seg.sack().next());
+            stats.lost_retransmits += self.rack_detect(now, ack, seg.sack().next());
         }
         let dup = ack == self.snd_una
             && self.snd_max > self.snd_una
@@ -434,10 +436,11 @@ impl Sender {
     /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack` whose first
     /// SACK block is `first_block`: note the newest transmission it shows
     /// delivered, then hand the scoreboard the boundary below which every
-    /// unSACKed segment is lost, and the retransmissions lost again.
+    /// unSACKed segment is lost, and the retransmissions lost again. Returns
+    /// how many retransmitted segments it found lost for the first time.
     #[inline(never)]
-    fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) {
-        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return };
+    fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) -> u64 {
+        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return 0 };
         // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
         // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
         // would be ambiguous.
@@ -446,12 +449,12 @@ impl Sender {
         // segment holding the top SACKed octet.
         let mut newest = None;
         for r in self.sent.iter().take_while(|r| r.end <= ack).filter(|r| plausible(r)) {
-            newest = newest.max(Some(r.sent_at));
+            newest = newest.max(Some((r.sent_at, r.end)));
         }
         if let Some(&(_, top)) = sb.ranges().last() {
             let i = self.sent.partition_point(|r| r.end < top);
             if let Some(r) = self.sent.get(i).filter(|r| plausible(r)) {
-                newest = newest.max(Some(r.sent_at));
+                newest = newest.max(Some((r.sent_at, r.end)));
             }
         }
         // RFC 2018 (4): "The first SACK block ... MUST specify the contiguous
@@ -465,23 +468,23 @@ impl Sender {
                     break;
                 }
                 if from >= start && plausible(r) {
-                    newest = newest.max(Some(r.sent_at));
+                    newest = newest.max(Some((r.sent_at, r.end)));
                 }
                 from = r.end;
             }
         }
-        if let Some(sent_at) = newest {
-            rack.on_delivered(sent_at, now);
+        if let Some((sent_at, end)) = newest {
+            rack.on_delivered(sent_at, end, now);
         }
         if sb.is_empty() {
             sb.set_rack_lost(0);
             sb.set_rack_relost(None);
-            return;
+            return 0;
         }
         let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
         let mut boundary = 0;
         for r in self.sent.iter().skip_while(|r| r.end <= ack).filter(|r| !r.retransmitted) {
-            if !rack.is_lost(r.sent_at, now, reo_wnd) {
+            if !rack.is_lost(r.sent_at, r.end, now, reo_wnd) {
                 break;
             }
             boundary = r.end;
@@ -492,16 +495,21 @@ impl Sender {
         // applies to both original and retransmitted packet", Linux
         // tcp_recovery.c): the lowest run of retransmitted, unSACKed segments
         // that RACK's clock finds lost again.
-        let mut relost: Option<(u64, u64)> = None;
+        let (mut relost, mut newly): (Option<(u64, u64)>, u64) = (None, 0);
         if sb.in_recovery() {
             let mut start = ack;
-            for r in self.sent.iter().skip_while(|r| r.end <= ack) {
+            for r in self.sent.iter_mut().skip_while(|r| r.end <= ack) {
                 let s = std::mem::replace(&mut start, r.end).max(ack);
                 if s >= sb.high_rxt() {
                     break;
                 }
-                let lost_again =
-                    r.retransmitted && sb.sacked_in(s, r.end) < r.end - s && rack.is_lost(r.sent_at, now, reo_wnd);
+                let lost_again = r.retransmitted
+                    && sb.sacked_in(s, r.end) < r.end - s
+                    && rack.is_lost(r.sent_at, r.end, now, reo_wnd);
+                if lost_again && !r.lost_again {
+                    r.lost_again = true;
+                    newly += 1;
+                }
                 match (lost_again, &mut relost) {
                     (true, Some(run)) => run.1 = r.end,
                     (true, None) => relost = Some((s, r.end)),
@@ -511,6 +519,7 @@ impl Sender {
             }
         }
         sb.set_rack_relost(relost);
+        newly
     }
 
     /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
@@ -776,6 +785,7 @@ impl Sender {
             if rack.probe_at().is_some_and(|p| p <= now) {
                 rack.arm(None);
                 if self.may_probe() && self.send_probe() {
+                    stats.loss_probes += 1;
                     // RFC 8985 (7.3) and Linux tcp_send_loss_probe's tcp_rearm_rto:
                     // after a probe the retransmission timer runs a whole RTO from now.
                     self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
@@ -1044,7 +1054,7 @@ impl Sender {
             }
         }
         if end > self.snd_max {
-            self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission });
+            self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission, lost_again: false });
             self.snd_max = end;
             if self.time_one && self.timed.is_none() {
                 // ns-2.35 TcpAgent::output: "if (seqno > maxseq_) { ... if (!rtt_active_)"
@@ -1070,6 +1080,7 @@ impl Sender {
         let first = self.sent.partition_point(|r| r.end <= start);
         for r in self.sent.range_mut(first..) {
             r.retransmitted = true;
+            r.lost_again = false;
             r.sent_at = now;
             if r.end >= end {
                 break;

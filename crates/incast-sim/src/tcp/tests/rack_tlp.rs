@@ -31,7 +31,7 @@ fn rfc8985_7_a_tail_loss_is_probed_and_recovered_without_a_timeout() {
     expect_data(&mut ep, sacked, seg(4), MSS);
     recv(&mut ep, sacked + SimDuration::from_micros(100), ack(seg(6)));
     let st = ep.stats();
-    assert_eq!((st.timeouts, st.retransmitted_segments), (0, 2));
+    assert_eq!((st.timeouts, st.retransmitted_segments, st.loss_probes), (0, 2, 1));
 }
 
 /// Linux tcp_send_loss_probe: with unsent data the peer window allows, the
@@ -97,8 +97,8 @@ fn without_rack_tlp_the_tail_loss_times_out() {
 
 /// Ten segments out; 0 and 1 are lost, recovery resends both (by 110 us),
 /// the resent 0 is lost again, and at 250 us the resent 1 is SACKed.
-/// Returns the endpoint and what it sent at 250 us.
-fn lost_retransmission(cfg: &TcpConfig) -> (Endpoint, Vec<(u64, u32)>) {
+/// Returns the endpoint, yet to send what that ACK allows.
+fn lost_retransmission(cfg: &TcpConfig) -> Endpoint {
     let mut ep = with_flight(cfg, seg(10), 10);
     recv(&mut ep, us(103), sack_ack(0, &[(2, 3)]));
     recv(&mut ep, us(104), sack_ack(0, &[(2, 4)]));
@@ -112,8 +112,7 @@ fn lost_retransmission(cfg: &TcpConfig) -> (Endpoint, Vec<(u64, u32)>) {
     assert_eq!(sent, vec![(seg(0), MSS), (seg(1), MSS)], "rack_tlp = {}", cfg.rack_tlp);
     // The first block holds the segment that triggered the ACK (RFC 2018 §4): the resent 1.
     recv(&mut ep, us(250), sack_ack(0, &[(1, 10)]));
-    let again = drain(&mut ep, us(250));
-    (ep, again)
+    ep
 }
 
 /// RFC 8985 §6.2 step 5 judges every segment by its latest transmission
@@ -124,8 +123,21 @@ fn lost_retransmission(cfg: &TcpConfig) -> (Endpoint, Vec<(u64, u32)>) {
 /// resends an octet twice in one recovery and waits for the timer.
 #[test]
 fn rfc8985_6_2_a_retransmission_is_lost_again_when_a_later_one_is_delivered() {
-    assert_eq!(lost_retransmission(&cfg_rack()).1, vec![(seg(0), MSS)]);
-    assert_eq!(lost_retransmission(&cfg_sack()).1, vec![]);
+    let mut ep = lost_retransmission(&cfg_rack());
+    assert_eq!(drain(&mut ep, us(250)), vec![(seg(0), MSS)]);
+    assert_eq!(ep.stats().lost_retransmits, 1, "Linux counts it in TCPLostRetransmit");
+    assert_eq!(drain(&mut lost_retransmission(&cfg_sack()), us(250)), vec![]);
+}
+
+/// A transmission found lost again counts once, however many ACKs find it
+/// so before it is resent: in [`lost_retransmission`] a second ACK arrives
+/// before the resent 0 can leave.
+#[test]
+fn a_retransmission_lost_again_counts_once() {
+    let mut ep = lost_retransmission(&cfg_rack());
+    recv(&mut ep, us(251), sack_ack(0, &[(1, 10)]));
+    assert_eq!(ep.stats().lost_retransmits, 1);
+    assert_eq!(drain(&mut ep, us(251)), vec![(seg(0), MSS)]);
 }
 
 /// Linux tcp_xmit_retransmit_queue rearms the retransmission timer whenever
@@ -138,7 +150,8 @@ fn linux_every_retransmission_of_the_head_restarts_the_timer() {
     for (restart, armed_at) in [(RtoRestart::FastRetransmit, us(105)), (RtoRestart::HeadRetransmit, us(250))] {
         let mut c = cfg_rack();
         c.rto.restart = restart;
-        let (ep, again) = lost_retransmission(&c);
+        let mut ep = lost_retransmission(&c);
+        let again = drain(&mut ep, us(250));
         assert_eq!(again, vec![(seg(0), MSS)]);
         assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
     }
