@@ -74,7 +74,7 @@ pub enum SackRecovery {
 }
 
 /// What a scoreboard held lost at one moment ([`Scoreboard::lost_marks`]).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LostMarks {
     boundary: u64,
     relost: Option<(u64, u64)>,

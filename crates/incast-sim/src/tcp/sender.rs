@@ -293,9 +293,13 @@ impl Sender {
             return false;
         }
         let old_una = self.snd_una;
+        // Linux's PRR asks whether an ACK in recovery marked anything newly lost.
         let (sacked_before, lost_before) = match (&self.prr, &self.sack) {
-            (Some(_), Some(sb)) => (sb.sacked_in(self.snd_una, self.snd_max), sb.lost_marks()),
-            _ => (0, LostMarks::default()),
+            (Some(prr), Some(sb)) => (
+                sb.sacked_in(self.snd_una, self.snd_max),
+                (prr.flavor() == PrrFlavor::Linux && sb.in_recovery()).then(|| sb.lost_marks()),
+            ),
+            _ => (0, None),
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
         let newly_sacked = match &mut self.sack {
@@ -394,9 +398,9 @@ impl Sender {
 
     /// PRR (RFC 6937) after an ACK in SACK recovery: SND.UNA moved from
     /// `old_una`, and before the ACK `sacked_before` bytes above it were
-    /// SACKed and `lost_before` marked lost.
+    /// SACKed and, for Linux's PRR in recovery, `lost_before` marked lost.
     #[inline(never)]
-    fn prr_update(&mut self, old_una: u64, sacked_before: u64, lost_before: LostMarks) {
+    fn prr_update(&mut self, old_una: u64, sacked_before: u64, lost_before: Option<LostMarks>) {
         let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
         if !sb.in_recovery() {
             return;
@@ -412,7 +416,8 @@ impl Sender {
             // tcp_packets_in_flight before the fast retransmission leaves.
             pipe -= self.sack_rtx.map_or(0, |(_, len)| len).min(pipe);
         }
-        let clean = self.snd_una > old_una && !sb.newly_lost(lost_before, self.snd_una);
+        // An ACK that starts recovery is a duplicate: it never advances SND.UNA.
+        let clean = self.snd_una > old_una && lost_before.is_some_and(|b| !sb.newly_lost(b, self.snd_una));
         self.cc.set_cwnd(prr.on_ack(delivered, pipe, self.cc.ssthresh(), clean));
     }
 
