@@ -198,6 +198,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             f"at least {format_rate(MIN_TBF_RATE)}, got {format_rate(s.link.rate)}"
         )
     notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
+    sack = tcp.sack or tcp.variant == "sack"
     delayed_ack = _delayed_ack(s, notes)
     buffer = _buffer_bytes(s, notes)
     if not math.isclose(tcp.clock_granularity, kernel.jiffy_s):
@@ -217,7 +218,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.prr: Linux (3.2 and later) always reduces the window by PRR (RFC 6937) in recovery")
     elif tcp.prr_flavor != "linux":
         notes.append("tcp.prr_flavor: the kernel counts PRR in packets as tcp_cwnd_reduction does (linux)")
-    if (tcp.sack or tcp.variant == "sack") and tcp.sack_recovery != "linux":
+    if sack and tcp.sack_recovery != "linux":
         notes.append("tcp.sack_recovery: the kernel resends only what it marked lost, then new data (linux)")
     if tcp.restart_after_idle and tcp.idle_restart != "linux":
         notes.append("tcp.idle_restart: after idle the kernel halves cwnd per idle RTO (tcp_cwnd_restart)")
@@ -240,7 +241,6 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         raise ScenarioError(
             f"tcp.rto_max: Linux allows 1s to 120s (tcp_rto_max_ms), got {format_duration(tcp.rto_max)}"
         )
-    sack = tcp.sack or tcp.variant == "sack"
     sysctls = {
         "net.ipv4.tcp_rto_min_us": str(rto_min_us),
         "net.ipv4.tcp_sack": str(int(sack)),
