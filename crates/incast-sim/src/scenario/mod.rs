@@ -188,7 +188,7 @@ impl Scenario {
             return Err(invalid(
                 "tcp.sack_recovery",
                 "\"ns2\" (ns-2.35's Sack1) has no PRR, RACK-TLP or lost-retransmit detection: use \"rfc6675\" \
-                 with tcp.prr, tcp.rack_tlp or tcp.sack_lost_retransmit",
+                 or \"linux\" with tcp.prr, tcp.rack_tlp or tcp.sack_lost_retransmit",
             ));
         }
         if tcp.rude && !tcp.rude_allowed {
