@@ -110,6 +110,7 @@ def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() ->
         ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
         ({"tcp": {"rcv_window": "linux"}}, "tcp.rcv_window: \"fixed\": the agents' window_ never grows"),
+        ({"tcp": {"gip": "333"}}, "tcp.gip_copies: 0 only: ns-2's agents cannot resend a packet from Tcl"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:
@@ -134,6 +135,24 @@ def test_ns2_runs_the_blocks_and_delivers_every_segment() -> None:
     # 1078 bytes of link time per block; four 16-segment windows fit a 64-packet port.
     assert min(r.block_time_ms) > 264 * 1078 * 8 / 1e9 * 1e3
     assert r.goodput_mbps < 1000 and (r.drops, r.timeouts) == (0, 0)
+
+
+def test_gips_window_reset_is_set_at_each_stripe_units_head() -> None:
+    """GIP section V-C without its copies: ns-2 sets cwnd_ before each advanceby; without GIP it does not."""
+    gip = ns2.script(scenario(tcp={"gip": "333", "gip_copies": 0, "gip_head_cwnd": 3}))
+    assert "set P(gip_head_cwnd) {3}" in gip
+    assert ns2.parameters(scenario())["gip_head_cwnd"] == "0"
+
+
+@needs_ns
+def test_ns2_restarts_every_stripe_unit_from_gips_window() -> None:
+    """Without GIP a block starts from the window the last one grew to; with it, from 2 segments again."""
+    base = {"workload": {"sru": "64KiB"}, "switch": {"buffer": "64pkt"}, "blocks": 4}
+    plain = ns2.run(scenario(**base, tcp={"rcv_wnd": "16000B"}))
+    gip = ns2.run(scenario(**base, tcp={"rcv_wnd": "16000B", "gip": "333", "gip_copies": 0}))
+    assert (plain.drops, gip.drops) == (0, 0)
+    assert plain.block_time_ms[0] == pytest.approx(gip.block_time_ms[0]), "the first block starts at IW 2 in both"
+    assert min(gip.block_time_ms[1:]) > max(plain.block_time_ms[1:]), "slow start again from 2 segments"
 
 
 @needs_ns

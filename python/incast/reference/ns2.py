@@ -8,8 +8,10 @@ What maps exactly: servers, blocks, the stripe unit (whole segments of
 ``tcp.mss``), link rate and delay (each of the four one-way hops gets
 ``link.rtt / 4``), a drop-tail port of ``"Npkt"`` packets toward the client,
 the one-way agents ``Agent/TCP/Reno``, ``Newreno`` or ``Sack1`` with a sink
-that ACKs every segment or delays ACKs (``TCPSink/DelAck``), and the agent
-settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for.
+that ACKs every segment or delays ACKs (``TCPSink/DelAck``), the agent
+settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for, and
+GIP's window reset at each stripe unit's head (``cwnd_`` set before the
+unit's ``advanceby``; its redundant copies need a new agent, and are refused).
 What ns-2 approximates is returned as notes (:data:`Ns2Run.notes`); what it
 cannot express raises :class:`Ns2Unsupported` naming the setting.
 """
@@ -181,7 +183,11 @@ def _check(s: Scenario) -> None:
         ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
         ("tcp.variant", s.tcp.variant not in ("reno", "newreno", "sack"), "reno, newreno or sack"),
         ("tcp.sack", s.tcp.sack and s.tcp.variant != "sack", "SACK is the sack variant (Agent/TCP/Sack1)"),
-        ("tcp.gip", s.tcp.gip != "off", "no GIP agent"),
+        (
+            "tcp.gip_copies",
+            s.tcp.gip != "off" and s.tcp.gip_copies != 0,
+            "0 only: ns-2's agents cannot resend a packet from Tcl; GIP's cwnd reset at each stripe unit's head runs",
+        ),
         ("tcp.rude", bool(s.tcp.rude), "no Rude TCP agent"),
         ("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
         ("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
@@ -285,6 +291,7 @@ def parameters(s: Scenario, trace: Path | None = None) -> dict[str, str]:
         "mss": str(s.tcp.mss),
         "headers": str(HEADERS),
         "init_cwnd": str(s.tcp.init_cwnd),
+        "gip_head_cwnd": str(s.tcp.gip_head_cwnd if s.tcp.gip != "off" else 0),
         "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),
         "rto_min": repr(float(s.tcp.rto_min)),
         "rto_max": repr(float(s.tcp.rto_max)),

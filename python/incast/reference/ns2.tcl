@@ -134,7 +134,10 @@ proc next_block {now} {
     for {set k 0} {$k < $P(servers)} {incr k} {
         set i [lindex $order $k]
         set at [expr {$now + ($k + 1) * $P(request_tx) + $P(request_path) + [$rng uniform 0 $P(jitter)]}]
-        $ns at $at "$tcp($i) advanceby $P(segments)"
+        # GIP (section V-C): every stripe unit starts from gip_head_cwnd segments.
+        set head ""
+        if {$P(gip_head_cwnd) > 0} { set head "$tcp($i) set cwnd_ $P(gip_head_cwnd); " }
+        $ns at $at "$head$tcp($i) advanceby $P(segments)"
     }
     if {$P(poll) > 0} { $ns at [expr {[$ns now] + $P(poll)}] poll }
 }
