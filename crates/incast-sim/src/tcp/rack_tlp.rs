@@ -12,7 +12,17 @@
 //! SACKed (§6.2 step 4 with no reordering seen, as Linux's
 //! `tcp_rack_reo_wnd`). The sender turns the verdict into a lost boundary
 //! for the RFC 6675 scoreboard (`tcp::sack`), so a probe's SACK can start
-//! recovery and `NextSeg` resends what RACK found lost.
+//! recovery and `NextSeg` resends what RACK found lost. An ACK that moves
+//! `RACK.xmit_ts` while an unSACKed segment sent before it is not yet that
+//! old arms the reordering timer (§6.2 step 6, §6.3) for when the last such
+//! segment will be, plus Linux's `TCP_TIMEOUT_MIN` of two clock ticks (none
+//! on an exact clock; `tcp_rack_mark_lost`); at its expiry RACK judges the
+//! segments again, a lost head starts recovery, and the retransmission timer
+//! runs for what is left of the head's RTO (`tcp_rack_reo_timeout`,
+//! `tcp_rearm_rto`). As in Linux the reordering timer holds the socket's one
+//! timer: while it is armed neither the probe nor the RTO fires, an ACK of
+//! new data that does not arm it, a probe or a restart of the retransmission
+//! timer replaces it.
 //! TLP (§7) as Linux's `tcp_schedule_loss_probe` and `tcp_send_loss_probe`
 //! run it: outside recovery and loss, with data in flight, a probe timeout
 //! of 2·SRTT plus 2 ms (`TCP_TIMEOUT_MIN_US`), or plus RTO_min with one
@@ -36,9 +46,7 @@
 //! 4.4.
 //! **Deliberately different:** the reduction after a repaired loss is
 //! immediate (cwnd = ssthresh), where Linux reaches it through CWR and PRR.
-//! **Not modelled:** the RACK reordering timer (§6.3): a segment not yet
-//! old enough when an ACK arrives is judged at the next ACK, not by a timer;
-//! D-SACK-driven adaptation of `reo_wnd` (§6.2 step 4) and the undo of a
+//! **Not modelled:** D-SACK-driven adaptation of `reo_wnd` (§6.2 step 4) and the undo of a
 //! probe that proved spurious (there is no reordering here).
 
 use crate::time::{SimDuration, SimTime};
@@ -66,6 +74,8 @@ pub struct RackTlp {
     probe_at: Option<SimTime>,
     /// The probe segment `(seq, len)` due now, sent whatever cwnd says.
     due: Option<(u64, u64)>,
+    /// When the armed reordering timer fires (§6.3, `RACK.reo_timer`).
+    reo_at: Option<SimTime>,
 }
 
 impl RackTlp {
@@ -76,16 +86,20 @@ impl RackTlp {
 
     /// The segment ending at `end`, last sent at `sent_at`, is known
     /// delivered at `now` (§6.2 step 2: only a segment sent after the latest
-    /// one, by `RACK_sent_after`, moves `RACK.xmit_ts` and `RACK.end_seq`).
+    /// one, by `RACK_sent_after`, moves `RACK.xmit_ts` and `RACK.end_seq`;
+    /// the latest one reported again is not newly delivered, and leaves
+    /// `RACK.rtt` as its first report set it).
+    /// Returns true when it moved them (Linux `tp->rack.advanced`).
     #[inline]
-    pub fn on_delivered(&mut self, sent_at: SimTime, end: u64, now: SimTime) {
-        if self.xmit_ts.is_some_and(|t| (sent_at, end) < (t, self.end_seq)) {
-            return;
+    pub fn on_delivered(&mut self, sent_at: SimTime, end: u64, now: SimTime) -> bool {
+        if self.xmit_ts.is_some_and(|t| (sent_at, end) <= (t, self.end_seq)) {
+            return false;
         }
         self.xmit_ts = Some(sent_at);
         self.end_seq = end;
         self.rtt = now.since(sent_at);
         self.min_rtt = Some(self.min_rtt.map_or(self.rtt, |m| m.min(self.rtt)));
+        true
     }
 
     /// True when a retransmission sent at `sent_at` and delivered by `now`
@@ -113,8 +127,29 @@ impl RackTlp {
     /// segments behind a delivered one in it are still on their way.
     #[inline]
     pub fn is_lost(&self, sent_at: SimTime, end: u64, now: SimTime, reo_wnd: SimDuration) -> bool {
-        self.xmit_ts.is_some_and(|t| sent_at < t || sent_at == t && end < self.end_seq)
-            && sent_at + self.rtt + reo_wnd <= now
+        self.lost_at(sent_at, end, reo_wnd).is_some_and(|at| at <= now)
+    }
+
+    /// When the segment ending at `end`, last sent at `sent_at`, counts as
+    /// lost if nothing is heard of it: `RACK.rtt + reo_wnd` after it was sent,
+    /// for a segment sent before the latest delivered one (§6.2 step 5,
+    /// `RACK_detect_loss`'s `remaining`); `None` for one sent after it.
+    #[inline]
+    pub fn lost_at(&self, sent_at: SimTime, end: u64, reo_wnd: SimDuration) -> Option<SimTime> {
+        let before = self.xmit_ts.is_some_and(|t| sent_at < t || sent_at == t && end < self.end_seq);
+        before.then(|| sent_at + self.rtt + reo_wnd)
+    }
+
+    /// Arm the reordering timer for `at`, or disarm it.
+    #[inline]
+    pub fn arm_reo(&mut self, at: Option<SimTime>) {
+        self.reo_at = at;
+    }
+
+    /// When the reordering timer fires, if armed.
+    #[inline]
+    pub fn reo_at(&self) -> Option<SimTime> {
+        self.reo_at
     }
 
     /// The probe timeout (Linux `tcp_schedule_loss_probe`) for smoothed RTT
@@ -180,6 +215,7 @@ impl RackTlp {
         self.probe_end = None;
         self.probe_at = None;
         self.due = None;
+        self.reo_at = None;
     }
 }
 
@@ -217,6 +253,17 @@ mod tests {
         r.on_delivered(at(50), 9_000, at(300));
         assert!(r.is_lost(at(100), 4_000, at(200), SimDuration::ZERO), "RACK.rtt is still 100 us");
         assert!(!r.is_lost(at(101), 4_000, at(10_000), SimDuration::ZERO), "RACK.xmit_ts is still 100 us");
+    }
+
+    /// RFC 8985 §6.2 step 2 acts on each segment "newly acknowledged": the
+    /// highest SACKed segment, reported again by every later ACK, does not
+    /// stretch RACK.rtt, so a segment sent before it still ages toward loss.
+    #[test]
+    fn rfc8985_6_2_a_delivery_reported_again_keeps_its_rtt() {
+        let mut r = RackTlp::new();
+        assert!(r.on_delivered(at(100), 5_000, at(200)));
+        assert!(!r.on_delivered(at(100), 5_000, at(900)), "not newly delivered");
+        assert!(r.is_lost(at(90), 4_000, at(215), SimDuration::ZERO), "RACK.rtt is still 100 us");
     }
 
     /// RFC 8985 §6.2 (`RACK_sent_after`): of segments sent at one instant, the

@@ -364,6 +364,13 @@ impl Scoreboard {
         self.dupacks >= self.dupthresh || self.is_lost(high_ack)
     }
 
+    /// RACK's reordering timer found the segment at HighACK `high_ack` lost
+    /// with no ACK to count: true when that starts loss recovery (as
+    /// [`Scoreboard::on_dup_ack`] would, without counting a duplicate).
+    pub fn loss_found(&self, high_ack: u64) -> bool {
+        !self.in_recovery && !self.recovery_point.is_some_and(|rp| high_ack < rp) && self.is_lost(high_ack)
+    }
+
     /// A cumulative ACK moved HighACK to `high_ack`. Returns true when it ends
     /// loss recovery (RFC 6675 §5 step A).
     pub fn on_cumulative_ack(&mut self, high_ack: u64) -> bool {

@@ -316,8 +316,11 @@ impl Sender {
         // incoming acknowledgment equals the advertised window in the last".
         // RFC 6675 (2) counts an ACK that SACKs new data whatever its window
         // (a SACK receiver grows its window on out-of-order data, `tcp::rcv_window`).
+        let mut reo_armed = false;
         if self.rack.is_some() {
-            stats.lost_retransmits += self.rack_detect(now, ack, seg.sack().next());
+            let (newly, wait) = self.rack_detect(now, ack, seg.sack().next());
+            stats.lost_retransmits += newly;
+            reo_armed = self.arm_reordering_timer(now, clock, wait);
         }
         let dup = ack == self.snd_una
             && self.snd_max > self.snd_una
@@ -386,7 +389,7 @@ impl Sender {
             },
         };
         if restart {
-            self.rearm_after_ack(now, clock);
+            self.rearm_after_ack(now, clock, reo_armed);
         } else if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
         }
@@ -421,9 +424,10 @@ impl Sender {
         self.cc.set_cwnd(prr.on_ack(delivered, pipe, self.cc.ssthresh(), clean));
     }
 
-    /// The retransmission timer after an ACK of new data.
+    /// The retransmission timer after an ACK of new data; `reo_armed` when
+    /// the same ACK armed RACK's reordering timer.
     #[inline]
-    fn rearm_after_ack(&mut self, now: SimTime, clock: &TcpClock) {
+    fn rearm_after_ack(&mut self, now: SimTime, clock: &TcpClock, reo_armed: bool) {
         self.rtx_deadline = if self.snd_una == self.snd_max {
             // RFC 6298 (5.2): "When all outstanding data has been acknowledged,
             // turn off the retransmission timer."
@@ -433,19 +437,42 @@ impl Sender {
             // data, restart the retransmission timer"
             Some(self.timer.deadline(now, clock, self.rto.rto()))
         };
-        if self.rack.is_some() {
+        let Some(rack) = &mut self.rack else { return };
+        // Linux keeps one timer per socket: an ACK that armed the reordering
+        // timer does not set the probe's (tcp_rack_mark_lost clears
+        // FLAG_SET_XMIT_TIMER); any other ACK of new data replaces it.
+        if !reo_armed {
+            rack.arm_reo(None);
             self.schedule_probe(now, clock);
         }
     }
 
+    /// RFC 8985 (6.2 step 6): arm the reordering timer when a segment sent
+    /// before the latest delivered one is not yet old enough to count as
+    /// lost; `wait` is when the last of them will be. Linux
+    /// (`tcp_rack_mark_lost`) arms it that long plus `TCP_TIMEOUT_MIN`, two
+    /// jiffies (none on an exact clock), in the slot the probe would use.
+    /// Returns true when armed.
+    #[inline]
+    fn arm_reordering_timer(&mut self, now: SimTime, clock: &TcpClock, wait: Option<SimTime>) -> bool {
+        let (Some(rack), Some(at)) = (&mut self.rack, wait) else { return false };
+        let slack = SimDuration(2 * clock.granularity().as_ps());
+        rack.arm_reo(Some(clock.deadline(now, at.since(now) + slack)));
+        rack.arm(None);
+        true
+    }
+
     /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack` whose first
-    /// SACK block is `first_block`: note the newest transmission it shows
+    /// SACK block is `first_block` (or at the reordering timer's expiry, with
+    /// `ack` SND.UNA and no block): note the newest transmission it shows
     /// delivered, then hand the scoreboard the boundary below which every
     /// unSACKed segment is lost, and the retransmissions lost again. Returns
-    /// how many retransmitted segments it found lost for the first time.
+    /// how many retransmitted segments it found lost for the first time and,
+    /// when the newest delivery moved, when the last unSACKed segment sent
+    /// before it that is not lost yet will be (step 5's `timeout`).
     #[inline(never)]
-    fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) -> u64 {
-        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return 0 };
+    fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) -> (u64, Option<SimTime>) {
+        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return (0, None) };
         // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
         // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
         // would be ambiguous.
@@ -478,13 +505,11 @@ impl Sender {
                 from = r.end;
             }
         }
-        if let Some((sent_at, end)) = newest {
-            rack.on_delivered(sent_at, end, now);
-        }
+        let advanced = newest.is_some_and(|(sent_at, end)| rack.on_delivered(sent_at, end, now));
         if sb.is_empty() {
             sb.set_rack_lost(0);
             sb.set_rack_relost(None);
-            return 0;
+            return (0, None);
         }
         let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
         let mut boundary = 0;
@@ -495,6 +520,20 @@ impl Sender {
             boundary = r.end;
         }
         sb.set_rack_lost(boundary);
+        // Linux tcp_rack_mark_lost runs only "if (tp->rack.advanced)".
+        let mut wait = None;
+        if advanced {
+            let mut start = ack;
+            for r in self.sent.iter().skip_while(|r| r.end <= ack) {
+                let s = std::mem::replace(&mut start, r.end).max(ack);
+                match rack.lost_at(r.sent_at, r.end, reo_wnd) {
+                    // Originals leave in sequence: none after this one was sent before it.
+                    None if !r.retransmitted => break,
+                    Some(at) if at > now && sb.sacked_in(s, r.end) < r.end - s => wait = wait.max(Some(at)),
+                    _ => {}
+                }
+            }
+        }
         // RFC 8985 (6.2 step 5) judges every segment by its latest
         // transmission, retransmissions too ("The advantage of RACK is it
         // applies to both original and retransmitted packet", Linux
@@ -524,7 +563,7 @@ impl Sender {
             }
         }
         sb.set_rack_relost(relost);
-        newly
+        (newly, wait)
     }
 
     /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
@@ -543,6 +582,10 @@ impl Sender {
             }
             _ => None,
         };
+        if at.is_some() {
+            // tcp_schedule_loss_probe resets the socket's one timer.
+            rack.arm_reo(None);
+        }
         rack.arm(at);
     }
 
@@ -607,28 +650,7 @@ impl Sender {
     fn on_dup_ack(&mut self, now: SimTime, clock: &TcpClock, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
         if let Some(sb) = &mut self.sack {
             if newly_sacked && sb.on_dup_ack(ack) {
-                stats.fast_retransmits += 1;
-                let prior_cwnd = self.cc.cwnd();
-                match self.ssthresh_rule {
-                    // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
-                    // FlightSize leaves out what SACKed data let through beyond cwnd
-                    // (RFC 5681 3.2 leaves out Limited Transmit's segments).
-                    SsthreshRule::Rfc5681 => {
-                        self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd()))
-                    }
-                    // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
-                    SsthreshRule::Ns2 => {
-                        let half = self.cc.ns2_half(false, self.peer_wnd);
-                        self.cc.on_loss(self.cc.ns2_loss_basis(half));
-                        self.cc.set_cwnd(half.max(self.mss));
-                    }
-                }
-                if let Some(prr) = &mut self.prr {
-                    prr.enter(self.snd_nxt - self.snd_una, prior_cwnd);
-                }
-                // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
-                self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
-                self.restart_for_fast_retransmit(now, clock);
+                self.enter_sack_recovery(now, clock, ack, stats);
             }
             return;
         }
@@ -652,6 +674,54 @@ impl Sender {
         }
     }
 
+    /// RFC 6675 (5 step 4): loss recovery starts at HighACK `ack`, with the
+    /// fast retransmission of its segment.
+    fn enter_sack_recovery(&mut self, now: SimTime, clock: &TcpClock, ack: u64, stats: &mut EndpointStats) {
+        stats.fast_retransmits += 1;
+        let prior_cwnd = self.cc.cwnd();
+        match self.ssthresh_rule {
+            // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
+            // FlightSize leaves out what SACKed data let through beyond cwnd
+            // (RFC 5681 3.2 leaves out Limited Transmit's segments).
+            SsthreshRule::Rfc5681 => self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd())),
+            // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
+            SsthreshRule::Ns2 => {
+                let half = self.cc.ns2_half(false, self.peer_wnd);
+                self.cc.on_loss(self.cc.ns2_loss_basis(half));
+                self.cc.set_cwnd(half.max(self.mss));
+            }
+        }
+        if let Some(prr) = &mut self.prr {
+            prr.enter(self.snd_nxt - self.snd_una, prior_cwnd);
+        }
+        let Some(sb) = &mut self.sack else { return };
+        // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
+        self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
+        self.restart_for_fast_retransmit(now, clock);
+    }
+
+    /// RACK's reordering timer expired (RFC 8985 §6.3, Linux
+    /// `tcp_rack_reo_timeout`): judge the outstanding segments again, start
+    /// recovery if that found the head lost, and run the retransmission timer
+    /// again, for the head's RTO counted from when it was sent.
+    #[cold]
+    fn on_reordering_timeout(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
+        let ack = self.snd_una;
+        let (newly, _) = self.rack_detect(now, ack, None);
+        stats.lost_retransmits += newly;
+        if self.sack.as_ref().is_some_and(|sb| sb.loss_found(ack)) {
+            self.enter_sack_recovery(now, clock, ack, stats);
+        }
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        // tcp_rearm_rto: "rto = usecs_to_jiffies(max_t(int, delta_us, 1))" with
+        // delta_us the RTO left since the head was sent (tcp_rto_delta_us).
+        let head_sent = self.sent.front().map_or(now, |r| r.sent_at);
+        let left = (head_sent + self.rto.rto()).since(now).max(SimDuration(1));
+        self.rtx_deadline = Some(clock.deadline(now, left));
+    }
+
     /// PRR in NewReno recovery without SACK (`tcp::prr`, Linux
     /// `tcp_cwnd_reduction` for a reno connection), after a duplicate ACK
     /// (`acked` 0) or a partial ACK of `acked` bytes, `flight` bytes left
@@ -673,7 +743,17 @@ impl Sender {
         // ns-2.35 reset_rtx_timer, which dupack_action calls: "rtt_active_ = 0".
         self.timed = None;
         if self.timer.restarts_on_fast_retransmit() {
-            self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
+            self.restart_rtx_timer(now, clock);
+        }
+    }
+
+    /// Restart the retransmission timer for a whole RTO from `now`; in Linux's
+    /// one timer slot that replaces RACK's reordering timer.
+    #[inline]
+    fn restart_rtx_timer(&mut self, now: SimTime, clock: &TcpClock) {
+        self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
+        if let Some(rack) = &mut self.rack {
+            rack.arm_reo(None);
         }
     }
 
@@ -787,6 +867,14 @@ impl Sender {
     /// when it expired with data outstanding.
     pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
         if let Some(rack) = &mut self.rack {
+            // The reordering timer holds the socket's one timer while armed.
+            if let Some(at) = rack.reo_at() {
+                if at <= now {
+                    rack.arm_reo(None);
+                    self.on_reordering_timeout(now, clock, stats);
+                }
+                return None;
+            }
             if rack.probe_at().is_some_and(|p| p <= now) {
                 rack.arm(None);
                 if self.may_probe() && self.send_probe() {
@@ -1055,7 +1143,7 @@ impl Sender {
             self.mark_retransmitted(seq, end.min(self.snd_max), now);
             if seq == self.snd_una && self.timer.restarts_on_head_retransmit() {
                 // Linux tcp_xmit_retransmit_queue: "if (skb == rtx_head ...) rearm_timer = true".
-                self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
+                self.restart_rtx_timer(now, clock);
             }
         }
         if end > self.snd_max {
@@ -1118,10 +1206,15 @@ impl Sender {
     pub fn written(&self) -> u64 {
         self.app_end
     }
-    /// Retransmission-timer deadline, or the tail loss probe's when earlier.
+    /// Retransmission-timer deadline, or the tail loss probe's when earlier;
+    /// RACK's reordering timer's while it is armed.
     #[inline]
     pub fn rtx_deadline(&self) -> Option<SimTime> {
-        match self.rack.as_ref().and_then(|r| r.probe_at()) {
+        let Some(rack) = &self.rack else { return self.rtx_deadline };
+        if let Some(reo) = rack.reo_at() {
+            return Some(reo);
+        }
+        match rack.probe_at() {
             Some(p) => Some(self.rtx_deadline.map_or(p, |d| d.min(p))),
             None => self.rtx_deadline,
         }

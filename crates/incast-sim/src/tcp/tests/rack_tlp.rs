@@ -85,6 +85,39 @@ fn rfc8985_6_2_rack_marks_an_older_segment_lost_before_dupthresh() {
     expect_data(&mut ep, us(230), seg(5), MSS);
 }
 
+/// RFC 8985 §6.3 (Linux tcp_rack_reo_timeout): of six segments sent at one
+/// instant, the fifth is lost and the sixth SACKed at 100 us. It left with
+/// the sixth, so RACK.rtt has just passed and the reordering window not yet:
+/// the reordering timer is armed for RACK.rtt + min_RTT/4 after it was sent,
+/// long before the probe would go, and its expiry finds the fifth lost and
+/// starts recovery, with no probe and no timeout.
+#[test]
+fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
+    let mut ep = with_flight(&cfg_rack(), seg(6), 6);
+    expect_nothing(&mut ep, SimTime::ZERO);
+    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    assert!(!ep.in_recovery(), "one SACKed segment, sent with the lost one");
+    expect_nothing(&mut ep, us(100));
+    assert_eq!(ep.poll_timeout(), Some(us(125)), "RACK.rtt 100 us + min_RTT / 4");
+    assert!(ep.on_timer(us(125)).is_none(), "not a timeout");
+    assert!(ep.in_recovery());
+    expect_data(&mut ep, us(125), seg(4), MSS);
+    let st = ep.stats();
+    assert_eq!((st.timeouts, st.loss_probes, st.fast_retransmits), (0, 0, 1));
+}
+
+/// Linux tcp_rack_mark_lost arms the reordering timer for the time left
+/// plus TCP_TIMEOUT_MIN, two jiffies: on a 4 ms clock the 25 us left become
+/// the tick after 100 us, plus two, at 12 ms.
+#[test]
+fn linux_the_reordering_timer_waits_two_jiffies_more() {
+    let c = TcpConfig { rto: RtoConfig { granularity: SimDuration::from_millis(4), ..cfg_rack().rto }, ..cfg_rack() };
+    let mut ep = with_flight(&c, seg(6), 6);
+    expect_nothing(&mut ep, SimTime::ZERO);
+    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    assert_eq!(ep.poll_timeout(), Some(ms(12)));
+}
+
 /// Without RACK-TLP (RFC 6675 alone) the same tail loss waits for the timer.
 #[test]
 fn without_rack_tlp_the_tail_loss_times_out() {
