@@ -232,9 +232,10 @@ crate::settings! {
         "prr_flavor" prr_flavor: PrrFlavor = PrrFlavor::Rfc6937,
             Choice(&[("rfc6937", PrrFlavor::Rfc6937), ("linux", PrrFlavor::Linux)]);
         /// RACK-TLP (RFC 8985) with SACK: segments sent before a delivered one
-        /// are lost once an RTT and a reordering window have passed, and a
-        /// tail loss probe goes out 2·SRTT after the last send (Linux
-        /// tcp_recovery 1, tcp_early_retrans 3).
+        /// are lost once an RTT and a reordering window have passed (a timer
+        /// waits for that when no later ACK may come), and a tail loss probe
+        /// goes out 2·SRTT after the last send (Linux tcp_recovery 1,
+        /// tcp_early_retrans 3).
         "rack_tlp" rack_tlp: bool = false, Flag;
         /// Timestamps option (RFC 7323) on every segment: 12 header bytes, so
         /// segments carry mss - 12 payload bytes; echoed timestamps give RTT
