@@ -719,7 +719,7 @@ impl Sender {
         // delta_us the RTO left since the head was sent (tcp_rto_delta_us).
         let head_sent = self.sent.front().map_or(now, |r| r.sent_at);
         let left = (head_sent + self.rto.rto()).since(now).max(SimDuration(1));
-        self.rtx_deadline = Some(clock.deadline(now, left));
+        self.rtx_deadline = Some(self.timer.deadline(now, clock, left));
     }
 
     /// PRR in NewReno recovery without SACK (`tcp::prr`, Linux

@@ -106,6 +106,21 @@ fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
     assert_eq!((st.timeouts, st.loss_probes, st.fast_retransmits), (0, 0, 1));
 }
 
+/// The same, but the fifth segment was only late: the ACK that covers it
+/// arrives before the reordering timer and disarms it (it acknowledged new
+/// data without arming it again), and nothing is resent.
+#[test]
+fn rfc8985_6_3_a_late_segment_disarms_the_reordering_timer() {
+    let mut ep = with_flight(&cfg_rack(), seg(6), 6);
+    expect_nothing(&mut ep, SimTime::ZERO);
+    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    assert_eq!(ep.poll_timeout(), Some(us(125)));
+    recv(&mut ep, us(110), ack(seg(6)));
+    assert_eq!(ep.poll_timeout(), None, "nothing outstanding");
+    expect_nothing(&mut ep, us(125));
+    assert_eq!(ep.stats().retransmitted_segments, 0);
+}
+
 /// Linux tcp_rack_mark_lost arms the reordering timer for the time left
 /// plus TCP_TIMEOUT_MIN, two jiffies: on a 4 ms clock the 25 us left become
 /// the tick after 100 us, plus two, at 12 ms.
