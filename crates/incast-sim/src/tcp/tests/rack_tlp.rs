@@ -106,6 +106,20 @@ fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
     assert_eq!((st.timeouts, st.loss_probes, st.fast_retransmits), (0, 0, 1));
 }
 
+/// With PRR as Linux counts it the recovery the reordering timer starts
+/// still sends its fast retransmission at once (tcp_rack_reo_timeout:
+/// tcp_enter_recovery, then tcp_xmit_retransmit_queue).
+#[test]
+fn linux_prr_lets_the_reordering_timers_retransmission_go() {
+    use crate::tcp::prr::PrrFlavor;
+    let c = TcpConfig { prr: true, prr_flavor: PrrFlavor::Linux, ..cfg_rack() };
+    let mut ep = with_flight(&c, seg(6), 6);
+    expect_nothing(&mut ep, SimTime::ZERO);
+    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    assert!(ep.on_timer(us(125)).is_none());
+    expect_data(&mut ep, us(125), seg(4), MSS);
+}
+
 /// The same, but the fifth segment was only late: the ACK that covers it
 /// arrives before the reordering timer and disarms it (it acknowledged new
 /// data without arming it again), and nothing is resent.
