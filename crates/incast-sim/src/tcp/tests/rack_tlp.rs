@@ -85,17 +85,24 @@ fn rfc8985_6_2_rack_marks_an_older_segment_lost_before_dupthresh() {
     expect_data(&mut ep, us(230), seg(5), MSS);
 }
 
-/// RFC 8985 §6.3 (Linux tcp_rack_reo_timeout): of six segments sent at one
-/// instant, the fifth is lost and the sixth SACKed at 100 us. It left with
-/// the sixth, so RACK.rtt has just passed and the reordering window not yet:
-/// the reordering timer is armed for RACK.rtt + min_RTT/4 after it was sent,
-/// long before the probe would go, and its expiry finds the fifth lost and
-/// starts recovery, with no probe and no timeout.
-#[test]
-fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
-    let mut ep = with_flight(&cfg_rack(), seg(6), 6);
+/// Six segments leave at one instant; the fifth is lost and the sixth SACKed
+/// at 100 us. It left with the sixth, so RACK.rtt has just passed and the
+/// reordering window (min_RTT / 4) not yet. Returns the endpoint after that ACK.
+fn fifth_of_a_burst_lost(cfg: &TcpConfig) -> Endpoint {
+    let mut ep = with_flight(cfg, seg(6), 6);
     expect_nothing(&mut ep, SimTime::ZERO);
     recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    ep
+}
+
+/// RFC 8985 §6.3 (Linux tcp_rack_reo_timeout): in [`fifth_of_a_burst_lost`]
+/// no later ACK can show the fifth lost. The reordering timer is armed for
+/// RACK.rtt + min_RTT/4 after it was sent, long before the probe would go,
+/// and its expiry finds the fifth lost and starts recovery, with no probe
+/// and no timeout.
+#[test]
+fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
+    let mut ep = fifth_of_a_burst_lost(&cfg_rack());
     assert!(!ep.in_recovery(), "one SACKed segment, sent with the lost one");
     expect_nothing(&mut ep, us(100));
     assert_eq!(ep.poll_timeout(), Some(us(125)), "RACK.rtt 100 us + min_RTT / 4");
@@ -112,22 +119,17 @@ fn rfc8985_6_3_the_reordering_timer_finds_a_loss_no_later_ack_would() {
 #[test]
 fn linux_prr_lets_the_reordering_timers_retransmission_go() {
     use crate::tcp::prr::PrrFlavor;
-    let c = TcpConfig { prr: true, prr_flavor: PrrFlavor::Linux, ..cfg_rack() };
-    let mut ep = with_flight(&c, seg(6), 6);
-    expect_nothing(&mut ep, SimTime::ZERO);
-    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    let mut ep = fifth_of_a_burst_lost(&TcpConfig { prr: true, prr_flavor: PrrFlavor::Linux, ..cfg_rack() });
     assert!(ep.on_timer(us(125)).is_none());
     expect_data(&mut ep, us(125), seg(4), MSS);
 }
 
-/// The same, but the fifth segment was only late: the ACK that covers it
-/// arrives before the reordering timer and disarms it (it acknowledged new
-/// data without arming it again), and nothing is resent.
+/// The fifth segment was only late: the ACK that covers it arrives before
+/// the reordering timer and disarms it (it acknowledged new data without
+/// arming it again), and nothing is resent.
 #[test]
 fn rfc8985_6_3_a_late_segment_disarms_the_reordering_timer() {
-    let mut ep = with_flight(&cfg_rack(), seg(6), 6);
-    expect_nothing(&mut ep, SimTime::ZERO);
-    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
+    let mut ep = fifth_of_a_burst_lost(&cfg_rack());
     assert_eq!(ep.poll_timeout(), Some(us(125)));
     recv(&mut ep, us(110), ack(seg(6)));
     assert_eq!(ep.poll_timeout(), None, "nothing outstanding");
@@ -141,10 +143,7 @@ fn rfc8985_6_3_a_late_segment_disarms_the_reordering_timer() {
 #[test]
 fn linux_the_reordering_timer_waits_two_jiffies_more() {
     let c = TcpConfig { rto: RtoConfig { granularity: SimDuration::from_millis(4), ..cfg_rack().rto }, ..cfg_rack() };
-    let mut ep = with_flight(&c, seg(6), 6);
-    expect_nothing(&mut ep, SimTime::ZERO);
-    recv(&mut ep, us(100), sack_ack(4, &[(5, 6)]));
-    assert_eq!(ep.poll_timeout(), Some(ms(12)));
+    assert_eq!(fifth_of_a_burst_lost(&c).poll_timeout(), Some(ms(12)));
 }
 
 /// Without RACK-TLP (RFC 6675 alone) the same tail loss waits for the timer.
