@@ -350,11 +350,7 @@ impl Scoreboard {
             return false;
         }
         self.dupacks = self.dupacks.saturating_add(1);
-        // RFC 6675 (5.1): after a timeout "a new recovery phase ... MUST NOT be
-        // initiated until HighACK is greater than or equal to the new value of RecoveryPoint."
-        // ns-2.35 Sack1TcpAgent::dupack_action: "highest_ack_ > recover_", the
-        // last segment sent before the timeout acknowledged and one more.
-        if self.recovery_point.is_some_and(|rp| high_ack < rp || self.ns2 && high_ack == rp) {
+        if !self.past_recovery_point(high_ack) {
             return false;
         }
         if self.ns2 {
@@ -368,7 +364,17 @@ impl Scoreboard {
     /// with no ACK to count: true when that starts loss recovery (as
     /// [`Scoreboard::on_dup_ack`] would, without counting a duplicate).
     pub fn loss_found(&self, high_ack: u64) -> bool {
-        !self.in_recovery && !self.recovery_point.is_some_and(|rp| high_ack < rp) && self.is_lost(high_ack)
+        !self.in_recovery && self.past_recovery_point(high_ack) && self.is_lost(high_ack)
+    }
+
+    /// Whether HighACK `high_ack` lets a new recovery begin. RFC 6675 (5.1):
+    /// after a timeout "a new recovery phase ... MUST NOT be initiated until
+    /// HighACK is greater than or equal to the new value of RecoveryPoint."
+    /// ns-2.35 Sack1TcpAgent::dupack_action: "highest_ack_ > recover_", the
+    /// last segment sent before the timeout acknowledged and one more.
+    #[inline]
+    fn past_recovery_point(&self, high_ack: u64) -> bool {
+        !self.recovery_point.is_some_and(|rp| high_ack < rp || self.ns2 && high_ack == rp)
     }
 
     /// A cumulative ACK moved HighACK to `high_ack`. Returns true when it ends
