@@ -140,9 +140,13 @@ impl RackTlp {
         before.then(|| sent_at + self.rtt + reo_wnd)
     }
 
-    /// Arm the reordering timer for `at`, or disarm it.
+    /// Arm the reordering timer for `at`, or disarm it. Linux keeps the two
+    /// in one timer slot: arming it disarms the probe.
     #[inline]
     pub fn arm_reo(&mut self, at: Option<SimTime>) {
+        if at.is_some() {
+            self.probe_at = None;
+        }
         self.reo_at = at;
     }
 
@@ -167,9 +171,13 @@ impl RackTlp {
         self.probe_end.is_none()
     }
 
-    /// Arm the probe timer for `at`, or disarm it.
+    /// Arm the probe timer for `at`, or disarm it. Arming it disarms the
+    /// reordering timer (`tcp_schedule_loss_probe` resets the socket's one timer).
     #[inline]
     pub fn arm(&mut self, at: Option<SimTime>) {
+        if at.is_some() {
+            self.reo_at = None;
+        }
         self.probe_at = at;
     }
 
@@ -280,6 +288,20 @@ mod tests {
         assert!(r.is_lost(at(100), 5_000, at(250), SimDuration::ZERO), "a later one of the burst delivered");
         r.on_delivered(at(100), 2_000, at(260));
         assert!(r.is_lost(at(100), 5_000, at(260), SimDuration::ZERO), "an earlier one does not move RACK.end_seq");
+    }
+
+    /// Linux holds the probe and the reordering timer in one slot: arming
+    /// either disarms the other; disarming one leaves the other as it was.
+    #[test]
+    fn linux_probe_and_reordering_timer_share_one_slot() {
+        let mut r = RackTlp::new();
+        r.arm(Some(at(500)));
+        r.arm_reo(Some(at(200)));
+        assert_eq!((r.probe_at(), r.reo_at()), (None, Some(at(200))));
+        r.arm(None);
+        assert_eq!(r.reo_at(), Some(at(200)), "disarming the probe leaves the reordering timer");
+        r.arm(Some(at(600)));
+        assert_eq!((r.probe_at(), r.reo_at()), (Some(at(600)), None));
     }
 
     /// Linux tcp_schedule_loss_probe: 2·SRTT + 2 ms, or + RTO_min with one segment out.

@@ -451,14 +451,14 @@ impl Sender {
     /// before the latest delivered one is not yet old enough to count as
     /// lost; `wait` is when the last of them will be. Linux
     /// (`tcp_rack_mark_lost`) arms it that long plus `TCP_TIMEOUT_MIN`, two
-    /// jiffies (none on an exact clock), in the slot the probe would use.
+    /// jiffies (none on an exact clock), in the slot the probe would use
+    /// ([`RackTlp::arm_reo`]).
     /// Returns true when armed.
     #[inline]
     fn arm_reordering_timer(&mut self, now: SimTime, clock: &TcpClock, wait: Option<SimTime>) -> bool {
         let (Some(rack), Some(at)) = (&mut self.rack, wait) else { return false };
         let slack = SimDuration(2 * clock.granularity().as_ps());
         rack.arm_reo(Some(clock.deadline(now, at.since(now) + slack)));
-        rack.arm(None);
         true
     }
 
@@ -582,10 +582,6 @@ impl Sender {
             }
             _ => None,
         };
-        if at.is_some() {
-            // tcp_schedule_loss_probe resets the socket's one timer.
-            rack.arm_reo(None);
-        }
         rack.arm(at);
     }
 
