@@ -134,7 +134,7 @@ windowed = st.fixed_dictionaries(
         "duration": st.just("30ms"),
         "seed": st.integers(0, 2**32),
         "link": st.fixed_dictionaries(
-            {"loss": st.sampled_from([0.0, 0.0, 0.01]), "arrival_order": st.sampled_from(["queued", "wire"])}
+            {"loss": st.sampled_from([0.0, 0.0, 0.01]), "arrival_order": st.sampled_from(["queued", "wire", "ns2"])}
         ),
         "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"])}),
         "tcp": st.fixed_dictionaries(

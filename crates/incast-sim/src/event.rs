@@ -20,8 +20,10 @@
 //! links start a frame together. At a full
 //! port the two orders drop different frames: by queueing order, frames
 //! queued behind a burst win every tie over the retransmissions an ACK just
-//! released (README, "Against ns-2.35"). Either order is a pure function of
-//! the inputs, so every run is.
+//! released (README, "Against ns-2.35"). With `link.arrival_order = "ns2"`
+//! a frame's rank in ns-2's double-precision clock (`sim::double_clock`)
+//! comes first among arrivals that started together (`push_since_ranked`).
+//! Every order is a pure function of the inputs, so every run is.
 //! **Deliberately different:** there is no cancellation: owners of a moved
 //! deadline (TCP timers) ignore stale wake-ups instead.
 
@@ -50,6 +52,9 @@ const SMALL_BUCKET: usize = 16;
 
 /// Largest lead a key holds, in units of 256 ps: 4.3 ms.
 const LEAD_MAX: u64 = (1 << 24) - 1;
+/// Largest rank [`EventQueue::push_since_ranked`] takes either way; beyond
+/// it a rank counts as this.
+pub const RANK_MAX: i32 = 4096;
 
 /// Time in the high half; in the low half, from the top: how long before
 /// `time` the event became certain (its lead, in 256 ps units, saturating at
@@ -69,6 +74,14 @@ impl Key {
         debug_assert!(since <= time, "an event becomes certain before it happens");
         let lead = LEAD_MAX.saturating_sub((time.0 - since.0) >> 8);
         Key(u128::from(time.0) << 64 | u128::from(lead << 40 | age_code << 24 | (seq & 0xFF_FFFF)))
+    }
+
+    /// This key with its lead field moved by `rank` (negative: earlier).
+    #[inline]
+    fn ranked(self, rank: i32) -> Self {
+        let lead = (self.0 as u64 >> 40) as i64 + i64::from(rank.clamp(-RANK_MAX, RANK_MAX));
+        let lead = lead.clamp(0, LEAD_MAX as i64) as u64;
+        Key(self.0 & !(u128::from(LEAD_MAX) << 40) | u128::from(lead) << 40)
     }
 
     #[inline]
@@ -232,6 +245,20 @@ impl<E: Copy> EventQueue<E> {
         self.file(key, event);
     }
 
+    /// [`EventQueue::push_since`] for an arrival that `rank` units of
+    /// another clock put before (negative) or after (positive) the other
+    /// frames of its instant that left as it did (`link.arrival_order =
+    /// "ns2"`: `rank` counts the last-bit steps of ns-2's double-precision
+    /// time, `sim::double_clock`). It shifts the key's lead by at most
+    /// [`RANK_MAX`] of its 256 ps units, so it decides only among arrivals
+    /// whose transmissions started within about a microsecond of each other.
+    #[inline]
+    pub fn push_since_ranked(&mut self, time: SimTime, since: SimTime, run_start: SimTime, rank: i32, event: E) {
+        let key = Key::new(time, since, age_code(since.since(run_start)), self.next_seq).ranked(rank);
+        self.next_seq += 1;
+        self.file(key, event);
+    }
+
     /// Put an event where it belongs: the present, the ring or the far heap.
     // Measured: left to LLVM's judgement, this call stays out of line on
     // every hop (about 7 % more instructions per packet in the benchmark).
@@ -379,6 +406,32 @@ mod tests {
         q.push_since(at, start, us(2), "middle run");
         let order: Vec<&str> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
         assert_eq!(order, vec!["young run", "middle run", "old run"]);
+    }
+
+    /// ns-2's order when its double-precision times differ: among frames
+    /// that started together, the smaller rank goes first, even before a
+    /// younger run; equal ranks fall back to the younger run; a rank cannot
+    /// move a frame past one whose transmission started a microsecond or more
+    /// before it.
+    #[test]
+    fn ranks_order_frames_that_started_together() {
+        let us = |n: u64| SimTime::ZERO + SimDuration::from_micros(n);
+        let (at, start) = (us(20), us(12));
+        let mut q = EventQueue::new();
+        q.push_since_ranked(at, start, us(4), 3, "young run, later in double time");
+        q.push_since_ranked(at, start, us(1), -2, "old run, earlier in double time");
+        q.push_since_ranked(at, start, us(2), 3, "middle run, later in double time");
+        q.push_since_ranked(at, us(10), us(10), RANK_MAX * 4, "started 2 us before the rest");
+        let order: Vec<&str> = drain(&mut q).into_iter().map(|(_, e)| e).collect();
+        assert_eq!(
+            order,
+            vec![
+                "started 2 us before the rest",
+                "old run, earlier in double time",
+                "young run, later in double time",
+                "middle run, later in double time"
+            ]
+        );
     }
 
     /// The age's code keeps the order of ages, whatever their span.

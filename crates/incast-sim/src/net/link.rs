@@ -42,9 +42,12 @@ crate::settings! {
         /// they were queued for their links) or "wire" (in the order their
         /// transmissions started, then the younger run of back-to-back frames
         /// first, a frame sent onto an idle link before one that waited, as
-        /// ns-2 and ns-3 order them).
+        /// ns-2 and ns-3 order them when their times are equal), or "ns2"
+        /// (first by each arrival's time as ns-2 computes it in
+        /// double-precision seconds, whose rounding tells apart arrivals that
+        /// exact time makes simultaneous; then as "wire").
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
-            Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire)]);
+            Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire), ("ns2", ArrivalOrder::Ns2)]);
         /// Frames a host's NIC queue holds before the host's TCP stops handing
         /// it segments: a connection waits while the queue is full and sends
         /// again as a frame leaves, so a large window waits in the socket, not
@@ -80,6 +83,9 @@ pub enum ArrivalOrder {
     /// together, the one whose link began its run of back-to-back frames
     /// last first (a frame sent onto an idle link before all).
     Wire,
+    /// First by the arrival time ns-2's double-precision clock would give
+    /// (`sim::double_clock`), then as [`ArrivalOrder::Wire`].
+    Ns2,
 }
 
 /// A serializer followed by a propagation delay.
@@ -129,6 +135,12 @@ impl Link {
     #[inline]
     pub fn run_start(&self) -> SimTime {
         self.run_start
+    }
+
+    /// When the frame given to [`Link::transmit`] last leaves the link.
+    #[inline]
+    pub fn busy_until(&self) -> SimTime {
+        self.busy_until
     }
 
     /// When a frame whose last bit leaves at `tx_done` reaches the far end.

@@ -34,6 +34,20 @@ pub struct Packet {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PktId(u32);
 
+impl PktId {
+    /// The slot this packet occupies, for tables kept beside the pool.
+    #[inline]
+    pub fn index(self) -> usize {
+        self.0 as usize
+    }
+
+    /// The id of slot `i`, for tests of tables kept beside the pool.
+    #[cfg(test)]
+    pub(crate) fn at_index(i: u32) -> Self {
+        PktId(i)
+    }
+}
+
 /// Slab of packets with a free list.
 #[derive(Default)]
 pub struct PacketPool {

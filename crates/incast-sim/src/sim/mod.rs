@@ -20,6 +20,7 @@
 //! each frame's arrival when it is queued (`sim::network`).
 //! **Not modelled:** see the parts.
 
+mod double_clock;
 mod endpoints;
 mod network;
 mod pause;
@@ -215,6 +216,9 @@ impl Sim {
         while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
             self.processed += 1;
+            if let Some(clock) = &mut self.net.double_clock {
+                clock.at(t, if let Event::Arrive { pkt, .. } = ev { Some(pkt) } else { None });
+            }
             let (events, now) = (&mut self.events, self.now);
             match ev {
                 Event::Arrive { pkt, node } => {

@@ -14,6 +14,7 @@
 //! departure when it is queued).
 //! **Not modelled:** switch processing delays; see `net`.
 
+use super::double_clock::DoubleClock;
 use super::pause::{Lossless, Priorities};
 use super::{Event, CLIENT0};
 use crate::event::EventQueue;
@@ -43,6 +44,9 @@ pub(super) struct DataPlane {
     pub(super) ecn: bool,
     /// Same-instant arrivals go in the order their transmissions started.
     wire_order: bool,
+    /// Same-instant arrivals go first in the order of ns-2's double-precision
+    /// clock (`link.arrival_order = "ns2"`), kept here.
+    pub(super) double_clock: Option<Box<DoubleClock>>,
     /// The switch drops packets carrying the rude bit.
     police_rude: bool,
     /// Frames a host's NIC queue holds before its TCP waits (`link.tx_queue`).
@@ -104,7 +108,8 @@ impl DataPlane {
             bottleneck,
             lossless,
             ecn: s.switch.ecn_threshold.is_some(),
-            wire_order: s.link.arrival_order == ArrivalOrder::Wire,
+            wire_order: s.link.arrival_order != ArrivalOrder::Queued,
+            double_clock: (s.link.arrival_order == ArrivalOrder::Ns2).then(|| Box::new(DoubleClock::new(ports))),
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
             tx_queue: s.link.tx_queue,
             sent: 0,
@@ -162,7 +167,13 @@ impl DataPlane {
                 let event = Event::Arrive { pkt, node };
                 if self.wire_order {
                     let link = &self.net.port(port).link;
-                    events.push_since(at, link.last_start(), link.run_start(), event)
+                    match &mut self.double_clock {
+                        Some(clock) => {
+                            let rank = clock.sent(port.0 as usize, link, pkt, at);
+                            events.push_since_ranked(at, link.last_start(), link.run_start(), rank, event)
+                        }
+                        None => events.push_since(at, link.last_start(), link.run_start(), event),
+                    }
                 } else {
                     events.push(at, event)
                 }

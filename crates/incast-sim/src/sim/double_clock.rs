@@ -1,0 +1,137 @@
+//! ns-2's clock beside the engine's: each frame's arrival time in
+//! double-precision seconds, to order arrivals that exact time makes
+//! simultaneous as ns-2 orders them (`link.arrival_order = "ns2"`).
+//!
+//! **Models:** ns-2 keeps time as a `double` of seconds. A link that starts
+//! a frame at `clock_` schedules the frame's end at `clock_ + txt` and its
+//! arrival at `clock_ + (txt + delay_)` (`LinkDelay::recv`,
+//! `Scheduler::schedule`); a frame that waited starts at the end its
+//! predecessor scheduled. Two arrivals equal in exact time are sums taken
+//! along different paths (one through the ACK that released it, one through
+//! the frame before it on its own link), so their last bits differ about as
+//! often as not, and ns-2's scheduler runs the smaller first. On a
+//! symmetric star, where the slow-start pairs of one server reach the full
+//! port at the same instant as the next server's, that decides which
+//! segments are lost: ns-2's traces show both orders within a few
+//! microseconds (README, "Against ns-2.35"). Here every frame gets the same
+//! sum: its start (the instant of the event that sent it onto an idle link,
+//! or the previous frame's end) plus transmission plus the rest of the hop,
+//! each converted from picoseconds; an arrival's event starts the chain of
+//! what its host or switch sends, and any other event starts from its
+//! picosecond time.
+//! **Deliberately different:** the sums follow the engine's hops (the
+//! hosts' share of the round trip is charged where they receive), not ns-2's
+//! link delays, and its timers and requests restart from exact time, so the
+//! last bits are ns-2's kind of rounding, not its values.
+
+use crate::net::{Link, PktId};
+use crate::time::SimTime;
+
+/// The double-precision clock of one run.
+pub(super) struct DoubleClock {
+    /// The current event's time.
+    now: f64,
+    /// When each port's latest frame ends.
+    busy: Vec<f64>,
+    /// Each packet's arrival at its next node, by pool slot.
+    arrival: Vec<f64>,
+}
+
+/// `t` in seconds, rounded to a double.
+fn seconds(t: SimTime) -> f64 {
+    t.0 as f64 * 1e-12
+}
+
+impl DoubleClock {
+    /// A clock for `ports` switch and host ports.
+    pub(super) fn new(ports: usize) -> Self {
+        DoubleClock { now: 0.0, busy: vec![0.0; ports], arrival: Vec::new() }
+    }
+
+    /// An event at `t` runs; `arrived` when it is that packet's arrival.
+    #[inline]
+    pub(super) fn at(&mut self, t: SimTime, arrived: Option<PktId>) {
+        self.now = match arrived {
+            Some(pkt) => self.arrival[pkt.index()],
+            None => seconds(t),
+        };
+    }
+
+    /// `link`, of port `port`, took `pkt`, which reaches its next node at
+    /// `at`: the packet's arrival in this clock, as the rank of that arrival
+    /// among its instant's, in units in the last place of `at` in seconds.
+    #[inline]
+    pub(super) fn sent(&mut self, port: usize, link: &Link, pkt: PktId, at: SimTime) -> i32 {
+        // A frame that began a run started at the sending event; one that
+        // waited, at the end of the frame before it.
+        let start = if link.run_start() == link.last_start() { self.now } else { self.busy[port] };
+        let txt = seconds(SimTime(link.busy_until().since(link.last_start()).0));
+        let rest = seconds(SimTime(at.since(link.busy_until()).0));
+        self.busy[port] = start + txt;
+        let arrival = start + (txt + rest);
+        let i = pkt.index();
+        if i >= self.arrival.len() {
+            self.arrival.resize(i + 1, 0.0);
+        }
+        self.arrival[i] = arrival;
+        let rank = arrival.to_bits() as i64 - seconds(at).to_bits() as i64;
+        rank.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::time::{BitRate, SimDuration};
+
+    fn pkt(i: u32) -> PktId {
+        PktId::at_index(i)
+    }
+
+    /// Two frames that arrive at the same picosecond, one the second of a
+    /// pair that waited behind the first on its link, the other sent onto
+    /// an idle link by an event one frame time later: in exact time they tie,
+    /// in ns-2's double-precision sums they need not, and the rank says which
+    /// is earlier in those sums, as ns-2's scheduler would see it.
+    #[test]
+    fn a_waiting_frame_and_a_fresh_one_tie_only_in_exact_time() {
+        let (rate, delay) = (BitRate::gbps(1), SimDuration::from_micros(25));
+        let mut clock = DoubleClock::new(2);
+        let (mut a, mut b) = (Link::new(rate, delay), Link::new(rate, delay));
+        // Server A answers an ACK that reached it at 0.0123456789 s with two frames.
+        let ack_a = SimTime(12_345_678_900);
+        clock.at(ack_a, None);
+        let first = a.transmit(ack_a, 1078);
+        clock.sent(0, &a, pkt(0), a.arrival(first));
+        let second = a.transmit(ack_a, 1078);
+        let rank_a = clock.sent(0, &a, pkt(1), a.arrival(second));
+        // Server B's ACK comes one frame time later and B sends one frame.
+        let ack_b = SimTime(ack_a.0 + 8_624_000);
+        clock.at(ack_b, None);
+        let fresh = b.transmit(ack_b, 1078);
+        let rank_b = clock.sent(1, &b, pkt(2), b.arrival(fresh));
+        assert_eq!(a.arrival(second), b.arrival(fresh), "the two arrivals tie in exact time");
+        let (wait, new) = (clock.arrival[1], clock.arrival[2]);
+        assert_eq!(wait, (seconds(ack_a) + 8.624e-6) + (8.624e-6 + 25e-6));
+        assert_eq!(new, seconds(ack_b) + (8.624e-6 + 25e-6));
+        assert_eq!(rank_a.cmp(&rank_b), wait.partial_cmp(&new).unwrap());
+        assert_ne!(wait, new, "these two sums round apart");
+    }
+
+    /// An arrival's event starts the chain of what is sent from it: a frame
+    /// a switch forwards onto an idle link starts at the arrival's double
+    /// time, not at its picosecond time.
+    #[test]
+    fn a_forwarded_frame_starts_from_its_arrival_in_double_time() {
+        let mut clock = DoubleClock::new(2);
+        let mut host = Link::new(BitRate::gbps(1), SimDuration::from_nanos(50));
+        let t = SimTime(3_000_000_001);
+        clock.at(t, None);
+        let done = host.transmit(t, 84);
+        let at = host.arrival(done);
+        clock.sent(0, &host, pkt(0), at);
+        clock.at(at, Some(pkt(0)));
+        assert_eq!(clock.now, clock.arrival[0]);
+        assert_eq!(clock.now, seconds(t) + (seconds(SimTime(672_000)) + 50e-9));
+    }
+}
