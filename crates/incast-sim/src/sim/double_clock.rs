@@ -8,8 +8,8 @@
 //! `Scheduler::schedule`); a frame that waited starts at the end its
 //! predecessor scheduled. Two arrivals equal in exact time are sums taken
 //! along different paths (one through the ACK that released it, one through
-//! the frame before it on its own link), so their last bits differ about as
-//! often as not, and ns-2's scheduler runs the smaller first. On a
+//! the frame before it on its own link), so their last bits often differ,
+//! and ns-2's scheduler runs the smaller first. On a
 //! symmetric star, where the slow-start pairs of one server reach the full
 //! port at the same instant as the next server's, that decides which
 //! segments are lost: ns-2's traces show both orders within a few
@@ -37,9 +37,9 @@ pub(super) struct DoubleClock {
     arrival: Vec<f64>,
 }
 
-/// `t` in seconds, rounded to a double.
-fn seconds(t: SimTime) -> f64 {
-    t.0 as f64 * 1e-12
+/// `ps` picoseconds in seconds, rounded to a double.
+fn seconds(ps: u64) -> f64 {
+    ps as f64 * 1e-12
 }
 
 impl DoubleClock {
@@ -53,7 +53,7 @@ impl DoubleClock {
     pub(super) fn at(&mut self, t: SimTime, arrived: Option<PktId>) {
         self.now = match arrived {
             Some(pkt) => self.arrival[pkt.index()],
-            None => seconds(t),
+            None => seconds(t.0),
         };
     }
 
@@ -65,8 +65,8 @@ impl DoubleClock {
         // A frame that began a run started at the sending event; one that
         // waited, at the end of the frame before it.
         let start = if link.run_start() == link.last_start() { self.now } else { self.busy[port] };
-        let txt = seconds(SimTime(link.busy_until().since(link.last_start()).0));
-        let rest = seconds(SimTime(at.since(link.busy_until()).0));
+        let txt = seconds(link.busy_until().since(link.last_start()).0);
+        let rest = seconds(at.since(link.busy_until()).0);
         self.busy[port] = start + txt;
         let arrival = start + (txt + rest);
         let i = pkt.index();
@@ -74,7 +74,7 @@ impl DoubleClock {
             self.arrival.resize(i + 1, 0.0);
         }
         self.arrival[i] = arrival;
-        let rank = arrival.to_bits() as i64 - seconds(at).to_bits() as i64;
+        let rank = arrival.to_bits() as i64 - seconds(at.0).to_bits() as i64;
         rank.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
     }
 }
@@ -112,8 +112,8 @@ mod tests {
         let rank_b = clock.sent(1, &b, pkt(2), b.arrival(fresh));
         assert_eq!(a.arrival(second), b.arrival(fresh), "the two arrivals tie in exact time");
         let (wait, new) = (clock.arrival[1], clock.arrival[2]);
-        assert_eq!(wait, (seconds(ack_a) + 8.624e-6) + (8.624e-6 + 25e-6));
-        assert_eq!(new, seconds(ack_b) + (8.624e-6 + 25e-6));
+        assert_eq!(wait, (seconds(ack_a.0) + 8.624e-6) + (8.624e-6 + 25e-6));
+        assert_eq!(new, seconds(ack_b.0) + (8.624e-6 + 25e-6));
         assert_eq!(rank_a.cmp(&rank_b), wait.partial_cmp(&new).unwrap());
         assert_ne!(wait, new, "these two sums round apart");
     }
@@ -132,6 +132,6 @@ mod tests {
         clock.sent(0, &host, pkt(0), at);
         clock.at(at, Some(pkt(0)));
         assert_eq!(clock.now, clock.arrival[0]);
-        assert_eq!(clock.now, seconds(t) + (seconds(SimTime(672_000)) + 50e-9));
+        assert_eq!(clock.now, seconds(t.0) + (seconds(672_000) + 50e-9));
     }
 }
