@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -171,3 +172,73 @@ def test_validate_against_ns2_prints_both_side_by_side_as_json(capsys: pytest.Ca
     assert (out["source"], out["against"], out["preset"]) == ("validate", "ns2", "ns2")
     assert set(out["figures"]["goodput_mbps"]) == {"simulator", "ns2", "ratio"}
     assert out["ns2"]["blocks"] == out["simulator"]["blocks"] == 2
+
+
+def classes_of(tmp_path: Path, queue: list[str], variables: list[str]) -> tuple[dict[str, int], dict[str, int]]:
+    """ns-2's classes of the timeouts in a scripted queue trace and variable trace (4 segments a block)."""
+    (tmp_path / "q.tr").write_text("".join(line + "\n" for line in queue))
+    (tmp_path / "v.tr").write_text("".join(line + "\n" for line in variables))
+    s = scenario(workload={"sru": "4000B"})
+    return ns2.timeout_classes(s, tmp_path / "q.tr", tmp_path / "v.tr")
+
+
+def sent(t: float, flow: int, seqno: int) -> str:
+    """A queue-trace line: the client's port took data segment ``seqno`` of ``flow`` at ``t``."""
+    return f"+ {t} 0 1 tcp 1040 ------- {flow} {flow + 2}.0 1.0 {seqno} 7"
+
+
+def var(t: float, flow: int, name: str, value: int) -> str:
+    """A variable-trace line of server ``flow``'s agent."""
+    return f"{t:.5f}  {flow + 2}  0  1  {flow}  {name} {value}"
+
+
+def test_ns2_timeouts_are_classed_by_the_engines_rules(tmp_path: Path) -> None:
+    # Block 1 is seqnos 2-5. Flow 0 resent its head (3) by fast retransmit after three duplicate
+    # ACKs, and the copy was lost too: a lost retransmission with DART 3. Flow 1 sent the whole
+    # block and lost its last segment: no duplicate ACK can come (last packet loss, LAck-TO).
+    # Flow 2 sent two segments of the block and lost both: no feedback (FLoss-TO).
+    queue = [sent(0.001, 0, 3), sent(0.002, 0, 3), sent(0.001, 1, 5), sent(0.001, 2, 2)]
+    variables = [var(0.001, f, "maxseq_", m) for f, m in ((0, 5), (1, 5), (2, 3))]
+    variables += [var(0.001, f, "highest_ack_", h) for f, h in ((0, 2), (1, 4), (2, 1))]
+    variables += [var(0.0015, 0, "dupacks_", d) for d in (1, 2, 3)]
+    variables += [var(0.2, 0, "dupacks_", 0), var(0.2, 0, "nrexmit_", 1)]
+    variables += [var(0.2, 1, "nrexmit_", 1), var(0.2, 2, "nrexmit_", 1)]
+    fast08, gip = classes_of(tmp_path, queue, variables)
+    assert fast08 == {
+        "full_window_loss": 1,
+        "last_packet_loss": 1,
+        "lost_retransmit": 1,
+        "other": 0,
+        "lost_retransmit_dart_ge_thresh": 1,
+        "lost_retransmit_dart_lt_thresh": 0,
+    }
+    assert gip == {"floss": 1, "lack": 1, "other": 1}
+
+
+@needs_ns
+def test_ns2_classes_every_timeout_of_its_servers() -> None:
+    r = ns2.run(scenario(servers=16, tcp={"variant": "reno"}, switch={"buffer": "32pkt"}), classes=True)
+    assert r.timeouts > 0 and r.timeout_classes is not None and r.gip_timeout_classes is not None
+    c = r.timeout_classes
+    assert c["full_window_loss"] + c["last_packet_loss"] + c["lost_retransmit"] + c["other"] == r.timeouts
+    assert c["lost_retransmit_dart_ge_thresh"] + c["lost_retransmit_dart_lt_thresh"] == c["lost_retransmit"]
+    assert sum(r.gip_timeout_classes.values()) == r.timeouts
+
+
+def test_classes_are_refused_against_the_testbed_in_one_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["validate", "--servers", "4", "--classes"]) == 2
+    assert capsys.readouterr().err == (
+        "error: --classes: only with --against ns2 (the kernel does not say why a timer expired)\n"
+    )
+
+
+@needs_ns
+def test_validate_against_ns2_compares_timeouts_by_class(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["validate", "--against", "ns2", "--servers", "16", "--blocks", "2", "--buffer", "32pkt", "--tcp", "reno"]
+    assert main([*args, "--classes", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    classes = [k for k in out["figures"] if k.startswith("timeout_classes.")]
+    names = ("full_window_loss", "lost_retransmit", "last_packet_loss", "other")
+    assert classes == [f"timeout_classes.{c}" for c in names]
+    assert sum(out["figures"][k]["ns2"] for k in classes) == out["figures"]["timeouts"]["ns2"] > 0
+    assert sum(out["figures"][k]["simulator"] for k in classes) == out["figures"]["timeouts"]["simulator"]

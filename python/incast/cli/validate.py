@@ -92,7 +92,18 @@ _KERNEL_FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("loss probes", "loss_probes", None),
     ("lost retransmissions", "lost_retransmits", None),
 )
-_LABELS = {key if sub is None else f"{key}.{sub}": label for label, key, sub in _FIGURES + _KERNEL_FIGURES}
+#: The servers' timeouts by class (FAST08 §5.1, GIP §III), after the others with ``--against ns2 --classes``.
+_CLASS_FIGURES: tuple[tuple[str, str, str | None], ...] = (
+    ("timeouts: full window loss", "timeout_classes", "full_window_loss"),
+    ("timeouts: lost retransmit", "timeout_classes", "lost_retransmit"),
+    ("timeouts: last packet loss", "timeout_classes", "last_packet_loss"),
+    ("timeouts: other", "timeout_classes", "other"),
+    ("timeouts: FLoss-TO", "gip_timeout_classes", "floss"),
+    ("timeouts: LAck-TO", "gip_timeout_classes", "lack"),
+)
+_LABELS = {
+    key if sub is None else f"{key}.{sub}": label for label, key, sub in _FIGURES + _KERNEL_FIGURES + _CLASS_FIGURES
+}
 
 
 def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
@@ -192,16 +203,18 @@ def _figure(data: dict[str, Any], key: str, sub: str | None) -> float:
 
 
 def comparison(
-    sim: "Result", ref: dict[str, Any], name: str = "testbed", counted: dict[str, float] | None = None
+    sim: "Result", ref: dict[str, Any], name: str = "testbed", counted: dict[str, Any] | None = None
 ) -> dict[str, dict[str, float | None]]:
     """Each figure: ``simulator``, the reference ``name`` and ``ratio`` (reference / simulator, or None).
 
-    ``counted`` replaces simulator figures by what the reference can count (ns-2: the servers' timeouts).
-    Against the testbed, the kernel's own counters follow (:data:`_KERNEL_FIGURES`).
+    ``counted`` replaces simulator figures by what the reference can count (ns-2: the servers' timeouts,
+    and by class when ``ref`` has them). Against the testbed, the kernel's own counters follow
+    (:data:`_KERNEL_FIGURES`).
     """
     s = sim.to_dict() | (counted or {})
+    extra = _KERNEL_FIGURES if name == "testbed" else _CLASS_FIGURES if ref.get("timeout_classes") else ()
     out: dict[str, dict[str, float | None]] = {}
-    for _, key, sub in _FIGURES + (_KERNEL_FIGURES if name == "testbed" else ()):
+    for _, key, sub in _FIGURES + extra:
         a, b = _figure(s, key, sub), _figure(ref, key, sub)
         ratio = b / a if a and not math.isnan(a) and not math.isnan(b) else math.nan
         out[key if sub is None else f"{key}.{sub}"] = {
@@ -258,6 +271,14 @@ def validate(
             help="Run the simulator with the server turnaround that matches the testbed's one-server block time.",
         ),
     ] = False,
+    classes: Annotated[
+        bool,
+        typer.Option(
+            "--classes",
+            help="With --against ns2: also compare the servers' timeouts by FAST08 and GIP class "
+            "(ns-2's from traces of its agents and of the client's port).",
+        ),
+    ] = False,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root) or in ns-2.35, and compare them."""
     from rich.console import Console
@@ -281,7 +302,10 @@ def validate(
     if against == "ns2":
         if calibrate:
             return fail("--calibrate: measures the testbed's hosts; it does not apply with --against ns2", EXIT_USAGE)
-        return _against_ns2(scenarios(scenario_file, servers, named, set_, preset or "ns2"), preset or "ns2", as_json)
+        todo = scenarios(scenario_file, servers, named, set_, preset or "ns2")
+        return _against_ns2(todo, preset or "ns2", as_json, classes)
+    if classes:
+        return fail("--classes: only with --against ns2 (the kernel does not say why a timer expired)", EXIT_USAGE)
     try:
         require_privileges()
     except TestbedUnavailable as e:
@@ -335,7 +359,7 @@ def validate(
     return 0
 
 
-def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool) -> int:
+def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool, classes: bool) -> int:
     """``incast validate --against ns2``: each scenario in the simulator and in ns-2.35."""
     from rich.console import Console
 
@@ -349,7 +373,7 @@ def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool) -> int:
         scenario, rounded = ns2.whole_segments(asked)
         sim = simulate(scenario)
         try:
-            done = ns2.run(scenario)
+            done = ns2.run(scenario, classes=classes)
         except ns2.Ns2Error as e:
             return fail(str(e), EXIT_ENGINE)
         timeouts, requests = ns2.response_timeouts(sim)
@@ -357,7 +381,8 @@ def _against_ns2(todo: "list[Scenario]", preset: str, as_json: bool) -> int:
             if note:
                 print(f"note: ns2: {note}", file=sys.stderr)
         ref = done.to_dict(sim.best_goodput_mbps)
-        figures = comparison(sim, ref, "ns2", {"timeouts": timeouts})
+        counted = {"timeouts": timeouts} | (ns2.response_classes(sim) if classes else {})
+        figures = comparison(sim, ref, "ns2", counted)
         if as_json:
             out = {"source": "validate", "against": "ns2", "preset": preset, "figures": figures}
             out |= {"simulator": sim.to_dict(), "ns2": ref}

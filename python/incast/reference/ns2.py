@@ -64,6 +64,10 @@ class Ns2Run:
     drops: int
     data_packets: int
     notes: list[str] = field(default_factory=list)
+    #: The servers' timeouts by FAST08 §5.1 class, under the engine's names (``run(classes=True)``).
+    timeout_classes: dict[str, int] | None = None
+    #: The servers' timeouts by GIP §III class (``run(classes=True)``).
+    gip_timeout_classes: dict[str, int] | None = None
 
     @property
     def blocks(self) -> int:
@@ -101,6 +105,8 @@ class Ns2Run:
             "retransmitted_packets": self.retransmitted_packets,
             "drops": self.drops,
             "data_packets": self.data_packets,
+            "timeout_classes": self.timeout_classes,
+            "gip_timeout_classes": self.gip_timeout_classes,
             "notes": self.notes,
         }
 
@@ -135,6 +141,23 @@ def whole_segments(s: Scenario) -> tuple[Scenario, str | None]:
     return s.with_overrides({key: f"{new}B"}), note
 
 
+def response_classes(result: Result) -> dict[str, dict[str, int]]:
+    """The simulator's servers' timeouts by class, as :func:`timeout_classes` counts ns-2's.
+
+    The servers' only, as :func:`response_timeouts` says why.
+    """
+    t = result.timeouts_table
+    t = t[t["side"] == "server"]
+    fast08 = {
+        c: int((t["class"] == c).sum()) for c in ("full_window_loss", "last_packet_loss", "lost_retransmit", "other")
+    }
+    lost = t[t["class"] == "lost_retransmit"]
+    ge = int((lost["dart"] >= int(result.scenario.tcp.dupack_threshold)).sum())
+    fast08 |= {"lost_retransmit_dart_ge_thresh": ge, "lost_retransmit_dart_lt_thresh": len(lost) - ge}
+    gip = {c: int((t["gip_class"] == c).sum()) for c in ("floss", "lack", "other")}
+    return {"timeout_classes": fast08, "gip_timeout_classes": gip}
+
+
 def response_timeouts(result: Result) -> tuple[int, str | None]:
     """The simulator's timeouts that ns-2 can have, those of the servers' responses, and a note on the rest.
 
@@ -155,6 +178,68 @@ def response_timeouts(result: Result) -> tuple[int, str | None]:
         "response (ns-2's request is a delay)"
     )
     return result.timeouts - client, note
+
+
+def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str, int], dict[str, int]]:
+    """The servers' timeouts of an ns-2 run by FAST08 §5.1 class and by GIP §III class.
+
+    The same rules as the engine's (``crates/incast-sim/src/tcp/forensics.rs``), from the agents'
+    variable trace and the client port's queue trace: a timeout is an increment of ``nrexmit_``; DART is
+    ``dupacks_`` before the timeout reset it; the head is ``highest_ack_ + 1``, resent before if the
+    port saw it twice by then; SND.MAX is ``maxseq_``, and a block's data are ``2 + (k-1)·S`` to
+    ``1 + k·S`` (the handshake sends seqnos 0 and 1).
+    """
+    segments, threshold = _segments(s), int(s.tcp.dupack_threshold)
+    sent: dict[tuple[int, int], list[float]] = {}
+    with queue.open() as f:
+        for line in f:
+            w = line.split()
+            if w[0] == "+" and w[4] == "tcp":
+                sent.setdefault((int(w[7]), int(w[10])), []).append(float(w[1]))
+    fast08 = dict.fromkeys(
+        (
+            "full_window_loss",
+            "last_packet_loss",
+            "lost_retransmit",
+            "other",
+            "lost_retransmit_dart_ge_thresh",
+            "lost_retransmit_dart_lt_thresh",
+        ),
+        0,
+    )
+    gip = dict.fromkeys(("floss", "lack", "other"), 0)
+    state: dict[int, dict[str, int]] = {}
+    last: dict[int, tuple[str, float, int]] = {}  # each agent's previous line: variable, time, value before
+    with variables.open() as f:
+        for line in f:
+            w = line.split()
+            t, flow, var, value = float(w[0]), int(w[1]) - 2, w[5], int(float(w[6]))
+            v = state.setdefault(flow, {"nrexmit_": 0, "dupacks_": 0, "highest_ack_": -1, "maxseq_": -1})
+            before = v[var]
+            if var == "nrexmit_" and value > before:
+                prev = last.get(flow)
+                dart = prev[2] if prev and prev[0] == "dupacks_" and prev[1] == t else v["dupacks_"]
+                head, maxseq = v["highest_ack_"] + 1, v["maxseq_"]
+                block = max(1, (maxseq - 2) // segments + 1)
+                written = maxseq == 1 + block * segments
+                if sum(x < t for x in sent.get((flow, head), ())) >= 2:
+                    fast08["lost_retransmit"] += 1
+                    fast08["lost_retransmit_dart_" + ("ge" if dart >= threshold else "lt") + "_thresh"] += 1
+                elif written and maxseq - head < threshold:
+                    fast08["last_packet_loss"] += 1
+                elif dart == 0:
+                    fast08["full_window_loss"] += 1
+                else:
+                    fast08["other"] += 1
+                if dart == 0 and head == 2 + (block - 1) * segments:
+                    gip["floss"] += 1
+                elif written and dart < threshold:
+                    gip["lack"] += 1
+                else:
+                    gip["other"] += 1
+            v[var] = value
+            last[flow] = (var, t, before)
+    return fast08, gip
 
 
 def _refuse(setting: str, why: str) -> Ns2Unsupported:
@@ -277,7 +362,7 @@ def _request_tx_s(s: Scenario) -> float:
     return float(frame * 8 / float(s.link.rate))
 
 
-def parameters(s: Scenario, trace: Path | None = None) -> dict[str, str]:
+def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> dict[str, str]:
     """The Tcl array ``P`` for scenario ``s`` (values as Tcl words)."""
     delay = float(s.link.rtt) / 4
     agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.variant]
@@ -315,31 +400,45 @@ def parameters(s: Scenario, trace: Path | None = None) -> dict[str, str]:
         "jitter": repr(float(s.workload.server_jitter)),
         "shuffle": str(int(s.workload.order == "shuffled")),
         "trace": "" if trace is None else str(trace),
+        "vars": "" if variables is None else str(variables),
     }
 
 
-def script(s: Scenario, trace: Path | None = None) -> str:
-    """The complete Tcl for scenario ``s``; raises :class:`Ns2Unsupported` first if ns-2 cannot run it."""
+def script(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> str:
+    """The complete Tcl for scenario ``s``; raises :class:`Ns2Unsupported` first if ns-2 cannot run it.
+
+    ``trace``: the client port's queue trace goes there; ``variables``: the server agents' trace of
+    ``nrexmit_``, ``dupacks_``, ``highest_ack_`` and ``maxseq_``.
+    """
     _check(s)
     lines = ["# Generated by incast from the scenario; the text below the parameters is ns2.tcl."]
-    lines += [f"set P({k}) {{{v}}}" for k, v in parameters(s, trace).items()]
+    lines += [f"set P({k}) {{{v}}}" for k, v in parameters(s, trace, variables).items()]
     template = resources.files("incast.reference").joinpath("ns2.tcl").read_text(encoding="utf-8")
     return "\n".join(lines) + "\n" + template
 
 
-def run(s: Scenario, *, trace: Path | None = None, timeout_s: float = 600.0) -> Ns2Run:
-    """Run scenario ``s`` in ns-2.35 (``ns`` on PATH) and return what it measured."""
-    text = script(s, trace)
+def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeout_s: float = 600.0) -> Ns2Run:
+    """Run scenario ``s`` in ns-2.35 (``ns`` on PATH) and return what it measured.
+
+    ``classes``: also sort the servers' timeouts into FAST08's and GIP's classes
+    (:func:`timeout_classes`), from traces written to a temporary directory (about
+    100 bytes per packet and per ACK).
+    """
     ns = shutil.which("ns")
     if ns is None:
         raise Ns2Error("ns-2: the ns command is missing; install it with apt-get install -y ns2")
+    found: tuple[dict[str, int], dict[str, int]] | None = None
     with tempfile.TemporaryDirectory(prefix="incast-ns2-") as tmp:
+        queue = trace or (Path(tmp) / "queue.tr" if classes else None)
+        variables = Path(tmp) / "vars.tr" if classes else None
         path = Path(tmp) / "incast.tcl"
-        path.write_text(text, encoding="utf-8")
+        path.write_text(script(s, queue, variables), encoding="utf-8")
         try:
             done = subprocess.run([ns, str(path)], capture_output=True, text=True, timeout=timeout_s, cwd=tmp)
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2: no result within {timeout_s:g} s") from None
+        if classes and done.returncode == 0 and queue is not None and variables is not None:
+            found = timeout_classes(s, queue, variables)
     times: list[float] = []
     counters: list[int] | None = None
     for line in done.stdout.splitlines():
@@ -352,4 +451,5 @@ def run(s: Scenario, *, trace: Path | None = None, timeout_s: float = 600.0) -> 
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise Ns2Error(f"ns-2 failed (status {done.returncode}): {last}")
     timeouts, retransmitted, drops, data = counters
-    return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s))
+    fast08, gip = found if found is not None else (None, None)
+    return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s), fast08, gip)

@@ -40,6 +40,9 @@ if {$P(trace) ne ""} {
     $ns trace-queue $switch $client $trace
 }
 
+# With P(vars) set, every server agent traces the variables a timeout is
+# classified by (one line per assignment, in event order; Ns2Run.timeout_classes).
+if {$P(vars) ne ""} { set vtrace [open $P(vars) w] }
 set rng [new RNG]
 $rng seed $P(seed)
 for {set i 0} {$i < $P(servers)} {incr i} {
@@ -53,6 +56,10 @@ for {set i 0} {$i < $P(servers)} {incr i} {
     $ns attach-agent $client $sink($i)
     $ns connect $tcp($i) $sink($i)
     $tcp($i) set fid_ $i
+    if {$P(vars) ne ""} {
+        $tcp($i) attach $vtrace
+        foreach v {nrexmit_ dupacks_ highest_ack_ maxseq_} { $tcp($i) trace $v }
+    }
 }
 
 # TCPSink's bytes_ counts delivered packets at their size on the wire,
