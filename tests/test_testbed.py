@@ -33,6 +33,7 @@ from incast.result import BlockTimes
 from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, alive, namespaces, owner, run_of
+from incast.testbed.run import kernel_rtt
 
 from conftest import default_sigint
 
@@ -230,6 +231,18 @@ def test_without_root_the_testbed_is_a_one_line_error_with_status_2(
 # Real runs (root).
 
 
+def test_the_servers_kernel_rtt_is_weighted_by_the_requests_each_sampled() -> None:
+    lines = [
+        "shutdown: 1 connections, ...; kernel RTT 1000 us and RTO 5000 us on average (RTO at most 8000 us) over 3 "
+        "requests after a connection's first",
+        "shutdown: 1 connections, ...; kernel RTT 3000 us and RTO 9000 us on average (RTO at most 12000 us) over 1 "
+        "requests after a connection's first",
+        "",
+    ]
+    assert kernel_rtt(lines) == {"requests": 4, "rtt_ms": 1.5, "rto_ms": 6.0, "rto_max_ms": 12.0}
+    assert kernel_rtt(["error: a server that never answered", ""]) is None
+
+
 @needs_root
 def test_a_small_incast_runs_on_the_kernel_and_leaves_nothing_behind(
     capfd: pytest.CaptureFixture[str], clean: None
@@ -246,6 +259,11 @@ def test_a_small_incast_runs_on_the_kernel_and_leaves_nothing_behind(
     assert d["timeouts"] == sum(d["timeouts_per_server"])
     assert len(d["read"]["connections"]) == 4
     assert err.startswith("note: link.rtt: ")
+    # Each server's kernel RTT and RTO as blocks 2-8 were asked for: 7 requests of 4 servers.
+    rtt = d["server_rtt"]
+    assert rtt["requests"] == 7 * 4
+    assert 0 < rtt["rtt_ms"] < rtt["rto_ms"] <= rtt["rto_max_ms"]
+    assert rtt["rto_ms"] >= d["kernel"]["rto_floor_s"] * 1000
 
 
 @needs_root

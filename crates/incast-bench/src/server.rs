@@ -146,6 +146,27 @@ pub struct ServeSummary {
     /// (`TCP_INFO` `tcpi_total_retrans`): the losses incast causes happen on
     /// the servers' side.
     pub retransmitted_segments: u64,
+    /// The kernel's view of the round trip as each request after a
+    /// connection's first arrived (`TCP_INFO`, [`RttSummary`]).
+    pub rtt: RttSummary,
+}
+
+/// The kernel's round-trip estimate and retransmission timeout, taken from
+/// `TCP_INFO` as a request arrives on a connection that has answered one
+/// before, so that they come from the previous answer's data and ACKs: the
+/// RTT the hosts' stacks and scheduling add to the wire's shows here, and
+/// with it the RTO the kernel arms (`tcp_set_rto`: SRTT plus the larger of
+/// 4·RTTVAR and the RTO floor, in whole jiffies).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RttSummary {
+    /// Requests sampled.
+    pub samples: u64,
+    /// Mean smoothed RTT (`tcpi_rtt`), microseconds.
+    pub rtt_us_mean: u64,
+    /// Mean RTO (`tcpi_rto`), microseconds.
+    pub rto_us_mean: u64,
+    /// Largest RTO, microseconds.
+    pub rto_us_max: u64,
 }
 
 #[derive(Default)]
@@ -158,6 +179,34 @@ struct Counters {
     timed_out: AtomicU64,
     accept_errors: AtomicU64,
     retransmitted_segments: AtomicU64,
+    rtt_samples: AtomicU64,
+    rtt_us_sum: AtomicU64,
+    rto_us_sum: AtomicU64,
+    rto_us_max: AtomicU64,
+}
+
+impl Counters {
+    /// Take the kernel's RTT and RTO of `stream` as a request arrives on it.
+    fn sample_rtt(&self, stream: &TcpStream) {
+        if let Ok(info) = TcpInfo::of(stream) {
+            self.rtt_samples.fetch_add(1, Ordering::Relaxed);
+            self.rtt_us_sum.fetch_add(u64::from(info.rtt_us), Ordering::Relaxed);
+            self.rto_us_sum.fetch_add(u64::from(info.rto_us), Ordering::Relaxed);
+            self.rto_us_max.fetch_max(u64::from(info.rto_us), Ordering::Relaxed);
+        }
+    }
+
+    /// What [`Counters::sample_rtt`] gathered.
+    fn rtt(&self) -> RttSummary {
+        let samples = self.rtt_samples.load(Ordering::Relaxed);
+        let mean = |sum: &AtomicU64| sum.load(Ordering::Relaxed).checked_div(samples).unwrap_or(0);
+        RttSummary {
+            samples,
+            rtt_us_mean: mean(&self.rtt_us_sum),
+            rto_us_mean: mean(&self.rto_us_sum),
+            rto_us_max: self.rto_us_max.load(Ordering::Relaxed),
+        }
+    }
 }
 
 /// A rate limit on one kind of log line: at most `lines` per `window`; the
@@ -330,10 +379,12 @@ impl Server {
             timed_out: c.timed_out.load(Ordering::Relaxed),
             accept_errors: c.accept_errors.load(Ordering::Relaxed),
             retransmitted_segments: c.retransmitted_segments.load(Ordering::Relaxed),
+            rtt: c.rtt(),
         };
         (self.log)(&format!(
             "shutdown: {} connections, {} requests, {} bytes served, {} connections rejected, {} refused (too many \
-             open), {} closed idle, {} accept errors, {} segments retransmitted",
+             open), {} closed idle, {} accept errors, {} segments retransmitted; kernel RTT {} us and RTO {} us on \
+             average (RTO at most {} us) over {} requests after a connection's first",
             summary.connections,
             summary.requests,
             summary.bytes,
@@ -341,7 +392,11 @@ impl Server {
             summary.refused,
             summary.timed_out,
             summary.accept_errors,
-            summary.retransmitted_segments
+            summary.retransmitted_segments,
+            summary.rtt.rtt_us_mean,
+            summary.rtt.rto_us_mean,
+            summary.rtt.rto_us_max,
+            summary.rtt.samples
         ));
         Ok(summary)
     }
@@ -519,6 +574,7 @@ impl Worker {
         let counters = &self.shared.counters;
         let mut header = [0u8; HEADER_LEN];
         let mut source = TimedStream { stream, timeout: self.idle };
+        let mut answered = 0u64;
         loop {
             match read_header(&mut source, &mut header, self.idle) {
                 Ok(true) => {}
@@ -541,6 +597,10 @@ impl Worker {
                     return Some(format!("rejected request: {e}"));
                 }
             };
+            if answered > 0 {
+                counters.sample_rtt(stream);
+            }
+            answered += 1;
             let mut left = request.count;
             let mut writer = stream;
             while left > 0 {

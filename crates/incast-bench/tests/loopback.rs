@@ -82,12 +82,16 @@ fn protocol_round_trip_returns_exactly_the_bytes_requested() {
     assert_eq!(summary.bytes, 1 + 300_000 + (1 << 20) + 5);
     let lines = lines.lock().unwrap();
     assert!(lines[0].starts_with("listening on 127.0.0.1:"), "{lines:?}");
+    let rtt = summary.rtt;
+    assert_eq!(rtt.samples, 4, "every request after the connection's first");
+    assert!(rtt.rto_us_mean >= 200_000 && rtt.rto_us_max >= rtt.rto_us_mean, "{rtt:?}");
     assert_eq!(
         lines.last().unwrap(),
         &format!(
             "shutdown: 1 connections, 5 requests, {} bytes served, 0 connections rejected, 0 refused (too many open), \
-             0 closed idle, 0 accept errors, 0 segments retransmitted",
-            summary.bytes
+             0 closed idle, 0 accept errors, 0 segments retransmitted; kernel RTT {} us and RTO {} us on average \
+             (RTO at most {} us) over 4 requests after a connection's first",
+            summary.bytes, rtt.rtt_us_mean, rtt.rto_us_mean, rtt.rto_us_max
         )
     );
 }

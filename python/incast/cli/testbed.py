@@ -169,6 +169,17 @@ def kernel_line(r: "TestbedResult") -> str:
     )
 
 
+def rtt_cell(r: "TestbedResult") -> str:
+    """The servers' kernel RTT and RTO as requests arrived (``TCP_INFO``), or a dash."""
+    k = r.server_rtt
+    if k is None:
+        return "—"
+    return (
+        f"RTT {k['rtt_ms']:.2f} ms, RTO {k['rto_ms']:.1f} ms on average (at most {k['rto_max_ms']:.0f} ms) "
+        f"over {k['requests']:,} requests"
+    )
+
+
 def print_summary(console: "Console", r: "TestbedResult") -> None:
     """One run: the scenario, the kernel line, goodput, block times and the kernel's counters."""
     from rich.table import Table
@@ -195,6 +206,7 @@ def print_summary(console: "Console", r: "TestbedResult") -> None:
         f"loss probes {c['TCPLossProbes']})",
     )
     table.add_row("drops", f"{r.drops} at the client port ({r.port['frames']} frames sent)")
+    table.add_row("servers' kernel", rtt_cell(r) + " (TCP_INFO as each request after a connection's first arrived)")
     console.print(table)
 
 

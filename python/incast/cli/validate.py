@@ -52,6 +52,7 @@ from incast.cli.testbed import (
     Tcp,
     Timeout,
     kernel_line,
+    rtt_cell,
     scenarios,
 )
 
@@ -456,6 +457,7 @@ def _print_one(
     console.print(kernel_line(bed))
     console.print(_overrides_line(preset, overrides))
     console.print(_figures_table(figures, "testbed", "testbed/sim"))
+    console.print(f"servers' kernel: {rtt_cell(bed)} (TCP_INFO as each request after a connection's first arrived)")
 
 
 def _print_rows(
@@ -468,6 +470,9 @@ def _print_rows(
     console.print(kernel_line(rows[0][1]))
     console.print(_overrides_line(preset, overrides))
     console.print(_rows_table([(s.servers, f) for s, _, f in rows], "testbed"))
+    console.print("servers' kernel (TCP_INFO as each request after a connection's first arrived):")
+    for s, bed, _ in rows:
+        console.print(f"  {s.servers} servers: {rtt_cell(bed)}")
 
 
 def register(app: typer.Typer) -> None:

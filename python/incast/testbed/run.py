@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import math
 import platform
+import re
 import select
 import signal
 import subprocess
@@ -71,7 +72,8 @@ class TestbedResult:
     ``loss_probes`` (``TCPLossProbes``), ``lost_retransmits`` (``TCPLostRetransmit``), ``drops`` (the client
     port's ``tbf`` drops), ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
-    over the servers), ``timeouts_per_server``; ``kernel`` (release, HZ, the
+    over the servers), ``timeouts_per_server``, ``server_rtt`` (the servers' kernel RTT and RTO as
+    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
     client's ``incast read --json`` object (per-connection ``TCP_INFO``).
     """
@@ -84,6 +86,7 @@ class TestbedResult:
         read: dict[str, Any],
         counters: list[dict[str, int]],
         port: dict[str, int],
+        rtt: dict[str, float] | None = None,
     ) -> None:
         self.scenario = scenario
         self.notes = list(plan.notes)
@@ -107,6 +110,7 @@ class TestbedResult:
         self.lost_retransmits = self.server_counters["TCPLostRetransmit"]
         self.drops = port["drops"]
         self.port = port
+        self.server_rtt = rtt
         self.kernel: dict[str, Any] = {
             "release": platform.release(),
             "hz": kernel.hz,
@@ -136,6 +140,7 @@ class TestbedResult:
         out["port"] = self.port
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
+        out["server_rtt"] = self.server_rtt
         out["kernel"] = self.kernel
         out["notes"] = self.notes
         out["read"] = self.read
@@ -170,6 +175,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
     p = plan(scenario, kernel, available_congestion_controls())
     net = Network(p.servers)
     servers: list[subprocess.Popen[str]] = []
+    last_lines: list[str] = []
     with _stop_signals_raise_keyboard_interrupt():
         try:
             net.build(p.shaping, {host: p.sysctls for host in net.hosts}, {host: p.routes for host in net.hosts})
@@ -183,9 +189,9 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
             port = _port(net)
         finally:
             with _signals_held():
-                _stop(servers)
+                last_lines = _stop(servers)
                 net.teardown()
-    return TestbedResult(scenario, p, kernel, read, counters, port)
+    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines))
 
 
 def _start_servers(net: Network, p: Plan) -> list[subprocess.Popen[str]]:
@@ -299,12 +305,13 @@ def _port(net: Network) -> dict[str, int]:
     return {"frames": int(tbf["packets"]), "bytes": int(tbf["bytes"]), "drops": int(tbf["drops"])}
 
 
-def _stop(servers: list[subprocess.Popen[str]]) -> None:
-    """SIGTERM every server still running, then SIGKILL those that do not stop within 5 s."""
+def _stop(servers: list[subprocess.Popen[str]]) -> list[str]:
+    """SIGTERM every server still running, then SIGKILL those that do not stop within 5 s; their last log lines."""
     for server in servers:
         if server.poll() is None:
             server.terminate()
     deadline = time.monotonic() + 5.0
+    last = []
     for server in servers:
         try:
             server.wait(timeout=max(0.0, deadline - time.monotonic()))
@@ -312,4 +319,30 @@ def _stop(servers: list[subprocess.Popen[str]]) -> None:
             server.kill()
             server.wait()
         if server.stderr is not None:
+            last.append((server.stderr.read().strip().splitlines() or [""])[-1])
             server.stderr.close()
+    return last
+
+
+#: The kernel's round trip in an ``incast serve`` shutdown line.
+_RTT_LINE = re.compile(
+    r"kernel RTT (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests"
+)
+
+
+def kernel_rtt(lines: list[str]) -> dict[str, float] | None:
+    """The servers' kernel RTT and RTO from their shutdown lines: means weighted by requests, the largest RTO.
+
+    ``incast serve`` takes them from ``TCP_INFO`` as each request after a connection's first arrives.
+    None when no server sampled any.
+    """
+    found = [m for m in map(_RTT_LINE.search, lines) if m is not None]
+    samples = sum(int(m[4]) for m in found)
+    if samples == 0:
+        return None
+    return {
+        "requests": samples,
+        "rtt_ms": sum(int(m[1]) * int(m[4]) for m in found) / samples / 1000,
+        "rto_ms": sum(int(m[2]) * int(m[4]) for m in found) / samples / 1000,
+        "rto_max_ms": max(int(m[3]) for m in found) / 1000,
+    }
