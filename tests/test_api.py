@@ -157,3 +157,13 @@ def test_block_percentiles_are_nan_without_a_completed_block() -> None:
     assert tuple(r.blocks_table.columns) == BLOCK_COLUMNS
     assert all(math.isnan(x) for x in r.block_time_ms)
     assert r.to_dict()["block_time_ms"] == {"p50": None, "p99": None, "max": None}
+
+
+def test_the_servers_rtt_is_taken_as_each_request_after_a_connections_first_arrives() -> None:
+    one = incast.run(incast.Scenario.parse({"servers": 2, "blocks": 1}))
+    assert math.isnan(one.server_srtt_ms) and math.isnan(one.server_rto_ms), "no second request: nothing to take"
+    r = incast.run(incast.Scenario.parse({"servers": 1, "blocks": 4, "tcp": {"rto_min": "5ms"}}))
+    # One server alone: its smoothed RTT is the 100 us round trip plus its own queueing, well
+    # under a millisecond, and its RTO the 5 ms floor.
+    assert 0.1 <= r.server_srtt_ms < 1.0
+    assert r.server_rto_ms == pytest.approx(5.0)

@@ -52,7 +52,6 @@ from incast.cli.testbed import (
     Tcp,
     Timeout,
     kernel_line,
-    rtt_cell,
     scenarios,
 )
 
@@ -92,6 +91,8 @@ _KERNEL_FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("fast recoveries", "fast_retransmits", None),
     ("loss probes", "loss_probes", None),
     ("lost retransmissions", "lost_retransmits", None),
+    ("servers' SRTT ms", "server_srtt_ms", None),
+    ("servers' RTO ms", "server_rto_ms", None),
 )
 #: The servers' timeouts by class (FAST08 §5.1, GIP §III), after the others with ``--against ns2 --classes``.
 _CLASS_FIGURES: tuple[tuple[str, str, str | None], ...] = (
@@ -457,7 +458,7 @@ def _print_one(
     console.print(kernel_line(bed))
     console.print(_overrides_line(preset, overrides))
     console.print(_figures_table(figures, "testbed", "testbed/sim"))
-    console.print(f"servers' kernel: {rtt_cell(bed)} (TCP_INFO as each request after a connection's first arrived)")
+    console.print("servers' SRTT and RTO: means as each request after a connection's first arrived (kernel: TCP_INFO)")
 
 
 def _print_rows(
@@ -470,9 +471,12 @@ def _print_rows(
     console.print(kernel_line(rows[0][1]))
     console.print(_overrides_line(preset, overrides))
     console.print(_rows_table([(s.servers, f) for s, _, f in rows], "testbed"))
-    console.print("servers' kernel (TCP_INFO as each request after a connection's first arrived):")
-    for s, bed, _ in rows:
-        console.print(f"  {s.servers} servers: {rtt_cell(bed)}")
+    console.print("servers' SRTT and RTO as each request after a connection's first arrived (kernel: TCP_INFO):")
+    for s, _, f in rows:
+        srtt, rto = f["server_srtt_ms"], f["server_rto_ms"]
+        sim = f"{_cell('ms', srtt['simulator'])} and {_cell('ms', rto['simulator'])} ms"
+        kernel = f"{_cell('ms', srtt['testbed'])} and {_cell('ms', rto['testbed'])} ms"
+        console.print(f"  {s.servers} servers: simulator {sim}, kernel {kernel}")
 
 
 def register(app: typer.Typer) -> None:

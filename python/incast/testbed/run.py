@@ -141,6 +141,9 @@ class TestbedResult:
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
         out["server_rtt"] = self.server_rtt
+        # The simulator's names for the means, so that validate sets them beside its own.
+        out["server_srtt_ms"] = None if self.server_rtt is None else self.server_rtt["rtt_ms"]
+        out["server_rto_ms"] = None if self.server_rtt is None else self.server_rtt["rto_ms"]
         out["kernel"] = self.kernel
         out["notes"] = self.notes
         out["read"] = self.read

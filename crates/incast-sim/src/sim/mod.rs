@@ -364,7 +364,12 @@ impl Sim {
         }
         let delivered = self.hosts.eps[ep].delivered();
         if ep % 2 == 1 {
-            match self.reads.app.on_server_delivered(flow, delivered) {
+            let response = self.reads.app.on_server_delivered(flow, delivered);
+            let server = &self.hosts.eps[ep];
+            if let (Some(_), Some(srtt), true) = (&response, server.srtt(), server.acked() > 0) {
+                self.reads.request_rtt.add(srtt, server.rto());
+            }
+            match response {
                 Some(r) if r.after.is_zero() => self.hosts.eps[ep].send_with(r.bytes, SendFlags::UNIT_TAIL),
                 Some(r) => {
                     self.reads.preparing[flow as usize] += r.bytes;

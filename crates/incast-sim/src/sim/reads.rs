@@ -14,7 +14,7 @@
 //! **Not modelled:** see `workload::sync_read`.
 
 use crate::scenario::Scenario;
-use crate::stats::{BlockRecord, BlockTimeouts, ClientStats, FlowStats, GipClass, Percentiles};
+use crate::stats::{BlockRecord, BlockTimeouts, ClientStats, FlowStats, GipClass, Percentiles, RequestRtt};
 use crate::tcp::forensics::Timeout;
 use crate::workload::clients::Layout;
 use crate::workload::{BlockDone, Release, SyncRead};
@@ -43,6 +43,8 @@ pub(super) struct Reads {
     block_server_timeouts: Vec<[u64; 3]>,
     /// What the completed blocks' timeouts add up to.
     pub(super) block_tallies: BlockTimeouts,
+    /// The servers' SRTT and RTO as requests after a connection's first reached them.
+    pub(super) request_rtt: RequestRtt,
     /// The run stops once every client has completed this many blocks.
     stop_blocks: Option<u64>,
     /// Clients that have not yet completed `stop_blocks` blocks.
@@ -67,6 +69,7 @@ impl Reads {
             block_timeouts: vec![0; conns as usize],
             block_server_timeouts: vec![[0; 3]; conns as usize],
             block_tallies: BlockTimeouts::default(),
+            request_rtt: RequestRtt::default(),
             stop_blocks: s.stop.blocks,
             short: layout.clients,
         }

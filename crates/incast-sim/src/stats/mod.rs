@@ -19,6 +19,7 @@ pub use crate::tcp::forensics::{GipClass, GipTimeoutClasses, TimeoutClass, Timeo
 use crate::tcp::forensics::Timeout;
 
 use crate::settings::Flag;
+use crate::time::SimDuration;
 use serde::Serialize;
 
 crate::settings! {
@@ -109,6 +110,11 @@ pub struct Summary {
     pub drops: u64,
     /// Block completion time percentiles, in milliseconds.
     pub block_time_ms: Percentiles,
+    /// The servers' mean smoothed RTT as each request after a connection's
+    /// first reached them ([`RequestRtt`]), in milliseconds (`None` without one).
+    pub server_srtt_ms: Option<f64>,
+    /// Their mean RTO at those moments, back-off included, in milliseconds.
+    pub server_rto_ms: Option<f64>,
     /// Data segments sent, all endpoints, retransmissions included.
     pub data_packets: u64,
     /// Packets (data and ACKs) handed to host NICs.
@@ -211,6 +217,35 @@ impl BlockTimeouts {
     pub fn per_block(&self, blocks: u64) -> ([Option<f64>; 3], Option<f64>) {
         let mean = |n: u64| (blocks > 0).then(|| n as f64 / blocks as f64);
         (self.unluckiest.map(mean), mean(self.timed_out))
+    }
+}
+
+/// The servers' smoothed RTT and RTO as each request after a connection's
+/// first reaches them, tallied for the summary: the figures `incast serve`
+/// reads from the kernel's `TCP_INFO` at the same moment, so that a
+/// comparison with the testbed sets the two stacks' round trips side by side.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct RequestRtt {
+    /// Requests sampled.
+    pub requests: u64,
+    /// Their smoothed RTTs, summed, in picoseconds.
+    pub srtt_ps: u128,
+    /// Their RTOs (back-off included), summed, in picoseconds.
+    pub rto_ps: u128,
+}
+
+impl RequestRtt {
+    /// A request reached a server whose SRTT is `srtt` and RTO `rto`.
+    pub fn add(&mut self, srtt: SimDuration, rto: SimDuration) {
+        self.requests += 1;
+        self.srtt_ps += u128::from(srtt.as_ps());
+        self.rto_ps += u128::from(rto.as_ps());
+    }
+
+    /// The mean SRTT and RTO in milliseconds (`None` without a request).
+    pub fn means_ms(&self) -> (Option<f64>, Option<f64>) {
+        let mean = |sum: u128| (self.requests > 0).then(|| sum as f64 / self.requests as f64 / 1e9);
+        (mean(self.srtt_ps), mean(self.rto_ps))
     }
 }
 
