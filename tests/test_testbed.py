@@ -233,13 +233,13 @@ def test_without_root_the_testbed_is_a_one_line_error_with_status_2(
 
 def test_the_servers_kernel_rtt_is_weighted_by_the_requests_each_sampled() -> None:
     lines = [
-        "shutdown: 1 connections, ...; kernel RTT 1000 us and RTO 5000 us on average (RTO at most 8000 us) over 3 "
-        "requests after a connection's first",
-        "shutdown: 1 connections, ...; kernel RTT 3000 us and RTO 9000 us on average (RTO at most 12000 us) over 1 "
-        "requests after a connection's first",
+        "shutdown: 1 connections, ...; kernel RTT 1000 us, RTTVAR 400 us and RTO 5000 us on average (RTO at most "
+        "8000 us) over 3 requests after a connection's first",
+        "shutdown: 1 connections, ...; kernel RTT 3000 us, RTTVAR 800 us and RTO 9000 us on average (RTO at most "
+        "12000 us) over 1 requests after a connection's first",
         "",
     ]
-    assert kernel_rtt(lines) == {"requests": 4, "rtt_ms": 1.5, "rto_ms": 6.0, "rto_max_ms": 12.0}
+    assert kernel_rtt(lines) == {"requests": 4, "rtt_ms": 1.5, "rttvar_ms": 0.5, "rto_ms": 6.0, "rto_max_ms": 12.0}
     assert kernel_rtt(["error: a server that never answered", ""]) is None
 
 

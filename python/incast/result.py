@@ -230,9 +230,10 @@ class Result:
     ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``,
     ``rude_polite_s`` (when the last rude flow turned polite, NaN if none did),
     ``retransmitted_packets``, ``drops``, ``block_time_ms``
-    (p50/p99/max), ``server_srtt_ms`` and ``server_rto_ms`` (the servers' mean smoothed RTT and RTO
-    as each request after a connection's first reached them, NaN without one: what the testbed's
-    servers read from ``TCP_INFO``), ``data_packets``, ``packets_sent``, ``packets_delivered``,
+    (p50/p99/max), ``server_srtt_ms``, ``server_rttvar_ms`` and ``server_rto_ms`` (the servers' mean
+    smoothed RTT, RTT variation as ``TCP_INFO`` reports it, and RTO as each request after a
+    connection's first reached them, NaN without one: what the testbed's servers read from
+    ``TCP_INFO``), ``data_packets``, ``packets_sent``, ``packets_delivered``,
     ``packets_in_flight``, ``queue_peak_bytes``, ``events``, ``timeout_classes``
     (FAST08 §5.1 counts: ``full_window_loss``, ``last_packet_loss``,
     ``lost_retransmit``, ``other``) and ``gip_timeout_classes`` (GIP §III:
@@ -299,6 +300,7 @@ class Result:
     drops: int
     block_time_ms: BlockTimes
     server_srtt_ms: float
+    server_rttvar_ms: float
     server_rto_ms: float
     data_packets: int
     packets_sent: int

@@ -163,6 +163,8 @@ pub struct RttSummary {
     pub samples: u64,
     /// Mean smoothed RTT (`tcpi_rtt`), microseconds.
     pub rtt_us_mean: u64,
+    /// Mean RTT variation (`tcpi_rttvar`, the kernel's `mdev_us / 4`), microseconds.
+    pub rttvar_us_mean: u64,
     /// Mean RTO (`tcpi_rto`), microseconds.
     pub rto_us_mean: u64,
     /// Largest RTO, microseconds.
@@ -181,6 +183,7 @@ struct Counters {
     retransmitted_segments: AtomicU64,
     rtt_samples: AtomicU64,
     rtt_us_sum: AtomicU64,
+    rttvar_us_sum: AtomicU64,
     rto_us_sum: AtomicU64,
     rto_us_max: AtomicU64,
 }
@@ -191,6 +194,7 @@ impl Counters {
         if let Ok(info) = TcpInfo::of(stream) {
             self.rtt_samples.fetch_add(1, Ordering::Relaxed);
             self.rtt_us_sum.fetch_add(u64::from(info.rtt_us), Ordering::Relaxed);
+            self.rttvar_us_sum.fetch_add(u64::from(info.rttvar_us), Ordering::Relaxed);
             self.rto_us_sum.fetch_add(u64::from(info.rto_us), Ordering::Relaxed);
             self.rto_us_max.fetch_max(u64::from(info.rto_us), Ordering::Relaxed);
         }
@@ -203,6 +207,7 @@ impl Counters {
         RttSummary {
             samples,
             rtt_us_mean: mean(&self.rtt_us_sum),
+            rttvar_us_mean: mean(&self.rttvar_us_sum),
             rto_us_mean: mean(&self.rto_us_sum),
             rto_us_max: self.rto_us_max.load(Ordering::Relaxed),
         }
@@ -383,8 +388,8 @@ impl Server {
         };
         (self.log)(&format!(
             "shutdown: {} connections, {} requests, {} bytes served, {} connections rejected, {} refused (too many \
-             open), {} closed idle, {} accept errors, {} segments retransmitted; kernel RTT {} us and RTO {} us on \
-             average (RTO at most {} us) over {} requests after a connection's first",
+             open), {} closed idle, {} accept errors, {} segments retransmitted; kernel RTT {} us, RTTVAR {} us \
+             and RTO {} us on average (RTO at most {} us) over {} requests after a connection's first",
             summary.connections,
             summary.requests,
             summary.bytes,
@@ -394,6 +399,7 @@ impl Server {
             summary.accept_errors,
             summary.retransmitted_segments,
             summary.rtt.rtt_us_mean,
+            summary.rtt.rttvar_us_mean,
             summary.rtt.rto_us_mean,
             summary.rtt.rto_us_max,
             summary.rtt.samples

@@ -89,9 +89,9 @@ fn protocol_round_trip_returns_exactly_the_bytes_requested() {
         lines.last().unwrap(),
         &format!(
             "shutdown: 1 connections, 5 requests, {} bytes served, 0 connections rejected, 0 refused (too many open), \
-             0 closed idle, 0 accept errors, 0 segments retransmitted; kernel RTT {} us and RTO {} us on average \
-             (RTO at most {} us) over 4 requests after a connection's first",
-            summary.bytes, rtt.rtt_us_mean, rtt.rto_us_mean, rtt.rto_us_max
+             0 closed idle, 0 accept errors, 0 segments retransmitted; kernel RTT {} us, RTTVAR {} us and RTO {} us \
+             on average (RTO at most {} us) over 4 requests after a connection's first",
+            summary.bytes, rtt.rtt_us_mean, rtt.rttvar_us_mean, rtt.rto_us_mean, rtt.rto_us_max
         )
     );
 }

@@ -92,6 +92,7 @@ _KERNEL_FIGURES: tuple[tuple[str, str, str | None], ...] = (
     ("loss probes", "loss_probes", None),
     ("lost retransmissions", "lost_retransmits", None),
     ("servers' SRTT ms", "server_srtt_ms", None),
+    ("servers' RTTVAR ms", "server_rttvar_ms", None),
     ("servers' RTO ms", "server_rto_ms", None),
 )
 #: The servers' timeouts by class (FAST08 §5.1, GIP §III), after the others with ``--against ns2 --classes``.
@@ -458,7 +459,7 @@ def _print_one(
     console.print(kernel_line(bed))
     console.print(_overrides_line(preset, overrides))
     console.print(_figures_table(figures, "testbed", "testbed/sim"))
-    console.print("servers' SRTT and RTO: means as each request after a connection's first arrived (kernel: TCP_INFO)")
+    console.print("servers' SRTT, RTTVAR, RTO: means as each request after a connection's first arrived (TCP_INFO)")
 
 
 def _print_rows(

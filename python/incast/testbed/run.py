@@ -143,6 +143,7 @@ class TestbedResult:
         out["server_rtt"] = self.server_rtt
         # The simulator's names for the means, so that validate sets them beside its own.
         out["server_srtt_ms"] = None if self.server_rtt is None else self.server_rtt["rtt_ms"]
+        out["server_rttvar_ms"] = None if self.server_rtt is None else self.server_rtt["rttvar_ms"]
         out["server_rto_ms"] = None if self.server_rtt is None else self.server_rtt["rto_ms"]
         out["kernel"] = self.kernel
         out["notes"] = self.notes
@@ -329,7 +330,7 @@ def _stop(servers: list[subprocess.Popen[str]]) -> list[str]:
 
 #: The kernel's round trip in an ``incast serve`` shutdown line.
 _RTT_LINE = re.compile(
-    r"kernel RTT (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests"
+    r"kernel RTT (\d+) us, RTTVAR (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests"
 )
 
 
@@ -339,13 +340,18 @@ def kernel_rtt(lines: list[str]) -> dict[str, float] | None:
     ``incast serve`` takes them from ``TCP_INFO`` as each request after a connection's first arrives.
     None when no server sampled any.
     """
-    found = [m for m in map(_RTT_LINE.search, lines) if m is not None]
-    samples = sum(int(m[4]) for m in found)
+    found = [[int(v) for v in m.groups()] for m in map(_RTT_LINE.search, lines) if m is not None]
+    samples = sum(m[4] for m in found)
     if samples == 0:
         return None
+
+    def mean_ms(i: int) -> float:
+        return sum(m[i] * m[4] for m in found) / samples / 1000
+
     return {
         "requests": samples,
-        "rtt_ms": sum(int(m[1]) * int(m[4]) for m in found) / samples / 1000,
-        "rto_ms": sum(int(m[2]) * int(m[4]) for m in found) / samples / 1000,
-        "rto_max_ms": max(int(m[3]) for m in found) / 1000,
+        "rtt_ms": mean_ms(0),
+        "rttvar_ms": mean_ms(1),
+        "rto_ms": mean_ms(2),
+        "rto_max_ms": max(m[3] for m in found) / 1000,
     }

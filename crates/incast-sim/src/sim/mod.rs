@@ -366,8 +366,10 @@ impl Sim {
         if ep % 2 == 1 {
             let response = self.reads.app.on_server_delivered(flow, delivered);
             let server = &self.hosts.eps[ep];
-            if let (Some(_), Some(srtt), true) = (&response, server.srtt(), server.acked() > 0) {
-                self.reads.request_rtt.add(srtt, server.rto());
+            if let (Some(_), Some(srtt), Some(rttvar), true) =
+                (&response, server.srtt(), server.tcp_info_rttvar(), server.acked() > 0)
+            {
+                self.reads.request_rtt.add(srtt, rttvar, server.rto());
             }
             match response {
                 Some(r) if r.after.is_zero() => self.hosts.eps[ep].send_with(r.bytes, SendFlags::UNIT_TAIL),

@@ -60,7 +60,7 @@ impl Sim {
         let background: Vec<FlowStats> =
             background.chunks_exact(2).enumerate().map(|(i, p)| row(conns + i, &p[0], &p[1])).collect();
         let tallies = self.reads.block_tallies;
-        let (server_srtt_ms, server_rto_ms) = self.reads.request_rtt.means_ms();
+        let [server_srtt_ms, server_rttvar_ms, server_rto_ms] = self.reads.request_rtt.means_ms();
         let ([unluckiest, unluckiest_floss, unluckiest_lack], timed_out_block_fraction) =
             tallies.per_block(self.reads.blocks.len() as u64);
         let summary = Summary {
@@ -94,6 +94,7 @@ impl Sim {
             drops: self.net.dropped,
             block_time_ms: Percentiles::of(&times),
             server_srtt_ms,
+            server_rttvar_ms,
             server_rto_ms,
             data_packets: sum(&|e| e.stats().data_segments_sent),
             packets_sent: self.net.sent,

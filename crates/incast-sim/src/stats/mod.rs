@@ -113,6 +113,10 @@ pub struct Summary {
     /// The servers' mean smoothed RTT as each request after a connection's
     /// first reached them ([`RequestRtt`]), in milliseconds (`None` without one).
     pub server_srtt_ms: Option<f64>,
+    /// Their mean RTT variation at those moments, as Linux's `TCP_INFO`
+    /// reports it (`tcpi_rttvar`: the mean deviation for the Linux RTO
+    /// flavor, RTTVAR for the others), in milliseconds.
+    pub server_rttvar_ms: Option<f64>,
     /// Their mean RTO at those moments, back-off included, in milliseconds.
     pub server_rto_ms: Option<f64>,
     /// Data segments sent, all endpoints, retransmissions included.
@@ -230,22 +234,25 @@ pub struct RequestRtt {
     pub requests: u64,
     /// Their smoothed RTTs, summed, in picoseconds.
     pub srtt_ps: u128,
+    /// Their RTT variations as `TCP_INFO` reports it (`tcpi_rttvar`), summed, in picoseconds.
+    pub rttvar_ps: u128,
     /// Their RTOs (back-off included), summed, in picoseconds.
     pub rto_ps: u128,
 }
 
 impl RequestRtt {
-    /// A request reached a server whose SRTT is `srtt` and RTO `rto`.
-    pub fn add(&mut self, srtt: SimDuration, rto: SimDuration) {
+    /// A request reached a server whose SRTT is `srtt`, RTT variation `rttvar` and RTO `rto`.
+    pub fn add(&mut self, srtt: SimDuration, rttvar: SimDuration, rto: SimDuration) {
         self.requests += 1;
         self.srtt_ps += u128::from(srtt.as_ps());
+        self.rttvar_ps += u128::from(rttvar.as_ps());
         self.rto_ps += u128::from(rto.as_ps());
     }
 
-    /// The mean SRTT and RTO in milliseconds (`None` without a request).
-    pub fn means_ms(&self) -> (Option<f64>, Option<f64>) {
+    /// The mean SRTT, RTT variation and RTO in milliseconds (`None` without a request).
+    pub fn means_ms(&self) -> [Option<f64>; 3] {
         let mean = |sum: u128| (self.requests > 0).then(|| sum as f64 / self.requests as f64 / 1e9);
-        (mean(self.srtt_ps), mean(self.rto_ps))
+        [mean(self.srtt_ps), mean(self.rttvar_ps), mean(self.rto_ps)]
     }
 }
 

@@ -441,6 +441,12 @@ impl Endpoint {
         self.sender.rto().srtt()
     }
 
+    /// The RTT variation Linux's `TCP_INFO` would report (`tcpi_rttvar`).
+    #[inline]
+    pub fn tcp_info_rttvar(&self) -> Option<SimDuration> {
+        self.sender.rto().tcp_info_rttvar()
+    }
+
     /// Bytes of this endpoint's stream the peer has acknowledged (SND.UNA).
     #[inline]
     pub fn acked(&self) -> u64 {

@@ -14,7 +14,11 @@
 //!   per window; the first sample sets `rttvar = max(2·R, RTO_min)`.
 //!   `__tcp_set_rto` returns `(srtt >> 3) + rttvar`, so RTO = SRTT + rttvar ≥
 //!   SRTT + RTO_min: RTO ≈ SRTT + max(4·mdev, RTO_min), NOT the RFC's
-//!   max(RTO_min, SRTT + 4·RTTVAR). `tcp_bound_rto` caps it at RTO_max. A window
+//!   max(RTO_min, SRTT + 4·RTTVAR). RTO_min there is in jiffies
+//!   (`icsk_rto_min`), so on a jiffy clock it is rounded up to whole ticks
+//!   first: with 4 ms ticks an RTO_min of 1 ms floors `rttvar` at 4 ms and
+//!   5 ms at 8 ms, and the RTO, armed in whole jiffies, is then at least 8
+//!   and 12 ms for any SRTT above zero. `tcp_bound_rto` caps it at RTO_max. A window
 //!   ends on the first sample whose SND.UNA is past the SND.NXT recorded at the
 //!   previous window end (`after(tp->snd_una, tp->rtt_seq)`).
 //! - ns-2 (2.35, `TcpAgent::rtt_update`, `rtt_timeout`, `rtt_backoff` in
@@ -232,6 +236,11 @@ pub struct RtoEstimator {
     est: Option<(u64, u64)>,
     /// Linux flavor state, once a sample has been taken.
     linux: Option<LinuxEst>,
+    /// The Linux flavor's RTO_min, in picoseconds: Linux keeps it in jiffies
+    /// (`icsk_rto_min`, set with `usecs_to_jiffies`; `tcp_rto_min_us` is
+    /// `jiffies_to_usecs(tcp_rto_min(sk))`), so on a jiffy clock it is
+    /// RTO_min rounded up to whole ticks: 4 ms for 1 ms at HZ=250.
+    linux_rto_min: u64,
     /// ns-2 flavor state, once a sample has been taken.
     ns2: Option<Ns2Est>,
     /// Number of doublings since the last valid sample.
@@ -258,11 +267,14 @@ struct LinuxEst {
 impl RtoEstimator {
     /// An estimator with no sample yet. G comes from `cfg.granularity`.
     pub fn new(cfg: RtoConfig) -> Self {
+        let g = cfg.granularity.as_ps();
+        let min = cfg.min.as_ps();
         let mut e = RtoEstimator {
-            g: cfg.granularity.as_ps(),
+            g,
             cfg,
             est: None,
             linux: None,
+            linux_rto_min: if g > 0 { min.div_ceil(g).saturating_mul(g) } else { min },
             ns2: None,
             backoff: 0,
             rto: cfg.initial,
@@ -347,7 +359,7 @@ impl RtoEstimator {
     /// Linux `tcp_rtt_estimator`, line by line, in picoseconds.
     #[inline(never)]
     fn linux_sample(&mut self, r: u64, snd_una: u64, snd_nxt: u64) {
-        let rto_min = self.cfg.min.as_ps();
+        let rto_min = self.linux_rto_min;
         // Keep 8·R inside i64 (R ≤ 2^59 ps, about 6.7 days).
         let r = r.min(1 << 59);
         let Some(l) = self.linux.as_mut() else {
@@ -506,6 +518,16 @@ impl RtoEstimator {
             (Some(l), _) => Some(SimDuration(l.srtt8 >> 3)),
             (_, Some(e)) => Some(SimDuration(e.srtt8 as u64 * self.cfg.tick.as_ps() / 8)),
             _ => self.est.map(|(s, _)| SimDuration(s)),
+        }
+    }
+
+    /// What Linux's `TCP_INFO` reports as `tcpi_rttvar`, once a sample has
+    /// been taken: the mean deviation of the samples (`mdev_us >> 2`) for
+    /// the Linux flavor, RTTVAR for the others.
+    pub fn tcp_info_rttvar(&self) -> Option<SimDuration> {
+        match self.linux {
+            Some(l) => Some(SimDuration(l.mdev4 / 4)),
+            None => self.rttvar(),
         }
     }
 
@@ -773,7 +795,8 @@ mod tests {
     /// Linux 3.15 "tcp: switch rtt estimations to usec resolution": on a 4 ms
     /// jiffy clock a 312.7 µs round trip measures 312 µs, where Linux 2.6's
     /// `tcp_time_stamp` counted one jiffy; the RTO then is SRTT + RTO_min
-    /// (1 ms) instead of 4 ms + 1 ms, and the timer still expires on a tick.
+    /// (1 ms, held as one 4 ms jiffy) instead of 4 ms + 4 ms, and the timer
+    /// expires on a tick.
     #[test]
     fn linux_3_15_samples_in_microseconds_on_a_jiffy_clock() {
         let g = SimDuration::from_millis(4);
@@ -788,9 +811,29 @@ mod tests {
         assert_eq!(micro.sample_span(&clock, ps(312_700_000), SimTime::ZERO), us(312));
         let mut e = micro.clone();
         e.on_rtt_sample(micro.sample(&clock, sent, now));
-        // First sample: rttvar = max(2·R, RTO_min) = 1 ms.
-        assert_eq!(e.rto(), us(1312));
-        assert_eq!(clock.deadline(now, e.rto()), SimTime(g.as_ps() * 11));
+        // First sample: rttvar = max(2·R, RTO_min in jiffies) = 4 ms.
+        assert_eq!(e.rto(), us(4312));
+        assert_eq!(clock.deadline(now, e.rto()), SimTime(g.as_ps() * 12));
+    }
+
+    /// Linux keeps RTO_min in jiffies (`icsk_rto_min`, `tcp_rto_min_us`): on
+    /// a 4 ms clock 1 ms floors the variance term at 4 ms and 5 ms at 8 ms,
+    /// so 100 µs round trips give RTOs of 4.1 and 8.1 ms, where on an exact
+    /// clock they give 1.1 and 5.1 ms.
+    #[test]
+    fn linux_rounds_rto_min_up_to_whole_jiffies() {
+        let rto_after_samples = |min: u64, g: SimDuration| {
+            let cfg = RtoConfig { granularity: g, resolution: RttResolution::Microsecond, ..linux(ms(min)) };
+            let mut e = RtoEstimator::new(cfg);
+            for _ in 0..50 {
+                e.on_rtt_sample(us(100));
+            }
+            e.rto()
+        };
+        let (jiffy, exact) = (ms(4), SimDuration::ZERO);
+        assert_eq!((rto_after_samples(1, jiffy), rto_after_samples(5, jiffy)), (us(4100), us(8100)));
+        assert_eq!((rto_after_samples(1, exact), rto_after_samples(5, exact)), (us(1100), us(5100)));
+        assert_eq!(rto_after_samples(8, jiffy), us(8100), "a whole number of jiffies stays as it is");
     }
 
     fn ns2(min: SimDuration) -> RtoEstimator {
