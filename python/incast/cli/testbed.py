@@ -170,13 +170,13 @@ def kernel_line(r: "TestbedResult") -> str:
 
 
 def rtt_cell(r: "TestbedResult") -> str:
-    """The servers' kernel RTT and RTO as requests arrived (``TCP_INFO``), or a dash."""
+    """The servers' kernel RTT, RTTVAR and RTO as requests arrived (``TCP_INFO``), or a dash."""
     k = r.server_rtt
     if k is None:
         return "—"
     return (
-        f"RTT {k['rtt_ms']:.2f} ms, RTO {k['rto_ms']:.1f} ms on average (at most {k['rto_max_ms']:.0f} ms) "
-        f"over {k['requests']:,} requests"
+        f"RTT {k['rtt_ms']:.2f} ms, RTTVAR {k['rttvar_ms']:.2f} ms, RTO {k['rto_ms']:.1f} ms on average "
+        f"(at most {k['rto_max_ms']:.0f} ms) over {k['requests']:,} requests"
     )
 
 
