@@ -43,6 +43,12 @@ POLL_S = 1e-5
 ACK_BYTES = 40
 #: Queue limit standing for "never drops" on the ports the engine does not bound.
 UNBOUNDED = 1_000_000
+#: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
+FAST08_CLASSES = ("full_window_loss", "last_packet_loss", "lost_retransmit", "other")
+#: GIP §III's timeout classes, under the engine's names.
+GIP_CLASSES = ("floss", "lack", "other")
+#: FAST08 Table 3's split of the lost retransmissions by DART against the duplicate-ACK threshold.
+DART_SPLIT = ("lost_retransmit_dart_ge_thresh", "lost_retransmit_dart_lt_thresh")
 
 
 class Ns2Unsupported(ScenarioError):
@@ -148,13 +154,11 @@ def response_classes(result: Result) -> dict[str, dict[str, int]]:
     """
     t = result.timeouts_table
     t = t[t["side"] == "server"]
-    fast08 = {
-        c: int((t["class"] == c).sum()) for c in ("full_window_loss", "last_packet_loss", "lost_retransmit", "other")
-    }
+    fast08 = {c: int((t["class"] == c).sum()) for c in FAST08_CLASSES}
     lost = t[t["class"] == "lost_retransmit"]
     ge = int((lost["dart"] >= int(result.scenario.tcp.dupack_threshold)).sum())
-    fast08 |= {"lost_retransmit_dart_ge_thresh": ge, "lost_retransmit_dart_lt_thresh": len(lost) - ge}
-    gip = {c: int((t["gip_class"] == c).sum()) for c in ("floss", "lack", "other")}
+    fast08 |= dict(zip(DART_SPLIT, (ge, len(lost) - ge), strict=True))
+    gip = {c: int((t["gip_class"] == c).sum()) for c in GIP_CLASSES}
     return {"timeout_classes": fast08, "gip_timeout_classes": gip}
 
 
@@ -196,18 +200,8 @@ def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str
             w = line.split()
             if w[0] == "+" and w[4] == "tcp":
                 sent.setdefault((int(w[7]), int(w[10])), []).append(float(w[1]))
-    fast08 = dict.fromkeys(
-        (
-            "full_window_loss",
-            "last_packet_loss",
-            "lost_retransmit",
-            "other",
-            "lost_retransmit_dart_ge_thresh",
-            "lost_retransmit_dart_lt_thresh",
-        ),
-        0,
-    )
-    gip = dict.fromkeys(("floss", "lack", "other"), 0)
+    fast08 = dict.fromkeys(FAST08_CLASSES + DART_SPLIT, 0)
+    gip = dict.fromkeys(GIP_CLASSES, 0)
     state: dict[int, dict[str, int]] = {}
     last: dict[int, tuple[str, float, int]] = {}  # each agent's previous line: variable, time, value before
     with variables.open() as f:
@@ -224,7 +218,7 @@ def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str
                 written = maxseq == 1 + block * segments
                 if sum(x < t for x in sent.get((flow, head), ())) >= 2:
                     fast08["lost_retransmit"] += 1
-                    fast08["lost_retransmit_dart_" + ("ge" if dart >= threshold else "lt") + "_thresh"] += 1
+                    fast08[DART_SPLIT[dart < threshold]] += 1
                 elif written and maxseq - head < threshold:
                     fast08["last_packet_loss"] += 1
                 elif dart == 0:
