@@ -42,6 +42,7 @@ if {$P(trace) ne ""} {
 
 # With P(vars) set, every server agent traces the variables a timeout is
 # classified by (one line per assignment, in event order; Ns2Run.timeout_classes).
+# The highest cumulative ACK is highest_ack_ in C++ but bound to Tcl as ack_.
 if {$P(vars) ne ""} { set vtrace [open $P(vars) w] }
 set rng [new RNG]
 $rng seed $P(seed)
@@ -58,7 +59,7 @@ for {set i 0} {$i < $P(servers)} {incr i} {
     $tcp($i) set fid_ $i
     if {$P(vars) ne ""} {
         $tcp($i) attach $vtrace
-        foreach v {nrexmit_ dupacks_ highest_ack_ maxseq_} { $tcp($i) trace $v }
+        foreach v {nrexmit_ dupacks_ ack_ maxseq_} { $tcp($i) trace $v }
     }
 }
 
