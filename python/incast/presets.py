@@ -157,7 +157,8 @@ PRESETS: dict[str, Preset] = {
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order of their arrival '
             "times summed in double-precision seconds as ns-2's LinkDelay sums them, and where those are equal "
             "in the order their transmissions started, the younger run of back-to-back frames first, as "
-            'ns-2\'s scheduler takes them (link.arrival_order = "ns2"); TCPSink '
+            "ns-2's scheduler takes them, and an arrival ahead of a departure from its port at the same instant "
+            '(link.arrival_order = "ns2"); TCPSink '
             "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
             "ns-2.35 itself on the same scenario.",
             {

@@ -45,7 +45,9 @@ crate::settings! {
         /// ns-2 and ns-3 order them when their times are equal), or "ns2"
         /// (first by each arrival's time as ns-2 computes it in
         /// double-precision seconds, whose rounding tells apart arrivals that
-        /// exact time makes simultaneous; then as "wire").
+        /// exact time makes simultaneous; then as "wire"; and a frame reaching
+        /// a port at the instant the frame in service there ends finds it
+        /// still held unless that end is earlier in ns-2's clock).
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
             Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire), ("ns2", ArrivalOrder::Ns2)]);
         /// Frames a host's NIC queue holds before the host's TCP stops handing
@@ -84,7 +86,9 @@ pub enum ArrivalOrder {
     /// last first (a frame sent onto an idle link before all).
     Wire,
     /// First by the arrival time ns-2's double-precision clock would give
-    /// (`sim::double_clock`), then as [`ArrivalOrder::Wire`].
+    /// (`sim::double_clock`), then as [`ArrivalOrder::Wire`]; an arrival at
+    /// the instant a port's frame in service ends goes before that departure
+    /// unless the end is earlier in that clock.
     Ns2,
 }
 

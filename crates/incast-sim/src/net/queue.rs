@@ -237,12 +237,28 @@ impl DropTailQueue {
     }
 
     /// Would a frame of `frame_bytes` arriving at `now` fit? Counts a drop if not.
+    /// A frame whose last bit leaves at `now` has left.
     #[inline]
     pub fn admit(&mut self, now: SimTime, frame_bytes: u64) -> bool {
+        self.judge(now, now, frame_bytes)
+    }
+
+    /// [`DropTailQueue::admit`] for a frame that arrives just before the
+    /// departure at the same instant: a frame whose last bit leaves at `now`
+    /// still counts (ns-2 ran the arrival first, `sim::double_clock`).
+    #[cold]
+    pub fn admit_ahead_of_departure(&mut self, now: SimTime, frame_bytes: u64) -> bool {
+        self.judge(now, SimTime(now.0.saturating_sub(1)), frame_bytes)
+    }
+
+    /// Would a frame of `frame_bytes` arriving at `now` fit, with the frames
+    /// that leave by `left` gone? Counts a drop if not.
+    #[inline]
+    fn judge(&mut self, now: SimTime, left: SimTime, frame_bytes: u64) -> bool {
         if self.unlimited {
             return true;
         }
-        self.retire(now);
+        self.retire(left);
         let fits = self.bytes + frame_bytes <= self.limit.bytes && (self.held.len() as u64) < self.limit.packets;
         if !fits {
             self.stats.drops += 1;
@@ -383,6 +399,21 @@ mod tests {
         assert!(!q.admit(us(0), 64));
         assert_eq!(q.stats().peak_packets, 2);
         assert_eq!(q.stats().peak_bytes, 128);
+    }
+
+    /// A full port whose frame in service ends at the instant another
+    /// arrives: the arrival fits if the departure goes first (the engine's
+    /// order) and is dropped if it goes first itself (ns-2's, on a tie).
+    #[test]
+    fn an_arrival_ahead_of_a_departure_finds_the_port_full() {
+        let mut q = DropTailQueue::new(BufferLimit::Packets(2).into());
+        for done in [us(10), us(20)] {
+            assert!(q.admit(us(0), 1078));
+            q.push(us(0), done, 1078);
+        }
+        assert!(!q.admit_ahead_of_departure(us(10), 1078), "the frame ending now still counts");
+        assert!(q.admit(us(10), 1078), "once it has left there is room");
+        assert_eq!(q.stats().drops, 1);
     }
 
     /// The log holds the occupancy after each offered frame, drops included.

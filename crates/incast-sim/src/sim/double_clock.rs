@@ -19,6 +19,13 @@
 //! each converted from picoseconds; an arrival's event starts the chain of
 //! what its host or switch sends, and any other event starts from its
 //! picosecond time.
+//! A frame's departure from a queue is ns-2's `Queue::resume`, an event at
+//! the frame's end (`clock_ + txt`). Where an arrival and the end of the
+//! frame in service at its port fall on the same picosecond, ns-2 runs the
+//! arrival first when its double time is not later than that end (at equal
+//! doubles, the arrival was scheduled first: its hop began a propagation
+//! delay before the frame started), so the frame ending counts against the
+//! arriving one (`DropTailQueue::admit_ahead_of_departure`).
 //! **Deliberately different:** the sums follow the engine's hops (the
 //! hosts' share of the round trip is charged where they receive), not ns-2's
 //! link delays, and its timers and requests restart from exact time, so the
@@ -26,6 +33,7 @@
 
 use crate::net::{Link, PktId};
 use crate::time::SimTime;
+use std::collections::VecDeque;
 
 /// The double-precision clock of one run.
 pub(super) struct DoubleClock {
@@ -35,6 +43,9 @@ pub(super) struct DoubleClock {
     busy: Vec<f64>,
     /// Each packet's arrival at its next node, by pool slot.
     arrival: Vec<f64>,
+    /// Each port's frames that had not ended at its last offer: end in
+    /// exact time and in this clock.
+    ends: Vec<VecDeque<(SimTime, f64)>>,
 }
 
 /// `ps` picoseconds in seconds, rounded to a double.
@@ -45,7 +56,7 @@ fn seconds(ps: u64) -> f64 {
 impl DoubleClock {
     /// A clock for `ports` switch and host ports.
     pub(super) fn new(ports: usize) -> Self {
-        DoubleClock { now: 0.0, busy: vec![0.0; ports], arrival: Vec::new() }
+        DoubleClock { now: 0.0, busy: vec![0.0; ports], arrival: Vec::new(), ends: vec![VecDeque::new(); ports] }
     }
 
     /// An event at `t` runs; `arrived` when it is that packet's arrival.
@@ -68,6 +79,7 @@ impl DoubleClock {
         let txt = seconds(link.busy_until().since(link.last_start()).0);
         let rest = seconds(at.since(link.busy_until()).0);
         self.busy[port] = start + txt;
+        self.ends[port].push_back((link.busy_until(), start + txt));
         let arrival = start + (txt + rest);
         let i = pkt.index();
         if i >= self.arrival.len() {
@@ -76,6 +88,18 @@ impl DoubleClock {
         self.arrival[i] = arrival;
         let rank = arrival.to_bits() as i64 - seconds(at.0).to_bits() as i64;
         rank.clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32
+    }
+
+    /// A frame offered to port `port` at `now`, during the current event:
+    /// true when a frame in service there ends at `now` too, but not before
+    /// the current event in this clock (ns-2 takes the offer first).
+    #[inline]
+    pub(super) fn ahead_of_departure(&mut self, port: usize, now: SimTime) -> bool {
+        let ends = &mut self.ends[port];
+        while ends.front().is_some_and(|&(done, _)| done < now) {
+            ends.pop_front();
+        }
+        ends.front().is_some_and(|&(done, end)| done == now && self.now <= end)
     }
 }
 
@@ -116,6 +140,34 @@ mod tests {
         assert_eq!(new, seconds(ack_b.0) + (8.624e-6 + 25e-6));
         assert_eq!(rank_a.cmp(&rank_b), wait.partial_cmp(&new).unwrap());
         assert_ne!(wait, new, "these two sums round apart");
+    }
+
+    /// A switch port sends a frame that ends one frame time later; a frame
+    /// reaching that port at that picosecond goes ahead of the departure
+    /// when its double time is not later than the frame's end (equal sums:
+    /// ns-2 scheduled the arrival first), and not when it is later, or when
+    /// nothing ends then.
+    #[test]
+    fn an_arrival_at_a_frames_end_goes_first_unless_later_in_double_time() {
+        let rate = BitRate::gbps(1);
+        let mut clock = DoubleClock::new(1);
+        let mut port = Link::new(rate, SimDuration::from_micros(25));
+        let start = SimTime(1_000_000_000);
+        clock.at(start, None);
+        let done = port.transmit(start, 1078);
+        clock.sent(0, &port, pkt(0), port.arrival(done));
+        let end = clock.ends[0][0].1;
+        assert_eq!(end, seconds(start.0) + seconds(done.since(start).0));
+        clock.arrival.resize(3, 0.0);
+        clock.arrival[1] = end;
+        clock.at(done, Some(pkt(1)));
+        assert!(clock.ahead_of_departure(0, done), "equal doubles: the arrival was scheduled first");
+        clock.arrival[2] = f64::from_bits(end.to_bits() + 1);
+        clock.at(done, Some(pkt(2)));
+        assert!(!clock.ahead_of_departure(0, done), "one ulp later: the departure goes first");
+        clock.at(SimTime(done.0 + 1), Some(pkt(1)));
+        assert!(!clock.ahead_of_departure(0, SimTime(done.0 + 1)), "the frame ended a picosecond before");
+        assert!(clock.ends[0].is_empty(), "frames that ended are forgotten");
     }
 
     /// An arrival's event starts the chain of what is sent from it: a frame

@@ -159,7 +159,11 @@ impl DataPlane {
             // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(events, now, pkt, port, tcp_bytes, flow, None);
         }
-        match self.net.send(port, now, tcp_bytes) {
+        let ahead = match &mut self.double_clock {
+            Some(clock) => clock.ahead_of_departure(port.0 as usize, now),
+            None => false,
+        };
+        match self.net.send(port, now, tcp_bytes, ahead) {
             Some((node, at)) => {
                 if self.ecn && self.net.port(port).queue.marked() {
                     self.mark(pkt, port);
