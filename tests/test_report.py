@@ -52,10 +52,11 @@ def test_the_report_is_laid_out_by_paper_with_each_papers_verdict_counts(page: s
 def test_each_failing_claim_has_a_one_line_reason_listed_under_its_paper(page: str) -> None:
     fast08 = page[page.index("<h2 id='paper-fast08'>") : page.index("<h2 id='paper-cmu09'>")]
     failing = fast08[fast08.index("<ul class='failing'>") :].split("</ul>", 1)[0]
-    item = r"<li><a href='#fast08-table3'>fast08-table3</a>: [^<]+<div class='reason fails-reason'>([^<]+)</div>"
+    item = r"<li><a href='#fast08-table3'>fast08-table3</a>: [^<]+"
+    item += r"<div class='reason (?:fails|disputed)-reason'>([^<]+)</div>"
     reasons = re.findall(item, failing)
     section = page[page.index("<h3 id='fast08-table3'>") :].split("<h3", 2)[1]
-    assert len(reasons) == section.count("<td class='fails'>") > 0
+    assert len(reasons) == section.count("<td class='fails'>") + section.count("<td class='disputed'>") > 0
     for r in reasons:
         where = r"(the only point|\d+ of \d+ points miss; furthest)"
         assert re.fullmatch(where + r": case [^:]+: [\w.]+ [-\d.e+]+, needs .+", r), r
