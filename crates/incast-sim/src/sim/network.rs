@@ -40,6 +40,8 @@ pub(super) struct DataPlane {
     /// Explicit per-priority port FIFOs, when `switch.pause` is on or the
     /// traffic uses several priorities.
     pub(super) lossless: Option<Box<Lossless>>,
+    /// `lossless` or `double_clock` is on: [`DataPlane::forward`] takes its detour.
+    detour: bool,
     /// ECN marking is on at the switch ports.
     pub(super) ecn: bool,
     /// Same-instant arrivals go in the order their transmissions started.
@@ -102,14 +104,16 @@ impl DataPlane {
         };
         let lossless = (s.switch.pause_config().is_some() || classes)
             .then(|| Box::new(Lossless::new(&s.switch, classes, ports, priorities)));
+        let ns2 = s.link.arrival_order == ArrivalOrder::Ns2;
         DataPlane {
             net,
             pool: PacketPool::default(),
             bottleneck,
+            detour: lossless.is_some() || ns2,
             lossless,
             ecn: s.switch.ecn_threshold.is_some(),
             wire_order: s.link.arrival_order != ArrivalOrder::Queued,
-            double_clock: (s.link.arrival_order == ArrivalOrder::Ns2).then(|| Box::new(DoubleClock::new(ports))),
+            double_clock: ns2.then(|| Box::new(DoubleClock::new(ports))),
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
             tx_queue: s.link.tx_queue,
             sent: 0,
@@ -155,15 +159,53 @@ impl DataPlane {
         tcp_bytes: u32,
         flow: u32,
     ) {
+        if self.detour {
+            return self.forward_detour(events, now, pkt, port, tcp_bytes, flow);
+        }
+        self.forward_as::<false>(events, now, pkt, port, tcp_bytes, flow)
+    }
+
+    /// [`DataPlane::forward`] with PAUSE or classes on, or in ns-2's order
+    /// (`link.arrival_order = "ns2"`).
+    // Measured: cold and out of line, the default path runs as many
+    // instructions per packet as it did before ns-2's departure ties (1.5 %
+    // more with them tested inline).
+    #[cold]
+    #[inline(never)]
+    fn forward_detour(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PktId,
+        port: PortId,
+        tcp_bytes: u32,
+        flow: u32,
+    ) {
         if self.lossless.is_some() {
             // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(events, now, pkt, port, tcp_bytes, flow, None);
         }
-        let ahead = match &mut self.double_clock {
-            Some(clock) => clock.ahead_of_departure(port.0 as usize, now),
-            None => false,
+        self.forward_as::<true>(events, now, pkt, port, tcp_bytes, flow)
+    }
+
+    /// [`DataPlane::forward`] past PAUSE; `NS2` with the double clock on.
+    #[inline(always)]
+    fn forward_as<const NS2: bool>(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PktId,
+        port: PortId,
+        tcp_bytes: u32,
+        flow: u32,
+    ) {
+        let ahead = NS2 && self.double_clock.as_mut().is_some_and(|c| c.ahead_of_departure(port.0 as usize, now));
+        let sent = if ahead {
+            self.net.send_ahead_of_departure(port, now, tcp_bytes)
+        } else {
+            self.net.send(port, now, tcp_bytes)
         };
-        match self.net.send(port, now, tcp_bytes, ahead) {
+        match sent {
             Some((node, at)) => {
                 if self.ecn && self.net.port(port).queue.marked() {
                     self.mark(pkt, port);
@@ -171,7 +213,7 @@ impl DataPlane {
                 let event = Event::Arrive { pkt, node };
                 if self.wire_order {
                     let link = &self.net.port(port).link;
-                    match &mut self.double_clock {
+                    match if NS2 { self.double_clock.as_deref_mut() } else { None } {
                         Some(clock) => {
                             let rank = clock.sent(port.0 as usize, link, pkt, at);
                             events.push_since_ranked(at, link.last_start(), link.run_start(), rank, event)
