@@ -28,10 +28,14 @@ def test_script_carries_each_setting_as_ns2_names_it() -> None:
     s = scenario(switch={"buffer": "64pkt"}, tcp={"rcv_wnd": "64000B", "delayed_ack": "40ms", "variant": "sack"})
     p = ns2.parameters(s)
     assert (p["agent"], p["sink"]) == ("Sack1", "TCPSink/Sack1/DelAck")
-    assert (p["queue"], p["window"], p["init_cwnd"], p["mss"]) == ("64", "64", "2", "1000")
+    assert (p["queue"], p["window"], p["init_cwnd"]) == ("64", "64", "2")
     assert (float(p["rto_min"]), float(p["tick"]), float(p["delayed_ack"])) == (0.2, 0.01, 0.04)
     assert p["segments"] == "263", "256 KiB in whole 1000-byte segments"
-    assert float(p["delay"]) == pytest.approx(25e-6), "each of the four hops gets a quarter of the RTT"
+    # ns-2 adds 40 header bytes to packetSize_; a packet is as long as the engine's frame on the wire
+    # (1000 + 40 + 18 of Ethernet header and FCS + 20 of preamble and gap), an ACK as its smallest frame.
+    assert (p["packet"], p["wire"], p["ack"], p["rate"]) == ("1038", "1078", "84", "1000000000")
+    # The engine's 100 us RTT: 50 ns of cable per link, the rest in the hosts, charged where a frame arrives.
+    assert (float(p["up"]), float(p["down"])) == (50e-9, 49.95e-6)
     text = ns2.script(s)
     assert text.splitlines()[1].startswith("set P(") and "Agent/TCP/$P(agent)" in text
 

@@ -35,12 +35,14 @@ __all__ = ["Ns2Error", "Ns2Run", "Ns2Unsupported", "run", "script"]
 
 #: TCP/IP header bytes ns-2 adds to every data packet (``tcpip_base_hdr_size_``).
 HEADERS = 40
-#: The engine's full-sized data frame adds Ethernet header, FCS, preamble and gap.
-ETHERNET_WIRE = 18 + 20
+#: What ns-2 adds to them with timestamps on (``ts_option_size_``).
+TS_HEADER = 10
+#: The engine's timestamp option, padded (RFC 7323).
+TS_OPTION = 12
+#: Ethernet header and FCS, the smallest frame, and the preamble and gap a frame occupies the link for.
+ETHERNET, MIN_FRAME, PREAMBLE_IFG = 18, 64, 20
 #: How often the barrier polls the sinks for the end of a block with delayed ACKs, in seconds.
 POLL_S = 1e-5
-#: Bytes of ns-2's pure ACK (``Agent/TCPSink`` ``packetSize_``).
-ACK_BYTES = 40
 #: Queue limit standing for "never drops" on the ports the engine does not bound.
 UNBOUNDED = 1_000_000
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -284,15 +286,17 @@ def _check(s: Scenario) -> None:
 
 def _notes(s: Scenario) -> list[str]:
     """What ns-2 runs differently from the engine on this scenario, one line each."""
+    up, down = _delays(s)
     notes = [
-        f"ns-2 has no Ethernet framing: its links run at {_rate_bps(s) / 1e6:.2f} Mbps so that a "
-        f"{s.tcp.mss + HEADERS}-byte packet takes as long as the engine's "
-        f"{s.tcp.mss + HEADERS + ETHERNET_WIRE}-byte frame",
+        f"ns-2 has no Ethernet framing: its packets are as long as the engine's frames with preamble and gap "
+        f"({_wire(s, int(s.tcp.mss))} bytes of data, {_wire(s, 0)} of ACK), and its links take "
+        f"{up * 1e6:g} us toward the switch and {down * 1e6:g} us toward a host, the engine's cable and hosts",
         "the request is a delay (its serialization on the client's link, then the path), not a packet",
     ]
     if not isinstance(s.switch.buffer, str):
         notes.append(
-            f"switch.buffer: {s.switch.buffer} bytes become {_queue(s)} packets of {s.tcp.mss + HEADERS} bytes"
+            f"switch.buffer: {s.switch.buffer} bytes become {_queue(s)} packets "
+            f"of {int(s.tcp.mss) + HEADERS + ETHERNET}-byte frames"
         )
     if s.tcp.delayed_ack is not None:
         notes.append(f"with delayed ACKs the block ends are found by polling the sinks every {POLL_S * 1e6:g} us")
@@ -335,16 +339,26 @@ def _notes(s: Scenario) -> list[str]:
     return notes
 
 
-def _rate_bps(s: Scenario) -> float:
-    mss = int(s.tcp.mss)
-    return float(s.link.rate) * (mss + HEADERS) / (mss + HEADERS + ETHERNET_WIRE)
+def _wire(s: Scenario, payload: int) -> int:
+    """Bytes of link time the engine's frame carrying ``payload`` bytes of TCP data takes (``net::frame``)."""
+    options = TS_OPTION if s.tcp.timestamps else 0
+    return max(MIN_FRAME, payload + options + HEADERS + ETHERNET) + PREAMBLE_IFG
+
+
+def _delays(s: Scenario) -> tuple[float, float]:
+    """Seconds from a frame's last bit leaving a host to its arrival at the switch, and from the switch
+    to a host: the cable, and the cable and that host's half of the rest of the RTT, as the engine places
+    them (``net::link``, charged where the frame is received)."""
+    rtt = round(float(s.link.rtt) * 1e12)
+    cable = min(round(float(s.link.propagation) * 1e12), rtt // 4)
+    return cable / 1e12, (cable + (rtt - 4 * cable) // 2) / 1e12
 
 
 def _queue(s: Scenario) -> int:
     b = s.switch.buffer
     if isinstance(b, str):
         return int(b.removesuffix("pkt"))
-    return max(1, int(b) // (int(s.tcp.mss) + HEADERS + 18))
+    return max(1, int(b) // (int(s.tcp.mss) + HEADERS + ETHERNET))
 
 
 def _tick(s: Scenario) -> float:
@@ -358,7 +372,8 @@ def _request_tx_s(s: Scenario) -> float:
 
 def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> dict[str, str]:
     """The Tcl array ``P`` for scenario ``s`` (values as Tcl words)."""
-    delay = float(s.link.rtt) / 4
+    up, down = _delays(s)
+    data, ack = _wire(s, int(s.tcp.mss)), _wire(s, 0)
     agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.variant]
     d = s.tcp.delayed_ack
     sink = ("TCPSink/Sack1" if agent == "Sack1" else "TCPSink") + ("" if d is None else "/DelAck")
@@ -367,8 +382,9 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         "servers": str(s.servers),
         "blocks": str(s.blocks),
         "segments": str(_segments(s)),
-        "mss": str(s.tcp.mss),
-        "headers": str(HEADERS),
+        "packet": str(data - HEADERS - (TS_HEADER if s.tcp.timestamps else 0)),
+        "wire": str(data),
+        "ack": str(ack),
         "init_cwnd": str(s.tcp.init_cwnd),
         "gip_head_cwnd": str(s.tcp.gip_head_cwnd if s.tcp.gip != "off" else 0),
         "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),
@@ -381,16 +397,17 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         "restart_after_idle": "true" if s.tcp.restart_after_idle else "false",
         "timestamps": "true" if s.tcp.timestamps else "false",
         "delayed_ack": repr(0.1 if d is None else float(d)),
-        "rate": f"{_rate_bps(s):.0f}",
-        "delay": repr(delay),
+        "rate": f"{float(s.link.rate):.0f}",
+        "up": repr(up),
+        "down": repr(down),
         "queue": str(_queue(s)),
         "unbounded": str(UNBOUNDED),
         "agent": agent,
         "sink": sink,
         "poll": repr(0.0 if d is None else POLL_S),
-        "ack_path": repr(2 * (delay + ACK_BYTES * 8 / _rate_bps(s))),
+        "ack_path": repr(2 * ack * 8 / float(s.link.rate) + up + down),
         "request_tx": repr(_request_tx_s(s)),
-        "request_path": repr(2 * delay + _request_tx_s(s)),
+        "request_path": repr(up + _request_tx_s(s) + down),
         "jitter": repr(float(s.workload.server_jitter)),
         "shuffle": str(int(s.workload.order == "shuffled")),
         "trace": "" if trace is None else str(trace),

@@ -10,7 +10,10 @@ set ns [new Simulator]
 $ns use-scheduler Heap
 ns-random $P(seed)
 
-Agent/TCP set packetSize_ $P(mss)
+# Packets as long as the engine's frames on the wire (framing as bytes), so
+# that the rate and the delays are the engine's own.
+Agent/TCP set packetSize_ $P(packet)
+Agent/TCPSink set packetSize_ $P(ack)
 Agent/TCP set windowInit_ $P(init_cwnd)
 Agent/TCP set window_ $P(window)
 Agent/TCP set minrto_ $P(rto_min)
@@ -31,7 +34,8 @@ Agent/TCPSink/Sack1/DelAck set interval_ $P(delayed_ack)
 
 set switch [$ns node]
 set client [$ns node]
-$ns duplex-link $switch $client $P(rate) $P(delay) DropTail
+$ns simplex-link $switch $client $P(rate) $P(down) DropTail
+$ns simplex-link $client $switch $P(rate) $P(up) DropTail
 $ns queue-limit $switch $client $P(queue)
 $ns queue-limit $client $switch $P(unbounded)
 set monitor [$ns monitor-queue $switch $client ""]
@@ -48,7 +52,8 @@ set rng [new RNG]
 $rng seed $P(seed)
 for {set i 0} {$i < $P(servers)} {incr i} {
     set node($i) [$ns node]
-    $ns duplex-link $node($i) $switch $P(rate) $P(delay) DropTail
+    $ns simplex-link $node($i) $switch $P(rate) $P(up) DropTail
+    $ns simplex-link $switch $node($i) $P(rate) $P(down) DropTail
     $ns queue-limit $node($i) $switch $P(unbounded)
     $ns queue-limit $switch $node($i) $P(unbounded)
     set tcp($i) [new Agent/TCP/$P(agent)]
@@ -67,7 +72,7 @@ for {set i 0} {$i < $P(servers)} {incr i} {
 # headers included, from what it held after the handshake.
 proc delivered {i segments} {
     global P base
-    return [expr {$base($i) + $segments * ($P(mss) + $P(headers))}]
+    return [expr {$base($i) + $segments * $P(wire)}]
 }
 
 # A block ends when the client holds every segment of it. Without delayed
