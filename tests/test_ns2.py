@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import struct
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -15,6 +17,7 @@ from incast.presets import with_preset
 from incast.reference import ns2
 
 # Runs ns-2 wherever it is installed; CI installs it, so there a missing ns fails.
+EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
 needs_ns = pytest.mark.skipif(
     shutil.which("ns") is None and not os.environ.get("CI"), reason="ns-2 (apt-get install -y ns2) is not installed"
 )
@@ -217,6 +220,44 @@ def test_ns2_timeouts_are_classed_by_the_engines_rules(tmp_path: Path) -> None:
         "lost_retransmit_dart_lt_thresh": 0,
     }
     assert gip == {"floss": 1, "lack": 1, "other": 1}
+
+
+def client_port_order(pcap: Path) -> list[tuple[int, int]]:
+    """(sending server, segment number) of every data segment the client received, in order."""
+    data, at, first, out = pcap.read_bytes(), 24, {}, []
+    while at < len(data):
+        incl = struct.unpack("<I", data[at + 8 : at + 12])[0]
+        frame, at = data[at + 16 : at + 16 + incl], at + 16 + incl
+        ip_len = struct.unpack("!H", frame[16:18])[0]
+        server, (sport, seq) = frame[26:30], struct.unpack("!H2xI", frame[34:42])
+        payload = ip_len - 20 - (frame[46] >> 4) * 4
+        if sport == 5001 and payload > 0:  # a server's data (the requests go the other way)
+            first.setdefault(server, seq)
+            out.append((int.from_bytes(server, "big"), (seq - first[server]) // payload))
+    return out
+
+
+def by_first_appearance(order: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Servers renumbered by when they first appear: the two simulators shuffle requests differently."""
+    seen: dict[int, int] = {}
+    return [(seen.setdefault(server, len(seen)), segment) for server, segment in order]
+
+
+@needs_ns
+def test_ns2_serves_a_block_through_the_clients_port_in_the_simulators_order(tmp_path: Path) -> None:
+    # Packets and links mirror the engine's wire, and both take simultaneous arrivals in the order
+    # their transmissions started: 8 servers' slow starts into a 64-packet port leave it in the same
+    # order for the first 400 data packets (with 964.75 Mbps links of RTT/4 each, the 20th differed).
+    s, _ = ns2.whole_segments(scenario(servers=8, blocks=1, switch={"buffer": "64pkt"}))
+    ns2.run(s, trace=tmp_path / "q.tr")
+    theirs = []
+    for line in (tmp_path / "q.tr").read_text().splitlines():
+        w = line.split()
+        if w[0] == "-" and int(w[5]) > 100 and int(w[10]) >= 2:  # data of block 1 (seqnos 0 and 1: handshake)
+            theirs.append((int(w[7]), int(w[10]) - 2))
+    incast.run(s.with_overrides({"trace.pcap": True})).write_pcap(tmp_path, start=EPOCH)
+    ours = client_port_order(tmp_path / "client.pcap")
+    assert by_first_appearance(theirs)[:400] == by_first_appearance(ours)[:400]
 
 
 @needs_ns

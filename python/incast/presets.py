@@ -154,11 +154,9 @@ PRESETS: dict[str, Preset] = {
             "and ns-2's restart "
             "after idle: the timer the last ACK re-armed "
             "expires with nothing outstanding and cwnd falls to one segment "
-            '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order of their arrival '
-            "times summed in double-precision seconds as ns-2's LinkDelay sums them, and where those are equal "
-            "in the order their transmissions started, the younger run of back-to-back frames first, as "
-            "ns-2's scheduler takes them, and an arrival ahead of a departure from its port at the same instant "
-            '(link.arrival_order = "ns2"); TCPSink '
+            '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
+            "transmissions started, the younger run of back-to-back frames first, as ns-2's scheduler runs "
+            'events of one time in the order it scheduled them (link.arrival_order = "wire"); TCPSink '
             "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
             "ns-2.35 itself on the same scenario.",
             {
@@ -184,7 +182,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rto_restart": "fast_retransmit",
                 "tcp.reno_recover_guard": True,
                 "workload.server_jitter": "0",
-                "link.arrival_order": "ns2",
+                "link.arrival_order": "wire",
             },
         ),
         Preset(

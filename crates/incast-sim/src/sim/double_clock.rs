@@ -29,7 +29,11 @@
 //! **Deliberately different:** the sums follow the engine's hops (the
 //! hosts' share of the round trip is charged where they receive), not ns-2's
 //! link delays, and its timers and requests restart from exact time, so the
-//! last bits are ns-2's kind of rounding, not its values.
+//! last bits are ns-2's kind of rounding, not its values. It stands for ns-2
+//! runs whose links do not mirror the engine's (the papers' own); the
+//! `ns2` preset takes `wire` order, which is ns-2's once its packets and
+//! links mirror the engine's wire, as `incast validate --against ns2` makes
+//! them (README, "Against ns-2.35").
 
 use crate::net::{Link, PktId};
 use crate::time::SimTime;
