@@ -373,7 +373,8 @@ impl Network {
 impl Network {
     /// [`Network::send`] at a port that draws from its switch's shared memory
     /// or whose link loses frames or adds a wide-area delay; a lost frame is
-    /// `None` too, counted in [`Network::lost`].
+    /// `None` too, counted in [`Network::lost`]. `ahead` as for
+    /// [`Network::send_ahead_of_departure`].
     #[cold]
     fn send_special(&mut self, port: PortId, now: SimTime, payload: u32, ahead: bool) -> Option<(NodeId, SimTime)> {
         let i = port.0 as usize;
