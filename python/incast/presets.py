@@ -149,6 +149,7 @@ PRESETS: dict[str, Preset] = {
             '(NewRenoTcpAgent::partialnewack, partial_window_deflation_ 1: tcp.partial_ack_window = "ns2"), '
             "Sack1's loss recovery (an estimated pipe_ that keeps the holes, every hole below the highest "
             'SACK resent in order, the scoreboard cleared by a timeout: tcp.sack_recovery = "ns2"), '
+            "at most three SACK blocks an ACK (TCPSink's maxSackBlocks_: tcp.sack_blocks), "
             "RTT samples from one timed segment at a time, which a fast retransmission or timeout cancels "
             '(TcpAgent::output, newack, reset_rtx_timer: tcp.rtt_timing = "ns2"), '
             "and ns-2's restart "
@@ -177,6 +178,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.recovery_burst": 2,
                 "tcp.partial_ack_window": "ns2",
                 "tcp.sack_recovery": "ns2",
+                "tcp.sack_blocks": 3,
                 "tcp.rtt_timing": "ns2",
                 "tcp.rto_tick": "10ms",
                 "tcp.rto_restart": "fast_retransmit",

@@ -385,6 +385,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         "packet": str(data - HEADERS - (TS_HEADER if s.tcp.timestamps else 0)),
         "wire": str(data),
         "ack": str(ack),
+        "sack_blocks": str(s.tcp.sack_blocks or (3 if s.tcp.timestamps else 4)),
         "init_cwnd": str(s.tcp.init_cwnd),
         "gip_head_cwnd": str(s.tcp.gip_head_cwnd if s.tcp.gip != "off" else 0),
         "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),

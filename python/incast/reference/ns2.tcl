@@ -14,6 +14,7 @@ ns-random $P(seed)
 # that the rate and the delays are the engine's own.
 Agent/TCP set packetSize_ $P(packet)
 Agent/TCPSink set packetSize_ $P(ack)
+Agent/TCPSink set maxSackBlocks_ $P(sack_blocks)
 Agent/TCP set windowInit_ $P(init_cwnd)
 Agent/TCP set window_ $P(window)
 Agent/TCP set minrto_ $P(rto_min)

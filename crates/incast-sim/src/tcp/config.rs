@@ -205,6 +205,11 @@ crate::settings! {
             Choice(&[("rfc5681", IdleRule::Rfc5681), ("linux", IdleRule::Linux), ("ns2", IdleRule::Ns2)]);
         /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
         "sack" sack: bool = false, Flag;
+        /// Most SACK blocks an ACK carries: "fit" (as many as the option space
+        /// holds, RFC 2018 §3: 4, or 3 beside timestamps) or a count from 1
+        /// (ns-2.35's sinks send 3: maxSackBlocks_ in ns-default.tcl).
+        "sack_blocks" sack_blocks: Option<u32> = None,
+            OrWord { word: "fit", spec: Count::new(1, 4, "blocks"), what: "a count" };
         /// SACK recovery re-marks a retransmitted hole as lost once data sent
         /// after the retransmission is SACKed, and sends it again (the "lost
         /// retransmit" detection of Linux before 4.4, tcp_mark_lost_retrans;

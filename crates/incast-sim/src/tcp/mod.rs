@@ -209,7 +209,8 @@ impl Endpoint {
                 (false, _) => 0,
                 (true, false) => MAX_SACK_BLOCKS,
                 (true, true) => MAX_SACK_BLOCKS - 1,
-            },
+            }
+            .min(cfg.sack_blocks.map_or(MAX_SACK_BLOCKS, |n| n as usize)),
             ts: cfg.timestamps.then(|| TsClock::new(cfg.timestamp_tick)),
             options: cfg.sack_enabled() || cfg.timestamps,
             ce_state: false,

@@ -26,6 +26,23 @@ fn rfc2018_4_acks_report_out_of_order_blocks_newest_first() {
     assert_eq!(a.sack().count(), 3);
 }
 
+/// RFC 2018 §3: four blocks fit without timestamps; `tcp.sack_blocks` = 3
+/// sends three, as ns-2.35's sinks do (`maxSackBlocks_ 3`), and the ACK is
+/// shorter by a block.
+#[test]
+fn four_blocks_fit_without_timestamps_and_sack_blocks_caps_them() {
+    for (cap, sent) in [(None, 4), (Some(3), 3)] {
+        let mut ep = Endpoint::new(&TcpConfig { sack_blocks: cap, ..cfg_sack() }, SimTime::ZERO, None);
+        for (i, s) in [1u64, 3, 5, 7, 9].into_iter().enumerate() {
+            recv(&mut ep, us(10 + i as u64), data(seg(s), MSS));
+        }
+        let a = expect_tx(&mut ep, us(20));
+        assert_eq!(a.sack().count(), sent);
+        assert_eq!(a.sack().next(), Some((seg(9), seg(10))), "the latest arrival's block first");
+        assert_eq!(a.option_bytes(), 4 + 8 * sent as u32);
+    }
+}
+
 /// Without SACK, no ACK carries blocks, however many holes the receiver has.
 #[test]
 fn no_sack_blocks_when_sack_is_off() {
