@@ -5,11 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import struct
+from collections.abc import Hashable, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
+from test_pcap import read_pcap
 
 import incast
 from incast.cli import main
@@ -222,24 +223,20 @@ def test_ns2_timeouts_are_classed_by_the_engines_rules(tmp_path: Path) -> None:
     assert gip == {"floss": 1, "lack": 1, "other": 1}
 
 
-def client_port_order(pcap: Path) -> list[tuple[int, int]]:
+def client_port_order(pcap: Path) -> list[tuple[str, int]]:
     """(sending server, segment number) of every data segment the client received, in order."""
-    data, at, first, out = pcap.read_bytes(), 24, {}, []
-    while at < len(data):
-        incl = struct.unpack("<I", data[at + 8 : at + 12])[0]
-        frame, at = data[at + 16 : at + 16 + incl], at + 16 + incl
-        ip_len = struct.unpack("!H", frame[16:18])[0]
-        server, (sport, seq) = frame[26:30], struct.unpack("!H2xI", frame[34:42])
-        payload = ip_len - 20 - (frame[46] >> 4) * 4
-        if sport == 5001 and payload > 0:  # a server's data (the requests go the other way)
-            first.setdefault(server, seq)
-            out.append((int.from_bytes(server, "big"), (seq - first[server]) // payload))
+    first: dict[str, int] = {}
+    out = []
+    for p in read_pcap(pcap):
+        if p.sport == 5001 and p.payload > 0:  # a server's data (the requests go the other way)
+            first.setdefault(p.src, p.seq)
+            out.append((p.src, (p.seq - first[p.src]) // p.payload))
     return out
 
 
-def by_first_appearance(order: list[tuple[int, int]]) -> list[tuple[int, int]]:
+def by_first_appearance(order: Sequence[tuple[Hashable, int]]) -> list[tuple[int, int]]:
     """Servers renumbered by when they first appear: the two simulators shuffle requests differently."""
-    seen: dict[int, int] = {}
+    seen: dict[Hashable, int] = {}
     return [(seen.setdefault(server, len(seen)), segment) for server, segment in order]
 
 

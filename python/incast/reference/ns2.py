@@ -366,7 +366,7 @@ def _tick(s: Scenario) -> float:
 
 
 def _request_tx_s(s: Scenario) -> float:
-    frame = max(64, s.workload.request + HEADERS + 18) + 20
+    frame = max(MIN_FRAME, s.workload.request + HEADERS + ETHERNET) + PREAMBLE_IFG
     return float(frame * 8 / float(s.link.rate))
 
 

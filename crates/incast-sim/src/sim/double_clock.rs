@@ -43,12 +43,10 @@ use std::collections::VecDeque;
 pub(super) struct DoubleClock {
     /// The current event's time.
     now: f64,
-    /// When each port's latest frame ends.
-    busy: Vec<f64>,
     /// Each packet's arrival at its next node, by pool slot.
     arrival: Vec<f64>,
-    /// Each port's frames that had not ended at its last offer: end in
-    /// exact time and in this clock.
+    /// Each port's frames that had not ended at its last offer, the latest
+    /// last: end in exact time and in this clock.
     ends: Vec<VecDeque<(SimTime, f64)>>,
 }
 
@@ -60,7 +58,7 @@ fn seconds(ps: u64) -> f64 {
 impl DoubleClock {
     /// A clock for `ports` switch and host ports.
     pub(super) fn new(ports: usize) -> Self {
-        DoubleClock { now: 0.0, busy: vec![0.0; ports], arrival: Vec::new(), ends: vec![VecDeque::new(); ports] }
+        DoubleClock { now: 0.0, arrival: Vec::new(), ends: vec![VecDeque::new(); ports] }
     }
 
     /// An event at `t` runs; `arrived` when it is that packet's arrival.
@@ -78,11 +76,14 @@ impl DoubleClock {
     #[inline]
     pub(super) fn sent(&mut self, port: usize, link: &Link, pkt: PktId, at: SimTime) -> i32 {
         // A frame that began a run started at the sending event; one that
-        // waited, at the end of the frame before it.
-        let start = if link.run_start() == link.last_start() { self.now } else { self.busy[port] };
+        // waited, at the end of the frame before it, which had not ended
+        // when this one was offered (`ahead_of_departure` keeps it).
+        let start = match self.ends[port].back() {
+            Some(&(_, end)) if link.run_start() != link.last_start() => end,
+            _ => self.now,
+        };
         let txt = seconds(link.busy_until().since(link.last_start()).0);
         let rest = seconds(at.since(link.busy_until()).0);
-        self.busy[port] = start + txt;
         self.ends[port].push_back((link.busy_until(), start + txt));
         let arrival = start + (txt + rest);
         let i = pkt.index();
