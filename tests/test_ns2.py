@@ -38,6 +38,10 @@ def test_script_carries_each_setting_as_ns2_names_it() -> None:
     # ns-2 adds 40 header bytes to packetSize_; a packet is as long as the engine's frame on the wire
     # (1000 + 40 + 18 of Ethernet header and FCS + 20 of preamble and gap), an ACK as its smallest frame.
     assert (p["packet"], p["wire"], p["ack"], p["rate"]) == ("1038", "1078", "84", "1000000000")
+    # With timestamps the engine's segment carries 12 option bytes out of its MSS, its ACK 12 more;
+    # ns-2 counts 10 more header bytes on data only.
+    ts = ns2.parameters(scenario(tcp={"timestamps": True}))
+    assert (ts["packet"], ts["wire"], ts["ack"]) == ("1028", "1078", "90")
     # The engine's 100 us RTT: 50 ns of cable per link, the rest in the hosts, charged where a frame arrives.
     assert (float(p["up"]), float(p["down"])) == (50e-9, 49.95e-6)
     text = ns2.script(s)

@@ -289,7 +289,7 @@ def _notes(s: Scenario) -> list[str]:
     up, down = _delays(s)
     notes = [
         f"ns-2 has no Ethernet framing: its packets are as long as the engine's frames with preamble and gap "
-        f"({_wire(s, int(s.tcp.mss))} bytes of data, {_wire(s, 0)} of ACK), and its links take "
+        f"({_segment_wire(s)} bytes of data, {_wire(s, 0)} of ACK), and its links take "
         f"{up * 1e6:g} us toward the switch and {down * 1e6:g} us toward a host, the engine's cable and hosts",
         "the request is a delay (its serialization on the client's link, then the path), not a packet",
     ]
@@ -345,6 +345,12 @@ def _wire(s: Scenario, payload: int) -> int:
     return max(MIN_FRAME, payload + options + HEADERS + ETHERNET) + PREAMBLE_IFG
 
 
+def _segment_wire(s: Scenario) -> int:
+    """:func:`_wire` of a full segment: with timestamps its option comes out of the MSS, as the engine's
+    does (``TcpConfig::segment_payload``), so the frame is as long as without them."""
+    return _wire(s, int(s.tcp.mss) - (TS_OPTION if s.tcp.timestamps else 0))
+
+
 def _delays(s: Scenario) -> tuple[float, float]:
     """Seconds from a frame's last bit leaving a host to its arrival at the switch, and from the switch
     to a host: the cable, and the cable and that host's half of the rest of the RTT, as the engine places
@@ -373,7 +379,7 @@ def _request_tx_s(s: Scenario) -> float:
 def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> dict[str, str]:
     """The Tcl array ``P`` for scenario ``s`` (values as Tcl words)."""
     up, down = _delays(s)
-    data, ack = _wire(s, int(s.tcp.mss)), _wire(s, 0)
+    data, ack = _segment_wire(s), _wire(s, 0)
     agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.variant]
     d = s.tcp.delayed_ack
     sink = ("TCPSink/Sack1" if agent == "Sack1" else "TCPSink") + ("" if d is None else "/DelAck")
