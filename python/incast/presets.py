@@ -28,20 +28,19 @@ class Preset:
     settings: Mapping[str, Any]
 
 
-#: How the Linux kernel's TCP works where the engine offers a choice: not settings a Linux user picks
-#: (sysctls and socket options, which the testbed applies from the scenario) but the kernel's own rules.
-#: Each is the engine's model of one kernel function: the RTO of tcp_rtt_estimator and
-#: tcp_set_rto; new data on the first duplicate ACKs (RFC 3042; Linux has no switch for it); cwnd
-#: = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer rearmed whenever
-#: the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
-#: (tcp_is_cwnd_limited); the window after idle halved per idle RTO (tcp_cwnd_restart); Cubic's HyStart
-#: (tcp_cubic's hystart, on since 2.6.29); PRR as tcp_cwnd_reduction counts it, every retransmission
-#: within its quota (tcp.prr_flavor, read where tcp.prr is on); with SACK, only what is marked lost
-#: resent, then new data (tcp.sack_recovery; forward retransmission left in 4.15). Presets of a Linux host
-#: include it and ``incast validate`` runs the
-#: simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
-#: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost
-#: retransmissions, which older kernels found by sequence (``tcp.sack_lost_retransmit``, in ``linux-2.6``).
+#: How the Linux kernel's TCP works where the engine offers a choice: not settings a Linux user picks (sysctls and
+#: socket options, which the testbed applies from the scenario) but the kernel's own rules. Each is the engine's model
+#: of one kernel function: the RTO of tcp_rtt_estimator and tcp_set_rto; new data on the first duplicate ACKs (RFC 3042;
+#: Linux has no switch for it); cwnd = ssthresh when recovery ends (tcp_end_cwnd_reduction); the retransmission timer
+#: rearmed whenever the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
+#: (tcp_is_cwnd_limited); the window after idle halved per idle RTO (tcp_cwnd_restart); Cubic's HyStart (tcp_cubic's
+#: hystart, on since 2.6.29) and its arithmetic (bictcp_update in jiffies and whole segments, the growth rate recomputed
+#: at most every HZ/32 jiffies while cwnd holds); PRR as tcp_cwnd_reduction counts it, every retransmission within its
+#: quota (tcp.prr_flavor, read where tcp.prr is on); with SACK, only what is marked lost resent, then new data
+#: (tcp.sack_recovery; forward retransmission left in 4.15). Presets of a Linux host include it and ``incast validate``
+#: runs the simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
+#: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost retransmissions, which
+#: older kernels found by sequence (``tcp.sack_lost_retransmit``, in ``linux-2.6``).
 LINUX_STACK: dict[str, Any] = {
     "tcp.rto_flavor": "linux",
     "tcp.limited_transmit": True,
@@ -50,6 +49,7 @@ LINUX_STACK: dict[str, Any] = {
     "tcp.cwnd_validation": "linux",
     "tcp.idle_restart": "linux",
     "tcp.cubic_hystart": True,
+    "tcp.cubic_flavor": "linux",
     "tcp.prr_flavor": "linux",
     "tcp.sack_recovery": "linux",
 }
@@ -80,7 +80,9 @@ PRESETS: dict[str, Preset] = {
             "the simulator "
             "with LINUX_STACK. The receive window grows by tcp_grow_window and receive-buffer autotuning "
             "(tcp_moderate_rcvbuf, tcp_rmem 128 KiB to 32 MiB). Cubic ends slow start by HyStart "
-            "(tcp_cubic's hystart = 1: tcp.cubic_hystart).",
+            "(tcp_cubic's hystart = 1: tcp.cubic_hystart) and grows as tcp_cubic.c computes it, in jiffies and "
+            "whole segments, its growth rate recomputed at most every HZ/32 jiffies while cwnd holds and its "
+            "epoch shifted past idle time (tcp.cubic_flavor linux).",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -114,7 +116,9 @@ PRESETS: dict[str, Preset] = {
             "(forward retransmission, RFC 6675's NextSeg rule 3: tcp.sack_recovery rfc6675, whose rescue "
             "retransmission 2.6 did not have). Its rate-halving during "
             "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
-            "buffer by another formula than today's: the window stays at 64 KiB (tcp.rcv_window fixed).",
+            "buffer by another formula than today's: the window stays at 64 KiB (tcp.rcv_window fixed). Cubic's "
+            "arithmetic is today's tcp_cubic.c (tcp.cubic_flavor linux), whose shift of the epoch past idle time "
+            "(CA_EVENT_TX_START) came after 2.6.28.",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,

@@ -75,6 +75,13 @@ impl IdleRestart {
         SimDuration(self.since.map_or(0, |t| now.0.saturating_sub(t.0)))
     }
 
+    /// When data last went out (Linux `lsndtime`); `None` under the `Ns2`
+    /// rule, which counts from ACKs instead.
+    #[inline]
+    pub fn last_send(&self) -> Option<SimTime> {
+        self.since.filter(|_| self.rule != IdleRule::Ns2)
+    }
+
     /// An ACK of new data arrived at `now` (it re-arms ns-2's timer).
     #[inline]
     pub fn on_new_ack(&mut self, now: SimTime) {

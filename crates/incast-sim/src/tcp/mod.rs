@@ -59,7 +59,7 @@ pub mod spurious;
 mod tests;
 pub mod timestamps;
 
-pub use cc::cubic::CubicConfig;
+pub use cc::cubic::{CubicConfig, CubicFlavor};
 pub use cc::dctcp::DctcpConfig;
 pub use cc::SsthreshRule;
 pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};

@@ -1100,10 +1100,12 @@ impl Sender {
         self.limited_transmit(len, flight)
     }
 
-    /// Data to send with nothing outstanding: shrink cwnd first if idle too long.
+    /// Data to send with nothing outstanding: tell the algorithm, and shrink
+    /// cwnd first if idle too long.
     #[cold]
     #[inline(never)]
     fn restart_if_idle(&mut self, now: SimTime) {
+        self.cc.on_tx_start(now, self.idle.last_send());
         if self.idle.due(now, self.rto.rto()) {
             match self.idle.rule() {
                 IdleRule::Rfc5681 => self.cc.on_idle_restart(),

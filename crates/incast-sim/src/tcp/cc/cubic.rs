@@ -30,7 +30,8 @@
 //! In the Reno-friendly region cwnd rises to W_est but never falls to it.
 //! After restart-after-idle the epoch starts afresh at the next
 //! congestion-avoidance ACK (Linux instead shifts `epoch_start` by the idle
-//! time in `CA_EVENT_TX_START`).
+//! time in `CA_EVENT_TX_START`). The kernel's own arithmetic, in jiffies
+//! and whole segments, is the `linux` flavor (`tcp::cc::cubic_linux`).
 //! With `cubic_hystart` on, Linux's HyStart may end slow start early
 //! (`tcp::cc::hystart`); off, slow start is RFC 5681's.
 //! **Not modelled:** HyStart++ (RFC 9406); the ECN reduction (§4.6 `cwnd =
@@ -39,7 +40,7 @@
 
 use super::hystart::HyStart;
 use super::{CongestionControl, RttSample};
-use crate::settings::{Flag, Number, Scaled};
+use crate::settings::{Choice, Flag, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
 
 crate::settings! {
@@ -51,6 +52,7 @@ crate::settings! {
     /// - `c_thousandths`: 400 (C = 0.4 segments/s³) — RFC 9438 §5 "C SHOULD be
     ///   set to 0.4"; Linux `bic_scale = 41` gives 41·10/1024 ≈ 0.4004.
     /// - `fast_convergence`: true — RFC 9438 §4.7 and Linux `fast_convergence = 1`.
+    /// - `flavor`: `rfc9438`; `linux` in the `linux` preset.
     ///
     /// `beta` is clamped to 1..=1023 and `c_thousandths` to at least 1.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -65,7 +67,23 @@ crate::settings! {
         /// Linux's tcp_cubic does by default since 2.6.29 (hystart = 1); off,
         /// slow start runs to ssthresh or a loss (RFC 5681).
         "cubic_hystart" hystart: bool = false, Flag;
+        /// Whose arithmetic: "rfc9438" (microseconds, growth per ACK) or
+        /// "linux" (tcp_cubic.c: jiffies of tcp.clock_granularity, whole
+        /// segments, the growth rate recomputed at most once per HZ/32 jiffies
+        /// while cwnd holds, the epoch shifted past idle; `tcp::cc::cubic_linux`).
+        "cubic_flavor" flavor: CubicFlavor = CubicFlavor::Rfc9438,
+            Choice(&[("rfc9438", CubicFlavor::Rfc9438), ("linux", CubicFlavor::Linux)]);
     }
+}
+
+/// Which arithmetic runs the Cubic curve.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CubicFlavor {
+    /// RFC 9438 as written: time in microseconds, cwnd grown on every ACK (this module).
+    #[default]
+    Rfc9438,
+    /// Linux `tcp_cubic.c` (`tcp::cc::cubic_linux`).
+    Linux,
 }
 
 /// Picoseconds per microsecond: the window function's time unit.
@@ -278,7 +296,7 @@ impl CongestionControl for Cubic {
 }
 
 /// ⌊∛n⌋ by bisection (deterministic integer arithmetic).
-fn icbrt(n: u128) -> u64 {
+pub(super) fn icbrt(n: u128) -> u64 {
     let (mut lo, mut hi) = (0u64, 1u64 << 42);
     if (hi as u128).pow(3) <= n {
         return hi;

@@ -26,6 +26,7 @@
 //! BBR), and pacing.
 
 pub mod cubic;
+pub mod cubic_linux;
 pub mod dctcp;
 pub mod hystart;
 pub mod reno;
@@ -35,7 +36,8 @@ pub use window::{CongestionWindow, SsthreshRule};
 
 use super::{TcpConfig, TcpVariant};
 use crate::time::{SimDuration, SimTime};
-use cubic::Cubic;
+use cubic::{Cubic, CubicFlavor};
+use cubic_linux::LinuxCubic;
 use dctcp::Dctcp;
 use reno::Reno;
 
@@ -82,6 +84,10 @@ pub trait CongestionControl {
     /// at a GIP stripe-unit head (Linux `CA_EVENT_TX_START`).
     fn on_restart(&mut self) {}
 
+    /// Data goes out at `now` with nothing in flight, the last data having
+    /// gone out at `last_send` (Linux `CA_EVENT_TX_START`).
+    fn on_tx_start(&mut self, _now: SimTime, _last_send: Option<SimTime>) {}
+
     /// An ACK gave an RTT sample (Linux `pkts_acked`). True when slow start
     /// must end now (ssthresh = cwnd).
     fn on_rtt_sample(&mut self, _sample: &RttSample) -> bool {
@@ -111,6 +117,9 @@ pub enum Algorithm {
     Reno(Reno),
     /// RFC 9438 (variant `cubic`).
     Cubic(Cubic),
+    /// Linux `tcp_cubic.c` (variant `cubic`, `cubic_flavor = "linux"`); boxed,
+    /// so that every sender's inline state stays the size of RFC 9438's.
+    LinuxCubic(Box<LinuxCubic>),
     /// RFC 8257 (variant `dctcp`).
     Dctcp(Dctcp),
 }
@@ -120,7 +129,12 @@ impl Algorithm {
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
         match cfg.variant {
             TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack => Algorithm::Reno(Reno::new(smss)),
-            TcpVariant::Cubic => Algorithm::Cubic(Cubic::new(smss, cfg.cubic)),
+            TcpVariant::Cubic => match cfg.cubic.flavor {
+                CubicFlavor::Rfc9438 => Algorithm::Cubic(Cubic::new(smss, cfg.cubic)),
+                CubicFlavor::Linux => {
+                    Algorithm::LinuxCubic(Box::new(LinuxCubic::new(smss, cfg.cubic, cfg.rto.granularity)))
+                }
+            },
             TcpVariant::Dctcp => Algorithm::Dctcp(Dctcp::new(smss, cfg.dctcp)),
         }
     }
@@ -132,6 +146,7 @@ macro_rules! dispatch {
         match $self {
             Algorithm::Reno($a) => $call,
             Algorithm::Cubic($a) => $call,
+            Algorithm::LinuxCubic($a) => $call,
             Algorithm::Dctcp($a) => $call,
         }
     };
@@ -153,6 +168,10 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn on_restart(&mut self) {
         dispatch!(self, a => a.on_restart())
+    }
+    #[inline]
+    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
+        dispatch!(self, a => a.on_tx_start(now, last_send))
     }
     #[inline]
     fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {
@@ -180,6 +199,12 @@ mod tests {
             assert!(matches!(pick(v), Algorithm::Reno(_)));
         }
         assert!(matches!(pick(TcpVariant::Cubic), Algorithm::Cubic(_)));
+        let linux = TcpConfig {
+            variant: TcpVariant::Cubic,
+            cubic: cubic::CubicConfig { flavor: CubicFlavor::Linux, ..Default::default() },
+            ..TcpConfig::default()
+        };
+        assert!(matches!(Algorithm::new(&linux, 1000), Algorithm::LinuxCubic(_)));
         assert!(matches!(pick(TcpVariant::Dctcp), Algorithm::Dctcp(_)));
         assert!(pick(TcpVariant::Dctcp).needs_ecn());
         assert!(!pick(TcpVariant::Cubic).needs_ecn() && !pick(TcpVariant::NewReno).needs_ecn());

@@ -210,6 +210,13 @@ impl CongestionWindow {
         self.algorithm.on_restart();
     }
 
+    /// Data goes out at `now` with nothing in flight, the last having gone
+    /// out at `last_send` (Linux `CA_EVENT_TX_START`).
+    #[inline]
+    pub fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
+        self.algorithm.on_tx_start(now, last_send);
+    }
+
     /// Linux `tcp_cwnd_restart` after `idle` with no data sent, the RTO being
     /// `rto`: ssthresh = max(ssthresh, ¾·cwnd) (`tcp_current_ssthresh`), then
     /// cwnd halved "while ((delta -= icsk_rto) > 0 && cwnd > restart_cwnd)",

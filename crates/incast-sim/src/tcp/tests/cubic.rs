@@ -77,3 +77,21 @@ fn hystart_ends_slow_start_at_sixteen_segments_on_an_ack_train() {
     assert_eq!(slow_start_end(true), 16 * MSS as u64);
     assert_eq!(slow_start_end(false), u64::MAX, "RFC 5681: still in slow start");
 }
+
+/// Linux `tcp_cubic.c` (`tcp.cubic_flavor = "linux"`) on the first ACKs of
+/// congestion avoidance: windows are whole segments and, with no W_max yet,
+/// `cnt` = 20 ("increase cwnd 5% per RTT"), so cwnd stays 10 000 bytes for 19
+/// acknowledged segments (RFC 9438 grows it on the first, test above) and
+/// takes its next segment on the 20th.
+#[test]
+fn linux_flavor_grows_one_segment_per_cnt_acknowledged() {
+    let linux = CubicConfig { flavor: CubicFlavor::Linux, ..CubicConfig::default() };
+    let mut ep = with_flight(&TcpConfig { slow_start: false, cubic: linux, ..cubic_cfg() }, seg(40), 10);
+    for acked in 1..=19 {
+        recv(&mut ep, us(100 + acked), ack(seg(acked)));
+        drain(&mut ep, us(100 + acked));
+    }
+    assert_eq!(ep.cwnd(), 10_000);
+    recv(&mut ep, us(120), ack(seg(20)));
+    assert_eq!(ep.cwnd(), 11_000);
+}
