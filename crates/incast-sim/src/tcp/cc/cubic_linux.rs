@@ -207,7 +207,9 @@ impl LinuxCubic {
 
 impl CongestionControl for LinuxCubic {
     /// `cubictcp_cong_avoid` past slow start: `bictcp_update`, then
-    /// `tcp_cong_avoid_ai(tp, ca->cnt, acked)`.
+    /// `tcp_cong_avoid_ai(tp, ca->cnt, acked)`. Kept out of line, so that the
+    /// per-ACK dispatch of the other algorithms stays small enough to inline.
+    #[inline(never)]
     fn cong_avoid(&mut self, cwnd: u64, acked: u64, now: SimTime, _srtt: SimDuration) -> u64 {
         self.acked_bytes += acked;
         let acked = self.acked_bytes / self.smss;

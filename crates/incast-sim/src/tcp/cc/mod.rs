@@ -117,11 +117,11 @@ pub enum Algorithm {
     Reno(Reno),
     /// RFC 9438 (variant `cubic`).
     Cubic(Cubic),
+    /// RFC 8257 (variant `dctcp`).
+    Dctcp(Dctcp),
     /// Linux `tcp_cubic.c` (variant `cubic`, `cubic_flavor = "linux"`); boxed,
     /// so that every sender's inline state stays the size of RFC 9438's.
     LinuxCubic(Box<LinuxCubic>),
-    /// RFC 8257 (variant `dctcp`).
-    Dctcp(Dctcp),
 }
 
 impl Algorithm {
@@ -146,8 +146,8 @@ macro_rules! dispatch {
         match $self {
             Algorithm::Reno($a) => $call,
             Algorithm::Cubic($a) => $call,
-            Algorithm::LinuxCubic($a) => $call,
             Algorithm::Dctcp($a) => $call,
+            Algorithm::LinuxCubic($a) => $call,
         }
     };
 }

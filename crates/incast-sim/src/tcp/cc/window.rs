@@ -135,7 +135,7 @@ impl CongestionWindow {
     /// An ACK of `acked` new bytes at `now`, outside loss recovery: slow
     /// start, or the algorithm's congestion avoidance (`srtt` zero before
     /// the first sample).
-    #[inline]
+    #[inline(always)]
     pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
         // Linux tcp_reno_cong_avoid / cubictcp_cong_avoid: "if (!tcp_is_cwnd_limited(sk)) return;"
         if !self.usage.may_grow(self.cwnd, self.ssthresh) {
