@@ -52,7 +52,8 @@ crate::settings! {
     /// - `c_thousandths`: 400 (C = 0.4 segments/s³) — RFC 9438 §5 "C SHOULD be
     ///   set to 0.4"; Linux `bic_scale = 41` gives 41·10/1024 ≈ 0.4004.
     /// - `fast_convergence`: true — RFC 9438 §4.7 and Linux `fast_convergence = 1`.
-    /// - `flavor`: `rfc9438`; `linux` in the `linux` preset.
+    /// - `flavor`: `rfc9438`; `linux` in `LINUX_STACK` (the `linux` and
+    ///   `linux-2.6` presets, `incast validate`).
     ///
     /// `beta` is clamped to 1..=1023 and `c_thousandths` to at least 1.
     #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -69,7 +70,7 @@ crate::settings! {
         "cubic_hystart" hystart: bool = false, Flag;
         /// Whose arithmetic: "rfc9438" (microseconds, growth per ACK) or
         /// "linux" (tcp_cubic.c: jiffies of tcp.clock_granularity, whole
-        /// segments, the growth rate recomputed at most once per HZ/32 jiffies
+        /// segments, the growth rate recomputed at most every HZ/32 jiffies
         /// while cwnd holds, the epoch shifted past idle; `tcp::cc::cubic_linux`).
         "cubic_flavor" flavor: CubicFlavor = CubicFlavor::Rfc9438,
             Choice(&[("rfc9438", CubicFlavor::Rfc9438), ("linux", CubicFlavor::Linux)]);

@@ -14,8 +14,9 @@
 //! many ACKs the Reno-friendly estimate has counted meanwhile: in a kernel
 //! trace (`tcp:tcp_probe`) of the testbed at 16 servers, a server left
 //! recovery at cwnd 4 and kept it for 30 ms and 30 ACKs, where RFC 9438's
-//! per-ACK rule grows it within an RTT. The other kernel rules here: `cnt` at most 20 while W_max is
-//! unknown ("increase cwnd 5% per RTT"), at least 2 (1.5·cwnd per RTT);
+//! per-ACK rule grows it within an RTT. The other kernel rules here: `cnt`
+//! at most 20 while W_max is unknown ("increase cwnd 5% per RTT"), at least
+//! 2 (1.5·cwnd per RTT);
 //! `tcp_friendliness` with `beta_scale = 8(1024 + β)/3/(1024 − β)`; when
 //! data is sent with nothing in flight, the epoch start moves forward by the
 //! time since the last send (`CA_EVENT_TX_START`, "Shift epoch_start to keep

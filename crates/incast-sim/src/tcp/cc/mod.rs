@@ -4,11 +4,13 @@
 //! (Linux `struct tcp_congestion_ops`, smoltcp's `congestion` module):
 //! growth in congestion avoidance, the slow-start threshold at a loss
 //! event, and the no-op-by-default events it may react to — a timeout, a
-//! restart of the window, ACKs carrying ECN-Echo. The algorithms are
-//! RFC 5681's additive increase and halving ([`reno`]: the window rules of
-//! both Reno and NewReno, which differ only in loss recovery), Cubic
-//! ([`cubic`], RFC 9438) and DCTCP ([`dctcp`], RFC 8257). [`Algorithm`]
-//! picks one from `TcpConfig::variant`; adding an algorithm is a new module
+//! restart of the window, data sent with nothing in flight, ACKs carrying
+//! ECN-Echo. The algorithms are RFC 5681's additive increase and halving
+//! ([`reno`]: the window rules of both Reno and NewReno, which differ only
+//! in loss recovery), Cubic ([`cubic`], RFC 9438, or [`cubic_linux`], the
+//! same curve in `tcp_cubic.c`'s arithmetic) and DCTCP ([`dctcp`], RFC
+//! 8257). [`Algorithm`] picks one from `TcpConfig::variant` (and Cubic's
+//! `cubic_flavor`); adding an algorithm is a new module
 //! and a new variant of that enum. The window itself — cwnd, ssthresh, slow
 //! start, the loss and restart windows — is [`CongestionWindow`], shared by
 //! every algorithm as Linux keeps it in `tcp_sock`. Loss recovery is not
@@ -81,7 +83,7 @@ pub trait CongestionControl {
     fn on_timeout(&mut self) {}
 
     /// The window restarts from a small value: after idle (RFC 5681 §4.1) or
-    /// at a GIP stripe-unit head (Linux `CA_EVENT_TX_START`).
+    /// at a GIP stripe-unit head (Linux `CA_EVENT_CWND_RESTART`).
     fn on_restart(&mut self) {}
 
     /// Data goes out at `now` with nothing in flight, the last data having
