@@ -193,9 +193,12 @@ def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str
 def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     linux = {"clock_granularity": "4ms", "rto_flavor": "linux", "delayed_ack": "linux", "limited_transmit": True}
     linux |= {"rtt_resolution": "us", "prr": True, "prr_flavor": "linux", "idle_restart": "linux"}
+    linux |= {"clock_wheel": "linux"}
     assert [n.split(":")[0] for n in plan(scenario(tcp=linux), HZ250, CONGESTION).notes] == ["link.rtt"]
     jiffy_samples = plan(scenario(tcp={**linux, "rtt_resolution": "clock"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in jiffy_samples] == ["link.rtt", "tcp.rtt_resolution"]
+    tick_timers = plan(scenario(tcp={**linux, "clock_wheel": "tick"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in tick_timers] == ["link.rtt", "tcp.clock_wheel"]
     rfc_restart = plan(scenario(tcp={**linux, "idle_restart": "rfc5681"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_restart] == ["link.rtt", "tcp.idle_restart"]
     rfc_prr = plan(scenario(tcp={**linux, "prr_flavor": "rfc6937"}), HZ250, CONGESTION).notes
@@ -206,9 +209,11 @@ def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     assert [n.split(":")[0] for n in linux_sack] == ["link.rtt"]
     cubic = {**linux, "variant": "cubic"}
     no_hystart = plan(scenario(tcp=cubic), HZ250, CONGESTION).notes
-    assert [n.split(":")[0] for n in no_hystart] == ["link.rtt", "tcp.cubic_hystart"]
+    assert [n.split(":")[0] for n in no_hystart] == ["link.rtt", "tcp.cubic_hystart", "tcp.cubic_flavor"]
     with_hystart = plan(scenario(tcp={**cubic, "cubic_hystart": True}), HZ250, CONGESTION).notes
-    assert [n.split(":")[0] for n in with_hystart] == ["link.rtt"]
+    assert [n.split(":")[0] for n in with_hystart] == ["link.rtt", "tcp.cubic_flavor"]
+    kernel_cubic = plan(scenario(tcp={**cubic, "cubic_hystart": True, "cubic_flavor": "linux"}), HZ250, CONGESTION)
+    assert [n.split(":")[0] for n in kernel_cubic.notes] == ["link.rtt"]
 
 
 def test_the_kernel_hz_read_from_its_configuration_is_the_one_measured() -> None:

@@ -35,8 +35,9 @@ class Preset:
 #: rearmed whenever the head is retransmitted (tcp_xmit_retransmit_queue); cwnd grown only while it limits the sender
 #: (tcp_is_cwnd_limited); the window after idle halved per idle RTO (tcp_cwnd_restart); Cubic's HyStart (tcp_cubic's
 #: hystart, on since 2.6.29) and its arithmetic (bictcp_update in jiffies and whole segments, the growth rate recomputed
-#: at most every HZ/32 jiffies while cwnd holds); PRR as tcp_cwnd_reduction counts it, every retransmission within its
-#: quota (tcp.prr_flavor, read where tcp.prr is on); with SACK, only what is marked lost resent, then new data
+#: at most every HZ/32 jiffies while cwnd holds); timers fired as Linux 4.8's wheel fires them, a tick after they expire
+#: (calc_index; tcp.clock_wheel); PRR as tcp_cwnd_reduction counts it, every retransmission within its quota
+#: (tcp.prr_flavor, read where tcp.prr is on); with SACK, only what is marked lost resent, then new data
 #: (tcp.sack_recovery; forward retransmission left in 4.15). Presets of a Linux host include it and ``incast validate``
 #: runs the simulator with it. RACK-TLP is a sysctl (tcp_recovery, tcp_early_retrans), so the presets set
 #: ``tcp.rack_tlp`` and the testbed applies it; since Linux 4.4 RACK is also what finds lost retransmissions, which
@@ -50,6 +51,7 @@ LINUX_STACK: dict[str, Any] = {
     "tcp.idle_restart": "linux",
     "tcp.cubic_hystart": True,
     "tcp.cubic_flavor": "linux",
+    "tcp.clock_wheel": "linux",
     "tcp.prr_flavor": "linux",
     "tcp.sack_recovery": "linux",
 }
@@ -118,7 +120,8 @@ PRESETS: dict[str, Preset] = {
             "recovery (tcp_cwnd_down) is not modelled, nor its receive-buffer autotuning, which sized the "
             "buffer by another formula than today's: the window stays at 64 KiB (tcp.rcv_window fixed). Cubic's "
             "arithmetic is today's tcp_cubic.c (tcp.cubic_flavor linux), whose shift of the epoch past idle time "
-            "(CA_EVENT_TX_START) came after 2.6.28.",
+            "(CA_EVENT_TX_START) came after 2.6.28. Its timer wheel fired a timer on the tick it expired at "
+            "(tcp.clock_wheel tick; the wheel that rounds expiries up came in 4.8).",
             {
                 "tcp.variant": "cubic",
                 "tcp.sack": True,
@@ -132,6 +135,7 @@ PRESETS: dict[str, Preset] = {
                 **LINUX_STACK,
                 "tcp.cubic_hystart": False,
                 "tcp.sack_recovery": "rfc6675",
+                "tcp.clock_wheel": "tick",
             },
         ),
         Preset(

@@ -206,6 +206,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             f"tcp.clock_granularity: the kernel ticks every {format_duration(kernel.jiffy_s)} (HZ={kernel.hz}), "
             f"not {format_duration(tcp.clock_granularity)}"
         )
+    if tcp.clock_wheel != "linux" and tcp.clock_granularity > 0:
+        notes.append("tcp.clock_wheel: the kernel's timer wheel (Linux 4.8 on) fires a timer a tick after it expires")
     if tcp.rtt_resolution != "us" and tcp.clock_granularity > 0:
         notes.append("tcp.rtt_resolution: the kernel measures RTT in microseconds, not in jiffies (Linux 3.15 on)")
     if tcp.rto_flavor != "linux":
@@ -224,6 +226,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.idle_restart: after idle the kernel halves cwnd per idle RTO (tcp_cwnd_restart)")
     if tcp.variant == "cubic" and not tcp.cubic_hystart:
         notes.append("tcp.cubic_hystart: the kernel's Cubic runs HyStart (tcp_cubic's hystart, not per namespace)")
+    if tcp.variant == "cubic" and tcp.cubic_flavor != "linux":
+        notes.append("tcp.cubic_flavor: the kernel's Cubic is tcp_cubic.c's arithmetic (linux)")
     if s.link.tx_queue is not None:
         notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")
     default = Scenario(servers=1)

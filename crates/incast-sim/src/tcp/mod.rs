@@ -66,7 +66,7 @@ pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
 pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
 pub use ictcp::IctcpConfig;
 pub use rto::RtoEstimator;
-pub use rto::{RtoConfig, RtoFlavor, RttResolution};
+pub use rto::{RtoConfig, RtoFlavor, RttResolution, TimerWheel};
 pub use segment::{flags, Segment, Timestamps, MAX_MSS, MAX_SACK_BLOCKS, TCP_IP_HEADERS};
 
 use crate::time::{SimDuration, SimTime};
@@ -187,7 +187,7 @@ impl Endpoint {
         handshake_rtt: Option<SimDuration>,
         timer_rng: crate::rng::Rng,
     ) -> Self {
-        let clock = TcpClock::new(cfg.rto.granularity);
+        let clock = TcpClock::new(cfg.rto.granularity).with_wheel(cfg.rto.wheel);
         let mut sender = Sender::new(cfg, timer_rng);
         if let Some(r) = handshake_rtt {
             let sample = sender.rto().sample_span(&clock, r, now);

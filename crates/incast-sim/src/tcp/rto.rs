@@ -57,6 +57,7 @@
 //! armed timer and delaying its expiry is `tcp::rto_timer`.
 
 use super::clock::TcpClock;
+pub use super::clock::TimerWheel;
 pub use super::rto_timer::RtoRestart;
 use crate::settings::{Choice, Count, Duration, Flag};
 use crate::time::{SimDuration, SimTime};
@@ -75,6 +76,9 @@ crate::settings! {
     ///   handshake's RTT sample already taken (see [`super::Endpoint::new`]).
     /// - `granularity`: 0 — high-resolution timers. A non-zero value is a jiffy
     ///   clock (Linux HZ=1000 → 1 ms, HZ=250 → 4 ms); see `tcp::rto`.
+    /// - `wheel`: [`TimerWheel::Tick`] — a jiffy timer fires on the tick it
+    ///   expires at (Linux before 4.8); `Linux` as Linux 4.8's timer wheel
+    ///   rounds it up; see `tcp::clock`.
     /// - `randomize`: false — RFC 6298 and Linux arm the timer for exactly RTO.
     ///   True is the CMU09 §5 "randomized timeout delay", `timeout = RTO +
     ///   (rand(0.5) × RTO)`; see `tcp::rto_timer`.
@@ -105,6 +109,12 @@ crate::settings! {
         "rto_initial" initial: SimDuration = SimDuration::from_secs(1), Duration::POSITIVE;
         /// Timer granularity G: 0 for exact timers, else the jiffy length (1ms, 4ms).
         "clock_granularity" granularity: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// When a jiffy clock's timers fire: "tick", on the tick they expire at
+        /// (Linux before 4.8), or "linux", a tick later under 63 ticks and at
+        /// the next multiple of 8^n ticks beyond, as Linux 4.8's timer wheel
+        /// rounds every expiry up (calc_index). Read only with a clock_granularity.
+        "clock_wheel" wheel: TimerWheel = TimerWheel::Tick,
+            Choice(&[("tick", TimerWheel::Tick), ("linux", TimerWheel::Linux)]);
         /// CMU09 §5 randomized timeout: each armed retransmission timer lasts RTO + rand(0, 0.5)·RTO.
         "rto_randomize" randomize: bool = false, Flag;
         /// Most doublings of the RTO after consecutive timeouts (rto_max still applies).
