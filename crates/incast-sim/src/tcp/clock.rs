@@ -188,10 +188,10 @@ mod tests {
 
     /// Linux 4.8's wheel (`timer:timer_start` on this project's 6.18 kernel:
     /// `expires=… [timeout=1] bucket_expiry=expires+1`): on a 4 ms clock a
-    /// timer armed 0.3 ms into a tick for 5 ms (two ticks) expires at tick 3
-    /// and fires at tick 4, 15.7 ms later, where the pre-4.8 rule fires it at
-    /// tick 3; 250 ticks away (level 1, 8-tick buckets) it fires at the next
-    /// multiple of 8 above its expiry.
+    /// timer armed 0.3 ms into tick 1 for 5 ms (two ticks) expires at tick 3
+    /// and fires at tick 4, 11.7 ms later, where the pre-4.8 rule fires it at
+    /// tick 3, 7.7 ms later; 250 ticks away (level 1, 8-tick buckets) it fires
+    /// at the next multiple of 8 above its expiry.
     #[test]
     fn linux_wheel_fires_a_tick_after_expiry_and_rounds_far_timers_to_their_level() {
         let g = SimDuration::from_millis(4);
