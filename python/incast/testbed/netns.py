@@ -91,7 +91,7 @@ class Shaping:
         tbf holds a frame until its bucket has the frame's tokens and arms an hrtimer for that moment;
         tokens beyond the bucket's depth are lost. With a bucket of one frame, every microsecond the
         timer fires late is a microsecond of line lost: on this project's 2-core VM a bulk flow through
-        a 200 Mbit/s tbf of one-frame depth got 131.8 Mbit/s, with ``TIMER_SLACK_US`` more 188.0 (the
+        a 200 Mbit/s tbf of one-frame depth got 131.8 Mbit/s, with ``TIMER_SLACK_US`` more 188.2 (the
         line's most for 1448-byte payloads, 188.3). After an idle line the deeper bucket lets
         ``TIMER_SLACK_US`` of frames leave back to back: the price of keeping the rate.
         """

@@ -34,7 +34,10 @@ listed here), while root may set any available one per socket.
 netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
 adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
 and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, RTT
-samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), variant
+samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), timers
+fired on their tick (``tcp.clock_wheel = "tick"`` on a jiffy clock; the kernel's
+wheel fires them a tick later), Cubic other than ``tcp_cubic.c``'s arithmetic
+(``tcp.cubic_flavor``) or without HyStart, variant
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
