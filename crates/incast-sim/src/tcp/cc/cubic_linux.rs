@@ -279,7 +279,8 @@ impl CongestionControl for LinuxCubic {
             return;
         }
         self.shifted_for = Some(last);
-        let (now, delta) = (self.jiffies(now), self.jiffies(now) - self.jiffies(last));
+        let now = self.jiffies(now);
+        let delta = now - self.jiffies(last);
         if self.epoch_start != 0 && delta > 0 {
             self.epoch_start = (self.epoch_start + delta).min(now);
         }
