@@ -261,6 +261,7 @@ def _check(s: Scenario) -> None:
         ("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
         ("link.loss", s.link.loss != 0, "no random loss"),
         ("link.tx_queue", s.link.tx_queue is not None, "an agent sends into its link's queue, never waits for it"),
+        ("link.host_jitter", s.link.host_jitter != 0, "0 only: the harness's agents answer in a fixed time"),
         ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
         ("tcp.variant", s.tcp.variant not in ("reno", "newreno", "sack"), "reno, newreno or sack"),
         ("tcp.sack", s.tcp.sack and s.tcp.variant != "sack", "SACK is the sack variant (Agent/TCP/Sack1)"),

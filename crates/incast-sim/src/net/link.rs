@@ -19,7 +19,8 @@ crate::settings! {
     /// ns in copper or fibre), so that nearly all of the round trip is spent
     /// in the hosts, as on a real cluster (CMU09 §4: 100 µs RTTs through one
     /// switch); no loss; `arrival_order` `queued`, the order the engine always
-    /// had; `tx_queue` off (no limit at a host's NIC), as the engine always had.
+    /// had; `tx_queue` off (no limit at a host's NIC), as the engine always had;
+    /// no `host_jitter`, as the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
@@ -58,6 +59,11 @@ crate::settings! {
         /// all its window in its NIC's queue at once.
         "tx_queue" tx_queue: Option<u32> = None,
             OrWord { word: "off", spec: Count::new(1, u32::MAX as u64, "frames"), what: "a count" };
+        /// Mean of the random time each host's stack adds to every frame it
+        /// receives, beyond its share of rtt: exponential draws, a host's
+        /// frames kept in order (`net::host_jitter`; the testbed's hosts
+        /// measure about 40us). 0: none, every host answers in a fixed time.
+        "host_jitter" host_jitter: SimDuration = SimDuration::ZERO, Duration::ANY;
     }
 }
 

@@ -13,13 +13,15 @@
 //! instead, since a PAUSE can stop a link with frames queued on it; so do
 //! they when traffic of several 802.1p priorities is present ([`pfc`]).
 //! How a switch allocates its buffer to ports is a [`buffer`] model.
-//! A link may add a wide-area delay that changes over time ([`wan`]).
+//! A link may add a wide-area delay that changes over time ([`wan`]); a
+//! host may take a random time to handle each frame it receives ([`host_jitter`]).
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
 
 pub mod buffer;
 pub mod fabric;
 pub mod fabric_table;
 pub mod frame;
+pub mod host_jitter;
 mod link;
 mod packet;
 pub mod pause;

@@ -16,6 +16,7 @@
 use super::buffer::{BufferModel, SharedPool};
 use super::fabric::Fabric;
 use super::frame;
+use super::host_jitter::HostJitter;
 use super::link::Link;
 use super::queue::{DropTailQueue, QueueLimit};
 use super::wan::{WanConfig, WanDelay};
@@ -68,7 +69,7 @@ pub struct Port {
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
     /// The port needs [`Network::send_special`]: a shared memory, a lossy
-    /// link or a wide-area delay.
+    /// link, a wide-area delay or a host's handling time.
     special: bool,
 }
 
@@ -104,6 +105,8 @@ struct Wire {
     loss: Option<(u32, Rng)>,
     /// The wide-area delay model.
     wan: Option<WanDelay>,
+    /// The receiving host's handling time, on a link toward a host.
+    host: Option<HostJitter>,
 }
 
 impl Network {
@@ -150,7 +153,7 @@ impl Network {
                     special: hop.loss_ppb > 0,
                 });
                 let loss = (hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0))));
-                wire.push(Wire { loss, wan: None });
+                wire.push(Wire { loss, wan: None, host: None });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -215,6 +218,18 @@ impl Network {
         for p in &mut self.ports {
             if matches!(self.nodes[p.peer.0 as usize], Node::Host { .. }) {
                 p.rx_delay = delay;
+            }
+        }
+    }
+
+    /// Every host takes a random time with mean `mean` to handle each frame
+    /// it receives (`net::host_jitter`); the link toward host port `p`'s peer
+    /// draws from substream `host_jitter/<p>` of `seed`.
+    pub fn set_host_jitter(&mut self, mean: SimDuration, seed: u64) {
+        for (i, p) in self.ports.iter_mut().enumerate() {
+            if matches!(self.nodes[p.peer.0 as usize], Node::Host { .. }) {
+                p.special = true;
+                self.wire[i].host = Some(HostJitter::new(mean, seed, &i.to_string()));
             }
         }
     }
@@ -372,7 +387,8 @@ impl Network {
 
 impl Network {
     /// [`Network::send`] at a port that draws from its switch's shared memory
-    /// or whose link loses frames or adds a wide-area delay; a lost frame is
+    /// or whose link loses frames, adds a wide-area delay or ends at a host
+    /// with a handling time; a lost frame is
     /// `None` too, counted in [`Network::lost`]. `ahead` as for
     /// [`Network::send_ahead_of_departure`].
     #[cold]
@@ -406,10 +422,11 @@ impl Network {
             }
         }
         let arrival = p.link.arrival(done);
-        match &mut wire.wan {
-            Some(wan) => Some((p.peer, wan.arrival(done, arrival) + p.rx_delay)),
-            None => Some((p.peer, arrival + p.rx_delay)),
-        }
+        let at = match &mut wire.wan {
+            Some(wan) => wan.arrival(done, arrival) + p.rx_delay,
+            None => arrival + p.rx_delay,
+        };
+        Some((p.peer, wire.host.as_mut().map_or(at, |h| h.handled(at))))
     }
 
     /// Frames the link of `port` lost on the wire.
@@ -460,6 +477,30 @@ mod tests {
         let (_, at_client) = net.send(route[0], at_switch, 1460).unwrap();
         assert_eq!(at_client, at_switch + hop + host);
         assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop + host);
+    }
+
+    /// A host's handling time delays each frame the host receives by its own
+    /// draw, in order, and leaves the switch's arrivals and the one-way time
+    /// (the handshake's RTT) as they were.
+    #[test]
+    fn host_jitter_delays_what_a_host_receives_in_order() {
+        let mut net = star(2, BufferLimit::Bytes(Bytes::kib(32)));
+        net.set_host_jitter(SimDuration::from_micros(40), 1);
+        let hop = SimDuration::from_nanos(12_304) + SimDuration::from_micros(25);
+        let (_, at_switch) = net.send(net.nic(2), SimTime::ZERO, 1460).unwrap();
+        assert_eq!(at_switch, SimTime::ZERO + hop);
+        let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
+        let mut last = SimTime::ZERO;
+        let mut late = SimDuration::ZERO;
+        for k in 0..20u64 {
+            let sent = at_switch + SimDuration::from_micros(100 * k);
+            let (_, at_client) = net.send(route[0], sent, 1460).unwrap();
+            assert!(at_client >= sent + hop && at_client >= last);
+            late = late.max(at_client.since(sent + hop));
+            last = at_client;
+        }
+        assert!(late > SimDuration::ZERO);
+        assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop);
     }
 
     /// QoS with 4 classes leaves a flow a quarter of the port (FAST08 §4.1).

@@ -456,6 +456,12 @@ impl Scenario {
                 ));
             }
         }
+        if !self.link.host_jitter.is_zero() && (self.switch.pause_config().is_some() || self.classes()) {
+            return Err(invalid(
+                "link.host_jitter",
+                "a host's handling time together with PAUSE, PFC or traffic classes is not modelled",
+            ));
+        }
         let fabric = self.fabric()?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause_config().is_some() {
@@ -702,6 +708,8 @@ mod tests {
         assert_eq!(m, "link.rtt: '0.1ps' rounds to 0: durations are kept in whole picoseconds");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 100}, "switch": {"pause": true}}));
         assert!(m.starts_with("link.tx_queue: a NIC queue limit together with switch.pause"), "{m}");
+        let m = refused(json!({"servers": 4, "link": {"host_jitter": "40us"}, "switch": {"pause": true}}));
+        assert!(m.starts_with("link.host_jitter: a host's handling time together with PAUSE"), "{m}");
         let m = refused(json!({"servers": 4, "tcp": {"variant": "sack", "sack_recovery": "ns2", "prr": true}}));
         assert!(m.starts_with("tcp.sack_recovery: \"ns2\" (ns-2.35's Sack1) has no PRR"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 0}}));
@@ -727,7 +735,7 @@ mod tests {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue"
+            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter"
         );
     }
 

@@ -83,6 +83,9 @@ impl DataPlane {
         if s.wan.is_on() {
             net.add_wan(&fabric, &s.wan, s.seed);
         }
+        if s.link.host_jitter > SimDuration::ZERO {
+            net.set_host_jitter(s.link.host_jitter, s.seed);
+        }
         if s.link.tx_queue.is_some() {
             net.track_nic_queues();
         }
