@@ -1,12 +1,14 @@
 """The README's "Simulator against the kernel" table: ``incast validate`` on a set of configurations.
 
-Run as root: ``python docs/linux_fidelity.py [--runs 3] [--calibrate] [--raw FILE]``. Each
+Run as root: ``python docs/linux_fidelity.py [--runs 3] [--calibrate] [--set KEY=VALUE ...] [--raw FILE]``. Each
 configuration runs ``incast validate --json`` once per run, the simulator with seeds 1, 2, 3 and
 the testbed afresh each time, and the table gives both goodputs (mean and range), both timeout
 counts, and whether the means agree within 15 % (goodput) and a factor of 2 (timeouts), then the
 server turnaround that matched each run's one-server block time (``host_cost``; the simulator runs
-with it under ``--calibrate``). ``--raw`` keeps every JSON object. The load average before and after is
-printed with it: the testbed shares two cores with everything else.
+with it under ``--calibrate``). ``--set`` passes a setting to every ``incast validate`` (the testbed
+notes what the kernel cannot take, such as ``link.host_jitter``). ``--raw`` keeps every JSON object.
+The load average before and after is printed with it: the testbed shares two cores with everything
+else.
 """
 
 from __future__ import annotations
@@ -33,12 +35,13 @@ class Config:
     sack: bool
     buffer: str
 
-    def argv(self, seed: int, calibrate: bool) -> list[str]:
-        """``incast validate`` for this row with the simulator's ``seed``."""
+    def argv(self, seed: int, calibrate: bool, sets: list[str]) -> list[str]:
+        """``incast validate`` for this row with the simulator's ``seed`` and the settings ``sets``."""
         return [
             *("incast", "validate", "--json", *COMMON, *(["--calibrate"] if calibrate else [])),
             *("--servers", str(self.servers), "--rto-min", self.rto_min, "--tcp", self.tcp),
             *("--buffer", self.buffer, "--set", f"tcp.sack={str(self.sack).lower()}", "--set", f"seed={seed}"),
+            *(a for kv in sets for a in ("--set", kv)),
         ]
 
 
@@ -70,6 +73,7 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--calibrate", action="store_true", help="run incast validate --calibrate")
+    ap.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="a setting for every run")
     ap.add_argument("--raw", type=argparse.FileType("w"), help="write every incast validate JSON object here")
     args = ap.parse_args()
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}", file=sys.stderr)
@@ -80,7 +84,7 @@ def main() -> int:
     for c in CONFIGS:
         sim_g, bed_g, sim_t, bed_t, turnaround = [], [], [], [], []
         for seed in range(1, args.runs + 1):
-            done = subprocess.run(c.argv(seed, args.calibrate), check=True, capture_output=True, text=True)
+            done = subprocess.run(c.argv(seed, args.calibrate, args.set), check=True, capture_output=True, text=True)
             d = json.loads(done.stdout)
             if args.raw:
                 args.raw.write(done.stdout)

@@ -249,7 +249,8 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    unknown = r"^link\.speed: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter$"
+    has = "rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter"
+    unknown = rf"^link\.speed: unknown setting; \[link\] has {has}$"
     with pytest.raises(ScenarioError, match=unknown):
         Scenario.from_toml(path)
     assert scenario_error({"servers": 4, "srevers": 5}).startswith(
@@ -342,7 +343,8 @@ def test_overrides_accept_nested_tables() -> None:
         ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
         (
             "link.rate.bps",
-            r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter$",
+            r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order, tx_queue, "
+            r"host_jitter$",
         ),
     ],
 )

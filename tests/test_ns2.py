@@ -124,6 +124,7 @@ def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() ->
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
         ({"tcp": {"rcv_window": "linux"}}, "tcp.rcv_window: \"fixed\": the agents' window_ never grows"),
         ({"tcp": {"gip": "333"}}, "tcp.gip_copies: 0 only: ns-2's agents cannot resend a packet from Tcl"),
+        ({"link": {"host_jitter": "30us"}}, "link.host_jitter: 0 only: the harness's agents answer in a fixed time"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:

@@ -43,7 +43,8 @@ sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
 ``prr_flavor`` other than ``linux``, with SACK a ``sack_recovery`` other than ``linux``,
 ``link.tx_queue`` (the kernel's qdiscs and TCP Small Queues decide when a
-socket waits), ``link.host_jitter`` (the real hosts' own handling time), ``workload.request``, ``order`` or ``server_jitter`` (the
+socket waits), ``link.host_jitter`` (the real hosts' own handling time),
+``workload.request``, ``order`` or ``server_jitter`` (the
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
 

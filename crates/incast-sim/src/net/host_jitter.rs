@@ -10,12 +10,12 @@
 //! overtakes the one before it (`max(arrival + draw, previous)`). Without it
 //! every sender answers in lockstep with the bottleneck's departures, and a
 //! drop-tail queue then drops by phase, not by chance (Floyd and Jacobson,
-//! "On Traffic Phase Effects in Packet-Switched Gateways", 1992, §2-3; ns-2
+//! "On Traffic Phase Effects in Packet-Switched Gateways", 1992; ns-2
 //! randomizes with its agents' `overhead_` for the same reason). On the
-//! testbed here (README, "Timing of the real hosts") a server handed the
-//! switch the segment an ACK released 9.4, 28.6 and 55.2 µs after the ACK
-//! passed the switch at the quartiles: an exponential's quartiles for a mean
-//! of 40 µs are 11.5, 27.7 and 55.5.
+//! testbed here (README, "The real hosts' timing") a server handed the switch
+//! the segment an ACK released 7.6 to 38.2 µs after the ACK passed it at the
+//! quartiles of four runs, 43 to 71 µs at the 90th percentile; beyond the
+//! fastest answers the mean was 20 to 34 µs.
 //! **Deliberately different:** one draw per frame whatever its size, and
 //! independent across hosts (a host's CPU is not shared with the others').
 //! **Not modelled:** a CPU shared by several hosts, interrupt coalescing.
