@@ -83,8 +83,8 @@ mod tests {
             waited += usize::from(second == first); // its own draw was shorter
         }
         assert!(waited > 300, "about half the pairs: {waited}");
-        let mut again = HostJitter::new(SimDuration::from_micros(40), 3, "0");
-        let mut once = HostJitter::new(SimDuration::from_micros(40), 3, "0");
-        assert_eq!(again.handled(SimTime(0)), once.handled(SimTime(0)), "a run is a pure function of its seed");
+        let mut one = HostJitter::new(SimDuration::from_micros(40), 3, "0");
+        let mut other = HostJitter::new(SimDuration::from_micros(40), 3, "0");
+        assert_eq!(one.handled(SimTime(0)), other.handled(SimTime(0)), "a run is a pure function of its seed");
     }
 }

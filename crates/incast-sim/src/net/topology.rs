@@ -223,8 +223,8 @@ impl Network {
     }
 
     /// Every host takes a random time with mean `mean` to handle each frame
-    /// it receives (`net::host_jitter`); the link toward host port `p`'s peer
-    /// draws from substream `host_jitter/<p>` of `seed`.
+    /// it receives (`net::host_jitter`); port `p`, toward a host, draws from
+    /// substream `host_jitter/<p>` of `seed`.
     pub fn set_host_jitter(&mut self, mean: SimDuration, seed: u64) {
         for (i, p) in self.ports.iter_mut().enumerate() {
             if matches!(self.nodes[p.peer.0 as usize], Node::Host { .. }) {
