@@ -1,4 +1,4 @@
-"""How long the testbed's hosts take to answer, and whose frames its port drops (README, "Timing of the real hosts").
+"""How long the testbed's hosts take to answer, and whose frames its port drops (README, "The real hosts' timing").
 
 Run as root: ``python docs/host_timing.py [OPTIONS...]``, where OPTIONS are
 ``incast testbed``'s (a scenario file, ``--servers``, ``--set`` ...). It runs
@@ -9,7 +9,8 @@ Then it runs ``incast run`` with the same options and ``--pcap`` and prints,
 for both:
 
 - the servers' turnaround: from an ACK passing the switch toward a server to
-  the next segment that server hands the switch, when nothing of it was on
+  the next segment that server hands the switch (not after a request, where
+  the application's wake-up counts too), when nothing of it was on
   its link in the 130 us before (so no frame waited behind another): its
   percentiles, and its mean beyond the 1st percentile (the fixed part), the
   mean of ``link.host_jitter``'s exponential draws;
@@ -36,7 +37,7 @@ import time
 from pathlib import Path
 
 RECORD = struct.Struct("<QIIHHIIHB")  # ns, src, dst, sport, dport, seq, ack, payload, where
-OFFERED, PASSED, ACK = 1, 2, 3  # a server's frame in; a frame out toward the client; the client's ACK in
+OFFERED, PASSED, ACK = 1, 2, 3  # a server's frame in; a frame out toward the client; the client's frame in
 SERVER_PORT = 7470  # incast serve's port; the simulator's servers use 5001
 SO_TIMESTAMPNS = 35
 
@@ -125,20 +126,24 @@ def simulator(options: list[str], pcaps: Path) -> list[tuple[int, int, int, int,
 
 
 def turnaround_us(rows: list[tuple[int, int, int, int, int, int]]) -> list[float]:
-    """For each segment a server offers with its link idle for 130 us, the time since the last ACK to it."""
-    acks, data = collections.defaultdict(list), collections.defaultdict(list)
+    """For each segment a server offers with its link idle for 130 us, the time since the client's last
+    frame to it, when that was an ACK (after a request the application's wake-up counts too: that is
+    ``workload.server_jitter``'s, and ``incast validate`` measures it as ``host_cost``)."""
+    client, data = collections.defaultdict(list), collections.defaultdict(list)
     for ts, where, server, _, _, payload in rows:
-        if where == ACK and payload == 0:
-            acks[server].append(ts)
+        if where == ACK:
+            client[server].append((ts, payload > 0))
         elif where == OFFERED and payload > 0:
             data[server].append(ts)
     out = []
     for server, sent in data.items():
-        a, prev = sorted(acks[server]), None
+        frames = sorted(client[server])
+        times, prev = [t for t, _ in frames], None
         for ts in sorted(sent):
-            i = bisect.bisect_right(a, ts) - 1
-            if i >= 0 and (prev is None or ts - prev > 130_000) and ts - a[i] < 1_000_000:
-                out.append((ts - a[i]) / 1000)
+            i = bisect.bisect_right(times, ts) - 1
+            idle = prev is None or ts - prev > 130_000
+            if i >= 0 and idle and not frames[i][1] and ts - times[i] < 1_000_000:
+                out.append((ts - times[i]) / 1000)
             prev = ts
     return sorted(out)
 
@@ -175,10 +180,14 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="incast-timing-") as tmp:
         rows = kernel(options, Path(tmp) / "frames.bin")
         t = turnaround_us(rows)
-        q = [t[int(p * (len(t) - 1))] for p in (0.01, 0.25, 0.5, 0.75, 0.9)]
-        spread = " / ".join(f"{x:.1f}" for x in q)
-        print(f"kernel: server turnaround over {len(t):,} segments, p1 / 25 / 50 / 75 / 90: {spread} us;")
-        print(f"        mean {sum(t) / len(t):.1f} us, {sum(t) / len(t) - q[0]:.1f} us beyond the p1 (the fixed part)")
+        if t:
+            q = [t[int(p * (len(t) - 1))] for p in (0.01, 0.25, 0.5, 0.75, 0.9)]
+            spread = " / ".join(f"{x:.1f}" for x in q)
+            mean = sum(t) / len(t)
+            print(f"kernel: server turnaround over {len(t):,} segments, p1 / 25 / 50 / 75 / 90: {spread} us;")
+            print(f"        mean {mean:.1f} us, {mean - q[0]:.1f} us beyond the p1 (the fixed part)")
+        else:
+            print("kernel: no segment left a server with its link idle after an ACK: no turnaround to measure")
         report("kernel", rows)
         report("simulator", simulator(options, Path(tmp) / "pcap"))
     return 0

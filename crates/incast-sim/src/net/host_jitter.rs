@@ -13,9 +13,9 @@
 //! "On Traffic Phase Effects in Packet-Switched Gateways", 1992; ns-2
 //! randomizes with its agents' `overhead_` for the same reason). On the
 //! testbed here (README, "The real hosts' timing") a server handed the switch
-//! the segment an ACK released 7.6 to 38.2 µs after the ACK passed it at the
-//! quartiles of four runs, 43 to 71 µs at the 90th percentile; beyond the
-//! fastest answers the mean was 20 to 34 µs.
+//! the segment an ACK released 10 to 41 µs after the ACK passed it at the
+//! median of eight runs, 43 to 291 µs at the 90th percentile; beyond the
+//! fastest answers the mean was 20 to 89 µs, varying from run to run.
 //! **Deliberately different:** one draw per frame whatever its size, and
 //! independent across hosts (a host's CPU is not shared with the others').
 //! **Not modelled:** a CPU shared by several hosts, interrupt coalescing.
