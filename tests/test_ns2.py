@@ -44,6 +44,7 @@ def test_script_carries_each_setting_as_ns2_names_it() -> None:
     assert (ts["packet"], ts["wire"], ts["ack"]) == ("1028", "1078", "90")
     # The engine's 100 us RTT: 50 ns of cable per link, the rest in the hosts, charged where a frame arrives.
     assert (float(p["up"]), float(p["down"])) == (50e-9, 49.95e-6)
+    assert (p["skew"], ns2.parameters(scenario(link={"skew": "2ps"}))["skew"]) == ("0.0", "2e-12")
     text = ns2.script(s)
     assert text.splitlines()[1].startswith("set P(") and "Agent/TCP/$P(agent)" in text
 
@@ -250,16 +251,40 @@ def test_ns2_serves_a_block_through_the_clients_port_in_the_simulators_order(tmp
     # Packets and links mirror the engine's wire, and both take simultaneous arrivals in the order
     # their transmissions started: 8 servers' slow starts into a 64-packet port leave it in the same
     # order for the first 400 data packets (with 964.75 Mbps links of RTT/4 each, the 20th differed).
-    s, _ = ns2.whole_segments(scenario(servers=8, blocks=1, switch={"buffer": "64pkt"}))
-    ns2.run(s, trace=tmp_path / "q.tr")
+    theirs, ours = port_orders(scenario(servers=8, blocks=1, switch={"buffer": "64pkt"}), tmp_path)
+    assert by_first_appearance(theirs)[:400] == by_first_appearance(ours)[:400]
+
+
+def port_orders(s: incast.Scenario, out: Path) -> tuple[list[tuple[int, int]], list[tuple[str, int]]]:
+    """(server, segment) of every data segment through the client's port in ns-2, and in the engine."""
+    s, _ = ns2.whole_segments(s)
+    ns2.run(s, trace=out / "q.tr")
     theirs = []
-    for line in (tmp_path / "q.tr").read_text().splitlines():
+    for line in (out / "q.tr").read_text().splitlines():
         w = line.split()
         if w[0] == "-" and int(w[5]) > 100 and int(w[10]) >= 2:  # data of block 1 (seqnos 0 and 1: handshake)
             theirs.append((int(w[7]), int(w[10]) - 2))
-    incast.run(s.with_overrides({"trace.pcap": True})).write_pcap(tmp_path, start=EPOCH)
-    ours = client_port_order(tmp_path / "client.pcap")
-    assert by_first_appearance(theirs)[:400] == by_first_appearance(ours)[:400]
+    incast.run(s.with_overrides({"trace.pcap": True})).write_pcap(out, start=EPOCH)
+    return theirs, client_port_order(out / "client.pcap")
+
+
+@needs_ns
+def test_cables_a_picosecond_apart_leave_no_ties_and_ns2_agrees_packet_for_packet(tmp_path: Path) -> None:
+    # With equal cables 8 servers' frames reach the port at the same picosecond and each simulator's
+    # rule for such ties decides the order; with server i's cable i picoseconds longer (link.skew) no
+    # two arrive together, and with the requests in server order both send the whole block, 2,112
+    # data packets, through the port in one order, whatever rule the engine would apply to ties.
+    def parted(skew: str, arrival_order: str) -> int | None:
+        link = {"skew": skew, "arrival_order": arrival_order}
+        s = scenario(servers=8, blocks=1, switch={"buffer": "64pkt"}, link=link, workload={"order": "fixed"})
+        theirs, ours = port_orders(s, tmp_path)
+        ours_by_server = [(int(ip.rsplit(".", 1)[1]) - 2, segment) for ip, segment in ours]  # server i is 10.0.0.(i+2)
+        assert len(theirs) == len(ours) > 2000
+        return next((i for i, (a, b) in enumerate(zip(theirs, ours_by_server, strict=True)) if a != b), None)
+
+    assert parted("1ps", "queued") is None and parted("1ps", "wire") is None
+    first = parted("0", "queued")
+    assert first is not None and first < 100
 
 
 @needs_ns

@@ -201,6 +201,8 @@ def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     assert [n.split(":")[0] for n in tick_timers] == ["link.rtt", "tcp.clock_wheel"]
     jitter = plan(scenario(tcp=linux, link={"host_jitter": "30us"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in jitter] == ["link.rtt", "link.host_jitter"]
+    skew = plan(scenario(tcp=linux, link={"skew": "1ns"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in skew] == ["link.rtt", "link.skew"]
     rfc_restart = plan(scenario(tcp={**linux, "idle_restart": "rfc5681"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_restart] == ["link.rtt", "tcp.idle_restart"]
     rfc_prr = plan(scenario(tcp={**linux, "prr_flavor": "rfc6937"}), HZ250, CONGESTION).notes

@@ -12,6 +12,7 @@ import incast
 from incast import Scenario
 from incast.cli import main
 from incast.errors import ScenarioError
+from incast.presets import with_preset
 from incast.result import PORT_COLUMNS
 
 if sys.version_info >= (3, 11):
@@ -219,3 +220,21 @@ def test_the_rtt_split_is_stated_and_checked() -> None:
     assert "RTT 100us (hosts 0)" in same.describe(), "the whole round trip on the cables"
     with pytest.raises(ScenarioError, match=r"^link.propagation: four links' propagation must fit in link.rtt"):
         Scenario(servers=4, link={"propagation": "30us"})
+
+
+def test_servers_cables_that_differ_leave_the_tie_order_nothing_to_decide() -> None:
+    """Four servers answering in lockstep into a 32-packet port: with equal cables their frames reach the
+    switch at the same picosecond and ``link.arrival_order`` decides which ones the full port drops; with
+    each server's cable a picosecond longer than the one before (``link.skew``) none arrive together and
+    both orders give the same run."""
+    shape = {"servers": 4, "blocks": 20, "switch": {"buffer": "32pkt"}, "workload": {"sru": "256000B"}}
+    base = with_preset("ns2", shape)
+
+    def run(skew: str, order: str) -> tuple[int, int, float]:
+        r = incast.run(Scenario.parse(base, {"link.skew": skew, "link.arrival_order": order}))
+        return r.timeouts, r.drops, r.goodput_mbps
+
+    assert run("0", "queued") != run("0", "wire")
+    assert run("1ps", "queued") == run("1ps", "wire")
+    with pytest.raises(ScenarioError, match=r"^link\.skew: 0 only with topology\.kind = \"graph\""):
+        Scenario(servers=2, link={"skew": "1ps"}, topology={"kind": "graph", **tomllib.loads(RING)})

@@ -6,7 +6,8 @@ data). :func:`run` runs it with ``ns`` and reads the result back.
 
 What maps exactly: servers, blocks, the stripe unit (whole segments of
 ``tcp.mss``), link rate and delay (each of the four one-way hops gets
-``link.rtt / 4``), a drop-tail port of ``"Npkt"`` packets toward the client,
+``link.rtt / 4``; server i's two links ``link.skew``·i longer), a drop-tail
+port of ``"Npkt"`` packets toward the client,
 the one-way agents ``Agent/TCP/Reno``, ``Newreno`` or ``Sack1`` with a sink
 that ACKs every segment or delays ACKs (``TCPSink/DelAck``), the agent
 settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for, and
@@ -408,6 +409,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         "rate": f"{float(s.link.rate):.0f}",
         "up": repr(up),
         "down": repr(down),
+        "skew": repr(float(s.link.skew)),
         "queue": str(_queue(s)),
         "unbounded": str(UNBOUNDED),
         "agent": agent,

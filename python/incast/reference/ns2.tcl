@@ -53,8 +53,10 @@ set rng [new RNG]
 $rng seed $P(seed)
 for {set i 0} {$i < $P(servers)} {incr i} {
     set node($i) [$ns node]
-    $ns simplex-link $node($i) $switch $P(rate) $P(up) DropTail
-    $ns simplex-link $switch $node($i) $P(rate) $P(down) DropTail
+    # link.skew: server i's cable is i skews longer, both ways.
+    set skew [expr {$i * $P(skew)}]
+    $ns simplex-link $node($i) $switch $P(rate) [expr {$P(up) + $skew}] DropTail
+    $ns simplex-link $switch $node($i) $P(rate) [expr {$P(down) + $skew}] DropTail
     $ns queue-limit $node($i) $switch $P(unbounded)
     $ns queue-limit $switch $node($i) $P(unbounded)
     set tcp($i) [new Agent/TCP/$P(agent)]
@@ -79,7 +81,8 @@ proc delivered {i segments} {
 # A block ends when the client holds every segment of it. Without delayed
 # ACKs each sender learns it one ACK path later (TcpAgent::finish calls
 # "done" once everything sent is acknowledged), so the end is the latest of
-# those instants less the ACK path; with delayed ACKs the sinks are polled.
+# those instants less the ACK path (server i's is 2i skews longer); with
+# delayed ACKs the sinks are polled.
 set block 0
 set started 0.0
 set target 0
@@ -87,7 +90,7 @@ set pending 0
 set ended 0.0
 proc flow_done {i} {
     global ns P pending ended
-    set ended [expr {max($ended, [$ns now] - $P(ack_path))}]
+    set ended [expr {max($ended, [$ns now] - $P(ack_path) - 2 * $i * $P(skew))}]
     incr pending -1
     if {$pending == 0} { next_block $ended }
 }
@@ -147,7 +150,7 @@ proc next_block {now} {
     }
     for {set k 0} {$k < $P(servers)} {incr k} {
         set i [lindex $order $k]
-        set at [expr {$now + ($k + 1) * $P(request_tx) + $P(request_path) + [$rng uniform 0 $P(jitter)]}]
+        set at [expr {$now + ($k + 1) * $P(request_tx) + $P(request_path) + $i * $P(skew) + [$rng uniform 0 $P(jitter)]}]
         # GIP (section V-C): every stripe unit starts from gip_head_cwnd segments.
         set head ""
         if {$P(gip_head_cwnd) > 0} { set head "$tcp($i) set cwnd_ $P(gip_head_cwnd); " }

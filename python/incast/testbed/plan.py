@@ -43,7 +43,7 @@ sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
 ``prr_flavor`` other than ``linux``, with SACK a ``sack_recovery`` other than ``linux``,
 ``link.tx_queue`` (the kernel's qdiscs and TCP Small Queues decide when a
-socket waits), ``link.host_jitter`` (the real hosts' own handling time),
+socket waits), ``link.host_jitter`` (the real hosts' own handling time), ``link.skew``,
 ``workload.request``, ``order`` or ``server_jitter`` (the
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
@@ -236,6 +236,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")
     if s.link.host_jitter != 0:
         notes.append("link.host_jitter: the real hosts take their own time to handle each frame")
+    if s.link.skew != 0:
+        notes.append("link.skew: the testbed's virtual links have no cables to differ")
     default = Scenario(servers=1)
     wl = s.workload
     if wl.request != default.workload.request:

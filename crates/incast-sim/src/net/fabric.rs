@@ -7,7 +7,10 @@
 //! by one trunk (FAST08 §3.2's Procurve tree); with K = 1 this is the GIP
 //! Fig 14 path, where the trunk is the intermediate link that becomes the
 //! bottleneck (GIP §VI-C). `graph`: any set of nodes and links from a file,
-//! each link with its own rate and delay in each direction. With several
+//! each link with its own rate and delay in each direction. In the star and
+//! the tree every cable is `link.propagation` long, or server i's i·`link.skew`
+//! longer, so that servers sending in step stop reaching a switch at the same
+//! picosecond (where `event`'s tie order would decide the drops). With several
 //! clients (`workload::clients`) every client sits where the one client
 //! would (the star's switch, the tree's core), named `client0`, `client1`,
 //! ...; a file lists one `client` node per client, in client order, and its
@@ -180,6 +183,11 @@ impl Hop {
     const fn local(self) -> Hop {
         Hop { wan: false, ..self }
     }
+
+    /// This hop on server `i`'s cable, `i`·`skew` longer (`LinkConfig::skew`).
+    fn server(self, i: u32, skew: SimDuration) -> Hop {
+        Hop { delay: self.delay + skew.saturating_mul(u64::from(i)), ..self.local() }
+    }
 }
 
 /// A link between fabric nodes `a` and `b` (indices into [`Fabric::nodes`]).
@@ -290,9 +298,9 @@ impl Fabric {
         Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new() }
     }
 
-    /// Every host on one switch, each link `host` both ways (FAST08 §3);
-    /// only the clients' links keep `host.wan`.
-    pub fn star(hosts: HostCounts, host: Hop) -> Self {
+    /// Every host on one switch, each link `host` both ways (FAST08 §3),
+    /// server i's `skew`·i longer; only the clients' links keep `host.wan`.
+    pub fn star(hosts: HostCounts, host: Hop, skew: SimDuration) -> Self {
         let mut f = Fabric::empty();
         let sw = f.node("switch".into(), None);
         for c in 0..hosts.reads.clients {
@@ -301,7 +309,7 @@ impl Fabric {
         }
         for i in 0..hosts.reads.server_hosts() {
             let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
-            f.link(s, sw, host.local());
+            f.link(s, sw, host.server(i, skew));
         }
         f.background(hosts, sw, sw, host.local());
         f
@@ -309,8 +317,9 @@ impl Fabric {
 
     /// The two-tier tree of [`TreeConfig`]; background senders sit on the
     /// first edge switch and their receivers on the core, so their flows share
-    /// a trunk with servers' responses. Only the clients' links keep `host.wan`.
-    pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32) -> Self {
+    /// a trunk with servers' responses; server i's link is `skew`·i longer.
+    /// Only the clients' links keep `host.wan`.
+    pub fn tree(hosts: HostCounts, host: Hop, trunk: Hop, edges: u32, skew: SimDuration) -> Self {
         let mut f = Fabric::empty();
         let core = f.node("core".into(), None);
         for c in 0..hosts.reads.clients {
@@ -326,7 +335,7 @@ impl Fabric {
             .collect();
         for i in 0..hosts.reads.server_hosts() {
             let s = f.node(format!("server{i}"), Some(hosts.reads.server_host(i)));
-            f.link(s, edge[(i % edges) as usize], host.local());
+            f.link(s, edge[(i % edges) as usize], host.server(i, skew));
         }
         f.background(hosts, edge[0], core, host.local());
         f
@@ -491,8 +500,24 @@ mod tests {
     const ONE: HostCounts = HostCounts::servers(1);
 
     #[test]
+    fn skew_makes_each_servers_cable_longer_than_the_one_before_both_ways() {
+        let skew = SimDuration::from_ps(3);
+        let delays = |f: &Fabric, host: &str| {
+            let i = f.nodes.iter().position(|n| n.name == host).unwrap();
+            let l = f.links.iter().find(|l| l.a == i).unwrap();
+            (l.ab.delay.as_ps(), l.ba.delay.as_ps())
+        };
+        let star = Fabric::star(HostCounts::servers(3), HOP, skew);
+        assert_eq!(delays(&star, "client"), (25_000_000, 25_000_000));
+        assert_eq!(delays(&star, "server0"), (25_000_000, 25_000_000));
+        assert_eq!(delays(&star, "server2"), (25_000_006, 25_000_006));
+        let tree = Fabric::tree(HostCounts::servers(3), HOP, HOP, 2, skew);
+        assert_eq!(delays(&tree, "server1"), (25_000_003, 25_000_003));
+    }
+
+    #[test]
     fn tree_spreads_servers_round_robin_over_edge_switches() {
-        let f = Fabric::tree(HostCounts::servers(5), HOP, HOP, 2);
+        let f = Fabric::tree(HostCounts::servers(5), HOP, HOP, 2, SimDuration::ZERO);
         let edge_of = |s: &str| {
             let i = f.nodes.iter().position(|n| n.name == s).unwrap();
             let l = f.links.iter().find(|l| l.a == i).unwrap();

@@ -20,7 +20,7 @@ crate::settings! {
     /// in the hosts, as on a real cluster (CMU09 §4: 100 µs RTTs through one
     /// switch); no loss; `arrival_order` `queued`, the order the engine always
     /// had; `tx_queue` off (no limit at a host's NIC), as the engine always had;
-    /// no `host_jitter`, as the engine always had.
+    /// no `host_jitter` and no `skew`, as the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
@@ -64,6 +64,14 @@ crate::settings! {
         /// frames kept in order (`net::host_jitter`; the testbed's hosts
         /// measure 20us to 90us, by run). 0: none, every host answers in a fixed time.
         "host_jitter" host_jitter: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// How much longer each server's cable is than the one before it:
+        /// server i's link has `propagation` + i·skew both ways. With equal
+        /// cables the frames of servers sending in step reach the switch at
+        /// the same picosecond and `arrival_order` alone decides which one
+        /// the full port drops; 1ps breaks those ties by server number, a
+        /// metre of cable is about 5ns. Star and tree only (a graph's links
+        /// give their own delays). 0: every cable is `propagation` long.
+        "skew" skew: SimDuration = SimDuration::ZERO, Duration::ANY;
     }
 }
 

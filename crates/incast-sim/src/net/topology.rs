@@ -445,7 +445,12 @@ mod tests {
     const HOP: Hop = Hop { rate: BitRate(1_000_000_000), delay: SimDuration(25_000_000), loss_ppb: 0, wan: false };
 
     fn star(servers: u32, buffer: BufferLimit) -> Network {
-        Network::build(&Fabric::star(HostCounts::servers(servers), HOP), buffer.into(), BufferModel::Static, 0)
+        Network::build(
+            &Fabric::star(HostCounts::servers(servers), HOP, SimDuration::ZERO),
+            buffer.into(),
+            BufferModel::Static,
+            0,
+        )
     }
 
     /// A full frame from a server reaches the client after two serializations
@@ -506,7 +511,7 @@ mod tests {
     /// QoS with 4 classes leaves a flow a quarter of the port (FAST08 §4.1).
     #[test]
     fn qos_classes_partition_the_port() {
-        let f = Fabric::star(HostCounts::servers(1), HOP);
+        let f = Fabric::star(HostCounts::servers(1), HOP, SimDuration::ZERO);
         let mut net = Network::build(&f, BufferLimit::Packets(8).into(), BufferModel::Qos { classes: 4 }, 0);
         let Node::Switch { route } = net.node(NodeId(0)).clone() else { panic!() };
         let sent = (0..8).filter(|_| net.send(route[0], SimTime::ZERO, 1460).is_some()).count();
@@ -518,7 +523,7 @@ mod tests {
     /// static buffer would give it 4.
     #[test]
     fn shared_memory_lends_a_congested_port_the_idle_ports_buffer() {
-        let f = Fabric::star(HostCounts::servers(3), HOP);
+        let f = Fabric::star(HostCounts::servers(3), HOP, SimDuration::ZERO);
         let frame = frame::frame_bytes(1460);
         let buffer = BufferLimit::Bytes(crate::time::Bytes::new(4 * frame));
         let mut net = Network::build(&f, buffer.into(), BufferModel::Shared { alpha_thousandths: 1000 }, 0);
@@ -539,7 +544,7 @@ mod tests {
     /// In a tree a server's frames cross its edge switch, the trunk and the core.
     #[test]
     fn tree_paths_cross_the_trunk() {
-        let f = Fabric::tree(HostCounts::servers(3), HOP, HOP, 2);
+        let f = Fabric::tree(HostCounts::servers(3), HOP, HOP, 2, SimDuration::ZERO);
         let net = Network::build(&f, QueueLimit::UNLIMITED, BufferModel::Static, 0);
         let names = |src, dst| -> Vec<String> {
             net.path(src, dst).unwrap().iter().map(|&p| net.name(net.port(p).peer).to_owned()).collect()

@@ -423,7 +423,7 @@ impl Scenario {
         let host =
             Hop { rate: self.link.rate, delay: self.link.cable(), loss_ppb: self.link.loss_ppb, wan: self.wan.is_on() };
         match &self.topology {
-            TopologyConfig::Star => Ok(Fabric::star(hosts, host)),
+            TopologyConfig::Star => Ok(Fabric::star(hosts, host, self.link.skew)),
             TopologyConfig::Tree(t) => {
                 let trunk = Hop {
                     rate: t.trunk_rate.unwrap_or(host.rate),
@@ -431,7 +431,7 @@ impl Scenario {
                     loss_ppb: host.loss_ppb,
                     wan: false,
                 };
-                Ok(Fabric::tree(hosts, host, trunk, t.edge_switches))
+                Ok(Fabric::tree(hosts, host, trunk, t.edge_switches, self.link.skew))
             }
             TopologyConfig::Graph(g) => Fabric::graph(g, hosts, host),
         }
@@ -460,6 +460,12 @@ impl Scenario {
             return Err(invalid(
                 "link.host_jitter",
                 "a host's handling time together with PAUSE, PFC or traffic classes is not modelled",
+            ));
+        }
+        if !self.link.skew.is_zero() && matches!(self.topology, TopologyConfig::Graph(_)) {
+            return Err(invalid(
+                "link.skew",
+                "0 only with topology.kind = \"graph\": a graph's links give their own delays",
             ));
         }
         let fabric = self.fabric()?;
@@ -710,6 +716,10 @@ mod tests {
         assert!(m.starts_with("link.tx_queue: a NIC queue limit together with switch.pause"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"host_jitter": "40us"}, "switch": {"pause": true}}));
         assert!(m.starts_with("link.host_jitter: a host's handling time together with PAUSE"), "{m}");
+        let graph = json!({"kind": "graph", "nodes": [{"name": "c", "kind": "client"}, {"name": "s", "kind": "server"}],
+            "links": [{"a": "c", "b": "s"}]});
+        let m = refused(json!({"servers": 1, "link": {"skew": "1ps"}, "topology": graph}));
+        assert_eq!(m, "link.skew: 0 only with topology.kind = \"graph\": a graph's links give their own delays");
         let m = refused(json!({"servers": 4, "tcp": {"variant": "sack", "sack_recovery": "ns2", "prr": true}}));
         assert!(m.starts_with("tcp.sack_recovery: \"ns2\" (ns-2.35's Sack1) has no PRR"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 0}}));
@@ -735,7 +745,7 @@ mod tests {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
         assert_eq!(
             err.to_string(),
-            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter"
+            "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter, skew"
         );
     }
 
