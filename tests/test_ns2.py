@@ -49,6 +49,15 @@ def test_script_carries_each_setting_as_ns2_names_it() -> None:
     assert text.splitlines()[1].startswith("set P(") and "Agent/TCP/$P(agent)" in text
 
 
+def test_equal_cables_are_noted_as_ties_each_simulator_breaks_its_own_way() -> None:
+    def tied(**fields: object) -> bool:
+        return any(n.startswith("link.skew: every server's cable is as long") for n in ns2._notes(scenario(**fields)))
+
+    assert tied() and not tied(link={"skew": "1ps"}) and not tied(servers=1)
+    # Random turnarounds part the servers only until the port's departures clock them again.
+    assert tied(workload={"server_jitter": "10us"})
+
+
 def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
     s = scenario(switch={"buffer": "32KiB"})
     assert ns2.parameters(s)["queue"] == str(32768 // 1058)

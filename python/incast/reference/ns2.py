@@ -295,6 +295,12 @@ def _notes(s: Scenario) -> list[str]:
         f"{up * 1e6:g} us toward the switch and {down * 1e6:g} us toward a host, the engine's cable and hosts",
         "the request is a delay (its serialization on the client's link, then the path), not a packet",
     ]
+    if s.servers > 1 and s.link.skew == 0:
+        notes.append(
+            "link.skew: every server's cable is as long, so frames of servers the port's own departures clock "
+            "reach it at the same picosecond, and ns-2's scheduler and the engine (link.arrival_order) each break "
+            "those ties their own way; --set link.skew=1ps breaks them by server in both"
+        )
     if not isinstance(s.switch.buffer, str):
         notes.append(
             f"switch.buffer: {s.switch.buffer} bytes become {_queue(s)} packets "
