@@ -14,7 +14,8 @@ What is modelled
 ----------------
 * Topology: N server nodes and one client node, each on its own
   point-to-point link (``PointToPointNetDevice`` ``DataRate`` = ``--link``,
-  ``PointToPointChannel`` ``Delay`` = ``--rtt`` / 4) to one switch node, an IPv4
+  ``PointToPointChannel`` ``Delay`` = ``--rtt`` / 4, server i's ``--skew``·i
+  longer, as incast's ``link.skew``) to one switch node, an IPv4
   router (``Ipv4GlobalRoutingHelper``), so a server-client round trip crosses
   four one-way link delays: base RTT = ``--rtt`` plus serialization.
 * The switch port toward the client is the only bounded buffer: the
@@ -208,6 +209,7 @@ struct Params {
     uint64_t buffer = 32768;
     double rate_bps = 1e9;
     double rtt_s = 100e-6;
+    uint64_t skew_ns = 0;
     double rto_min_s = 1e-3;
     double clock_granularity_s = 1e-3;
     bool sack = true;
@@ -388,6 +390,7 @@ static Result Run(const Params& p) {
     NetDeviceContainer all;
     std::vector<Ipv4Address> serverAddr;
     for (uint32_t i = 0; i < p.servers; ++i) {
+        p2p.SetChannelAttribute("Delay", TimeValue(Seconds(p.rtt_s / 4.0) + NanoSeconds(i * p.skew_ns)));
         NetDeviceContainer d = p2p.Install(servers.Get(i), sw);
         std::string base = "10." + std::to_string(1 + i / 256) + "." + std::to_string(i % 256) + ".0";
         addresses.SetBase(Ipv4Address(base.c_str()), "255.255.255.0");
@@ -395,6 +398,7 @@ static Result Run(const Params& p) {
         serverAddr.push_back(ifc.GetAddress(0));
         all.Add(d);
     }
+    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(p.rtt_s / 4.0)));
     NetDeviceContainer cd = p2p.Install(client, sw);
     addresses.SetBase("192.168.0.0", "255.255.255.0");
     addresses.Assign(cd);
@@ -487,6 +491,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     p.buffer = args.buffer
     p.rate_bps = args.link
     p.rtt_s = args.rtt
+    p.skew_ns = round(args.skew * 1e9)
     p.rto_min_s = args.rto_min
     p.clock_granularity_s = args.clock_granularity
     p.sack = args.sack
@@ -538,6 +543,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
             "buffer_bytes": int(r.bottleneck_limit_bytes),
             "link_bps": args.link,
             "rtt_s": args.rtt,
+            "skew_s": args.skew,
             "rto_min_s": args.rto_min,
             "clock_granularity_s": args.clock_granularity,
             "sack": args.sack,
@@ -565,6 +571,9 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--rto-min", type=duration, default=duration("200ms"), help="TcpSocketBase::MinRto")
     ap.add_argument("--link", type=rate, default=rate("1Gbps"), help="rate of every link")
     ap.add_argument("--rtt", type=duration, default=duration("100us"), help="base RTT, rtt/4 per link")
+    ap.add_argument(
+        "--skew", type=duration, default=0.0, help="server i's link i*skew longer (incast's link.skew), whole ns"
+    )
     ap.add_argument("--sack", action=argparse.BooleanOptionalAction, default=True, help="TcpSocketBase::Sack")
     ap.add_argument("--seed", type=int, default=1, help="seed of the request order (and ns-3's run number)")
     ap.add_argument("--request", type=size, default=100, help="request bytes per server and block")
@@ -597,6 +606,8 @@ def main(argv: list[str] | None = None) -> int:
     args = parser().parse_args(argv)
     if args.servers < 1 or args.blocks < 1 or args.sru < 1 or args.request < 1:
         parser().error("servers, blocks, sru and request must be positive")
+    if abs(args.skew * 1e9 - round(args.skew * 1e9)) > 1e-6:
+        parser().error(f"--skew: ns-3 counts time in whole nanoseconds, got {args.skew * 1e9:g} ns")
     out = run(args)
     if args.json:
         print(json.dumps(out))
