@@ -202,8 +202,11 @@ PRESETS: dict[str, Preset] = {
             "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, README 'Against ns-3'): "
             "TcpSocketBase::Sack on (tcp.variant = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
             "SegmentSize 1460, 1 MiB socket buffers (the window never limits), LimitedTransmit on, cwnd set "
-            "to ssthresh when recovery ends (tcp.recovery_exit), no restart after idle (TcpSocketBase has "
-            "none), the RTO recomputed without back-off on every ACK of new data (TcpSocketBase::NewAck: "
+            "to ssthresh when recovery ends (tcp.recovery_exit), ssthresh cut from half of RFC 6675's pipe, "
+            "the head counted lost at a fast retransmit (TcpSocketBase::EnterRecovery and ReTxTimeout pass "
+            'BytesInFlight() to GetSsThresh: tcp.ssthresh_rule = "ns3"), no restart after idle '
+            "(TcpSocketBase has none), the RTO recomputed without back-off on every ACK of new data "
+            "(TcpSocketBase::NewAck: "
             'tcp.rto_backoff_reset = "new_ack"), capped at 60 s, the RFC 6298 formula (ns-3\'s with '
             "ClockGranularity 0; its default 1 ms adds max(G, 4·RTTVAR), which no setting here expresses), "
             "frames arriving at one instant in the order their transmissions started (ns-3's scheduler), "
@@ -217,6 +220,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rcv_wnd": "1MiB",
                 "tcp.limited_transmit": True,
                 "tcp.recovery_exit": "ssthresh",
+                "tcp.ssthresh_rule": "ns3",
                 "tcp.restart_after_idle": False,
                 "tcp.rto_flavor": "rfc6298",
                 "tcp.rto_backoff_reset": "new_ack",

@@ -189,9 +189,11 @@ crate::settings! {
         /// ssthresh at a fast retransmit or timeout: "rfc5681" (max(FlightSize/2,
         /// 2·SMSS), held when the same segment times out again) or "ns2" (half
         /// the congestion window before fast-recovery inflation, at most the peer
-        /// window, in whole segments, at every loss event, as ns-2.35 does).
+        /// window, in whole segments, at every loss event, as ns-2.35 does) or
+        /// "ns3" (with SACK, half of RFC 6675's pipe, the lost head left out at a
+        /// fast retransmit, as ns-3's TcpSocketBase passes BytesInFlight()).
         "ssthresh_rule" ssthresh_rule: SsthreshRule = SsthreshRule::Rfc5681,
-            Choice(&[("rfc5681", SsthreshRule::Rfc5681), ("ns2", SsthreshRule::Ns2)]);
+            Choice(&[("rfc5681", SsthreshRule::Rfc5681), ("ns2", SsthreshRule::Ns2), ("ns3", SsthreshRule::Ns3)]);
         /// After sending nothing for longer than the RTO, restart from
         /// min(init_cwnd, cwnd) (RFC 5681 4.1; Linux tcp_slow_start_after_idle).
         "restart_after_idle" restart_after_idle: bool = true, Flag;

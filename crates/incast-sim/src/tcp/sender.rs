@@ -680,6 +680,12 @@ impl Sender {
             // FlightSize leaves out what SACKed data let through beyond cwnd
             // (RFC 5681 3.2 leaves out Limited Transmit's segments).
             SsthreshRule::Rfc5681 => self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd())),
+            // ns-3.44 TcpSocketBase::EnterRecovery: MarkHeadAsLost, then
+            // "GetSsThresh(m_tcb, bytesInFlight)" with BytesInFlight() the pipe.
+            SsthreshRule::Ns3 => {
+                let pipe = self.sack.as_ref().map_or(0, |sb| sb.pipe_head_lost(ack, self.snd_max, self.mss));
+                self.cc.on_sack_recovery(pipe)
+            }
             // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
             SsthreshRule::Ns2 => {
                 let half = self.cc.ns2_half(false, self.peer_wnd);
@@ -897,6 +903,11 @@ impl Sender {
         self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
         let (basis, repeated) = match self.ssthresh_rule {
             SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
+            // ns-3.44 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto = BytesInFlight()".
+            SsthreshRule::Ns3 => match &self.sack {
+                Some(sb) => (sb.pipe(self.snd_una, self.snd_max), self.backoff > 0),
+                None => (self.fair_flight(self.flight_size()), self.backoff > 0),
+            },
             SsthreshRule::Ns2 => {
                 let half = self.cc.ns2_half(self.recovery.in_recovery(), self.peer_wnd);
                 (self.cc.ns2_loss_basis(half), false)

@@ -22,7 +22,10 @@
 //! The algorithm may end slow start on an RTT sample (Cubic's HyStart,
 //! `tcp::cc::hystart`): ssthresh then takes cwnd's value. After idle,
 //! Linux's restart instead of RFC 5681's halves cwnd per idle RTO
-//! (`tcp_cwnd_restart`, `tcp::idle_restart`).
+//! (`tcp_cwnd_restart`, `tcp::idle_restart`). What a loss event halves is
+//! `SsthreshRule`'s: RFC 5681's FlightSize, ns-2.35's window before
+//! inflation, or with SACK ns-3.44's pipe (RFC 6675 `SetPipe`, the lost head
+//! left out).
 //! **Not modelled:** the decay of RFC 2861 / RFC 7661 over
 //! application-limited periods.
 
@@ -46,6 +49,13 @@ pub enum SsthreshRule {
     /// the window before inflation, and fast recovery restores `cwnd_ =
     /// halfwin`, fraction included (`tcp::newreno`).
     Ns2,
+    /// ns-3.44 `TcpSocketBase::EnterRecovery` and `ReTxTimeout`: with SACK,
+    /// max(pipe/2, 2·SMSS) from RFC 6675's pipe (`BytesInFlight()`: what is
+    /// outstanding less what is SACKed or deemed lost, plus what was
+    /// resent), the head counted lost at a fast retransmit (`MarkHeadAsLost`);
+    /// held when the segment already timed out once. Without SACK, as
+    /// [`SsthreshRule::Rfc5681`].
+    Ns3,
 }
 
 /// cwnd, ssthresh and the algorithm that moves them.

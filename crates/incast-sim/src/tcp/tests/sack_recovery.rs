@@ -6,8 +6,8 @@ use crate::tcp::prr::PrrFlavor;
 
 /// 20 segments written, 12 sent; segments 1 and 4 lost. The ACK of segment 0
 /// opened the window to 11 segments.
-fn two_holes() -> Endpoint {
-    let mut ep = with_flight(&cfg_sack(), seg(20), 10);
+fn two_holes(cfg: &TcpConfig) -> Endpoint {
+    let mut ep = with_flight(cfg, seg(20), 10);
     recv(&mut ep, us(100), ack(seg(1)));
     assert_eq!(drain(&mut ep, us(100)), vec![(seg(10), MSS), (seg(11), MSS)]);
     ep
@@ -16,7 +16,11 @@ fn two_holes() -> Endpoint {
 /// Segments 2, 3 and 5 arrive, each drawing a duplicate ACK with its SACK
 /// block.
 fn three_sacking_dup_acks() -> Endpoint {
-    let mut ep = two_holes();
+    three_sacking_dup_acks_with(&cfg_sack())
+}
+
+fn three_sacking_dup_acks_with(cfg: &TcpConfig) -> Endpoint {
+    let mut ep = two_holes(cfg);
     // SACKed data has left the network: like Limited Transmit (RFC 6675 §5
     // step 3; Linux counts packets in flight so), new data goes out.
     recv(&mut ep, us(110), sack_ack(1, &[(2, 3)]));
@@ -40,6 +44,31 @@ fn rfc6675_5_third_sacking_dup_ack_starts_recovery_without_inflation() {
     // pipe = segments 4 and 6..=13, not SACKed and not lost (9), + segment 1 resent > cwnd.
     expect_nothing(&mut ep, us(130));
     assert_eq!(ep.stats().fast_retransmits, 1);
+}
+
+/// ns-3.44 `TcpSocketBase::EnterRecovery` (`tcp.ssthresh_rule = "ns3"`):
+/// ssthresh is half of `BytesInFlight()`, RFC 6675's pipe with the head
+/// marked lost: segments 4 and 6..=13 (9), not FlightSize (11), so 4.5
+/// segments where RFC 6675 gives 5.5.
+#[test]
+fn ns3_cuts_ssthresh_from_the_pipe_at_a_fast_retransmit() {
+    let mut ep = three_sacking_dup_acks_with(&TcpConfig { ssthresh_rule: SsthreshRule::Ns3, ..cfg_sack() });
+    assert!(ep.in_recovery());
+    assert_eq!((ep.ssthresh(), ep.cwnd()), (4500, 4500));
+    expect_data(&mut ep, us(130), seg(1), MSS);
+}
+
+/// ns-3.44 `TcpSocketBase::ReTxTimeout`: "inFlightBeforeRto =
+/// BytesInFlight()": 10 segments out, one SACKed, none yet deemed lost:
+/// ssthresh 4.5 segments where RFC 5681's FlightSize gives 5.
+#[test]
+fn ns3_cuts_ssthresh_from_the_pipe_at_a_timeout() {
+    for (rule, ssthresh) in [(SsthreshRule::Rfc5681, 5000), (SsthreshRule::Ns3, 4500)] {
+        let mut ep = with_flight(&TcpConfig { ssthresh_rule: rule, ..cfg_sack() }, seg(10), 10);
+        recv(&mut ep, us(100), sack_ack(0, &[(1, 2)]));
+        expire(&mut ep);
+        assert_eq!((ep.ssthresh(), ep.cwnd()), (ssthresh, MSS as u64), "{rule:?}");
+    }
 }
 
 /// RFC 6675 §4–5: as SACKs for 6..=10 arrive, segment 4 becomes lost (three
