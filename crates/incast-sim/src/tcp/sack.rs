@@ -332,14 +332,15 @@ impl Scoreboard {
         self.unsacked_in(lost, high_data) + self.unsacked_in(high_ack, resent) - relost
     }
 
-    /// [`Scoreboard::pipe`] with the segment at `high_ack` (`mss` octets)
-    /// deemed lost whether or not `IsLost` says so yet (ns-3's
-    /// `MarkHeadAsLost` at a fast retransmit).
+    /// [`Scoreboard::pipe`] as ns-3 counts it at a fast retransmit: a head
+    /// (the `mss` octets at `high_ack`) that `IsLost` does not yet call lost
+    /// is marked lost and leaves the pipe, resent or not (`MarkHeadAsLost`,
+    /// called only then, clears its retransmitted mark too); a head already
+    /// lost stays as `pipe` counts it.
     pub fn pipe_head_lost(&self, high_ack: u64, high_data: u64, mss: u64) -> u64 {
         let head = high_ack + mss.min(high_data - high_ack);
-        let counted =
-            if self.is_lost(high_ack) || self.high_rxt > high_ack { 0 } else { self.unsacked_in(high_ack, head) };
-        self.pipe(high_ack, high_data) - counted
+        let marked = if self.is_lost(high_ack) { 0 } else { self.unsacked_in(high_ack, head) };
+        self.pipe(high_ack, high_data) - marked
     }
 
     /// The first unSACKed octet at or above `seq`, and where the unSACKed run
@@ -608,16 +609,21 @@ mod tests {
         assert_eq!(b.ranges(), &[(3000, 4000), (5000, 6000)]);
     }
 
-    /// ns-3's `MarkHeadAsLost`: the head leaves the pipe at a fast retransmit
-    /// even before DupThresh segments above it are SACKed; once `IsLost` says
-    /// so it is out of the pipe either way.
+    /// ns-3's `MarkHeadAsLost`: at a fast retransmit a head not yet lost
+    /// leaves the pipe, resent or not; a head `IsLost` already calls lost
+    /// stays as `pipe` counts it (out, or in once resent).
     #[test]
     fn pipe_with_the_head_lost_leaves_the_head_out() {
         let mut b = board();
         b.update(0, [seg(1), seg(2)].into_iter());
         assert_eq!((b.pipe(0, 6 * MSS), b.pipe_head_lost(0, 6 * MSS, MSS)), (4 * MSS, 3 * MSS));
+        let mut resent = b.clone();
+        assert_eq!(resent.enter_recovery(0, 6 * MSS), (0, MSS));
+        assert_eq!((resent.pipe(0, 6 * MSS), resent.pipe_head_lost(0, 6 * MSS, MSS)), (4 * MSS, 3 * MSS));
         b.update(0, [seg(3)].into_iter());
         assert_eq!((b.pipe(0, 6 * MSS), b.pipe_head_lost(0, 6 * MSS, MSS)), (2 * MSS, 2 * MSS));
+        b.enter_recovery(0, 6 * MSS);
+        assert_eq!((b.pipe(0, 6 * MSS), b.pipe_head_lost(0, 6 * MSS, MSS)), (3 * MSS, 3 * MSS));
     }
 
     /// RFC 6675 §4 `IsLost`: lost once DupThresh segments are SACKed above it.
