@@ -48,9 +48,16 @@ crate::settings! {
         /// double-precision seconds, whose rounding tells apart arrivals that
         /// exact time makes simultaneous; then as "wire"; and a frame reaching
         /// a port at the instant the frame in service there ends finds it
-        /// still held unless that end is earlier in ns-2's clock).
+        /// still held unless that end is earlier in ns-2's clock), or "ns3"
+        /// (as "wire", and a frame reaching a port at the instant the frame in
+        /// service there ends always finds it still held, as ns-3 runs them).
         "arrival_order" arrival_order: ArrivalOrder = ArrivalOrder::Queued,
-            Choice(&[("queued", ArrivalOrder::Queued), ("wire", ArrivalOrder::Wire), ("ns2", ArrivalOrder::Ns2)]);
+            Choice(&[
+                ("queued", ArrivalOrder::Queued),
+                ("wire", ArrivalOrder::Wire),
+                ("ns2", ArrivalOrder::Ns2),
+                ("ns3", ArrivalOrder::Ns3),
+            ]);
         /// Frames a host's NIC queue holds before the host's TCP stops handing
         /// it segments: a connection waits while the queue is full and sends
         /// again as a frame leaves, so a large window waits in the socket, not
@@ -104,6 +111,17 @@ pub enum ArrivalOrder {
     /// the instant a port's frame in service ends goes before that departure
     /// unless the end is earlier in that clock.
     Ns2,
+    /// As [`ArrivalOrder::Wire`], and an arrival at the instant a port's frame
+    /// in service ends goes before that departure, so the ending frame counts
+    /// against it. ns-3 schedules an arrival when its hop's transmission
+    /// starts, one frame time and a propagation delay ahead, and the end of
+    /// the frame in service when that frame started, one frame time ahead;
+    /// its scheduler runs the events of one instant in the order they were
+    /// scheduled (`DefaultSimulatorImpl`, `MapScheduler`). A server sending
+    /// back to back into a busy port at line rate reaches it at the very
+    /// instants its frames leave: without this rule that server never finds
+    /// the full port full, and the others take all of its drops.
+    Ns3,
 }
 
 /// A serializer followed by a propagation delay.
