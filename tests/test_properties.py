@@ -49,12 +49,12 @@ scenarios = st.fixed_dictionaries(
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "rack_tlp": st.booleans(),
                 "prr": st.booleans(),
-                "prr_flavor": st.sampled_from(["rfc6937", "linux"]),
+                "prr_flavor": st.sampled_from(["rfc6937", "linux", "ns3"]),
                 "cwnd_validation": st.sampled_from(["off", "linux"]),
                 "idle_restart": st.sampled_from(["rfc5681", "linux"]),
                 "rto_restart": st.sampled_from(["rfc6298", "head_retransmit"]),
                 "cubic_hystart": st.booleans(),
-                "sack_recovery": st.sampled_from(["rfc6675", "linux"]),
+                "sack_recovery": st.sampled_from(["rfc6675", "linux", "ns3"]),
             }
         ),
         "workload": st.fixed_dictionaries(
@@ -134,7 +134,10 @@ windowed = st.fixed_dictionaries(
         "duration": st.just("30ms"),
         "seed": st.integers(0, 2**32),
         "link": st.fixed_dictionaries(
-            {"loss": st.sampled_from([0.0, 0.0, 0.01]), "arrival_order": st.sampled_from(["queued", "wire", "ns2"])}
+            {
+                "loss": st.sampled_from([0.0, 0.0, 0.01]),
+                "arrival_order": st.sampled_from(["queued", "wire", "ns2", "ns3"]),
+            }
         ),
         "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"])}),
         "tcp": st.fixed_dictionaries(
@@ -151,7 +154,7 @@ windowed = st.fixed_dictionaries(
                 "sack_lost_retransmit": st.booleans(),
                 "rack_tlp": st.booleans(),
                 "prr": st.booleans(),
-                "prr_flavor": st.sampled_from(["rfc6937", "linux"]),
+                "prr_flavor": st.sampled_from(["rfc6937", "linux", "ns3"]),
                 "cwnd_validation": st.sampled_from(["off", "linux"]),
                 "spurious_rto": st.sampled_from(["off", "frto"]),
                 "gip": st.sampled_from(["off", "333", "123"]),
@@ -164,7 +167,7 @@ windowed = st.fixed_dictionaries(
                 "rto_restart": st.sampled_from(["rfc6298", "fast_retransmit", "head_retransmit"]),
                 "cubic_hystart": st.booleans(),
                 "partial_ack_window": st.sampled_from(["deflate", "ns2", "ssthresh"]),
-                "sack_recovery": st.sampled_from(["rfc6675", "ns2", "linux"]),
+                "sack_recovery": st.sampled_from(["rfc6675", "ns2", "linux", "ns3"]),
                 "rtt_timing": st.sampled_from(["every_ack", "ns2"]),
             }
         ).map(_without_what_sack1_lacks),

@@ -86,7 +86,7 @@ crate::settings! {
     ///   5681's inflation without SACK, as the papers' stacks ran; the `linux`
     ///   preset turns it on (`tcp::prr`, with or without SACK as Linux runs it).
     /// - `prr_flavor`: `rfc6937` — the RFC; `linux` is what the kernel runs,
-    ///   in the `linux` preset (`tcp::prr`).
+    ///   in the `linux` preset; `ns3` what ns-3.44 runs (`tcp::prr`).
     /// - `rack_tlp`: false — RFC 6675's duplicate-ACK rules alone, as the
     ///   papers' stacks recovered; the `linux` preset turns it on (Linux 4.4+
     ///   runs RACK, 3.10+ TLP). Needs `sack`.
@@ -223,21 +223,31 @@ crate::settings! {
         /// every hole below the highest SACK resent in order, the scoreboard
         /// cleared by a timeout) or "linux" (RFC 6675 resending only what is
         /// marked lost, then new data: no NextSeg rules 3 and 4, as Linux's
-        /// tcp_xmit_retransmit_queue since 4.15).
+        /// tcp_xmit_retransmit_queue since 4.15) or "ns3" (RFC 6675 with
+        /// ns-3.44's pipe: a retransmitted segment stays in it once SACKed,
+        /// until a cumulative ACK or a timeout, as TcpTxBuffer counts it).
         "sack_recovery" sack_recovery: SackRecovery = SackRecovery::Rfc6675,
-            Choice(&[("rfc6675", SackRecovery::Rfc6675), ("ns2", SackRecovery::Ns2), ("linux", SackRecovery::Linux)]);
+            Choice(&[
+                ("rfc6675", SackRecovery::Rfc6675),
+                ("ns2", SackRecovery::Ns2),
+                ("linux", SackRecovery::Linux),
+                ("ns3", SackRecovery::Ns3),
+            ]);
         /// Proportional Rate Reduction (RFC 6937, PRR-SSRB) in loss recovery:
         /// the window falls to ssthresh over a round trip, one segment sent per
         /// ssthresh/RecoverFS delivered (Linux since 3.2; without SACK it counts
         /// duplicate ACKs as delivered segments, as Linux does).
         "prr" prr: bool = false, Flag;
         /// Whose PRR: "rfc6937" (in bytes, RecoverFS the data outstanding, the
-        /// reduction bound's extra segment on every ACK) or "linux"
+        /// reduction bound's extra segment on every ACK), "linux"
         /// (tcp_cwnd_reduction: in packets, divided by the cwnd before recovery,
         /// the extra segment only on an ACK that advanced SND.UNA and marked
-        /// nothing newly lost, at least the fast retransmission at first).
+        /// nothing newly lost, at least the fast retransmission at first) or
+        /// "ns3" (ns-3.44's TcpPrrRecovery: a SACKing ACK counts a segment more
+        /// than it delivered, RecoverFS the pipe, the window grown on the ACK
+        /// that ends recovery).
         "prr_flavor" prr_flavor: PrrFlavor = PrrFlavor::Rfc6937,
-            Choice(&[("rfc6937", PrrFlavor::Rfc6937), ("linux", PrrFlavor::Linux)]);
+            Choice(&[("rfc6937", PrrFlavor::Rfc6937), ("linux", PrrFlavor::Linux), ("ns3", PrrFlavor::Ns3)]);
         /// RACK-TLP (RFC 8985) with SACK: segments sent before a delivered one
         /// are lost once an RTT and a reordering window have passed (a timer
         /// waits for that when no later ACK may come), and a tail loss probe

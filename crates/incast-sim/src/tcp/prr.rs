@@ -33,7 +33,21 @@
 //! it leaves; in the RFC flavor it goes beside the quota). Entering recovery
 //! with pipe below ssthresh on an ACK that SACKed one segment, the RFC flavor
 //! sends the fast retransmission and two more, Linux the fast retransmission
-//! alone.
+//! alone. `"ns3"` is ns-3.44's `TcpPrrRecovery` as `TcpSocketBase` calls it,
+//! in bytes: `RecoverFS` is the pipe once the head is marked lost; an ACK
+//! that SACKs new data counts one segment more than it delivered while
+//! `prr_delivered` is below `RecoverFS` ("if (isDupAck && m_prrDelivered <
+//! m_recoveryFlightSize) deliveredBytes += tcb->m_segmentSize", meant for
+//! duplicate ACKs without SACK), so above ssthresh a SACK sender sends one
+//! segment per such ACK where the RFC sends one per two; an ACK that both
+//! SACKs and advances SND.UNA short of the recovery point is counted twice
+//! (`DupAck` and the partial-ACK branch of `ProcessAck` each call
+//! `DoRecovery`); the reduction bound's extra segment goes only on an ACK
+//! that acknowledged a retransmission (`m_isRetransDataAcked`); at least the
+//! fast retransmission goes out first; and its unsigned arithmetic is kept
+//! (`prr_delivered · ssthresh` in 32 bits; `prr_delivered − prr_out` below
+//! zero is the limit itself, not the larger of it and what was delivered).
+//! Without SACK `"ns3"` runs as `"rfc6937"`.
 
 /// Whose Proportional Rate Reduction the sender runs (module doc).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
@@ -43,6 +57,8 @@ pub enum PrrFlavor {
     Rfc6937,
     /// Linux `tcp_cwnd_reduction`, in packets.
     Linux,
+    /// ns-3.44 `TcpPrrRecovery` as `TcpSocketBase` calls it, in bytes.
+    Ns3,
 }
 
 /// PRR state of one recovery episode.
@@ -67,7 +83,7 @@ impl Prr {
     /// `flavor`'s PRR for segments of `smss` bytes, no recovery yet.
     pub fn new(smss: u64, flavor: PrrFlavor) -> Self {
         let unit = match flavor {
-            PrrFlavor::Rfc6937 => 1,
+            PrrFlavor::Rfc6937 | PrrFlavor::Ns3 => 1,
             PrrFlavor::Linux => smss,
         };
         Prr { smss, flavor, unit, ..Prr::default() }
@@ -79,14 +95,16 @@ impl Prr {
         self.flavor
     }
 
-    /// Recovery begins with `flight` bytes outstanding and a window of `cwnd`
-    /// bytes before its reduction (RFC 6937 §3: "RecoverFS = snd.nxt -
-    /// snd.una", "prr_delivered = 0", "prr_out = 0"; Linux
-    /// `tcp_init_cwnd_reduction`: "tp->prior_cwnd = tcp_snd_cwnd(tp)").
+    /// Recovery begins with `flight` bytes outstanding (ns-3: the pipe) and a
+    /// window of `cwnd` bytes before its reduction (RFC 6937 §3: "RecoverFS =
+    /// snd.nxt - snd.una", "prr_delivered = 0", "prr_out = 0"; Linux
+    /// `tcp_init_cwnd_reduction`: "tp->prior_cwnd = tcp_snd_cwnd(tp)"; ns-3
+    /// `TcpPrrRecovery::EnterRecovery`: "m_recoveryFlightSize =
+    /// tcb->m_bytesInFlight").
     #[inline]
     pub fn enter(&mut self, flight: u64, cwnd: u64) {
         self.recover_fs = match self.flavor {
-            PrrFlavor::Rfc6937 => flight,
+            PrrFlavor::Rfc6937 | PrrFlavor::Ns3 => flight,
             PrrFlavor::Linux => cwnd / self.smss,
         }
         .max(1);
@@ -113,7 +131,7 @@ impl Prr {
             // sndcnt = MIN(ssthresh - pipe, limit)"; Linux: "if (flag &
             // FLAG_SND_UNA_ADVANCED && !newly_lost) sndcnt++".
             let extra = match self.flavor {
-                PrrFlavor::Rfc6937 => self.smss,
+                PrrFlavor::Rfc6937 | PrrFlavor::Ns3 => self.smss,
                 PrrFlavor::Linux => u64::from(clean),
             };
             let limit = self.delivered.saturating_sub(self.out).max(delivered) + extra;
@@ -125,6 +143,69 @@ impl Prr {
         }
         // "cwnd = pipe + sndcnt"
         pipe + sndcnt * u
+    }
+
+    /// ns-3's PRR after an ACK in SACK recovery that delivered `delivered`
+    /// bytes, leaving `pipe` bytes in the network, with slow-start threshold
+    /// `ssthresh`: `sacked` when it SACKed new data (ns-3's duplicate ACK),
+    /// `partial` when it also advanced SND.UNA by at least a segment short of
+    /// the recovery point, `resent_acked` when what it acknowledged had been
+    /// retransmitted. The new cwnd, or `None` when ns-3 leaves cwnd alone.
+    #[inline]
+    pub fn on_ns3_ack(
+        &mut self,
+        delivered: u64,
+        pipe: u64,
+        ssthresh: u64,
+        sacked: bool,
+        partial: bool,
+        resent_acked: bool,
+    ) -> Option<u64> {
+        // ProcessAck: "DupAck(currentDelivered)" -> "DoRecovery(m_tcb, currentDelivered,
+        // true)", then for a partial ACK "DoRecovery(m_tcb, currentDelivered, false)".
+        let mut cwnd = None;
+        for dup in [true, false] {
+            if (dup && sacked) || (!dup && partial) {
+                cwnd = self.ns3_do_recovery(delivered, pipe, ssthresh, dup, resent_acked).or(cwnd);
+            }
+        }
+        cwnd
+    }
+
+    /// ns-3.44 `TcpPrrRecovery::DoRecovery`, quoted line by line.
+    fn ns3_do_recovery(&mut self, delivered: u64, pipe: u64, ssthresh: u64, dup: bool, safe: bool) -> Option<u64> {
+        let mss = self.smss as i64;
+        let mut delivered = delivered;
+        // "if (isDupAck && m_prrDelivered < m_recoveryFlightSize) deliveredBytes += tcb->m_segmentSize"
+        if dup && self.delivered < self.recover_fs {
+            delivered += self.smss;
+        }
+        if delivered == 0 {
+            return None;
+        }
+        self.delivered += delivered;
+        let send = if pipe > ssthresh {
+            // "std::ceil(m_prrDelivered * tcb->m_ssThresh * 1.0 / m_recoveryFlightSize) - m_prrOut",
+            // the product in 32 bits.
+            let product = (self.delivered as u32).wrapping_mul(ssthresh as u32);
+            (f64::from(product) / self.recover_fs as f64).ceil() as i64 - self.out as i64
+        } else {
+            // "int limit = std::max(m_prrDelivered - m_prrOut, deliveredBytes)" in unsigned
+            // arithmetic: a negative difference wraps above everything, then back below zero.
+            let mut limit = match self.delivered.checked_sub(self.out) {
+                Some(ahead) => ahead.max(delivered) as i64,
+                None => self.delivered as i64 - self.out as i64,
+            };
+            // "if (safeACK) limit += tcb->m_segmentSize"
+            if safe {
+                limit += mss;
+            }
+            limit.min((ssthresh - pipe) as i64)
+        };
+        // "Force a fast retransmit upon entering fast recovery"
+        let send = send.max(if self.out > 0 { 0 } else { mss });
+        // "tcb->m_cWnd = tcb->m_bytesInFlight + sendCount"
+        Some((pipe as i64 + send).max(0) as u64)
     }
 
     /// NewReno recovery without SACK begins: `flight` bytes outstanding after
@@ -278,5 +359,52 @@ mod tests {
         let mut reno = Prr::new(MSS, PrrFlavor::Linux);
         reno.enter_reno(20 * MSS, 20 * MSS, 3);
         assert_eq!(reno.on_reno_ack(0, 20 * MSS, true, 10 * MSS), Some(20 * MSS));
+    }
+
+    /// ns-3's PRR above ssthresh: each ACK that SACKs one new segment counts
+    /// two (the segment and "deliveredBytes += tcb->m_segmentSize"), so with
+    /// ssthresh half of RecoverFS one segment goes per such ACK, where the RFC
+    /// sends one per two; at entry the fast retransmission alone.
+    #[test]
+    fn ns3_sends_a_segment_per_sacking_ack_where_the_rfc_sends_one_per_two() {
+        let mut p = Prr::new(MSS, PrrFlavor::Ns3);
+        p.enter(10 * MSS, 20 * MSS);
+        // delivered 2, ceil(2 · 5 / 10) = 1: cwnd = pipe + 1, the fast retransmission.
+        assert_eq!(p.on_ns3_ack(MSS, 10 * MSS, 5 * MSS, true, false, false), Some(11 * MSS));
+        p.on_sent(MSS);
+        let mut sent = 1;
+        for pipe in [10, 10, 10, 10] {
+            let cwnd = p.on_ns3_ack(MSS, pipe * MSS, 5 * MSS, true, false, false).unwrap();
+            let send = cwnd.saturating_sub(pipe * MSS) / MSS;
+            p.on_sent(send * MSS);
+            sent += send;
+        }
+        assert_eq!(sent, 5, "one per ACK; RFC 6937 would have sent 1 + 2");
+        // Once prr_delivered reaches RecoverFS the extra segment stops: ceil(11 · 5 / 10) − 5.
+        assert_eq!(p.on_ns3_ack(MSS, 10 * MSS, 5 * MSS, true, false, false), Some(10 * MSS + MSS / 2));
+        // An ACK that delivers nothing leaves cwnd alone.
+        assert_eq!(p.on_ns3_ack(0, 10 * MSS, 5 * MSS, false, false, false), None);
+    }
+
+    /// ns-3's PRR below ssthresh: an ACK that both SACKs and advances SND.UNA
+    /// runs `DoRecovery` twice; a `prr_out` above `prr_delivered` is itself
+    /// the limit (unsigned arithmetic), so nothing goes where max(prr_delivered
+    /// − prr_out, delivered) would send a segment, even with the reduction
+    /// bound's extra segment of an ACK that acknowledged a retransmission.
+    #[test]
+    fn ns3_counts_a_partial_sacking_ack_twice_and_keeps_its_unsigned_limit() {
+        let mut p = Prr::new(MSS, PrrFlavor::Ns3);
+        p.enter(4 * MSS, 8 * MSS);
+        p.on_sent(6 * MSS);
+        // delivered 1 (+1 as a duplicate): the limit is 2 − 6 = −4, not max(−4, 2).
+        assert_eq!(p.on_ns3_ack(MSS, 3 * MSS, 4 * MSS, true, false, false), Some(3 * MSS));
+        // A partial ACK of a retransmission: 3 − 6 + 1 = −2, still nothing.
+        assert_eq!(p.on_ns3_ack(MSS, 3 * MSS, 4 * MSS, false, true, true), Some(3 * MSS));
+        let mut twice = Prr::new(MSS, PrrFlavor::Ns3);
+        twice.enter(4 * MSS, 8 * MSS);
+        twice.on_sent(MSS);
+        // Both calls in one ACK: delivered 2 then 1 more; min(limit, ssthresh - pipe = 2).
+        assert_eq!(twice.on_ns3_ack(MSS, 2 * MSS, 4 * MSS, true, true, false), Some(4 * MSS));
+        assert_eq!(twice.delivered, 3 * MSS);
     }
 }

@@ -71,6 +71,10 @@ pub enum SackRecovery {
     /// Linux (4.15 on) `tcp_xmit_retransmit_queue`: RFC 6675 with `NextSeg`
     /// rules (1) and (2) only (module doc).
     Linux,
+    /// RFC 6675 with ns-3.44's pipe, which keeps a retransmitted segment
+    /// once it is SACKed, until a cumulative ACK or a timeout (the sender
+    /// counts those bytes, `Sender::resent_sacked`).
+    Ns3,
 }
 
 /// What a scoreboard held lost at one moment ([`Scoreboard::lost_marks`]).

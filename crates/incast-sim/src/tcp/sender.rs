@@ -42,7 +42,7 @@ use super::rack_tlp::RackTlp;
 use super::rto::{RtoEstimator, RttTiming};
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
-use super::sack::{LostMarks, Scoreboard};
+use super::sack::{LostMarks, SackRecovery, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
 use crate::rng::Rng;
@@ -60,6 +60,9 @@ struct SentRecord {
     retransmitted: bool,
     /// RACK found its latest transmission lost (counted once per transmission).
     lost_again: bool,
+    /// Retransmitted since the last retransmission timeout (ns-3's
+    /// `TcpTxItem::m_retrans`, `tcp.sack_recovery = "ns3"`).
+    resent_since_timeout: bool,
 }
 
 /// A data segment the sender wants on the wire now.
@@ -135,6 +138,9 @@ pub struct Sender {
     /// Proportional Rate Reduction (`tcp::prr`), when on: in SACK recovery,
     /// or in NewReno recovery as Linux runs it for a connection without SACK.
     prr: Option<Box<Prr>>,
+    /// The pipe counts SACKed retransmissions as ns-3's does
+    /// ([`Sender::resent_sacked`], `tcp.sack_recovery = "ns3"`).
+    pipe_keeps_resent: bool,
 }
 
 impl Sender {
@@ -195,6 +201,7 @@ impl Sender {
             burst_sent: false,
             rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
             prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor))),
+            pipe_keeps_resent: cfg.sack_recovery == SackRecovery::Ns3,
         }
     }
 
@@ -338,7 +345,7 @@ impl Sender {
                 self.on_dup_ack(now, clock, ack, newly_sacked, stats);
             }
             if self.prr.is_some() {
-                self.prr_update(old_una, sacked_before, lost_before);
+                self.prr_update(old_una, sacked_before, lost_before, newly_sacked, false);
             }
             return spurious;
         }
@@ -352,7 +359,7 @@ impl Sender {
             }
         }
         let acked = ack - self.snd_una;
-        self.take_rtt_sample(now, clock, ack, ts_rtt);
+        let resent_acked = self.take_rtt_sample(now, clock, ack, ts_rtt);
         self.rto.on_new_ack();
         self.idle.on_new_ack(now);
         self.snd_una = ack;
@@ -368,11 +375,15 @@ impl Sender {
             Some(sb) => {
                 // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
                 let recovering = sb.in_recovery();
-                if sb.on_cumulative_ack(ack) && self.prr.is_some() {
+                let ended = sb.on_cumulative_ack(ack);
+                if ended && self.prr.is_some() {
                     // Linux tcp_end_cwnd_reduction: "tcp_snd_cwnd_set(tp, tp->snd_ssthresh)".
                     self.cc.set_cwnd(self.cc.ssthresh());
                 }
-                if !recovering && !cut {
+                // ns-3 ProcessAck grows the window on the ACK that ends recovery too:
+                // ExitRecovery, then "IncreaseWindow(m_tcb, segsAcked)" in CA_OPEN.
+                let grows = !recovering || ended && self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Ns3);
+                if grows && !cut {
                     self.cc.on_ack(acked, now, srtt);
                 }
                 true
@@ -394,16 +405,26 @@ impl Sender {
             self.rtx_deadline = None;
         }
         if self.prr.is_some() {
-            self.prr_update(old_una, sacked_before, lost_before);
+            self.prr_update(old_una, sacked_before, lost_before, newly_sacked, resent_acked);
         }
         spurious
     }
 
     /// PRR (RFC 6937) after an ACK in SACK recovery: SND.UNA moved from
     /// `old_una`, and before the ACK `sacked_before` bytes above it were
-    /// SACKed and, for Linux's PRR in recovery, `lost_before` marked lost.
+    /// SACKed and, for Linux's PRR in recovery, `lost_before` marked lost;
+    /// for ns-3's, whether the ACK SACKed new data (`newly_sacked`) and
+    /// acknowledged a retransmission (`resent_acked`).
     #[inline(never)]
-    fn prr_update(&mut self, old_una: u64, sacked_before: u64, lost_before: Option<LostMarks>) {
+    fn prr_update(
+        &mut self,
+        old_una: u64,
+        sacked_before: u64,
+        lost_before: Option<LostMarks>,
+        newly_sacked: bool,
+        resent_acked: bool,
+    ) {
+        let resent_sacked = self.resent_sacked();
         let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
         if !sb.in_recovery() {
             return;
@@ -414,10 +435,19 @@ impl Sender {
         if delivered == 0 {
             return;
         }
-        let mut pipe = sb.pipe(self.snd_una, self.snd_max);
-        if prr.flavor() == PrrFlavor::Linux {
-            // tcp_packets_in_flight before the fast retransmission leaves.
+        let mut pipe = sb.pipe(self.snd_una, self.snd_max) + resent_sacked;
+        if prr.flavor() != PrrFlavor::Rfc6937 {
+            // Linux: tcp_packets_in_flight before the fast retransmission leaves;
+            // ns-3: EnterRecovery's BytesInFlight(), the head marked lost.
             pipe -= self.sack_rtx.map_or(0, |(_, len)| len).min(pipe);
+        }
+        if prr.flavor() == PrrFlavor::Ns3 {
+            let partial = self.snd_una > old_una && delivered >= self.mss;
+            let (ssthresh, sacked) = (self.cc.ssthresh(), newly_sacked);
+            if let Some(cwnd) = prr.on_ns3_ack(delivered, pipe, ssthresh, sacked, partial, resent_acked) {
+                self.cc.set_cwnd(cwnd);
+            }
+            return;
         }
         // An ACK that starts recovery is a duplicate: it never advances SND.UNA.
         let clean = self.snd_una > old_una && lost_before.is_some_and(|b| !sb.newly_lost(b, self.snd_una));
@@ -674,7 +704,7 @@ impl Sender {
     /// fast retransmission of its segment.
     fn enter_sack_recovery(&mut self, now: SimTime, clock: &TcpClock, ack: u64, stats: &mut EndpointStats) {
         stats.fast_retransmits += 1;
-        let prior_cwnd = self.cc.cwnd();
+        let (prior_cwnd, resent_sacked) = (self.cc.cwnd(), self.resent_sacked());
         match self.ssthresh_rule {
             // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
             // FlightSize leaves out what SACKed data let through beyond cwnd
@@ -684,7 +714,7 @@ impl Sender {
             // "GetSsThresh(m_tcb, bytesInFlight)" with BytesInFlight() the pipe.
             SsthreshRule::Ns3 => {
                 let pipe = self.sack.as_ref().map_or(0, |sb| sb.pipe_head_lost(ack, self.snd_max, self.mss));
-                self.cc.on_sack_recovery(pipe)
+                self.cc.on_sack_recovery(pipe + resent_sacked)
             }
             // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
             SsthreshRule::Ns2 => {
@@ -694,7 +724,12 @@ impl Sender {
             }
         }
         if let Some(prr) = &mut self.prr {
-            prr.enter(self.snd_nxt - self.snd_una, prior_cwnd);
+            let flight = match (prr.flavor(), &self.sack) {
+                // TcpPrrRecovery::EnterRecovery: "m_recoveryFlightSize = tcb->m_bytesInFlight".
+                (PrrFlavor::Ns3, Some(sb)) => sb.pipe_head_lost(ack, self.snd_max, self.mss) + resent_sacked,
+                _ => self.snd_nxt - self.snd_una,
+            };
+            prr.enter(flight, prior_cwnd);
         }
         let Some(sb) = &mut self.sack else { return };
         // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
@@ -803,8 +838,9 @@ impl Sender {
         }
     }
 
-    /// Drop the records `ack` covers and take at most one RTT sample from them.
-    fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) {
+    /// Drop the records `ack` covers and take at most one RTT sample from
+    /// them. Returns whether one of them had been retransmitted.
+    fn take_rtt_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64, ts_rtt: Option<SimDuration>) -> bool {
         let (mut oldest, mut newest) = (None, None);
         let mut retransmitted = false;
         while let Some(r) = self.sent.front() {
@@ -821,7 +857,8 @@ impl Sender {
             self.cc.on_rtt_sample(now, now.since(sent_at), ack, self.snd_nxt);
         }
         if self.time_one && ts_rtt.is_none() {
-            return self.take_timed_sample(now, clock, ack);
+            self.take_timed_sample(now, clock, ack);
+            return retransmitted;
         }
         // RFC 6298 (3): "RTT samples MUST NOT be made using segments that were
         // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
@@ -836,6 +873,7 @@ impl Sender {
         if let Some(rtt) = sample {
             self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
         }
+        retransmitted
     }
 
     /// The RTT sample of [`Sender::take_rtt_sample`] as ns-2.35 times segments
@@ -905,7 +943,7 @@ impl Sender {
             SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
             // ns-3.44 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto = BytesInFlight()".
             SsthreshRule::Ns3 => match &self.sack {
-                Some(sb) => (sb.pipe(self.snd_una, self.snd_max), self.backoff > 0),
+                Some(sb) => (sb.pipe(self.snd_una, self.snd_max) + self.resent_sacked(), self.backoff > 0),
                 None => (self.fair_flight(self.flight_size()), self.backoff > 0),
             },
             SsthreshRule::Ns2 => {
@@ -921,6 +959,10 @@ impl Sender {
         if let Some(sb) = &mut self.sack {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
+        }
+        if self.pipe_keeps_resent {
+            // TcpTxBuffer::SetSentListLost: "(*it)->m_retrans = false".
+            self.sent.iter_mut().for_each(|r| r.resent_since_timeout = false);
         }
         self.sack_rtx = None;
         // ns-2.35 reset_rtx_timer, which the timeout calls: "rtt_active_ = 0".
@@ -1023,11 +1065,12 @@ impl Sender {
         if let Some(first) = self.sack_rtx.take() {
             return Some(first);
         }
-        let sb = self.sack.as_deref_mut()?;
-        if sb.in_recovery() {
+        if self.sack.as_deref()?.in_recovery() {
             // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
             // transmit one or more segments"
-            if !sb.may_send(self.rude.window(self.cc.cwnd(), u64::MAX), self.snd_una, self.snd_max) {
+            let cwnd = self.rude.window(self.cc.cwnd(), u64::MAX).saturating_sub(self.resent_sacked());
+            let sb = self.sack.as_deref_mut()?;
+            if !sb.may_send(cwnd, self.snd_una, self.snd_max) {
                 return None;
             }
             let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
@@ -1038,7 +1081,7 @@ impl Sender {
         let mut run_end = u64::MAX;
         if self.snd_nxt < self.snd_max {
             // After a timeout: skip what the receiver holds (Linux tcp_enter_loss keeps SACK marks).
-            (self.snd_nxt, run_end) = sb.hole_at(self.snd_nxt);
+            (self.snd_nxt, run_end) = self.sack.as_deref()?.hole_at(self.snd_nxt);
         }
         let unsent = self.app_end.saturating_sub(self.snd_nxt);
         if unsent == 0 {
@@ -1048,7 +1091,7 @@ impl Sender {
             self.restart_if_idle(now);
         }
         let sb = self.sack.as_deref()?;
-        let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
+        let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt) + self.resent_sacked();
         let usable = self.send_window().saturating_sub(flight);
         let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
         // RFC 9293 (3.8.6.2.1): "usable window ... U = SND.UNA + SND.WND - SND.NXT".
@@ -1156,7 +1199,13 @@ impl Sender {
             }
         }
         if end > self.snd_max {
-            self.sent.push_back(SentRecord { end, sent_at: now, retransmitted: retransmission, lost_again: false });
+            self.sent.push_back(SentRecord {
+                end,
+                sent_at: now,
+                retransmitted: retransmission,
+                lost_again: false,
+                resent_since_timeout: false,
+            });
             self.snd_max = end;
             if self.time_one && self.timed.is_none() {
                 // ns-2.35 TcpAgent::output: "if (seqno > maxseq_) { ... if (!rtt_active_)"
@@ -1177,11 +1226,31 @@ impl Sender {
         DataTx { seq, len: len as u32, retransmission, redundant: false }
     }
 
+    /// With `tcp.sack_recovery = "ns3"`, the bytes retransmitted since the
+    /// last timeout and SACKed since, which ns-3's pipe still counts:
+    /// `TcpTxBuffer::Update` clears a SACKed segment's lost mark but not its
+    /// retransmitted one, and `BytesInFlight` is "m_sentSize - leftOut +
+    /// retrans", the retransmitted bytes counted until a cumulative ACK or a
+    /// timeout discards them. 0 otherwise.
+    fn resent_sacked(&self) -> u64 {
+        let Some(sb) = self.sack.as_deref().filter(|_| self.pipe_keeps_resent) else { return 0 };
+        let mut start = self.snd_una;
+        let mut bytes = 0;
+        for r in &self.sent {
+            if r.resent_since_timeout {
+                bytes += sb.sacked_in(start, r.end);
+            }
+            start = r.end;
+        }
+        bytes
+    }
+
     /// Flag every record overlapping `[start, end)` as retransmitted.
     fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime) {
         let first = self.sent.partition_point(|r| r.end <= start);
         for r in self.sent.range_mut(first..) {
             r.retransmitted = true;
+            r.resent_since_timeout = true;
             r.lost_again = false;
             r.sent_at = now;
             if r.end >= end {

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::tcp::prr::PrrFlavor;
+use crate::tcp::sack::SackRecovery;
 
 /// 20 segments written, 12 sent; segments 1 and 4 lost. The ACK of segment 0
 /// opened the window to 11 segments.
@@ -115,6 +116,41 @@ fn retransmission_after_timeout_skips_sacked_segments() {
     let later = t.snapshot.time + SimDuration::from_micros(100);
     recv(&mut ep, later, sack_ack(2, &[(3, 4)]));
     assert_eq!(drain(&mut ep, later), vec![(seg(2), MSS)], "segment 3 is SACKed: not resent");
+}
+
+/// The ACK that ends recovery sets cwnd to ssthresh (5.5 segments); ns-3's
+/// `ProcessAck` then grows it as any ACK in the open state
+/// (`ExitRecovery`, then `IncreaseWindow`: 1000²/5500 bytes more).
+#[test]
+fn ns3_grows_the_window_on_the_ack_that_ends_recovery() {
+    for (flavor, cwnd) in [(PrrFlavor::Rfc6937, 5500), (PrrFlavor::Ns3, 5681)] {
+        let mut ep = three_sacking_dup_acks_with(&TcpConfig { prr: true, prr_flavor: flavor, ..cfg_sack() });
+        drain(&mut ep, us(130));
+        recv(&mut ep, us(300), ack(seg(14)));
+        assert!(!ep.in_recovery());
+        assert_eq!((ep.ssthresh(), ep.cwnd()), (5500, cwnd), "{flavor:?}");
+    }
+}
+
+/// ns-3.44's pipe (`tcp.sack_recovery = "ns3"`): a segment retransmitted
+/// after the timeout still counts once SACKed (`TcpTxBuffer::Update` clears
+/// its lost mark, not its retransmitted one). All four segments lost; after
+/// the ACK of the timeout's retransmission, slow start resends 1 and 2, and 2
+/// is SACKed: RFC 6675 counts 1 alone in the pipe and resends 3; ns-3 counts
+/// both against the window of 2 and sends nothing.
+#[test]
+fn ns3_pipe_keeps_a_sacked_retransmission_until_a_cumulative_ack() {
+    for (rule, resent) in [(SackRecovery::Rfc6675, vec![(seg(3), MSS)]), (SackRecovery::Ns3, vec![])] {
+        let mut ep = with_flight(&TcpConfig { sack_recovery: rule, ..cfg_sack() }, seg(4), 4);
+        let t = expire(&mut ep);
+        assert_eq!(drain(&mut ep, t.snapshot.time), vec![(seg(0), MSS)]);
+        let later = t.snapshot.time + SimDuration::from_micros(100);
+        recv(&mut ep, later, ack(seg(1)));
+        assert_eq!(drain(&mut ep, later), vec![(seg(1), MSS), (seg(2), MSS)]);
+        let sacked = later + SimDuration::from_micros(100);
+        recv(&mut ep, sacked, sack_ack(1, &[(2, 3)]));
+        assert_eq!(drain(&mut ep, sacked), resent, "{rule:?}");
+    }
 }
 
 /// RFC 6675 §5.1: no new recovery until RecoveryPoint (SND.MAX at the
