@@ -210,8 +210,9 @@ PRESETS: dict[str, Preset] = {
             'tcp.rto_backoff_reset = "new_ack"), capped at 60 s, the RFC 6298 formula (ns-3\'s with '
             "ClockGranularity 0; its default 1 ms adds max(G, 4·RTTVAR), which no setting here expresses), "
             "frames arriving at one instant in the order their transmissions started (ns-3's scheduler), "
-            "servers answering at once. Not set: ns-3's Proportional Rate Reduction (RFC 6937; tcp.prr exists now, "
-            "but the README's ns-3 comparison was measured without it).",
+            "servers answering at once. Not set: ns-3's Proportional Rate Reduction (tcp.prr_flavor = \"ns3\"), "
+            'its departure ties (link.arrival_order = "ns3") and its pipe (tcp.sack_recovery = "ns3"): each found '
+            "packet by packet, together they widen the 4-server difference, whose rest is not yet found (README).",
             {
                 "tcp.variant": "sack",
                 "tcp.delayed_ack": "off",
