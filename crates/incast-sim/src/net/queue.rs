@@ -150,6 +150,9 @@ pub struct DropTailQueue {
     mark: Option<QueueLimit>,
     /// The frame last admitted arrived above K.
     marked: bool,
+    /// A frame is admitted only with room for this many bytes
+    /// (`switch.admission = "full_frame"`); 0: room for itself.
+    room_for: u64,
 }
 
 impl DropTailQueue {
@@ -163,6 +166,7 @@ impl DropTailQueue {
             bytes: 0,
             stats: QueueStats::default(),
             log: None,
+            room_for: 0,
             mark: None,
             marked: false,
         }
@@ -184,6 +188,12 @@ impl DropTailQueue {
         let (done, _) = self.held[excess];
         debug_assert!(done != WAITING, "a limited host queue is never paused");
         Some(done)
+    }
+
+    /// Admit a frame only while `bytes` more would fit, whatever its own size
+    /// (`switch.admission = "full_frame"`).
+    pub fn require_room_for(&mut self, bytes: u64) {
+        self.room_for = bytes;
     }
 
     /// Mark frames that arrive while more than `k` is queued (RFC 8257 §3.1).
@@ -259,7 +269,8 @@ impl DropTailQueue {
             return true;
         }
         self.retire(left);
-        let fits = self.bytes + frame_bytes <= self.limit.bytes && (self.held.len() as u64) < self.limit.packets;
+        let fits = self.bytes + frame_bytes.max(self.room_for) <= self.limit.bytes
+            && (self.held.len() as u64) < self.limit.packets;
         if !fits {
             self.stats.drops += 1;
         }
@@ -387,6 +398,25 @@ mod tests {
         assert!(!q.admit(us(1), 1518), "two frames exceed 3000 bytes");
         assert!(q.admit(us(12), 1518), "the first frame has left");
         assert_eq!(q.stats().drops, 1);
+    }
+
+    /// `switch.admission = "full_frame"`: with 1,000 bytes left a 500-byte
+    /// frame fits, but ns-3's device queue has stopped (less than a full
+    /// frame free) and drops it; once a frame leaves, it is taken.
+    #[test]
+    fn a_short_frame_needs_room_for_a_full_one() {
+        let mut fits = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(4000)).into());
+        let mut full_frame = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(4000)).into());
+        full_frame.require_room_for(1500);
+        for q in [&mut fits, &mut full_frame] {
+            for i in 0..2 {
+                assert!(q.admit(us(0), 1500));
+                q.push(us(0), us(12 * (i + 1)), 1500);
+            }
+        }
+        assert!(fits.admit(us(1), 500));
+        assert!(!full_frame.admit(us(1), 500), "1,000 bytes free: less than a full frame");
+        assert!(full_frame.admit(us(12), 500), "the first frame has left");
     }
 
     #[test]

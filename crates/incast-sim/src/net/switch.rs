@@ -24,6 +24,22 @@ pub enum RudePolicy {
     Drop,
 }
 
+/// When a switch port admits a frame.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Admission {
+    /// When the frame fits in what the port has left.
+    #[default]
+    Fits,
+    /// Only while a full-sized frame would fit, whatever the arriving one's
+    /// size: ns-3.44 stops a device queue once less than an MTU is free
+    /// (`NetDeviceQueue::PacketEnqueued`: "if (queue->GetCurrentSize() +
+    /// SizeOf(mtu) > queue->GetMaxSize()) ... Stop()") and, with no queue
+    /// disc, drops whatever arrives while it is stopped
+    /// (`TrafficControlLayer::Send`); a short segment, such as a block's
+    /// last, finds no room where it would fit.
+    FullFrame,
+}
+
 crate::settings! {
     /// The switch.
     ///
@@ -41,6 +57,12 @@ crate::settings! {
         /// Packets carrying the rude bit: "pass", or "drop" all of them (RUDE §2.3's policing router).
         "rude_policy" rude_policy: RudePolicy = RudePolicy::Pass,
             Choice(&[("pass", RudePolicy::Pass), ("drop", RudePolicy::Drop)]);
+        /// When a port admits a frame: "fits" (when it fits in the room left)
+        /// or "full_frame" (only while a full-sized data frame would fit,
+        /// whatever its own size, as ns-3's device queues stop with less than
+        /// an MTU free).
+        "admission" admission: Admission = Admission::Fits,
+            Choice(&[("fits", Admission::Fits), ("full_frame", Admission::FullFrame)]);
         /// ECN marking threshold K of each output port (RFC 8257 §3.1): frames
         /// arriving above it are marked CE if ECN-capable; bytes, "Npkt", or "off".
         "ecn_threshold" ecn_threshold: Option<BufferLimit> = None,

@@ -299,6 +299,16 @@ impl Network {
         &self.names[id.0 as usize]
     }
 
+    /// Every switch port admits a frame only while `bytes` more would fit
+    /// (`switch.admission = "full_frame"`).
+    pub fn require_room_for(&mut self, bytes: u64) {
+        for p in &mut self.ports {
+            if matches!(self.nodes[p.node.0 as usize], Node::Switch { .. }) {
+                p.queue.require_room_for(bytes);
+            }
+        }
+    }
+
     /// Mark ECN-capable frames at every switch output port above `k` (RFC 8257 §3.1).
     pub fn set_ecn_threshold(&mut self, k: QueueLimit) {
         for p in &mut self.ports {

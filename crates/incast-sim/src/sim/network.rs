@@ -21,8 +21,8 @@ use crate::event::EventQueue;
 use crate::net::buffer::BufferModel;
 use crate::net::pfc::PRIORITIES;
 use crate::net::ArrivalOrder;
-use crate::net::RudePolicy;
 use crate::net::{frame, Network, Node, NodeId, PacketPool, PktId, PortId};
+use crate::net::{Admission, RudePolicy};
 use crate::scenario::Scenario;
 use crate::stats::PortStats;
 use crate::tcp::flags;
@@ -97,6 +97,9 @@ impl DataPlane {
         }
         if let Some(k) = s.switch.ecn_threshold {
             net.set_ecn_threshold(k.into());
+        }
+        if s.switch.admission == Admission::FullFrame {
+            net.require_room_for(frame::frame_bytes(s.tcp.mss));
         }
         let ports = net.ports();
         let priorities = Priorities {
