@@ -55,6 +55,7 @@ scenarios = st.fixed_dictionaries(
                 "rto_restart": st.sampled_from(["rfc6298", "head_retransmit"]),
                 "cubic_hystart": st.booleans(),
                 "sack_recovery": st.sampled_from(["rfc6675", "linux", "ns3"]),
+                "ca_increase": st.sampled_from(["exact", "ns3"]),
             }
         ),
         "workload": st.fixed_dictionaries(
@@ -139,7 +140,12 @@ windowed = st.fixed_dictionaries(
                 "arrival_order": st.sampled_from(["queued", "wire", "ns2", "ns3"]),
             }
         ),
-        "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"])}),
+        "switch": st.fixed_dictionaries(
+            {
+                "buffer": st.sampled_from(["8KiB", "16pkt", "32KiB"]),
+                "admission": st.sampled_from(["fits", "full_frame"]),
+            }
+        ),
         "tcp": st.fixed_dictionaries(
             {
                 "variant": st.sampled_from(["reno", "newreno", "sack", "cubic"]),

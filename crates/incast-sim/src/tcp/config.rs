@@ -14,6 +14,7 @@
 
 use super::cc::cubic::CubicConfig;
 use super::cc::dctcp::DctcpConfig;
+use super::cc::reno::CaIncrease;
 use super::cc::SsthreshRule;
 use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
@@ -157,6 +158,12 @@ crate::settings! {
             Choice(&[("off", CwndValidation::Off), ("linux", CwndValidation::Linux)]);
         /// Slow start (RFC 5681 3.1); false grows cwnd by additive increase only.
         "slow_start" slow_start: bool = true, Flag;
+        /// Congestion avoidance's increase per ACK with Reno, NewReno and SACK:
+        /// "exact" (SMSS·SMSS/cwnd, the fraction of a byte kept for the next
+        /// ACK) or "ns3" (truncated to whole bytes, at least one, as ns-3.44's
+        /// TcpNewReno).
+        "ca_increase" ca_increase: CaIncrease = CaIncrease::Exact,
+            Choice(&[("exact", CaIncrease::Exact), ("ns3", CaIncrease::Ns3)]);
         /// cwnd when NewReno's fast recovery ends (RFC 6582 3.2 step 3):
         /// "flight" (option 1, min(ssthresh, FlightSize + SMSS): no burst) or
         /// "ssthresh" (option 2, as ns-2.35 and Linux do; with ssthresh_rule

@@ -362,7 +362,7 @@ impl NewReno {
 
 #[cfg(test)]
 mod tests {
-    use super::super::cc::reno::Reno;
+    use super::super::cc::reno::{CaIncrease, Reno};
     use super::super::cc::Algorithm;
     use super::*;
 
@@ -379,7 +379,7 @@ mod tests {
         fn new(variant: TcpVariant, threshold: u32) -> Self {
             Cc {
                 r: NewReno::new(MSS, threshold, variant, RecoveryExit::Flight, None),
-                w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS))),
+                w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
             }
         }
         fn dup(&mut self, ack: u64, flight: u64, snd_max: u64) -> bool {
@@ -487,7 +487,7 @@ mod tests {
         let mut c = Cc {
             r: NewReno::new(MSS, 3, TcpVariant::NewReno, RecoveryExit::Ssthresh, None)
                 .with_partial_window(PartialAckWindow::Ns2),
-            w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS))),
+            w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
         };
         for _ in 0..4 {
             c.dup(0, 10 * MSS, 10 * MSS);
@@ -514,7 +514,7 @@ mod tests {
     fn ns2_reno_leaves_recovery_at_the_unrounded_half_window() {
         let mut c = Cc {
             r: NewReno::new(MSS, 3, TcpVariant::Reno, RecoveryExit::Ssthresh, None),
-            w: CongestionWindow::new(MSS, 3, true, Algorithm::Reno(Reno::new(MSS))),
+            w: CongestionWindow::new(MSS, 3, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
         };
         for _ in 0..3 {
             c.r.on_dup_ack(&mut c.w, 0, 3 * MSS, 3 * MSS, Some(1500));

@@ -71,9 +71,10 @@ pub enum SackRecovery {
     /// Linux (4.15 on) `tcp_xmit_retransmit_queue`: RFC 6675 with `NextSeg`
     /// rules (1) and (2) only (module doc).
     Linux,
-    /// RFC 6675 with ns-3.44's pipe, which keeps a retransmitted segment
-    /// once it is SACKed, until a cumulative ACK or a timeout (the sender
-    /// counts those bytes, `Sender::resent_sacked`).
+    /// RFC 6675 as ns-3.44 runs it: no rescue retransmission, a pipe that
+    /// keeps a retransmitted segment once it is SACKed, ns-3's sending after
+    /// a timeout and its retransmission timer in recovery (the sender's part,
+    /// `Sender::ns3_pipe`).
     Ns3,
 }
 
@@ -128,6 +129,9 @@ pub struct Scoreboard {
     ns2: bool,
     /// `NextSeg` rules (3) and (4) (not with Linux's recovery).
     forward: bool,
+    /// `NextSeg` rule (4), the rescue retransmission (not with ns-3's
+    /// recovery: `TcpTxBuffer::NextSeg`, "we choose to not respect the SHOULD").
+    rescue: bool,
     /// ns-2's `pipe_` in bytes (it may go below zero).
     ns2_pipe: i64,
     /// ns-2's `timeout_`: SACK blocks are not read until a new cumulative ACK.
@@ -153,6 +157,7 @@ impl Scoreboard {
             rack_relost: None,
             ns2: false,
             forward: true,
+            rescue: true,
             ns2_pipe: 0,
             deaf: false,
         }
@@ -162,6 +167,7 @@ impl Scoreboard {
     pub fn with_recovery(mut self, rule: SackRecovery) -> Self {
         self.ns2 = rule == SackRecovery::Ns2;
         self.forward = rule != SackRecovery::Linux;
+        self.rescue = rule != SackRecovery::Ns3;
         self
     }
 
@@ -548,7 +554,7 @@ impl Scoreboard {
         }
         // (4) one rescue retransmission per recovery, of the highest outstanding
         // unSACKed octet, "If HighACK is greater than RescueRxt".
-        if self.rescue_rxt.map_or(true, |r| high_ack > r) {
+        if self.rescue && self.rescue_rxt.map_or(true, |r| high_ack > r) {
             let top = self.highest_unsacked_below(high_ack, high_data)?;
             let start = top.saturating_sub(self.smss).max(self.hole_start(top, high_ack));
             self.rescue_rxt = self.recovery_point;
@@ -729,10 +735,10 @@ mod tests {
 
     /// RFC 6675 §4 `NextSeg` rule (4): with every hole resent and no new data,
     /// one rescue retransmission of the highest unSACKed segment, once.
-    /// Linux has none: the segment stays on its way.
+    /// Linux and ns-3 have none: the segment stays on its way.
     #[test]
     fn rfc6675_4_one_rescue_retransmission() {
-        for rule in [SackRecovery::Rfc6675, SackRecovery::Linux] {
+        for rule in [SackRecovery::Rfc6675, SackRecovery::Linux, SackRecovery::Ns3] {
             let mut b = board().with_recovery(rule);
             b.update(0, [(1000, 4000)].into_iter());
             assert_eq!(b.enter_recovery(0, 5000), (0, 1000));
@@ -740,7 +746,8 @@ mod tests {
             // HighACK advances past RescueRxt; segment 4 (above the SACKs) is outstanding.
             b.update(4000, std::iter::empty());
             let Some((s, len, next)) = b.next_seg(4000, 5000, 5000, true) else {
-                assert_eq!(rule, SackRecovery::Linux);
+                // Neither rule (4) in Linux nor ns-3's NextSeg ("we choose to not respect the SHOULD").
+                assert_ne!(rule, SackRecovery::Rfc6675);
                 continue;
             };
             assert_eq!((s, len, next, rule), (4000, 1000, NextSegRule::Rescue, SackRecovery::Rfc6675));

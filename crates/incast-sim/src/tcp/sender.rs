@@ -138,9 +138,13 @@ pub struct Sender {
     /// Proportional Rate Reduction (`tcp::prr`), when on: in SACK recovery,
     /// or in NewReno recovery as Linux runs it for a connection without SACK.
     prr: Option<Box<Prr>>,
-    /// The pipe counts SACKed retransmissions as ns-3's does
-    /// ([`Sender::resent_sacked`], `tcp.sack_recovery = "ns3"`).
+    /// The pipe and the sending after a timeout as ns-3's
+    /// ([`Sender::ns3_pipe`], `tcp.sack_recovery = "ns3"`).
     pipe_keeps_resent: bool,
+    /// SND.MAX at the last timeout: ns-3 holds every unSACKed segment below it lost.
+    timeout_high: u64,
+    /// A partial ACK came in this SACK recovery (ns-3 restarts the timer on the first only).
+    partial_acked: bool,
 }
 
 impl Sender {
@@ -202,6 +206,8 @@ impl Sender {
             rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
             prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor))),
             pipe_keeps_resent: cfg.sack_recovery == SackRecovery::Ns3,
+            timeout_high: 0,
+            partial_acked: false,
         }
     }
 
@@ -386,7 +392,10 @@ impl Sender {
                 if grows && !cut {
                     self.cc.on_ack(acked, now, srtt);
                 }
-                true
+                // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
+                // the timer restarted by the first partial ACK only (RFC 6582's rule).
+                let partial = recovering && !ended;
+                !(self.pipe_keeps_resent && partial && std::mem::replace(&mut self.partial_acked, true))
             }
             None if cut => true,
             None => match self.recovery.on_new_ack(&mut self.cc, acked, ack, flight, now, srtt) {
@@ -424,7 +433,8 @@ impl Sender {
         newly_sacked: bool,
         resent_acked: bool,
     ) {
-        let resent_sacked = self.resent_sacked();
+        // EnterRecovery marks the head lost until its fast retransmission leaves.
+        let ns3_pipe = self.ns3_pipe(self.sack_rtx.is_some());
         let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
         if !sb.in_recovery() {
             return;
@@ -435,8 +445,10 @@ impl Sender {
         if delivered == 0 {
             return;
         }
-        let mut pipe = sb.pipe(self.snd_una, self.snd_max) + resent_sacked;
-        if prr.flavor() != PrrFlavor::Rfc6937 {
+        let mut pipe = sb.pipe(self.snd_una, self.snd_max);
+        if let Some(ns3) = ns3_pipe {
+            pipe = ns3;
+        } else if prr.flavor() != PrrFlavor::Rfc6937 {
             // Linux: tcp_packets_in_flight before the fast retransmission leaves;
             // ns-3: EnterRecovery's BytesInFlight(), the head marked lost.
             pipe -= self.sack_rtx.map_or(0, |(_, len)| len).min(pipe);
@@ -704,7 +716,12 @@ impl Sender {
     /// fast retransmission of its segment.
     fn enter_sack_recovery(&mut self, now: SimTime, clock: &TcpClock, ack: u64, stats: &mut EndpointStats) {
         stats.fast_retransmits += 1;
-        let (prior_cwnd, resent_sacked) = (self.cc.cwnd(), self.resent_sacked());
+        // ns-3's BytesInFlight() once EnterRecovery has marked the head lost.
+        let ns3_pipe = self.ns3_pipe(true);
+        let (prior_cwnd, pipe_head_lost) = match &self.sack {
+            Some(sb) => (self.cc.cwnd(), ns3_pipe.unwrap_or_else(|| sb.pipe_head_lost(ack, self.snd_max, self.mss))),
+            None => (self.cc.cwnd(), 0),
+        };
         match self.ssthresh_rule {
             // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
             // FlightSize leaves out what SACKed data let through beyond cwnd
@@ -712,10 +729,7 @@ impl Sender {
             SsthreshRule::Rfc5681 => self.cc.on_sack_recovery((self.snd_nxt - self.snd_una).min(self.cc.cwnd())),
             // ns-3.44 TcpSocketBase::EnterRecovery: MarkHeadAsLost, then
             // "GetSsThresh(m_tcb, bytesInFlight)" with BytesInFlight() the pipe.
-            SsthreshRule::Ns3 => {
-                let pipe = self.sack.as_ref().map_or(0, |sb| sb.pipe_head_lost(ack, self.snd_max, self.mss));
-                self.cc.on_sack_recovery(pipe + resent_sacked)
-            }
+            SsthreshRule::Ns3 => self.cc.on_sack_recovery(pipe_head_lost),
             // ns-2.35 Sack1TcpAgent::dupack_action: "slowdown(CLOSE_SSTHRESH_HALF|CLOSE_CWND_HALF)".
             SsthreshRule::Ns2 => {
                 let half = self.cc.ns2_half(false, self.peer_wnd);
@@ -726,11 +740,12 @@ impl Sender {
         if let Some(prr) = &mut self.prr {
             let flight = match (prr.flavor(), &self.sack) {
                 // TcpPrrRecovery::EnterRecovery: "m_recoveryFlightSize = tcb->m_bytesInFlight".
-                (PrrFlavor::Ns3, Some(sb)) => sb.pipe_head_lost(ack, self.snd_max, self.mss) + resent_sacked,
+                (PrrFlavor::Ns3, Some(_)) => pipe_head_lost,
                 _ => self.snd_nxt - self.snd_una,
             };
             prr.enter(flight, prior_cwnd);
         }
+        self.partial_acked = false;
         let Some(sb) = &mut self.sack else { return };
         // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
         self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
@@ -943,7 +958,10 @@ impl Sender {
             SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
             // ns-3.44 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto = BytesInFlight()".
             SsthreshRule::Ns3 => match &self.sack {
-                Some(sb) => (sb.pipe(self.snd_una, self.snd_max) + self.resent_sacked(), self.backoff > 0),
+                Some(sb) => {
+                    let pipe = self.ns3_pipe(false).unwrap_or_else(|| sb.pipe(self.snd_una, self.snd_max));
+                    (pipe, self.backoff > 0)
+                }
                 None => (self.fair_flight(self.flight_size()), self.backoff > 0),
             },
             SsthreshRule::Ns2 => {
@@ -961,8 +979,10 @@ impl Sender {
             sb.on_timeout(self.snd_max);
         }
         if self.pipe_keeps_resent {
-            // TcpTxBuffer::SetSentListLost: "(*it)->m_retrans = false".
+            // TcpTxBuffer::SetSentListLost: every unSACKed segment "becomes lost",
+            // "(*it)->m_retrans = false".
             self.sent.iter_mut().for_each(|r| r.resent_since_timeout = false);
+            self.timeout_high = self.snd_max;
         }
         self.sack_rtx = None;
         // ns-2.35 reset_rtx_timer, which the timeout calls: "rtt_active_ = 0".
@@ -1068,15 +1088,22 @@ impl Sender {
         if self.sack.as_deref()?.in_recovery() {
             // RFC 6675 (5 step C): "If cwnd - pipe >= 1 SMSS, the sender SHOULD
             // transmit one or more segments"
-            let cwnd = self.rude.window(self.cc.cwnd(), u64::MAX).saturating_sub(self.resent_sacked());
+            let (cwnd, ns3_pipe) = (self.rude.window(self.cc.cwnd(), u64::MAX), self.ns3_pipe(false));
             let sb = self.sack.as_deref_mut()?;
-            if !sb.may_send(cwnd, self.snd_una, self.snd_max) {
+            let may = match ns3_pipe {
+                Some(pipe) => cwnd >= pipe + self.mss,
+                None => sb.may_send(cwnd, self.snd_una, self.snd_max),
+            };
+            if !may {
                 return None;
             }
             let may_send_new = self.snd_max + self.mss.min(self.app_end - self.snd_max) <= self.snd_una + self.peer_wnd;
             let (seq, len, rule) = sb.next_seg(self.snd_una, self.snd_max, self.app_end, may_send_new)?;
             sb.on_sent(seq + len, rule);
             return Some((seq, len));
+        }
+        if self.pipe_keeps_resent && self.snd_una < self.timeout_high {
+            return self.ns3_next_after_timeout();
         }
         let mut run_end = u64::MAX;
         if self.snd_nxt < self.snd_max {
@@ -1091,7 +1118,7 @@ impl Sender {
             self.restart_if_idle(now);
         }
         let sb = self.sack.as_deref()?;
-        let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt) + self.resent_sacked();
+        let flight = self.snd_nxt - self.snd_una - sb.sacked_in(self.snd_una, self.snd_nxt);
         let usable = self.send_window().saturating_sub(flight);
         let len = unsent.min(self.mss).min(run_end - self.snd_nxt);
         // RFC 9293 (3.8.6.2.1): "usable window ... U = SND.UNA + SND.WND - SND.NXT".
@@ -1226,23 +1253,70 @@ impl Sender {
         DataTx { seq, len: len as u32, retransmission, redundant: false }
     }
 
-    /// With `tcp.sack_recovery = "ns3"`, the bytes retransmitted since the
-    /// last timeout and SACKed since, which ns-3's pipe still counts:
-    /// `TcpTxBuffer::Update` clears a SACKed segment's lost mark but not its
-    /// retransmitted one, and `BytesInFlight` is "m_sentSize - leftOut +
-    /// retrans", the retransmitted bytes counted until a cumulative ACK or a
-    /// timeout discards them. 0 otherwise.
-    fn resent_sacked(&self) -> u64 {
-        let Some(sb) = self.sack.as_deref().filter(|_| self.pipe_keeps_resent) else { return 0 };
+    /// With `tcp.sack_recovery = "ns3"`, the pipe as ns-3.44 counts it
+    /// (`TcpTxBuffer::BytesInFlight`: "m_sentSize - leftOut + retrans"):
+    /// a segment retransmitted since the last timeout counts whole, SACKed or
+    /// not (`Update` clears its lost mark, not its retransmitted one); any
+    /// other SACKed byte does not, nor a segment marked lost: every unSACKed
+    /// one a timeout found outstanding (`SetSentListLost`), one with
+    /// DupThresh segments SACKed above it (`UpdateLostCount`), and with
+    /// `head_lost` the head (`MarkHeadAsLost` at a fast retransmit). `None`
+    /// with any other recovery.
+    fn ns3_pipe(&self, head_lost: bool) -> Option<u64> {
+        let sb = self.sack.as_deref().filter(|_| self.pipe_keeps_resent)?;
         let mut start = self.snd_una;
-        let mut bytes = 0;
+        let mut pipe = 0;
         for r in &self.sent {
-            if r.resent_since_timeout {
-                bytes += sb.sacked_in(start, r.end);
-            }
+            let (s, e) = (start.max(self.snd_una), r.end);
             start = r.end;
+            if e <= s {
+                continue;
+            }
+            if r.resent_since_timeout {
+                pipe += e - s;
+                continue;
+            }
+            let lost = s < self.timeout_high || sb.is_lost(s) || head_lost && s == self.snd_una;
+            if !lost {
+                pipe += e - s - sb.sacked_in(s, e);
+            }
         }
-        bytes
+        Some(pipe)
+    }
+
+    /// After a timeout, what ns-3.44 sends next (`TcpTxBuffer::NextSeg`, rules
+    /// 1 and 2, as `SendPendingData` calls it outside recovery): the first
+    /// segment marked lost and not yet resent, but only below the highest
+    /// SACKed byte when any is SACKed, else new data; a lost segment above
+    /// the highest SACK waits until SACKs of later data pass it. Within cwnd
+    /// less [`Sender::ns3_pipe`] and the peer's window.
+    fn ns3_next_after_timeout(&mut self) -> Option<(u64, u64)> {
+        let pipe = self.ns3_pipe(false)?;
+        let sb = self.sack.as_deref()?;
+        if self.send_window() < pipe + self.mss {
+            return None;
+        }
+        let highest_sack = sb.ranges().last().map(|&(_, end)| end);
+        let mut start = self.snd_una;
+        for r in &self.sent {
+            let (s, e) = (start.max(self.snd_una), r.end);
+            start = r.end;
+            if e <= s || r.resent_since_timeout {
+                continue;
+            }
+            let (hole, run_end) = sb.hole_at(s);
+            if hole >= e {
+                continue;
+            }
+            if highest_sack.is_some_and(|h| hole >= h) {
+                break;
+            }
+            if hole < self.timeout_high || sb.is_lost(hole) {
+                return Some((hole, self.mss.min(e.min(run_end) - hole)));
+            }
+        }
+        let len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
+        (len > 0 && self.snd_max + len <= self.snd_una + self.peer_wnd).then_some((self.snd_max, len))
     }
 
     /// Flag every record overlapping `[start, end)` as retransmitted.

@@ -25,7 +25,7 @@
 //! **Not modelled:** ECN negotiation on the SYN, the CWR flag, ECN on pure
 //! ACKs, Accurate ECN.
 
-use super::reno::Reno;
+use super::reno::{CaIncrease, Reno};
 use super::CongestionControl;
 use crate::settings::{Count, Number, Scaled};
 use crate::time::{SimDuration, SimTime};
@@ -73,7 +73,7 @@ impl Dctcp {
     /// and moves by g = 1/2^`g_shift` per window.
     pub fn new(smss: u64, cfg: DctcpConfig) -> Self {
         Dctcp {
-            reno: Reno::new(smss),
+            reno: Reno::new(smss, CaIncrease::Exact),
             floor: 2 * smss,
             alpha: cfg.alpha_init.min(ALPHA_ONE),
             g_shift: cfg.g_shift.min(10),
@@ -196,7 +196,7 @@ mod tests {
     /// RFC 8257 §3.4, §3.5: growth and the loss response are Reno's.
     #[test]
     fn rfc8257_3_4_3_5_growth_and_loss_are_renos() {
-        let (mut d, mut r) = (dctcp(), Reno::new(1000));
+        let (mut d, mut r) = (dctcp(), Reno::new(1000, CaIncrease::Exact));
         let t = SimTime::ZERO;
         assert_eq!(d.cong_avoid(4000, 1000, t, SimDuration::ZERO), r.cong_avoid(4000, 1000, t, SimDuration::ZERO));
         assert_eq!(d.ssthresh(20_000, 10_000), r.ssthresh(20_000, 10_000));

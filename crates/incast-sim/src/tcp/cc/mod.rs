@@ -130,7 +130,9 @@ impl Algorithm {
     /// The algorithm `cfg` selects, for segments of `smss` bytes.
     pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
         match cfg.variant {
-            TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack => Algorithm::Reno(Reno::new(smss)),
+            TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack => {
+                Algorithm::Reno(Reno::new(smss, cfg.ca_increase))
+            }
             TcpVariant::Cubic => match cfg.cubic.flavor {
                 CubicFlavor::Rfc9438 => Algorithm::Cubic(Cubic::new(smss, cfg.cubic)),
                 CubicFlavor::Linux => {

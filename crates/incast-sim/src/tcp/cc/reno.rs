@@ -16,23 +16,39 @@
 //! up to 1 byte" when it is below one — so cwnd grows by exactly eq. (3)
 //! summed, one SMSS per window of ACKs as Linux's `snd_cwnd_cnt` and ns-2's
 //! floating-point `cwnd_` do; truncating each step lost up to a byte per ACK.
+//! `tcp.ca_increase = "ns3"` truncates as ns-3.44's
+//! `TcpNewReno::CongestionAvoidance` does ("adder = std::max(1.0, adder);
+//! tcb->m_cWnd += static_cast<uint32_t>(adder)"): a window a few hundred
+//! bytes smaller after a hundred ACKs, which decides when a segment more may go.
 //! **Not modelled:** appropriate byte counting (RFC 3465).
 
 use super::CongestionControl;
 use crate::time::{SimDuration, SimTime};
 
+/// How congestion avoidance's per-ACK increase is rounded (module doc).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CaIncrease {
+    /// SMSS·SMSS/cwnd, the fraction of a byte carried to the next ACK.
+    #[default]
+    Exact,
+    /// ns-3.44: max(1, SMSS·SMSS/cwnd) truncated to whole bytes at each ACK.
+    Ns3,
+}
+
 /// RFC 5681's algorithm for segments of one size.
 #[derive(Clone, Copy, Debug)]
 pub struct Reno {
     smss: u64,
-    /// The fraction of a byte the increases so far left over, in 2^-32 bytes.
+    /// The fraction of a byte the increases so far left over, in 2^-32 bytes
+    /// (always 0 with [`CaIncrease::Ns3`]).
     frac: u32,
+    increase: CaIncrease,
 }
 
 impl Reno {
-    /// Reno for segments of `smss` bytes.
-    pub fn new(smss: u64) -> Self {
-        Reno { smss, frac: 0 }
+    /// Reno for segments of `smss` bytes, its increase rounded by `increase`.
+    pub fn new(smss: u64, increase: CaIncrease) -> Self {
+        Reno { smss, frac: 0, increase }
     }
 }
 
@@ -45,6 +61,9 @@ pub fn half_flight(flight: u64, smss: u64) -> u64 {
 impl CongestionControl for Reno {
     #[inline]
     fn cong_avoid(&mut self, cwnd: u64, _acked: u64, _now: SimTime, _srtt: SimDuration) -> u64 {
+        if self.increase == CaIncrease::Ns3 {
+            return cwnd.saturating_add((self.smss * self.smss / cwnd.max(1)).max(1));
+        }
         // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3), the fraction carried.
         let step = ((u128::from(self.smss * self.smss) << 32) / u128::from(cwnd.max(1))) + u128::from(self.frac);
         self.frac = step as u32;
@@ -67,11 +86,11 @@ mod tests {
     /// fractions of a byte add up rather than being lost or rounded up.
     #[test]
     fn rfc5681_3_1_congestion_avoidance_adds_smss_squared_over_cwnd() {
-        let mut r = Reno::new(1000);
+        let mut r = Reno::new(1000, CaIncrease::Exact);
         assert_eq!(r.cong_avoid(4000, 1000, T0, SimDuration::ZERO), 4250);
         // 1e6 / 4250 = 235.29...: 235 bytes now, the 0.29 kept.
         assert_eq!(r.cong_avoid(4250, 1000, T0, SimDuration::ZERO), 4485);
-        let mut tiny = Reno::new(1);
+        let mut tiny = Reno::new(1, CaIncrease::Exact);
         let mut steps = 0;
         while tiny.cong_avoid(1000, 1, T0, SimDuration::ZERO) == 1000 {
             steps += 1;
@@ -86,7 +105,7 @@ mod tests {
     /// truncating each step would lose up to a byte per ACK.
     #[test]
     fn rfc5681_3_1_increase_keeps_its_fractions() {
-        let mut r = Reno::new(1000);
+        let mut r = Reno::new(1000, CaIncrease::Exact);
         let (mut exact, mut cwnd) = (10_000.0_f64, 10_000);
         for _ in 0..100 {
             exact += 1e6 / exact;
@@ -95,10 +114,27 @@ mod tests {
         assert!((cwnd as f64 - exact).abs() < 1.0, "{cwnd} vs {exact}");
     }
 
+    /// ns-3.44's TcpNewReno truncates each step to whole bytes, at least one:
+    /// 1e6/10000 = 100, then 1e6/10100 = 99.0 gives 99; over 100 ACKs the
+    /// window falls short of the exact sum by tens of bytes.
+    #[test]
+    fn ns3_truncates_each_increase() {
+        let mut r = Reno::new(1000, CaIncrease::Ns3);
+        assert_eq!(r.cong_avoid(10_000, 1000, T0, SimDuration::ZERO), 10_100);
+        assert_eq!(r.cong_avoid(10_100, 1000, T0, SimDuration::ZERO), 10_199);
+        assert_eq!(r.cong_avoid(2_000_000, 1000, T0, SimDuration::ZERO), 2_000_001, "at least a byte");
+        let (mut exact, mut cwnd) = (10_000.0_f64, 10_000);
+        for _ in 0..100 {
+            exact += 1e6 / exact;
+            cwnd = r.cong_avoid(cwnd, 1000, T0, SimDuration::ZERO);
+        }
+        assert!(exact - (cwnd as f64) > 30.0, "{cwnd} vs {exact}");
+    }
+
     /// RFC 5681 (3.1): ssthresh = max(FlightSize/2, 2·SMSS), whatever cwnd.
     #[test]
     fn rfc5681_3_1_ssthresh_is_half_the_flight() {
-        let mut r = Reno::new(1000);
+        let mut r = Reno::new(1000, CaIncrease::Exact);
         assert_eq!(r.ssthresh(20_000, 10_000), 5000);
         assert_eq!(r.ssthresh(20_000, 3000), 2000, "floor of 2·SMSS");
     }

@@ -301,7 +301,7 @@ impl CongestionWindow {
 #[cfg(test)]
 mod tests {
     use super::super::dctcp::{Dctcp, ALPHA_ONE};
-    use super::super::reno::Reno;
+    use super::super::reno::{CaIncrease, Reno};
     use super::*;
     use crate::tcp::DctcpConfig;
 
@@ -309,7 +309,7 @@ mod tests {
     const T0: SimTime = SimTime::ZERO;
 
     fn window(slow_start: bool) -> CongestionWindow {
-        CongestionWindow::new(MSS, 10, slow_start, Algorithm::Reno(Reno::new(MSS)))
+        CongestionWindow::new(MSS, 10, slow_start, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact)))
     }
 
     fn ack(w: &mut CongestionWindow, acked: u64) {

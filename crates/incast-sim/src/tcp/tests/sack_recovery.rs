@@ -153,6 +153,46 @@ fn ns3_pipe_keeps_a_sacked_retransmission_until_a_cumulative_ack() {
     }
 }
 
+/// ns-3.44 after a timeout (`tcp.sack_recovery = "ns3"`): `NextSeg` resends
+/// what is marked lost only below the highest SACK, then sends new data.
+/// Segments 0..=5 out, 2 SACKed, then a timeout; once the timeout's
+/// retransmission of 0 is acknowledged, both resend 1; then RFC 6675's
+/// go-back-N resends 3, where ns-3 sends new segment 6 (3 lies above the
+/// highest SACK and waits for later SACKs to pass it).
+#[test]
+fn ns3_after_a_timeout_resends_only_below_the_highest_sack() {
+    for (rule, next) in [(SackRecovery::Rfc6675, seg(3)), (SackRecovery::Ns3, seg(6))] {
+        let mut ep = with_flight(&TcpConfig { sack_recovery: rule, ..cfg_sack() }, seg(10), 6);
+        recv(&mut ep, us(100), sack_ack(0, &[(2, 3)]));
+        let t = expire(&mut ep);
+        assert_eq!(drain(&mut ep, t.snapshot.time), vec![(seg(0), MSS)]);
+        let later = t.snapshot.time + SimDuration::from_micros(100);
+        recv(&mut ep, later, sack_ack(1, &[(2, 3)]));
+        assert_eq!(drain(&mut ep, later), vec![(seg(1), MSS), (next, MSS)], "{rule:?}");
+    }
+}
+
+/// ns-3.44 restarts the retransmission timer in SACK recovery on the first
+/// partial ACK only (`ProcessAck`: "NewAck(ackNumber, m_isFirstPartialAck)",
+/// RFC 6582's rule), where RFC 6298 (5.3) restarts it on every ACK of new
+/// data.
+#[test]
+fn ns3_restarts_the_timer_on_the_first_partial_ack_of_a_recovery_only() {
+    for (rule, restarts) in [(SackRecovery::Rfc6675, true), (SackRecovery::Ns3, false)] {
+        let mut ep = three_sacking_dup_acks_with(&TcpConfig { sack_recovery: rule, ..cfg_sack() });
+        drain(&mut ep, us(130));
+        recv(&mut ep, us(200), sack_ack(4, &[(5, 6)]));
+        assert!(ep.in_recovery());
+        let first = ep.poll_timeout().expect("armed");
+        assert_eq!(first, us(200) + ep.rto(), "the first partial ACK restarts it");
+        drain(&mut ep, us(200));
+        recv(&mut ep, us(300), sack_ack(5, &[(6, 7)]));
+        assert!(ep.in_recovery());
+        let second = ep.poll_timeout().expect("armed");
+        assert_eq!(second != first, restarts, "{rule:?}");
+    }
+}
+
 /// RFC 6675 §5.1: no new recovery until RecoveryPoint (SND.MAX at the
 /// timeout) is acknowledged, whatever the duplicate ACKs say.
 #[test]
