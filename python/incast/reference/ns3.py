@@ -65,8 +65,9 @@ What is modelled
   server 0 first) -- the order in which they queue on the client's link. A
   server that has received a whole request writes ``--sru`` bytes into its
   socket. When every server's SRU for this block has been delivered to the
-  client application, the next block's requests go out at once. No server
-  turnaround delay, no jitter.
+  client application, the next block's requests go out at once, in the
+  chosen order (scheduled at the same instant, after the event that completed
+  the block). No server turnaround delay, no jitter.
 * Counters: ``timeouts`` counts retransmission-timer expiries with data
   outstanding: ``TcpSocketBase::ReTxTimeout`` is the only caller of
   ``TcpCongestionOps::CwndEvent(CA_EVENT_LOSS)``, which the TcpNewReno
@@ -333,7 +334,9 @@ class Client {
             if (++m_r.blocks_done >= m_p.blocks) {
                 Simulator::Stop();
             } else {
-                StartBlock();
+                // After this event: called here, the request on the connection whose
+                // data completed the block would leave ahead of the chosen order.
+                Simulator::ScheduleNow(&Client::StartBlock, this);
             }
         }
     }
