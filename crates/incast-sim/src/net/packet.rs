@@ -30,6 +30,11 @@ pub struct Packet {
     pub tcp_bytes: u32,
 }
 
+impl Packet {
+    /// What fills a slot before a packet is built in it.
+    const EMPTY: Packet = Packet { seg: Segment::EMPTY, flow: 0, dir: Direction::ToServer, dst: 0, tcp_bytes: 0 };
+}
+
 /// Index of a packet in the [`PacketPool`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PktId(u32);
@@ -70,6 +75,30 @@ impl PacketPool {
             }
         }
     }
+
+    /// The slot the next packet will take, to build it in place: the
+    /// slot [`PacketPool::alloc`] would fill. It holds nothing until
+    /// [`PacketPool::commit`] stores it; left uncommitted, it stays the next.
+    #[inline]
+    pub fn vacant(&mut self) -> &mut Packet {
+        let i = match self.free.last() {
+            Some(&i) => i,
+            None => {
+                let i = self.slots.len() as u32;
+                self.slots.push(Packet::EMPTY);
+                self.free.push(i);
+                i
+            }
+        };
+        &mut self.slots[i as usize]
+    }
+
+    /// Store the packet built in [`PacketPool::vacant`].
+    #[inline]
+    pub fn commit(&mut self) -> PktId {
+        PktId(self.free.pop().expect("a packet is built in the vacant slot"))
+    }
+
     /// The packet stored at `id`.
     #[inline]
     pub fn get(&self, id: PktId) -> &Packet {

@@ -33,7 +33,7 @@ use crate::error::SimError;
 use crate::event::EventQueue;
 use crate::net::frame;
 use crate::net::pfc::PfcFrame;
-use crate::net::{Direction, NodeId, Packet, PktId, PortId};
+use crate::net::{Direction, NodeId, PktId, PortId};
 use crate::scenario::footprint::DEFAULT_MEMORY_BUDGET;
 use crate::scenario::Scenario;
 use crate::stats::pcap::Way;
@@ -463,17 +463,24 @@ impl Sim {
                 self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
                 break;
             }
-            let Some(seg) = self.hosts.eps[ep].poll_transmit(self.now) else { break };
-            if self.hosts.send_loss_ppb > 0 && seg.has_data() && self.hosts.lose_before_sending() {
+            // The packet is built in the slot it travels in, not copied there.
+            let slot = self.net.pool.vacant();
+            if !self.hosts.eps[ep].transmit_into(self.now, &mut slot.seg) {
+                break;
+            }
+            let tcp_bytes = slot.seg.len + slot.seg.option_bytes();
+            (slot.flow, slot.dir, slot.dst, slot.tcp_bytes) = (flow, dir, dst, tcp_bytes);
+            // Lost before the wire: the slot stays vacant for the next segment.
+            if self.hosts.send_loss_ppb > 0 && slot.seg.has_data() && self.hosts.lose_before_sending() {
                 continue;
             }
             self.net.sent += 1;
             if self.record.capture.is_some() && flow < self.reads.conns {
+                let seg = self.net.pool.vacant().seg;
                 self.record.capture(self.now, Way::Tx, flow, dir, seg);
                 self.stop_if_over_budget();
             }
-            let tcp_bytes = seg.len + seg.option_bytes();
-            let pkt = self.net.pool.alloc(Packet { seg, flow, dir, dst, tcp_bytes });
+            let pkt = self.net.pool.commit();
             self.net.forward(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
         }
         self.hosts.arm(&mut self.events, self.now, ep);

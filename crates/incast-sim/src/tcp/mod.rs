@@ -301,6 +301,15 @@ impl Endpoint {
     /// Order: a due retransmission (fast retransmit, partial ACK, go-back-N),
     /// then new data as the window allows, then a pure ACK if one is owed.
     pub fn poll_transmit(&mut self, now: SimTime) -> Option<Segment> {
+        let mut seg = Segment::default();
+        self.transmit_into(now, &mut seg).then_some(seg)
+    }
+
+    /// [`Endpoint::poll_transmit`] writing the segment into `out` (a packet
+    /// slot, so that the segment is built where it travels and not copied
+    /// there); returns false, `out` untouched, when there is nothing to send.
+    #[inline]
+    pub fn transmit_into(&mut self, now: SimTime, out: &mut Segment) -> bool {
         let rcv_nxt = self.receiver.rcv_nxt();
         if let Some(tx) = self.sender.poll_data(now, &self.clock) {
             self.stats.segments_sent += 1;
@@ -313,35 +322,38 @@ impl Endpoint {
             let push = push | self.ecn_flags(flags::ECT);
             // Data piggybacks the ACK: no separate ACK stays owed.
             self.delack.on_ack_sent(rcv_nxt);
-            let seg = self.with_options(now, Segment::new(tx.seq, rcv_nxt, tx.len, self.rcv_wnd, flags::ACK | push));
-            if let (Some(ts), true) = (seg.ts(), tx.retransmission) {
+            *out = Segment::new(tx.seq, rcv_nxt, tx.len, self.rcv_wnd, flags::ACK | push);
+            self.with_options(now, out);
+            if let (Some(ts), true) = (out.ts(), tx.retransmission) {
                 self.sender.spurious_mut().on_retransmission_sent(ts.val);
             }
-            return Some(seg);
+            return true;
         }
         if self.ce_ack.is_some() {
-            return Some(self.held_ce_ack(now));
+            self.held_ce_ack(now, out);
+            return true;
         }
         if self.delack.should_ack() {
             self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
             self.delack.on_ack_sent(rcv_nxt);
-            let ack = Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK | self.ecn_flags(0));
-            return Some(self.with_options(now, ack));
+            *out = Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK | self.ecn_flags(0));
+            self.with_options(now, out);
+            return true;
         }
-        None
+        false
     }
 
     /// DCTCP (RFC 8257 §3.2): the ACK held back when the CE state changed,
     /// with the ECE of the data it covers (the old state).
     #[cold]
-    fn held_ce_ack(&mut self, now: SimTime) -> Segment {
+    fn held_ce_ack(&mut self, now: SimTime, out: &mut Segment) {
         let held = self.ce_ack.take().unwrap_or(self.receiver.rcv_nxt());
         self.stats.segments_sent += 1;
         self.stats.acks_sent += 1;
         let ece = if self.ce_state { 0 } else { flags::ECE };
-        let ack = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
-        self.with_options(now, ack)
+        *out = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);
+        self.with_options(now, out);
     }
 
     /// DCTCP: `data_bits` (ECT on data), plus ECE while the CE state is set.
@@ -353,22 +365,20 @@ impl Endpoint {
         data_bits | if self.ce_state { flags::ECE } else { 0 }
     }
 
-    /// `seg` with the options this connection uses: SACK blocks while data
+    /// Give `seg` the options this connection uses: SACK blocks while data
     /// waits out of order, and the timestamps option.
     #[inline]
-    fn with_options(&mut self, now: SimTime, mut seg: Segment) -> Segment {
+    fn with_options(&mut self, now: SimTime, seg: &mut Segment) {
         if self.sender.rude() {
             seg.flags |= flags::RUDE;
         }
         if self.options {
-            self.add_options(now, seg)
-        } else {
-            seg
+            self.add_options(now, seg);
         }
     }
 
     #[inline(never)]
-    fn add_options(&mut self, now: SimTime, mut seg: Segment) -> Segment {
+    fn add_options(&mut self, now: SimTime, seg: &mut Segment) {
         if self.sack_blocks > 0 && self.receiver.has_gap() {
             let mut blocks = [(0, 0); MAX_SACK_BLOCKS];
             let n = self.receiver.sack_blocks(self.sack_blocks, &mut blocks);
@@ -377,7 +387,6 @@ impl Endpoint {
         if let Some(ts) = &mut self.ts {
             seg.set_ts(Some(ts.stamp(now, seg.ack)));
         }
-        seg
     }
 
     /// Earliest armed deadline: retransmission or delayed-ACK timer.

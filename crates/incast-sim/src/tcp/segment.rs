@@ -79,9 +79,12 @@ pub struct Segment {
 }
 
 impl Segment {
+    /// An empty segment (all zero), the [`Default`].
+    pub const EMPTY: Segment = Segment::new(0, 0, 0, 0, 0);
+
     /// A segment without options.
     #[inline]
-    pub fn new(seq: u64, ack: u64, len: u32, wnd: u32, flags: u8) -> Self {
+    pub const fn new(seq: u64, ack: u64, len: u32, wnd: u32, flags: u8) -> Self {
         Segment { seq, ack, len, wnd, flags, sack_n: 0, opt_len: 0, sack_rel: [(0, 0); MAX_SACK_BLOCKS], ts: None }
     }
 
