@@ -287,10 +287,13 @@ impl<E: Copy> EventQueue<E> {
     /// Remove and return the earliest event if it is due at or before `end`.
     #[inline]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
-        if self.ran == self.present.len() {
-            self.advance();
-        }
-        let &(key, event) = self.present.get(self.ran)?;
+        let &(key, event) = match self.present.get(self.ran) {
+            Some(next) => next,
+            None => {
+                self.advance();
+                self.present.get(self.ran)?
+            }
+        };
         if key.time() > end {
             return None;
         }

@@ -301,20 +301,29 @@ impl DropTailQueue {
         if self.unlimited {
             return;
         }
-        if done != WAITING {
-            self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
+        self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
+        self.hold(done, frame_bytes);
+    }
+
+    /// Record a frame admitted whose departure is not known yet: it waits
+    /// until [`DropTailQueue::start_next`] (a link that PAUSE can stop),
+    /// which counts its time in the buffer.
+    pub fn push_waiting(&mut self, frame_bytes: u64) {
+        self.stats.enqueued += 1;
+        if self.unlimited {
+            return;
         }
+        self.hold(WAITING, frame_bytes);
+        self.waiting += 1;
+    }
+
+    /// Hold a frame of `frame_bytes` that leaves at `done`.
+    #[inline]
+    fn hold(&mut self, done: SimTime, frame_bytes: u64) {
         self.held.push_back((done, frame_bytes as u32));
         self.bytes += frame_bytes;
         self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes);
         self.stats.peak_packets = self.stats.peak_packets.max(self.held.len() as u64);
-    }
-
-    /// Record a frame admitted at `now` whose departure is not known yet:
-    /// it waits until [`DropTailQueue::start_next`] (a link that PAUSE can stop).
-    pub fn push_waiting(&mut self, now: SimTime, frame_bytes: u64) {
-        self.push(now, WAITING, frame_bytes);
-        self.waiting += usize::from(!self.unlimited);
     }
 
     /// A waiting frame of `frame_bytes`, admitted at `arrived`, starts
@@ -494,9 +503,9 @@ mod tests {
     fn waiting_frames_hold_space_until_they_start_and_leave() {
         let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
         assert!(q.admit(us(0), 1000));
-        q.push_waiting(us(0), 1000);
+        q.push_waiting(1000);
         assert!(q.admit(us(1), 1500));
-        q.push_waiting(us(1), 1500);
+        q.push_waiting(1500);
         assert_eq!(q.bytes_at(us(100)), 2500, "nothing leaves while the link is paused");
         q.start_next(us(0), us(110), 1000);
         assert_eq!(q.bytes_at(us(110)), 1500);
@@ -510,8 +519,8 @@ mod tests {
     #[test]
     fn waiting_frames_may_start_out_of_arrival_order() {
         let mut q = DropTailQueue::new(BufferLimit::Bytes(Bytes::new(3000)).into());
-        q.push_waiting(us(0), 1000);
-        q.push_waiting(us(1), 64);
+        q.push_waiting(1000);
+        q.push_waiting(64);
         q.start_next(us(1), us(2), 64);
         assert_eq!(q.bytes_at(us(2)), 1000);
         q.start_next(us(0), us(10), 1000);

@@ -63,9 +63,11 @@ pub struct Port {
     pub node: NodeId,
     /// The node at the far end.
     pub peer: NodeId,
-    /// What the far end adds before a frame reaches it: a host's stack and
-    /// NIC latency ([`Network::set_host_delay`]); zero toward a switch.
-    rx_delay: SimDuration,
+    /// From a frame's last bit leaving to the frame reaching the far end:
+    /// the link's propagation delay plus what the far end adds, a host's
+    /// stack and NIC latency ([`Network::set_host_delay`], zero toward a
+    /// switch). One sum, added once per hop.
+    flight: SimDuration,
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
     /// The port needs [`Network::send_special`]: a shared memory, a lossy
@@ -74,10 +76,12 @@ pub struct Port {
 }
 
 impl Port {
-    /// What the far end adds before a frame reaches it (a host's stack and NIC).
+    /// From a frame's last bit leaving to the frame reaching the far end
+    /// (propagation, then a host's stack and NIC). Time saturates, so
+    /// `done + flight` is `done + delay + rx_delay` exactly.
     #[inline]
-    pub fn rx_delay(&self) -> SimDuration {
-        self.rx_delay
+    pub fn flight(&self) -> SimDuration {
+        self.flight
     }
 }
 
@@ -107,6 +111,9 @@ struct Wire {
     wan: Option<WanDelay>,
     /// The receiving host's handling time, on a link toward a host.
     host: Option<HostJitter>,
+    /// What the far end adds before a frame reaches it, part of the port's
+    /// `flight`: a host's stack and NIC latency; zero toward a switch.
+    rx_delay: SimDuration,
 }
 
 impl Network {
@@ -148,12 +155,12 @@ impl Network {
                     queue: DropTailQueue::new(limit),
                     node: NodeId(from as u32),
                     peer: NodeId(to as u32),
-                    rx_delay: SimDuration::ZERO,
+                    flight: hop.delay,
                     pool: NO_POOL,
                     special: hop.loss_ppb > 0,
                 });
                 let loss = (hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0))));
-                wire.push(Wire { loss, wan: None, host: None });
+                wire.push(Wire { loss, wan: None, host: None, rx_delay: SimDuration::ZERO });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -215,9 +222,10 @@ impl Network {
     /// its TCP (its stack's and NIC's latency both ways, charged on receive;
     /// `LinkConfig::host_delay`).
     pub fn set_host_delay(&mut self, delay: SimDuration) {
-        for p in &mut self.ports {
+        for (p, wire) in self.ports.iter_mut().zip(&mut self.wire) {
             if matches!(self.nodes[p.peer.0 as usize], Node::Host { .. }) {
-                p.rx_delay = delay;
+                p.flight = p.link.delay() + delay;
+                wire.rx_delay = delay;
             }
         }
     }
@@ -290,7 +298,7 @@ impl Network {
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
             let port = self.port(p);
             let wan = self.wire[p.0 as usize].wan.as_ref().map_or(SimDuration::ZERO, WanDelay::base);
-            t + port.link.rate().tx_time(wire) + port.link.delay() + wan + port.rx_delay
+            t + port.link.rate().tx_time(wire) + port.link.delay() + wan + self.wire[p.0 as usize].rx_delay
         }))
     }
 
@@ -391,7 +399,7 @@ impl Network {
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
         p.queue.push(now, done, frame_bytes);
-        Some((p.peer, p.link.arrival(done) + p.rx_delay))
+        Some((p.peer, done + p.flight))
     }
 }
 
@@ -433,8 +441,8 @@ impl Network {
         }
         let arrival = p.link.arrival(done);
         let at = match &mut wire.wan {
-            Some(wan) => wan.arrival(done, arrival) + p.rx_delay,
-            None => arrival + p.rx_delay,
+            Some(wan) => wan.arrival(done, arrival) + wire.rx_delay,
+            None => arrival + wire.rx_delay,
         };
         Some((p.peer, wire.host.as_mut().map_or(at, |h| h.handled(at))))
     }

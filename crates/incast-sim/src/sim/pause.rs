@@ -177,7 +177,7 @@ impl DataPlane {
             self.flow_drops[flow as usize] += 1;
             return;
         }
-        queue.push_waiting(now, frame_bytes);
+        queue.push_waiting(frame_bytes);
         if self.ecn && queue.marked() {
             self.mark(pkt, port);
         }
@@ -291,7 +291,7 @@ impl DataPlane {
         let done = p.link.transmit(now, wire);
         p.queue.start_next(arrived, done, u64::from(frame_bytes));
         events.push(done, Event::TxDone { port });
-        events.push(p.link.arrival(done) + p.rx_delay(), Event::ArriveVia { pkt, port });
+        events.push(done + p.flight(), Event::ArriveVia { pkt, port });
     }
 
     /// `port` finished a transmission: release the links (or priorities) it
