@@ -266,9 +266,16 @@ impl<E: Copy> EventQueue<E> {
     fn file(&mut self, key: Key, event: E) {
         let b = key.bucket(self.shift);
         if b <= self.current {
-            // Only events scheduled for (nearly) the present instant.
-            let at = self.ran + self.present[self.ran..].partition_point(|e| e.0 < key);
-            self.present.insert(at, (key, event));
+            // Only events scheduled for (nearly) the present instant. Nearly
+            // all of them run next: such an event takes the slot of the one
+            // that just ran, and no later event moves.
+            if self.ran > 0 && self.present.get(self.ran).map_or(true, |e| key < e.0) {
+                self.ran -= 1;
+                self.present[self.ran] = (key, event);
+            } else {
+                let at = self.ran + self.present[self.ran..].partition_point(|e| e.0 < key);
+                self.present.insert(at, (key, event));
+            }
         } else if b < self.current + BUCKETS {
             let i = b % BUCKETS;
             self.ring[i as usize].push((key, event));
