@@ -158,7 +158,8 @@ fn sort_bucket<E: Copy>(bucket: &mut [(Key, E)]) {
 /// Time is cut into buckets of `BUCKET_PS`; a ring of `BUCKETS` buckets
 /// covers the near future, where scheduling an event only files it in its
 /// bucket, in no order. When the queue reaches a bucket, it sorts the
-/// bucket's few events by `(time, seq)` and runs them in that order; events
+/// bucket's few events by `(time, seq)`, unless they were filed in that
+/// order, and runs them in that order; events
 /// scheduled into the bucket being run are inserted in place. Events beyond
 /// the ring wait in a heap and are filed into the ring as it comes within
 /// reach of them. The order is exactly that of one heap of all events — the
@@ -175,6 +176,10 @@ pub struct EventQueue<E> {
     ring: Box<[Vec<(Key, E)>; BUCKETS as usize]>,
     /// Bit `i % WORD` of `occupied[i / WORD]` is set when `ring[i]` is not empty.
     occupied: [u64; WORDS],
+    /// The same bit of `unsorted` is set when an event filed into `ring[i]`
+    /// comes before the last one filed there. Most come after it, and a
+    /// bucket filed in order needs no sorting.
+    unsorted: [u64; WORDS],
     /// Events in bucket `current + BUCKETS` or later.
     far: BinaryHeap<Far<E>>,
     /// The bucket being run.
@@ -218,6 +223,7 @@ impl<E: Copy> EventQueue<E> {
             ran: 0,
             ring: Box::new(std::array::from_fn(|_| Vec::new())),
             occupied: [0; WORDS],
+            unsorted: [0; WORDS],
             far: BinaryHeap::new(),
             current: 0,
             next_seq: 0,
@@ -278,8 +284,14 @@ impl<E: Copy> EventQueue<E> {
             }
         } else if b < self.current + BUCKETS {
             let i = b % BUCKETS;
-            self.ring[i as usize].push((key, event));
-            self.occupied[(i / WORD) as usize] |= 1 << (i % WORD);
+            let bucket = &mut self.ring[i as usize];
+            let (w, bit) = ((i / WORD) as usize, 1 << (i % WORD));
+            match bucket.last() {
+                None => self.occupied[w] |= bit,
+                Some(e) if e.0 > key => self.unsorted[w] |= bit,
+                Some(_) => {}
+            }
+            bucket.push((key, event));
         } else {
             self.far.push(Far(key, event));
         }
@@ -319,11 +331,15 @@ impl<E: Copy> EventQueue<E> {
                 // Far events all lie beyond the ring as it was, so after `b`.
                 self.current = b;
                 let i = (b % BUCKETS) as usize;
-                self.occupied[i / WORD as usize] &= !(1 << (i as u64 % WORD));
+                let (w, bit) = (i / WORD as usize, 1 << (i as u64 % WORD));
+                self.occupied[w] &= !bit;
                 // The bucket becomes the present, and the present's empty
                 // vector takes its place in the ring.
                 std::mem::swap(&mut self.present, &mut self.ring[i]);
-                sort_bucket(&mut self.present);
+                if self.unsorted[w] & bit != 0 {
+                    self.unsorted[w] &= !bit;
+                    sort_bucket(&mut self.present);
+                }
             }
             None => match self.far.peek() {
                 Some(Far(key, _)) => self.current = key.bucket(self.shift),

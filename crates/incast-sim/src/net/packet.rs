@@ -53,50 +53,50 @@ impl PktId {
     }
 }
 
-/// Slab of packets with a free list.
-#[derive(Default)]
+/// Slab of packets with a free list, and always one vacant slot ready for
+/// the next packet to be built in.
 pub struct PacketPool {
     slots: Vec<Packet>,
     free: Vec<u32>,
+    /// The slot the next packet takes; in neither `free` nor use.
+    next: u32,
+}
+
+impl Default for PacketPool {
+    fn default() -> Self {
+        PacketPool { slots: vec![Packet::EMPTY], free: Vec::new(), next: 0 }
+    }
 }
 
 impl PacketPool {
-    /// Store `p`, reusing a free slot when there is one.
+    /// Store `p`.
     #[inline]
     pub fn alloc(&mut self, p: Packet) -> PktId {
-        match self.free.pop() {
-            Some(i) => {
-                self.slots[i as usize] = p;
-                PktId(i)
-            }
-            None => {
-                self.slots.push(p);
-                PktId((self.slots.len() - 1) as u32)
-            }
-        }
+        *self.vacant() = p;
+        self.commit()
     }
 
-    /// The slot the next packet will take, to build it in place: the
-    /// slot [`PacketPool::alloc`] would fill. It holds nothing until
-    /// [`PacketPool::commit`] stores it; left uncommitted, it stays the next.
+    /// The slot the next packet will take, to build it in place. It holds
+    /// nothing until [`PacketPool::commit`] stores it; left uncommitted, it
+    /// stays the next.
     #[inline]
     pub fn vacant(&mut self) -> &mut Packet {
-        let i = match self.free.last() {
-            Some(&i) => i,
-            None => {
-                let i = self.slots.len() as u32;
-                self.slots.push(Packet::EMPTY);
-                self.free.push(i);
-                i
-            }
-        };
-        &mut self.slots[i as usize]
+        &mut self.slots[self.next as usize]
     }
 
-    /// Store the packet built in [`PacketPool::vacant`].
+    /// Store the packet built in [`PacketPool::vacant`], and make another
+    /// slot vacant: a freed one, or a new one.
     #[inline]
     pub fn commit(&mut self) -> PktId {
-        PktId(self.free.pop().expect("a packet is built in the vacant slot"))
+        let id = PktId(self.next);
+        self.next = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.slots.push(Packet::EMPTY);
+                (self.slots.len() - 1) as u32
+            }
+        };
+        id
     }
 
     /// The packet stored at `id`.
@@ -116,6 +116,6 @@ impl PacketPool {
     }
     /// Packets currently stored.
     pub fn live(&self) -> usize {
-        self.slots.len() - self.free.len()
+        self.slots.len() - self.free.len() - 1
     }
 }
