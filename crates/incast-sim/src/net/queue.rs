@@ -16,10 +16,10 @@
 //! ECN-capable: the instantaneous queue, no averaging.
 //! **Not modelled:** RED. (Shared memory and QoS partitions: `net::buffer`.)
 
+use super::fifo::Fifo;
 use crate::settings::{packet_count, python_repr, Size, Spec};
 use crate::time::{Bytes, SimTime};
 use serde_json::Value as Json;
-use std::collections::VecDeque;
 
 /// Limit of one switch output queue.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -139,7 +139,7 @@ pub struct DropTailQueue {
     /// (departure of the last bit, frame bytes) of every frame still held;
     /// the last `waiting` ones have not started transmission (departure
     /// [`WAITING`]).
-    held: VecDeque<(SimTime, u32)>,
+    held: Fifo<(SimTime, u32)>,
     /// Frames held behind a paused link, departure not known yet.
     waiting: usize,
     bytes: u64,
@@ -161,7 +161,7 @@ impl DropTailQueue {
         DropTailQueue {
             limit,
             unlimited: limit == QueueLimit::UNLIMITED,
-            held: VecDeque::new(),
+            held: Fifo::default(),
             waiting: 0,
             bytes: 0,
             stats: QueueStats::default(),
