@@ -158,10 +158,11 @@ crate::settings! {
             Choice(&[("off", CwndValidation::Off), ("linux", CwndValidation::Linux)]);
         /// Slow start (RFC 5681 3.1); false grows cwnd by additive increase only.
         "slow_start" slow_start: bool = true, Flag;
-        /// Congestion avoidance's increase per ACK with Reno, NewReno and SACK:
-        /// "exact" (SMSS·SMSS/cwnd, the fraction of a byte kept for the next
-        /// ACK) or "ns3" (truncated to whole bytes, at least one, as ns-3.44's
-        /// TcpNewReno).
+        /// Window growth per ACK with Reno, NewReno and SACK: "exact"
+        /// (congestion avoidance's SMSS·SMSS/cwnd, the fraction of a byte kept
+        /// for the next ACK) or "ns3" (as ns-3.44's TcpNewReno: in whole
+        /// segments acknowledged, the rest carried, and the increase truncated
+        /// to whole bytes, at least one).
         "ca_increase" ca_increase: CaIncrease = CaIncrease::Exact,
             Choice(&[("exact", CaIncrease::Exact), ("ns3", CaIncrease::Ns3)]);
         /// cwnd when NewReno's fast recovery ends (RFC 6582 3.2 step 3):

@@ -30,6 +30,7 @@
 //! **Not modelled:** zero-window probing, TSO/GSO, pacing, the RFC 6298
 //! (5.7) SYN rule (connections start established).
 
+use super::cc::reno::CaIncrease;
 use super::cc::{Algorithm, CongestionWindow, SsthreshRule};
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
@@ -44,7 +45,7 @@ use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::{LostMarks, SackRecovery, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
-use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig};
+use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
 use std::collections::VecDeque;
@@ -164,7 +165,11 @@ impl Sender {
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64))
-                .with_validation(cfg.cwnd_validation),
+                .with_validation(cfg.cwnd_validation)
+                .counting_segments(
+                    cfg.ca_increase == CaIncrease::Ns3
+                        && matches!(cfg.variant, TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack),
+                ),
             recovery: NewReno::new(
                 mss as u64,
                 cfg.dupack_threshold,
@@ -312,6 +317,7 @@ impl Sender {
                 sb.sacked_in(self.snd_una, self.snd_max),
                 (prr.flavor() == PrrFlavor::Linux && sb.in_recovery()).then(|| sb.lost_marks()),
             ),
+            (None, Some(sb)) if self.cc.counts_segments() => (sb.sacked_in(self.snd_una, self.snd_max), None),
             _ => (0, None),
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
@@ -390,7 +396,14 @@ impl Sender {
                 // ExitRecovery, then "IncreaseWindow(m_tcb, segsAcked)" in CA_OPEN.
                 let grows = !recovering || ended && self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Ns3);
                 if grows && !cut {
-                    self.cc.on_ack(acked, now, srtt);
+                    // ns-3 counts what the ACK newly delivered, SACKed bytes included
+                    // ("bytesAcked = currentDelivered"), not what SND.UNA moved over.
+                    let counted = if self.cc.counts_segments() {
+                        (acked + sb.sacked_in(self.snd_una, self.snd_max)).saturating_sub(sacked_before)
+                    } else {
+                        acked
+                    };
+                    self.cc.on_ack(counted, now, srtt);
                 }
                 // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
                 // the timer restarted by the first partial ACK only (RFC 6582's rule).

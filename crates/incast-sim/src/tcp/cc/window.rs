@@ -70,6 +70,9 @@ pub struct CongestionWindow {
     algorithm: Algorithm,
     /// Whether the window limited the sender lately (`tcp::cwnd_validation`).
     usage: CwndUsage,
+    /// Growth in whole segments acknowledged, the bytes short of one carried
+    /// (`tcp.ca_increase = "ns3"`, [`CongestionWindow::counting_segments`]).
+    short_of_segment: Option<u64>,
 }
 
 impl CongestionWindow {
@@ -93,7 +96,26 @@ impl CongestionWindow {
             },
             algorithm,
             usage: CwndUsage::new(CwndValidation::Off),
+            short_of_segment: None,
         }
+    }
+
+    /// True when growth counts whole segments ([`CongestionWindow::counting_segments`]).
+    #[inline]
+    pub fn counts_segments(&self) -> bool {
+        self.short_of_segment.is_some()
+    }
+
+    /// The same window, grown as ns-3.44 grows it: an ACK counts the whole
+    /// segments it acknowledges, the bytes short of one carried to the next
+    /// (`TcpSocketBase::ProcessAck`: "segsAcked = bytesAcked /
+    /// m_segmentSize", the rest in `m_bytesAckedNotProcessed`), so an ACK of
+    /// a short segment alone grows nothing; slow start adds one segment for
+    /// one or more, and what is left goes to congestion avoidance once cwnd
+    /// reaches ssthresh (`TcpNewReno::IncreaseWindow`).
+    pub fn counting_segments(mut self, on: bool) -> Self {
+        self.short_of_segment = on.then_some(0);
+        self
     }
 
     /// The same window, grown only as `rule` allows (`tcp::cwnd_validation`).
@@ -149,6 +171,22 @@ impl CongestionWindow {
     pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
         // Linux tcp_reno_cong_avoid / cubictcp_cong_avoid: "if (!tcp_is_cwnd_limited(sk)) return;"
         if !self.usage.may_grow(self.cwnd, self.ssthresh) {
+            return;
+        }
+        if let Some(short) = &mut self.short_of_segment {
+            let mut segments = acked / self.smss;
+            *short += acked % self.smss;
+            if *short >= self.smss {
+                segments += 1;
+                *short -= self.smss;
+            }
+            if self.slow_start && self.cwnd < self.ssthresh && segments > 0 {
+                self.cwnd += self.smss;
+                segments -= 1;
+            }
+            if self.cwnd >= self.ssthresh && segments > 0 {
+                self.cwnd = self.algorithm.cong_avoid(self.cwnd, segments * self.smss, now, srtt);
+            }
             return;
         }
         if self.slow_start && self.cwnd < self.ssthresh {
@@ -317,6 +355,24 @@ mod tests {
     }
 
     /// RFC 5681 (3.1): slow start adds min(N, SMSS) per ACK.
+    /// ns-3's growth counts whole segments (`tcp.ca_increase = "ns3"`): an ACK
+    /// of a 500-byte segment grows nothing, the next one completes a segment
+    /// and slow start adds one; the exact rule adds the bytes acknowledged.
+    #[test]
+    fn ns3_grows_only_for_whole_segments_acknowledged() {
+        let mut ns3 = CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Ns3)))
+            .counting_segments(true);
+        let mut exact = CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact)));
+        ns3.on_ack(MSS / 2, T0, SimDuration::ZERO);
+        exact.on_ack(MSS / 2, T0, SimDuration::ZERO);
+        assert_eq!((ns3.cwnd(), exact.cwnd()), (10 * MSS, 10 * MSS + MSS / 2));
+        ns3.on_ack(MSS / 2, T0, SimDuration::ZERO);
+        assert_eq!(ns3.cwnd(), 11 * MSS, "the two halves make a segment");
+        // Three segments at once: one for slow start, none left over below ssthresh.
+        ns3.on_ack(3 * MSS, T0, SimDuration::ZERO);
+        assert_eq!(ns3.cwnd(), 12 * MSS);
+    }
+
     #[test]
     fn rfc5681_3_1_slow_start_adds_min_n_smss() {
         let mut w = window(true);
