@@ -383,33 +383,8 @@ impl Sender {
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
         let cut = self.cc.needs_ecn() && self.on_ecn_echo(acked, ack, seg.has(flags::ECE));
         let flight = self.flight_size();
-        let restart = match &mut self.sack {
-            Some(sb) => {
-                // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
-                let recovering = sb.in_recovery();
-                let ended = sb.on_cumulative_ack(ack);
-                if ended && self.prr.is_some() {
-                    // Linux tcp_end_cwnd_reduction: "tcp_snd_cwnd_set(tp, tp->snd_ssthresh)".
-                    self.cc.set_cwnd(self.cc.ssthresh());
-                }
-                // ns-3 ProcessAck grows the window on the ACK that ends recovery too:
-                // ExitRecovery, then "IncreaseWindow(m_tcb, segsAcked)" in CA_OPEN.
-                let grows = !recovering || ended && self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Ns3);
-                if grows && !cut {
-                    // ns-3 counts what the ACK newly delivered, SACKed bytes included
-                    // ("bytesAcked = currentDelivered"), not what SND.UNA moved over.
-                    let counted = if self.cc.counts_segments() {
-                        (acked + sb.sacked_in(self.snd_una, self.snd_max)).saturating_sub(sacked_before)
-                    } else {
-                        acked
-                    };
-                    self.cc.on_ack(counted, now, srtt);
-                }
-                // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
-                // the timer restarted by the first partial ACK only (RFC 6582's rule).
-                let partial = recovering && !ended;
-                !(self.pipe_keeps_resent && partial && std::mem::replace(&mut self.partial_acked, true))
-            }
+        let restart = match &self.sack {
+            Some(_) => self.sack_new_ack(ack, acked, sacked_before, cut, now, srtt),
             None if cut => true,
             None => match self.recovery.on_new_ack(&mut self.cc, acked, ack, flight, now, srtt) {
                 NewAck::Advance => true,
@@ -430,6 +405,51 @@ impl Sender {
             self.prr_update(old_una, sacked_before, lost_before, newly_sacked, resent_acked);
         }
         spurious
+    }
+
+    /// An ACK of new data, `acked` bytes up to `ack`, with SACK on (`sacked_before`
+    /// bytes above the old SND.UNA were SACKed before it; `cut` when ECN cut
+    /// the window): ends recovery at RecoveryPoint and grows the window outside
+    /// it. Returns whether the retransmission timer restarts.
+    // Measured: out of line, the per-ACK path without SACK stays inlined in
+    // `Sim::deliver` (2 % more instructions per packet in the benchmark inline).
+    #[inline(never)]
+    fn sack_new_ack(
+        &mut self,
+        ack: u64,
+        acked: u64,
+        sacked_before: u64,
+        cut: bool,
+        now: SimTime,
+        srtt: SimDuration,
+    ) -> bool {
+        let Some(sb) = &mut self.sack else { return true };
+        // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
+        let recovering = sb.in_recovery();
+        let ended = sb.on_cumulative_ack(ack);
+        if ended && self.prr.is_some() {
+            // Linux tcp_end_cwnd_reduction: "tcp_snd_cwnd_set(tp, tp->snd_ssthresh)".
+            self.cc.set_cwnd(self.cc.ssthresh());
+        }
+        // ns-3 ProcessAck grows the window on the ACK that ends recovery too:
+        // ExitRecovery, then "IncreaseWindow(m_tcb, segsAcked)" in CA_OPEN.
+        let grows = !recovering || ended && self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Ns3);
+        if grows && !cut {
+            let counted = if self.cc.counts_segments() { self.delivered(acked, sacked_before) } else { acked };
+            self.cc.on_ack(counted, now, srtt);
+        }
+        // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
+        // the timer restarted by the first partial ACK only (RFC 6582's rule).
+        let partial = recovering && !ended;
+        !(self.pipe_keeps_resent && partial && std::mem::replace(&mut self.partial_acked, true))
+    }
+
+    /// What an ACK that moved SND.UNA over `acked` bytes newly delivered, the
+    /// SACKed bytes above SND.UNA having been `sacked_before`: ns-3 grows the
+    /// window from that ("bytesAcked = currentDelivered"), not from `acked`.
+    fn delivered(&self, acked: u64, sacked_before: u64) -> u64 {
+        let sacked = self.sack.as_deref().map_or(0, |sb| sb.sacked_in(self.snd_una, self.snd_max));
+        (acked + sacked).saturating_sub(sacked_before)
     }
 
     /// PRR (RFC 6937) after an ACK in SACK recovery: SND.UNA moved from
