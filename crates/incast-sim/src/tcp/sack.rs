@@ -132,6 +132,12 @@ pub struct Scoreboard {
     /// `NextSeg` rule (4), the rescue retransmission (not with ns-3's
     /// recovery: `TcpTxBuffer::NextSeg`, "we choose to not respect the SHOULD").
     rescue: bool,
+    /// ns-3.44's recovery (`SackRecovery::Ns3`).
+    ns3: bool,
+    /// HighData at the last timeout.
+    timeout_high: u64,
+    /// A partial ACK came in this recovery.
+    partial_acked: bool,
     /// ns-2's `pipe_` in bytes (it may go below zero).
     ns2_pipe: i64,
     /// ns-2's `timeout_`: SACK blocks are not read until a new cumulative ACK.
@@ -158,6 +164,9 @@ impl Scoreboard {
             ns2: false,
             forward: true,
             rescue: true,
+            ns3: false,
+            timeout_high: 0,
+            partial_acked: false,
             ns2_pipe: 0,
             deaf: false,
         }
@@ -168,7 +177,27 @@ impl Scoreboard {
         self.ns2 = rule == SackRecovery::Ns2;
         self.forward = rule != SackRecovery::Linux;
         self.rescue = rule != SackRecovery::Ns3;
+        self.ns3 = rule == SackRecovery::Ns3;
         self
+    }
+
+    /// Recovering as ns-3.44 does: the sender counts its pipe and sends after
+    /// a timeout as ns-3's (`Sender::ns3_pipe`).
+    #[inline]
+    pub fn is_ns3(&self) -> bool {
+        self.ns3
+    }
+
+    /// HighData at the last timeout (0 before any): ns-3 holds every
+    /// unSACKed segment below it lost (`TcpTxBuffer::SetSentListLost`).
+    #[inline]
+    pub fn timeout_high(&self) -> u64 {
+        self.timeout_high
+    }
+
+    /// A partial ACK in recovery: true for the first of this recovery.
+    pub fn first_partial_ack(&mut self) -> bool {
+        !std::mem::replace(&mut self.partial_acked, true)
     }
 
     /// True during RFC 6675 loss recovery.
@@ -464,6 +493,7 @@ impl Scoreboard {
     /// (§5 step 4.3: "set both HighRxt and RescueRxt" to its end).
     pub fn enter_recovery(&mut self, high_ack: u64, high_data: u64) -> (u64, u64) {
         self.in_recovery = true;
+        self.partial_acked = false;
         self.recovery_point = Some(high_data);
         let (start, run_end) = self.hole_at(high_ack);
         let end = (start + self.smss).min(run_end).min(high_data);
@@ -480,6 +510,7 @@ impl Scoreboard {
     pub fn on_timeout(&mut self, high_data: u64) {
         self.in_recovery = false;
         self.recovery_point = Some(high_data);
+        self.timeout_high = high_data;
         self.dupacks = 0;
         self.rxt_high_data = None;
         self.rack_lost = 0;

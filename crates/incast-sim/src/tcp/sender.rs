@@ -43,7 +43,7 @@ use super::rack_tlp::RackTlp;
 use super::rto::{RtoEstimator, RttTiming};
 use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
-use super::sack::{LostMarks, SackRecovery, Scoreboard};
+use super::sack::{LostMarks, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
 use crate::rng::Rng;
@@ -139,13 +139,6 @@ pub struct Sender {
     /// Proportional Rate Reduction (`tcp::prr`), when on: in SACK recovery,
     /// or in NewReno recovery as Linux runs it for a connection without SACK.
     prr: Option<Box<Prr>>,
-    /// The pipe and the sending after a timeout as ns-3's
-    /// ([`Sender::ns3_pipe`], `tcp.sack_recovery = "ns3"`).
-    pipe_keeps_resent: bool,
-    /// SND.MAX at the last timeout: ns-3 holds every unSACKed segment below it lost.
-    timeout_high: u64,
-    /// A partial ACK came in this SACK recovery (ns-3 restarts the timer on the first only).
-    partial_acked: bool,
 }
 
 impl Sender {
@@ -210,9 +203,6 @@ impl Sender {
             burst_sent: false,
             rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
             prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor))),
-            pipe_keeps_resent: cfg.sack_recovery == SackRecovery::Ns3,
-            timeout_high: 0,
-            partial_acked: false,
         }
     }
 
@@ -441,7 +431,9 @@ impl Sender {
         // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
         // the timer restarted by the first partial ACK only (RFC 6582's rule).
         let partial = recovering && !ended;
-        !(self.pipe_keeps_resent && partial && std::mem::replace(&mut self.partial_acked, true))
+        let first = self.sack.as_deref_mut().is_some_and(|sb| partial && sb.first_partial_ack());
+        let ns3 = self.sack.as_deref().is_some_and(Scoreboard::is_ns3);
+        !(ns3 && partial && !first)
     }
 
     /// What an ACK that moved SND.UNA over `acked` bytes newly delivered, the
@@ -778,7 +770,6 @@ impl Sender {
             };
             prr.enter(flight, prior_cwnd);
         }
-        self.partial_acked = false;
         let Some(sb) = &mut self.sack else { return };
         // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
         self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
@@ -1011,11 +1002,10 @@ impl Sender {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
         }
-        if self.pipe_keeps_resent {
+        if self.sack.as_deref().is_some_and(Scoreboard::is_ns3) {
             // TcpTxBuffer::SetSentListLost: every unSACKed segment "becomes lost",
             // "(*it)->m_retrans = false".
             self.sent.iter_mut().for_each(|r| r.resent_since_timeout = false);
-            self.timeout_high = self.snd_max;
         }
         self.sack_rtx = None;
         // ns-2.35 reset_rtx_timer, which the timeout calls: "rtt_active_ = 0".
@@ -1135,7 +1125,7 @@ impl Sender {
             sb.on_sent(seq + len, rule);
             return Some((seq, len));
         }
-        if self.pipe_keeps_resent && self.snd_una < self.timeout_high {
+        if self.sack.as_deref().is_some_and(|sb| sb.is_ns3() && self.snd_una < sb.timeout_high()) {
             return self.ns3_next_after_timeout();
         }
         let mut run_end = u64::MAX;
@@ -1296,7 +1286,7 @@ impl Sender {
     /// `head_lost` the head (`MarkHeadAsLost` at a fast retransmit). `None`
     /// with any other recovery.
     fn ns3_pipe(&self, head_lost: bool) -> Option<u64> {
-        let sb = self.sack.as_deref().filter(|_| self.pipe_keeps_resent)?;
+        let sb = self.sack.as_deref().filter(|sb| sb.is_ns3())?;
         let mut start = self.snd_una;
         let mut pipe = 0;
         for r in &self.sent {
@@ -1309,7 +1299,7 @@ impl Sender {
                 pipe += e - s;
                 continue;
             }
-            let lost = s < self.timeout_high || sb.is_lost(s) || head_lost && s == self.snd_una;
+            let lost = s < sb.timeout_high() || sb.is_lost(s) || head_lost && s == self.snd_una;
             if !lost {
                 pipe += e - s - sb.sacked_in(s, e);
             }
@@ -1344,7 +1334,7 @@ impl Sender {
             if highest_sack.is_some_and(|h| hole >= h) {
                 break;
             }
-            if hole < self.timeout_high || sb.is_lost(hole) {
+            if hole < sb.timeout_high() || sb.is_lost(hole) {
                 return Some((hole, self.mss.min(e.min(run_end) - hole)));
             }
         }

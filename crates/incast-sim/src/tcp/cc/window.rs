@@ -70,9 +70,11 @@ pub struct CongestionWindow {
     algorithm: Algorithm,
     /// Whether the window limited the sender lately (`tcp::cwnd_validation`).
     usage: CwndUsage,
-    /// Growth in whole segments acknowledged, the bytes short of one carried
-    /// (`tcp.ca_increase = "ns3"`, [`CongestionWindow::counting_segments`]).
-    short_of_segment: Option<u64>,
+    /// Growth in whole segments acknowledged (`tcp.ca_increase = "ns3"`,
+    /// [`CongestionWindow::counting_segments`]) ...
+    in_segments: bool,
+    /// ... the bytes acknowledged short of a segment carried.
+    short_of_segment: u32,
 }
 
 impl CongestionWindow {
@@ -96,14 +98,15 @@ impl CongestionWindow {
             },
             algorithm,
             usage: CwndUsage::new(CwndValidation::Off),
-            short_of_segment: None,
+            in_segments: false,
+            short_of_segment: 0,
         }
     }
 
     /// True when growth counts whole segments ([`CongestionWindow::counting_segments`]).
     #[inline]
     pub fn counts_segments(&self) -> bool {
-        self.short_of_segment.is_some()
+        self.in_segments
     }
 
     /// The same window, grown as ns-3.44 grows it: an ACK counts the whole
@@ -114,7 +117,7 @@ impl CongestionWindow {
     /// one or more, and what is left goes to congestion avoidance once cwnd
     /// reaches ssthresh (`TcpNewReno::IncreaseWindow`).
     pub fn counting_segments(mut self, on: bool) -> Self {
-        self.short_of_segment = on.then_some(0);
+        self.in_segments = on;
         self
     }
 
@@ -173,7 +176,7 @@ impl CongestionWindow {
         if !self.usage.may_grow(self.cwnd, self.ssthresh) {
             return;
         }
-        if self.short_of_segment.is_some() {
+        if self.in_segments {
             return self.grow_in_segments(acked, now, srtt);
         }
         if self.slow_start && self.cwnd < self.ssthresh {
@@ -189,13 +192,13 @@ impl CongestionWindow {
     #[cold]
     #[inline(never)]
     fn grow_in_segments(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
-        let Some(short) = &mut self.short_of_segment else { return };
         let mut segments = acked / self.smss;
-        *short += acked % self.smss;
-        if *short >= self.smss {
+        let mut rest = u64::from(self.short_of_segment) + acked % self.smss;
+        if rest >= self.smss {
             segments += 1;
-            *short -= self.smss;
+            rest -= self.smss;
         }
+        self.short_of_segment = rest as u32; // below one segment
         if self.slow_start && self.cwnd < self.ssthresh && segments > 0 {
             self.cwnd += self.smss;
             segments -= 1;
