@@ -252,7 +252,7 @@ def test_a_server_in_step_with_the_port_finds_it_full_in_ns3s_order() -> None:
     shape = {"servers": 4, "blocks": 1, "switch": {"buffer": "34286B"}, "workload": {"order": "fixed"}}
 
     def drops(order: str) -> list[int]:
-        fields = {"link.skew": "1ns", "link.arrival_order": order}
+        fields = {"link.skew": "1ns", "link.arrival_order": order, "switch.admission": "fits"}
         return incast.run(Scenario.parse(with_preset("ns3", shape), fields)).flows["drops"].tolist()
 
     assert drops("wire")[0] == 0

@@ -209,10 +209,14 @@ PRESETS: dict[str, Preset] = {
             "(TcpSocketBase::NewAck: "
             'tcp.rto_backoff_reset = "new_ack"), capped at 60 s, the RFC 6298 formula (ns-3\'s with '
             "ClockGranularity 0; its default 1 ms adds max(G, 4·RTTVAR), which no setting here expresses), "
-            "frames arriving at one instant in the order their transmissions started (ns-3's scheduler), "
-            "servers answering at once. Not set: ns-3's Proportional Rate Reduction (tcp.prr_flavor = \"ns3\"), "
-            'its departure ties (link.arrival_order = "ns3") and its pipe (tcp.sack_recovery = "ns3"): each found '
-            "packet by packet, together they widen the 4-server difference, whose rest is not yet found (README).",
+            "servers answering at once, and what the packet-by-packet comparison found (README): frames "
+            "arriving at one instant in the order their transmissions started, an arrival at the instant a "
+            'port\'s frame ends ahead of that departure (ns-3\'s scheduler: link.arrival_order = "ns3"), a port '
+            "taking frames only while a full-sized one would fit (a device queue stops with less than an MTU "
+            'free: switch.admission = "full_frame"), TcpPrrRecovery as TcpSocketBase calls it (tcp.prr, '
+            'tcp.prr_flavor = "ns3"), TcpTxBuffer\'s pipe, NextSeg without a rescue retransmission, its '
+            "sending after a timeout and the timer restarted by a recovery's first partial ACK only "
+            '(tcp.sack_recovery = "ns3"), and TcpNewReno\'s increase in whole bytes (tcp.ca_increase = "ns3").',
             {
                 "tcp.variant": "sack",
                 "tcp.delayed_ack": "off",
@@ -227,7 +231,12 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rto_backoff_reset": "new_ack",
                 "tcp.rto_max": "60s",
                 "workload.server_jitter": "0",
-                "link.arrival_order": "wire",
+                "link.arrival_order": "ns3",
+                "switch.admission": "full_frame",
+                "tcp.prr": True,
+                "tcp.prr_flavor": "ns3",
+                "tcp.sack_recovery": "ns3",
+                "tcp.ca_increase": "ns3",
             },
         ),
         Preset(

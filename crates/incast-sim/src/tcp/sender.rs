@@ -1313,7 +1313,7 @@ impl Sender {
     /// SACKed byte when any is SACKed, else new data; a lost segment above
     /// the highest SACK waits until SACKs of later data pass it. Within cwnd
     /// less [`Sender::ns3_pipe`] and the peer's window.
-    fn ns3_next_after_timeout(&mut self) -> Option<(u64, u64)> {
+    fn ns3_next_after_timeout(&self) -> Option<(u64, u64)> {
         let pipe = self.ns3_pipe(false)?;
         let sb = self.sack.as_deref()?;
         if self.send_window() < pipe + self.mss {
