@@ -83,6 +83,16 @@ What is modelled
   completion (connection setup excluded), in Mbps; blocks done; timeouts;
   drops; block times; the wall time of the simulation itself (import and
   compilation of this file's C++ excluded, reported apart).
+* Trace (``--trace FILE``): one line per event, ``time_ns kind server a b``,
+  server i the i-th (-1 where the trace cannot tell): ``T`` a data segment
+  a server sent (sequence number, bytes), ``R`` one the client received,
+  ``D`` one the port dropped, ``C`` a server's congestion state (before,
+  after: ns-3's ``TcpCongState_t``, 3 recovery, 4 loss), ``W`` its cwnd and
+  ``I`` its bytes in flight (before, after, bytes), ``L`` a retransmission
+  timeout (SND.UNA and the highest sequence sent; it goes out with the
+  retransmission ``T`` of the same instant, which names the server). Set
+  beside incast's capture (``--set trace.pcap=true``), it finds the first
+  event where the two differ (README, "Against ns-3 3.44").
 
 What is approximated
 --------------------
@@ -176,6 +186,18 @@ struct Counters {
     uint64_t other_drops = 0;
 };
 static Counters g_counters;
+// The --trace file, when asked for, and each client port's server.
+static FILE* g_trace = nullptr;
+static std::map<uint16_t, uint32_t> g_server_of_port;
+static long long NowNs() { return (long long)Simulator::Now().GetNanoSeconds(); }
+static void TraceSegment(char kind, long server, const TcpHeader& h, uint32_t bytes) {
+    if (!g_trace) return;
+    fprintf(g_trace, "%lld %c %ld %u %u\n", NowNs(), kind, server, h.GetSequenceNumber().GetValue(), bytes);
+}
+static void TraceDrop(const TcpHeader& h, uint32_t bytes) {
+    auto it = g_server_of_port.find(h.GetDestinationPort());
+    TraceSegment('D', it == g_server_of_port.end() ? -1 : (long)it->second, h, bytes);
+}
 
 // TcpNewReno that counts retransmission timeouts and fast-recovery entries.
 class CountingNewReno : public TcpNewReno {
@@ -192,7 +214,11 @@ class CountingNewReno : public TcpNewReno {
     std::string GetName() const override { return "CountingNewReno"; }
     void CwndEvent(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCAEvent_t event) override {
         // Only TcpSocketBase::ReTxTimeout raises CA_EVENT_LOSS.
-        if (event == TcpSocketState::CA_EVENT_LOSS) ++g_counters.timeouts;
+        if (event == TcpSocketState::CA_EVENT_LOSS) {
+            ++g_counters.timeouts;
+            if (g_trace) fprintf(g_trace, "%lld L -1 %u %u\n", NowNs(), tcb->m_lastAckedSeq.GetValue(),
+                                 tcb->m_highTxMark.Get().GetValue());
+        }
         TcpNewReno::CwndEvent(tcb, event);
     }
     void CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t state) override {
@@ -238,13 +264,51 @@ struct Result {
     std::vector<double> block_time_s;
 };
 
-static void OnBottleneckDrop(Ptr<const Packet>) { ++g_counters.drops; }
+// The port queue's Drop sees the PPP header first; the TcDrop of a stopped
+// queue, the IP header.
+static void OnBottleneckDrop(Ptr<const Packet> pkt) {
+    ++g_counters.drops;
+    if (!g_trace) return;
+    Ptr<Packet> c = pkt->Copy();
+    PppHeader ppp;
+    Ipv4Header ip;
+    TcpHeader h;
+    c->RemoveHeader(ppp);
+    c->RemoveHeader(ip);
+    c->RemoveHeader(h);
+    TraceDrop(h, c->GetSize());
+}
+static void OnBottleneckTcDrop(Ptr<const Packet> pkt) {
+    ++g_counters.drops;
+    if (!g_trace) return;
+    Ptr<Packet> c = pkt->Copy();
+    Ipv4Header ip;
+    TcpHeader h;
+    c->RemoveHeader(ip);
+    c->RemoveHeader(h);
+    TraceDrop(h, c->GetSize());
+}
+static void OnTx(uint32_t i, Ptr<const Packet> pkt, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    if (pkt->GetSize() > 0) TraceSegment('T', i, h, pkt->GetSize());
+}
+static void OnRx(uint32_t i, Ptr<const Packet> pkt, const TcpHeader& h, Ptr<const TcpSocketBase>) {
+    if (pkt->GetSize() > 0) TraceSegment('R', i, h, pkt->GetSize());
+}
+static void TraceChange(char kind, uint32_t i, uint64_t before, uint64_t after) {
+    if (g_trace) fprintf(g_trace, "%lld %c %u %llu %llu\n", NowNs(), kind, i, (unsigned long long)before,
+                         (unsigned long long)after);
+}
+static void OnCongState(uint32_t i, TcpSocketState::TcpCongState_t a, TcpSocketState::TcpCongState_t b) {
+    TraceChange('C', i, a, b);
+}
+static void OnCwnd(uint32_t i, uint32_t a, uint32_t b) { TraceChange('W', i, a, b); }
+static void OnInFlight(uint32_t i, uint32_t a, uint32_t b) { TraceChange('I', i, a, b); }
 static void OnOtherDrop(Ptr<const Packet>) { ++g_counters.other_drops; }
 
 // One server: answers each whole request with `sru` bytes.
 class Server {
   public:
-    Server(Ptr<Node> node, uint16_t port, const Params& p) : m_p(p) {
+    Server(Ptr<Node> node, uint16_t port, const Params& p, uint32_t index) : m_p(p), m_index(index) {
         m_listen = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
         m_listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), port));
         m_listen->Listen();
@@ -254,6 +318,12 @@ class Server {
   private:
     void Accepted(Ptr<Socket> s, const Address&) {
         m_conn = s;
+        if (g_trace) {
+            s->TraceConnectWithoutContext("Tx", MakeBoundCallback(&OnTx, m_index));
+            s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&OnCongState, m_index));
+            s->TraceConnectWithoutContext("CongestionWindow", MakeBoundCallback(&OnCwnd, m_index));
+            s->TraceConnectWithoutContext("BytesInFlight", MakeBoundCallback(&OnInFlight, m_index));
+        }
         s->SetRecvCallback(MakeCallback(&Server::Received, this));
         s->SetSendCallback(MakeCallback(&Server::Writable, this));
     }
@@ -280,6 +350,7 @@ class Server {
         }
     }
     const Params& m_p;
+    uint32_t m_index;
     Ptr<Socket> m_listen;
     Ptr<Socket> m_conn;
     uint64_t m_rx = 0;
@@ -298,6 +369,12 @@ class Client {
             m_order[i] = i;
             Ptr<Socket> s = Socket::CreateSocket(node, TcpSocketFactory::GetTypeId());
             s->Bind();
+            if (g_trace) {
+                Address local;
+                s->GetSockName(local);
+                g_server_of_port[InetSocketAddress::ConvertFrom(local).GetPort()] = i;
+                s->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnRx, i));
+            }
             m_index[PeekPointer(s)] = i;
             s->SetConnectCallback(MakeCallback(&Client::Connected, this), MakeCallback(&Client::Failed, this));
             s->SetRecvCallback(MakeCallback(&Client::Received, this));
@@ -352,8 +429,11 @@ class Client {
     Time m_blockStart;
 };
 
-static Result Run(const Params& p) {
+static Result Run(const Params& p, const std::string& trace) {
     g_counters = Counters();
+    g_server_of_port.clear();
+    g_trace = trace.empty() ? nullptr : fopen(trace.c_str(), "w");
+    if (!trace.empty() && !g_trace) NS_FATAL_ERROR("--trace: cannot write " << trace);
     Result r;
     RngSeedManager::SetSeed(1);
     RngSeedManager::SetRun(p.seed);
@@ -425,7 +505,7 @@ static Result Run(const Params& p) {
     // With no queue disc, the traffic-control layer drops what arrives while
     // the device's flow control has stopped its queue (less than an MTU free):
     // on the switch that is only ever the port toward the client.
-    sw->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnBottleneckDrop));
+    sw->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnBottleneckTcDrop));
     client->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext("TcDrop", MakeCallback(&OnOtherDrop));
     for (uint32_t i = 0; i < p.servers; ++i) {
         servers.Get(i)->GetObject<TrafficControlLayer>()->TraceConnectWithoutContext(
@@ -435,12 +515,16 @@ static Result Run(const Params& p) {
 
     const uint16_t portNo = 5000;
     std::vector<std::unique_ptr<Server>> apps;
-    for (uint32_t i = 0; i < p.servers; ++i) apps.emplace_back(new Server(servers.Get(i), portNo, p));
+    for (uint32_t i = 0; i < p.servers; ++i) apps.emplace_back(new Server(servers.Get(i), portNo, p, i));
     Client reader(client, serverAddr, portNo, p, r);
 
     Simulator::Stop(Seconds(p.max_sim_s));
     Simulator::Run();
     r.sim_now_s = Simulator::Now().GetSeconds();
+    if (g_trace) {
+        fclose(g_trace);
+        g_trace = nullptr;
+    }
     Simulator::Destroy();
     r.timeouts = g_counters.timeouts;
     r.fast_recoveries = g_counters.fast_recoveries;
@@ -507,7 +591,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     p.socket_buffer = args.socket_buffer
     p.seed = args.seed
     p.max_sim_s = args.max_sim_time
-    r = cpp.Run(p)
+    r = cpp.Run(p, args.trace or "")
     t2 = time.perf_counter()
 
     blocks_done = int(r.blocks_done)
@@ -602,6 +686,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--socket-buffer", type=size, default=size("1MiB"), help="TcpSocket::SndBufSize and RcvBufSize")
     ap.add_argument("--max-sim-time", type=duration, default=duration("1000s"), help="stop here regardless")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
+    ap.add_argument("--trace", metavar="FILE", help="write every segment, drop and state change here (docstring)")
     return ap
 
 
