@@ -696,6 +696,11 @@ def main(argv: list[str] | None = None) -> int:
         parser().error("servers, blocks, sru and request must be positive")
     if abs(args.skew * 1e9 - round(args.skew * 1e9)) > 1e-6:
         parser().error(f"--skew: ns-3 counts time in whole nanoseconds, got {args.skew * 1e9:g} ns")
+    if args.trace:
+        try:
+            open(args.trace, "w").close()
+        except OSError as e:
+            parser().error(f"--trace: cannot write {args.trace}: {e.strerror}")
     out = run(args)
     if args.json:
         print(json.dumps(out))

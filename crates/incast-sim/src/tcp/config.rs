@@ -231,9 +231,12 @@ crate::settings! {
         /// every hole below the highest SACK resent in order, the scoreboard
         /// cleared by a timeout) or "linux" (RFC 6675 resending only what is
         /// marked lost, then new data: no NextSeg rules 3 and 4, as Linux's
-        /// tcp_xmit_retransmit_queue since 4.15) or "ns3" (RFC 6675 with
-        /// ns-3.44's pipe: a retransmitted segment stays in it once SACKed,
-        /// until a cumulative ACK or a timeout, as TcpTxBuffer counts it).
+        /// tcp_xmit_retransmit_queue since 4.15) or "ns3" (as ns-3.44's
+        /// TcpTxBuffer and TcpSocketBase: a retransmitted segment stays in the
+        /// pipe once SACKed, until a cumulative ACK or a timeout; after a
+        /// timeout only lost segments below the highest SACK are resent before
+        /// new data; no rescue retransmission; in recovery only the first
+        /// partial ACK restarts the timer).
         "sack_recovery" sack_recovery: SackRecovery = SackRecovery::Rfc6675,
             Choice(&[
                 ("rfc6675", SackRecovery::Rfc6675),
