@@ -248,7 +248,7 @@ def test_a_server_in_step_with_the_port_finds_it_full_in_ns3s_order() -> None:
     """The first server's window reaches the switch back to back, at the very instants the port's frames
     leave: with ``wire`` order each departure goes first and that server never finds the full port full;
     ns-3 runs the arrival first (it was scheduled when its hop began), so the frame in service still
-    counts, and like ns-3 3.44 that server loses its eighth to tenth segments (``ns3``)."""
+    counts, and that server loses segments too (``ns3``; ns-3 3.44 drops its eighth to tenth)."""
     shape = {"servers": 4, "blocks": 1, "switch": {"buffer": "34286B"}, "workload": {"order": "fixed"}}
 
     def drops(order: str) -> list[int]:

@@ -197,7 +197,7 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "ns3",
-            "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery, IW 10, "
+            "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery and PRR, IW 10, "
             "an ACK per segment, no restart after idle, the back-off dropped on every new ACK.",
             "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, README 'Against ns-3'): "
             "TcpSocketBase::Sack on (tcp.variant = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
