@@ -264,30 +264,24 @@ struct Result {
     std::vector<double> block_time_s;
 };
 
-// The port queue's Drop sees the PPP header first; the TcDrop of a stopped
-// queue, the IP header.
-static void OnBottleneckDrop(Ptr<const Packet> pkt) {
+// A drop at the port toward the client: the port queue's Drop sees the PPP
+// header first (`ppp`), the TcDrop of a stopped queue the IP header.
+static void OnBottleneckDropped(Ptr<const Packet> pkt, bool ppp) {
     ++g_counters.drops;
     if (!g_trace) return;
     Ptr<Packet> c = pkt->Copy();
-    PppHeader ppp;
-    Ipv4Header ip;
-    TcpHeader h;
-    c->RemoveHeader(ppp);
-    c->RemoveHeader(ip);
-    c->RemoveHeader(h);
-    TraceDrop(h, c->GetSize());
-}
-static void OnBottleneckTcDrop(Ptr<const Packet> pkt) {
-    ++g_counters.drops;
-    if (!g_trace) return;
-    Ptr<Packet> c = pkt->Copy();
+    if (ppp) {
+        PppHeader header;
+        c->RemoveHeader(header);
+    }
     Ipv4Header ip;
     TcpHeader h;
     c->RemoveHeader(ip);
     c->RemoveHeader(h);
     TraceDrop(h, c->GetSize());
 }
+static void OnBottleneckDrop(Ptr<const Packet> pkt) { OnBottleneckDropped(pkt, true); }
+static void OnBottleneckTcDrop(Ptr<const Packet> pkt) { OnBottleneckDropped(pkt, false); }
 static void OnTx(uint32_t i, Ptr<const Packet> pkt, const TcpHeader& h, Ptr<const TcpSocketBase>) {
     if (pkt->GetSize() > 0) TraceSegment('T', i, h, pkt->GetSize());
 }
