@@ -49,7 +49,8 @@ crate::settings! {
     /// the papers' switches; DCTCP's paper suggests 20 packets at 1 Gbps and
     /// 65 at 10 Gbps); `pause` and `pfc` off (FAST08 ran its switches without
     /// flow control except in §6), with every priority lossless when PFC is
-    /// on; rude packets pass.
+    /// on; rude packets pass; a frame is admitted when it fits, as a switch
+    /// that counts bytes admits it.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct SwitchConfig {
         /// Drop-tail limit of each output port: bytes of Ethernet frames, or "Npkt" frames.
