@@ -195,6 +195,14 @@ impl Scoreboard {
         self.timeout_high
     }
 
+    /// `seq` is marked lost as ns-3's `TcpTxBuffer` marks it: unSACKed when
+    /// the last timeout came (`SetSentListLost`), or with DupThresh segments
+    /// SACKed above it (`UpdateLostCount`, as [`Scoreboard::is_lost`]).
+    #[inline]
+    pub fn ns3_lost(&self, seq: u64) -> bool {
+        seq < self.timeout_high || self.is_lost(seq)
+    }
+
     /// A partial ACK in recovery: true for the first of this recovery.
     pub fn first_partial_ack(&mut self) -> bool {
         !std::mem::replace(&mut self.partial_acked, true)

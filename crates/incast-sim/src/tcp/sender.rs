@@ -413,6 +413,7 @@ impl Sender {
         now: SimTime,
         srtt: SimDuration,
     ) -> bool {
+        let counted = if self.cc.counts_segments() { self.delivered(acked, sacked_before) } else { acked };
         let Some(sb) = &mut self.sack else { return true };
         // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
         let recovering = sb.in_recovery();
@@ -425,20 +426,19 @@ impl Sender {
         // ExitRecovery, then "IncreaseWindow(m_tcb, segsAcked)" in CA_OPEN.
         let grows = !recovering || ended && self.prr.as_ref().is_some_and(|p| p.flavor() == PrrFlavor::Ns3);
         if grows && !cut {
-            let counted = if self.cc.counts_segments() { self.delivered(acked, sacked_before) } else { acked };
             self.cc.on_ack(counted, now, srtt);
         }
         // ns-3 ProcessAck in recovery: "NewAck(ackNumber, m_isFirstPartialAck)",
         // the timer restarted by the first partial ACK only (RFC 6582's rule).
-        let partial = recovering && !ended;
-        let first = self.sack.as_deref_mut().is_some_and(|sb| partial && sb.first_partial_ack());
-        let ns3 = self.sack.as_deref().is_some_and(Scoreboard::is_ns3);
-        !(ns3 && partial && !first)
+        let later_partial = sb.is_ns3() && recovering && !ended && !sb.first_partial_ack();
+        !later_partial
     }
 
     /// What an ACK that moved SND.UNA over `acked` bytes newly delivered, the
-    /// SACKed bytes above SND.UNA having been `sacked_before`: ns-3 grows the
-    /// window from that ("bytesAcked = currentDelivered"), not from `acked`.
+    /// SACKed bytes above SND.UNA having been `sacked_before` (RFC 6937:
+    /// "DeliveredData = (change in snd.una) + (change in SACKed bytes)"); ns-3
+    /// grows the window from that ("bytesAcked = currentDelivered"), not from
+    /// `acked`.
     fn delivered(&self, acked: u64, sacked_before: u64) -> u64 {
         let sacked = self.sack.as_deref().map_or(0, |sb| sb.sacked_in(self.snd_una, self.snd_max));
         (acked + sacked).saturating_sub(sacked_before)
@@ -460,14 +460,9 @@ impl Sender {
     ) {
         // EnterRecovery marks the head lost until its fast retransmission leaves.
         let ns3_pipe = self.ns3_pipe(self.sack_rtx.is_some());
+        let delivered = self.delivered(self.snd_una - old_una, sacked_before);
         let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
-        if !sb.in_recovery() {
-            return;
-        }
-        // "DeliveredData = (change in snd.una) + (change in SACKed bytes)".
-        let sacked = sb.sacked_in(self.snd_una, self.snd_max);
-        let delivered = (self.snd_una - old_una + sacked).saturating_sub(sacked_before);
-        if delivered == 0 {
+        if !sb.in_recovery() || delivered == 0 {
             return;
         }
         let mut pipe = sb.pipe(self.snd_una, self.snd_max);
@@ -1287,20 +1282,11 @@ impl Sender {
     /// with any other recovery.
     fn ns3_pipe(&self, head_lost: bool) -> Option<u64> {
         let sb = self.sack.as_deref().filter(|sb| sb.is_ns3())?;
-        let mut start = self.snd_una;
         let mut pipe = 0;
-        for r in &self.sent {
-            let (s, e) = (start.max(self.snd_una), r.end);
-            start = r.end;
-            if e <= s {
-                continue;
-            }
+        for (s, e, r) in self.outstanding() {
             if r.resent_since_timeout {
                 pipe += e - s;
-                continue;
-            }
-            let lost = s < sb.timeout_high() || sb.is_lost(s) || head_lost && s == self.snd_una;
-            if !lost {
+            } else if !(sb.ns3_lost(s) || head_lost && s == self.snd_una) {
                 pipe += e - s - sb.sacked_in(s, e);
             }
         }
@@ -1320,11 +1306,8 @@ impl Sender {
             return None;
         }
         let highest_sack = sb.ranges().last().map(|&(_, end)| end);
-        let mut start = self.snd_una;
-        for r in &self.sent {
-            let (s, e) = (start.max(self.snd_una), r.end);
-            start = r.end;
-            if e <= s || r.resent_since_timeout {
+        for (s, e, r) in self.outstanding() {
+            if r.resent_since_timeout {
                 continue;
             }
             let (hole, run_end) = sb.hole_at(s);
@@ -1334,12 +1317,26 @@ impl Sender {
             if highest_sack.is_some_and(|h| hole >= h) {
                 break;
             }
-            if hole < sb.timeout_high() || sb.is_lost(hole) {
+            if sb.ns3_lost(hole) {
                 return Some((hole, self.mss.min(e.min(run_end) - hole)));
             }
         }
         let len = self.mss.min(self.app_end.saturating_sub(self.snd_max));
         (len > 0 && self.snd_max + len <= self.snd_una + self.peer_wnd).then_some((self.snd_max, len))
+    }
+
+    /// Each unacknowledged record with the bytes `[start, end)` it still holds
+    /// above SND.UNA, oldest first.
+    fn outstanding(&self) -> impl Iterator<Item = (u64, u64, &SentRecord)> + '_ {
+        let una = self.snd_una;
+        self.sent
+            .iter()
+            .scan(una, move |start, r| {
+                let s = (*start).max(una);
+                *start = r.end;
+                Some((s, r.end, r))
+            })
+            .filter(|&(s, e, _)| s < e)
     }
 
     /// Flag every record overlapping `[start, end)` as retransmitted.
