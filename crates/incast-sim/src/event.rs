@@ -304,7 +304,10 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Remove and return the earliest event if it is due at or before `end`.
-    #[inline]
+    // Measured: with `#[inline]` alone, once the engine came in two builds
+    // (`tcp::gated`) this call stayed out of line (5 % more instructions per
+    // packet in the benchmark).
+    #[inline(always)]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
         let &(key, event) = match self.present.get(self.ran) {
             Some(next) => next,
@@ -323,6 +326,9 @@ impl<E: Copy> EventQueue<E> {
 
     /// The present bucket has run: move on to the next bucket that holds
     /// events, and file the far events the ring now reaches.
+    // Measured: left out of line once the engine came in two builds
+    // (`tcp::gated`), 1 % more instructions per packet in the benchmark.
+    #[inline(always)]
     fn advance(&mut self) {
         self.present.clear();
         self.ran = 0;

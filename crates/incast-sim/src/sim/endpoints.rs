@@ -43,9 +43,9 @@ pub(super) struct Route {
 }
 
 /// Every TCP endpoint, with its route and its pending wake-up.
-pub(super) struct Endpoints {
+pub(super) struct Endpoints<const EXTRAS: bool> {
     /// `eps[endpoint_of(flow, dir)]`: the reading connections first, then the background flows'.
-    pub(super) eps: Vec<Endpoint>,
+    pub(super) eps: Vec<Endpoint<EXTRAS>>,
     /// `routes[ep]` is where endpoint `ep` sends.
     pub(super) routes: Vec<Route>,
     /// The wake-up each endpoint has in the event queue (`NEVER`: none).
@@ -67,7 +67,7 @@ pub(super) struct Endpoints {
     pub(super) ictcp: Vec<Ictcp>,
 }
 
-impl Endpoints {
+impl<const EXTRAS: bool> Endpoints<EXTRAS> {
     /// The endpoints of `flows` connections of `s` on `net`: the reading
     /// connections of `reads` first, then the background flows'.
     pub(super) fn new(s: &Scenario, net: &Network, reads: Layout, flows: u32) -> Self {
@@ -81,7 +81,7 @@ impl Endpoints {
         };
         // Each endpoint's retransmission timer draws from its own substream.
         let polite = TcpConfig { rude: false, ..s.tcp };
-        let mut eps: Vec<Endpoint> = (0..2 * flows)
+        let mut eps: Vec<Endpoint<EXTRAS>> = (0..2 * flows)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
                 // `tcp.rude_servers`: only each client's connections to its first K servers start rude.

@@ -73,7 +73,34 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
 /// [`run`], with `cap` events allowed when the scenario gives no duration.
 fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     scenario.validate()?;
-    let mut sim = Sim::new(scenario);
+    // Built without the optional parts the scenario leaves off, the engine
+    // runs the same, faster (`tcp::gated`).
+    if extras(scenario) {
+        run_as::<true>(scenario, cap)
+    } else {
+        run_as::<false>(scenario, cap)
+    }
+}
+
+/// Does `s` turn on an optional part of the engine: a TCP mechanism of
+/// [`crate::tcp::TcpConfig::extras`], ns-2's arrival order, the UDP source,
+/// a trace or the packet capture, sender-side loss, a NIC queue limit or
+/// ICTCP? Without any, the engine is built without them (`EXTRAS` false).
+fn extras(s: &Scenario) -> bool {
+    s.tcp.extras()
+        || s.link.arrival_order == crate::net::ArrivalOrder::Ns2
+        || s.background.udp_rate.is_some()
+        || s.trace.any()
+        || s.trace.pcap
+        || s.tcp.send_loss_ppb > 0
+        || s.link.tx_queue.is_some()
+        || s.tcp.ictcp.on
+}
+
+/// [`run_capped`] with the engine built with its optional parts
+/// (`EXTRAS`) or without.
+fn run_as<const EXTRAS: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
+    let mut sim = Sim::<EXTRAS>::new(scenario);
     sim.run(cap);
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
@@ -142,8 +169,9 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
     2 * flow as usize + usize::from(dir == Direction::ToServer)
 }
 
-/// One run: the clock, the event queue and the parts it composes.
-struct Sim {
+/// One run: the clock, the event queue and the parts it composes; built
+/// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without.
+struct Sim<const EXTRAS: bool> {
     now: SimTime,
     events: EventQueue<Event>,
     /// Events run so far.
@@ -157,7 +185,7 @@ struct Sim {
     /// Switches, links and the packets crossing them.
     net: DataPlane,
     /// The TCP endpoints, two per connection.
-    hosts: Endpoints,
+    hosts: Endpoints<EXTRAS>,
     /// The synchronized reads.
     reads: Reads,
     /// The UDP source.
@@ -166,7 +194,7 @@ struct Sim {
     record: Recorder,
 }
 
-impl Sim {
+impl<const EXTRAS: bool> Sim<EXTRAS> {
     /// The parts of a validated scenario `s`, at time zero with nothing scheduled.
     fn new(s: &Scenario) -> Self {
         let reads = Reads::new(s);
@@ -216,7 +244,7 @@ impl Sim {
         while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
             self.processed += 1;
-            if let Some(clock) = &mut self.net.double_clock {
+            if let Some(clock) = self.net.double_clock.as_mut().filter(|_| EXTRAS) {
                 clock.at(t, if let Event::Arrive { pkt, .. } = ev { Some(pkt) } else { None });
             }
             let (events, now) = (&mut self.events, self.now);
@@ -266,10 +294,10 @@ impl Sim {
         // The packet is read in place and its slot freed after: no copy on the hot path.
         let p = self.net.pool.get(pkt);
         let (flow, dir) = (p.flow, p.dir);
-        if flow == self.udp.flow {
+        if EXTRAS && flow == self.udp.flow {
             return self.udp.on_delivered(&mut self.net, pkt);
         }
-        if self.record.capture.is_some() && flow < self.reads.conns {
+        if EXTRAS && self.record.capture.is_some() && flow < self.reads.conns {
             self.record.capture(self.now, Way::Rx, flow, dir, p.seg);
             if self.record.over.is_some() {
                 self.stopped_at = Some(self.now); // `run` reports it
@@ -282,7 +310,7 @@ impl Sim {
         if spurious {
             self.record.spurious(ep);
         }
-        if !self.hosts.rude_left.is_empty() {
+        if EXTRAS && !self.hosts.rude_left.is_empty() {
             self.hosts.note_polite(self.now);
         }
         // A pure ACK delivers nothing to the application.
@@ -290,7 +318,7 @@ impl Sim {
             self.on_progress(ep);
         }
         self.service(ep);
-        if self.record.trace.flows && ep % 2 == 1 {
+        if EXTRAS && self.record.trace.flows && ep % 2 == 1 {
             self.trace_flow(ep);
         }
     }
@@ -385,10 +413,10 @@ impl Sim {
         if delivered == before {
             return;
         }
-        if !self.hosts.ictcp.is_empty() {
+        if EXTRAS && !self.hosts.ictcp.is_empty() {
             self.hosts.ictcp_on_data(ep, self.now, delivered - before, &self.reads.layout);
         }
-        if self.record.trace.goodput {
+        if EXTRAS && self.record.trace.goodput {
             if let Some(tr) = &mut self.record.tr {
                 tr.delivered(self.now, delivered - before);
             }
@@ -459,9 +487,11 @@ impl Sim {
         let flow = (ep / 2) as u32;
         let Route { nic, dst, dir } = self.hosts.routes[ep];
         loop {
-            if let Some(room) = self.net.nic_full_until(nic, self.now) {
-                self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
-                break;
+            if EXTRAS {
+                if let Some(room) = self.net.nic_full_until(nic, self.now) {
+                    self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
+                    break;
+                }
             }
             // The packet is built in the slot it travels in, not copied there.
             let slot = self.net.pool.vacant();
@@ -471,11 +501,11 @@ impl Sim {
             let tcp_bytes = slot.seg.len + slot.seg.option_bytes();
             (slot.flow, slot.dir, slot.dst, slot.tcp_bytes) = (flow, dir, dst, tcp_bytes);
             // Lost before the wire: the slot stays vacant for the next segment.
-            if self.hosts.send_loss_ppb > 0 && slot.seg.has_data() && self.hosts.lose_before_sending() {
+            if EXTRAS && self.hosts.send_loss_ppb > 0 && slot.seg.has_data() && self.hosts.lose_before_sending() {
                 continue;
             }
             self.net.sent += 1;
-            if self.record.capture.is_some() && flow < self.reads.conns {
+            if EXTRAS && self.record.capture.is_some() && flow < self.reads.conns {
                 let seg = self.net.pool.vacant().seg;
                 self.record.capture(self.now, Way::Tx, flow, dir, seg);
                 self.stop_if_over_budget();
@@ -506,6 +536,19 @@ mod tests {
         let err = run_capped(&starved(), 200_000).unwrap_err().to_string();
         assert!(err.starts_with("blocks: 0 of 3 blocks done after 200000 events ("), "{err}");
         assert!(err.ends_with("give a duration to run longer"), "{err}");
+    }
+
+    /// A scenario that turns no optional part on runs on the engine built
+    /// without them (`tcp::gated`); built with them, it gives the same result.
+    #[test]
+    fn the_engine_without_its_optional_parts_runs_as_with_them() {
+        let mut s = Scenario::fast08(16);
+        s.stop.blocks = Some(3);
+        s.stats.timeouts = true;
+        assert!(!extras(&s));
+        let (plain, full) = (run_as::<false>(&s, 1 << 24).unwrap(), run_as::<true>(&s, 1 << 24).unwrap());
+        assert!(plain.summary.timeouts > 0, "the run exercises recovery: {:?}", plain.summary.timeouts);
+        assert_eq!(plain, full);
     }
 
     #[test]

@@ -391,6 +391,23 @@ impl TcpConfig {
         self.sack || self.variant == TcpVariant::Sack
     }
 
+    /// True when a mechanism an endpoint may be built without is on: SACK,
+    /// RACK-TLP, PRR, GIP, timestamps, Linux's receive window, F-RTO or
+    /// Eifel, cwnd validation, DCTCP or Rude TCP (`tcp::gated`).
+    pub fn extras(&self) -> bool {
+        self.sack_enabled()
+            || self.rack_tlp
+            || self.prr
+            || self.gip != GipPattern::Off
+            || self.timestamps
+            || self.rcv_window == RcvWindowRule::Linux
+            || self.spurious_rto != SpuriousRto::Off
+            || self.cwnd_validation != CwndValidation::Off
+            || self.variant == TcpVariant::Dctcp
+            || self.rude
+            || self.rude_off_at.is_some()
+    }
+
     /// Payload bytes of a full-sized segment: `mss`, less the 12 option bytes
     /// every segment carries with timestamps on (Linux `tcp_current_mss`).
     #[inline]

@@ -344,6 +344,9 @@ impl DelayedAck {
 
     /// A data segment arrived; `rcv_nxt` is RCV.NXT after it was accepted,
     /// `est` the receiving endpoint's own RTO estimator (read in `linux` mode only).
+    // Measured: with `#[inline]` alone, out of line once the engine came in
+    // two builds (`tcp::gated`), 0.7 % more instructions per packet.
+    #[inline(always)]
     pub fn on_data(&mut self, now: SimTime, clock: &TcpClock, arrival: Arrival, rcv_nxt: u64, est: &RtoEstimator) {
         let mut quick = false;
         let timeout = match &mut self.delay {

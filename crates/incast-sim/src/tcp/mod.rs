@@ -39,6 +39,7 @@ mod config;
 pub mod cwnd_validation;
 pub mod delayed_ack;
 pub mod forensics;
+pub mod gated;
 pub mod gip;
 pub mod ictcp;
 pub mod idle_restart;
@@ -73,6 +74,7 @@ use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;
 use delayed_ack::DelayedAck;
 use forensics::{GipTimeoutClasses, Timeout, TimeoutClasses};
+use gated::Gated;
 use rcv_window::{LinuxRcvWindow, RcvWindowRule};
 use receiver::Receiver;
 use sender::Sender;
@@ -140,15 +142,16 @@ fn window_field(bytes: u64) -> u32 {
     bytes.min(u64::from(u32::MAX)) as u32
 }
 
-/// One end of an established TCP connection, driven by its caller.
+/// One end of an established TCP connection, driven by its caller; with
+/// `EXTRAS` false, built without its optional mechanisms (`tcp::gated`).
 #[derive(Clone, Debug)]
-pub struct Endpoint {
+pub struct Endpoint<const EXTRAS: bool = true> {
     clock: TcpClock,
     /// Advertised window carried by every segment.
     rcv_wnd: u32,
     /// Linux's growth of that window (`tcp::rcv_window`), when on.
-    linux_wnd: Option<Box<LinuxRcvWindow>>,
-    sender: Sender,
+    linux_wnd: Gated<Box<LinuxRcvWindow>, EXTRAS>,
+    sender: Sender<EXTRAS>,
     receiver: Receiver,
     delack: DelayedAck,
     /// Most SACK blocks per segment; 0 when SACK is off.
@@ -156,7 +159,7 @@ pub struct Endpoint {
     /// SACK or timestamps are on: segments may carry options.
     options: bool,
     /// The timestamps option's clock and echo state, when on.
-    ts: Option<TsClock>,
+    ts: Gated<TsClock, EXTRAS>,
     /// DCTCP receiver (RFC 8257 §3.2): the CE state of the latest data
     /// segment, echoed as ECE on every ACK.
     ce_state: bool,
@@ -178,7 +181,9 @@ impl Endpoint {
     pub fn new(cfg: &TcpConfig, now: SimTime, handshake_rtt: Option<SimDuration>) -> Self {
         Self::new_seeded(cfg, now, handshake_rtt, crate::rng::Rng::substream(0, "rto"))
     }
+}
 
+impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     /// [`Endpoint::new`] whose retransmission timer draws its randomized
     /// timeout and scheduling delay (`tcp::rto_timer`) from `timer_rng`.
     pub fn new_seeded(
@@ -200,7 +205,7 @@ impl Endpoint {
         Endpoint {
             clock,
             rcv_wnd: window_field(linux_wnd.as_ref().map_or(cfg.rcv_wnd.get(), |w| w.advertised())),
-            linux_wnd,
+            linux_wnd: Gated::new(linux_wnd),
             sender,
             receiver: Receiver::new(),
             delack: DelayedAck::new(&cfg.delayed_ack, cfg.segment_payload().max(1), cfg.rcv_wnd.get()),
@@ -211,7 +216,7 @@ impl Endpoint {
                 (true, true) => MAX_SACK_BLOCKS - 1,
             }
             .min(cfg.sack_blocks.map_or(MAX_SACK_BLOCKS, |n| n as usize)),
-            ts: cfg.timestamps.then(|| TsClock::new(cfg.timestamp_tick)),
+            ts: Gated::new(cfg.timestamps.then(|| TsClock::new(cfg.timestamp_tick))),
             options: cfg.sack_enabled() || cfg.timestamps,
             ce_state: false,
             ce_ack: None,
@@ -244,7 +249,7 @@ impl Endpoint {
     pub fn on_segment(&mut self, now: SimTime, seg: &Segment) -> bool {
         let mut spurious = false;
         let mut ts_rtt = None;
-        if let (Some(ts), Some(opt)) = (&mut self.ts, seg.ts()) {
+        if let (Some(ts), Some(opt)) = (self.ts.as_mut(), seg.ts()) {
             ts.on_segment(seg.seq, opt);
             ts_rtt = Some(ts.rtt_sample(now, opt.ecr));
         }
@@ -254,11 +259,11 @@ impl Endpoint {
         }
         if seg.has_data() {
             self.stats.bytes_received += seg.len as u64;
-            if self.ecn && seg.has(flags::CE) != self.ce_state {
+            if EXTRAS && self.ecn && seg.has(flags::CE) != self.ce_state {
                 self.on_ce_change(seg.has(flags::CE));
             }
             let arrival = self.receiver.on_data(seg.seq, seg.len);
-            if let Some(w) = &mut self.linux_wnd {
+            if let Some(w) = self.linux_wnd.as_deref_mut() {
                 let sack = self.sack_blocks > 0;
                 w.on_data(now, arrival, seg.len, self.receiver.rcv_nxt(), self.sender.rto().srtt(), sack);
                 self.rcv_wnd = window_field(w.advertised());
@@ -359,7 +364,7 @@ impl Endpoint {
     /// DCTCP: `data_bits` (ECT on data), plus ECE while the CE state is set.
     #[inline]
     fn ecn_flags(&self, data_bits: u8) -> u8 {
-        if !self.ecn {
+        if !EXTRAS || !self.ecn {
             return 0;
         }
         data_bits | if self.ce_state { flags::ECE } else { 0 }
@@ -372,7 +377,7 @@ impl Endpoint {
         if self.sender.rude() {
             seg.flags |= flags::RUDE;
         }
-        if self.options {
+        if EXTRAS && self.options {
             self.add_options(now, seg);
         }
     }
@@ -384,7 +389,7 @@ impl Endpoint {
             let n = self.receiver.sack_blocks(self.sack_blocks, &mut blocks);
             seg.set_sack(&blocks[..n]);
         }
-        if let Some(ts) = &mut self.ts {
+        if let Some(ts) = self.ts.as_mut() {
             seg.set_ts(Some(ts.stamp(now, seg.ack)));
         }
     }

@@ -65,6 +65,9 @@ impl Receiver {
     }
 
     /// Accept the payload `[seq, seq + len)`; `len > 0`.
+    // Measured: left to LLVM's judgement, out of line once the engine came in
+    // two builds (`tcp::gated`), 0.6 % more instructions per packet.
+    #[inline]
     pub fn on_data(&mut self, seq: u64, len: u32) -> Arrival {
         debug_assert!(len > 0);
         let end = seq + len as u64;

@@ -34,6 +34,7 @@ use super::cc::reno::CaIncrease;
 use super::cc::{Algorithm, CongestionWindow, SsthreshRule};
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
+use super::gated::Gated;
 use super::gip::Gip;
 use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
@@ -79,9 +80,10 @@ pub struct DataTx {
     pub redundant: bool,
 }
 
-/// The sending half of an endpoint.
+/// The sending half of an endpoint; with `EXTRAS` false, built without
+/// its optional mechanisms (`tcp::gated`).
 #[derive(Clone, Debug)]
-pub struct Sender {
+pub struct Sender<const EXTRAS: bool = true> {
     mss: u64,
     /// Stream offset one past the last byte the application wrote.
     app_end: u64,
@@ -112,7 +114,7 @@ pub struct Sender {
     /// Fast retransmit threshold, for timeout forensics.
     dupack_threshold: u32,
     /// The RFC 6675 scoreboard, when SACK is on.
-    sack: Option<Box<Scoreboard>>,
+    sack: Gated<Box<Scoreboard>, EXTRAS>,
     /// With SACK: the segment that starts loss recovery, due now (RFC 6675 §5 step 4.3).
     sack_rtx: Option<(u64, u64)>,
     /// `rtt_timing = "ns2"`: RTT samples from one timed segment at a time.
@@ -124,7 +126,7 @@ pub struct Sender {
     /// New segments F-RTO step 2b may still send beyond the window.
     frto_new: u8,
     /// GIP (`tcp::gip`), when on.
-    gip: Option<Gip>,
+    gip: Gated<Gip, EXTRAS>,
     /// A GIP redundant copy due now, sent whatever the window.
     gip_copy: Option<(u64, u64)>,
     /// Rude TCP (`tcp::rude`): congestion control off, or turning back on.
@@ -135,13 +137,13 @@ pub struct Sender {
     burst_sent: bool,
     /// RACK-TLP (`tcp::rack_tlp`), when on with SACK (boxed, as the
     /// scoreboard: a sender without it stays small).
-    rack: Option<Box<RackTlp>>,
+    rack: Gated<Box<RackTlp>, EXTRAS>,
     /// Proportional Rate Reduction (`tcp::prr`), when on: in SACK recovery,
     /// or in NewReno recovery as Linux runs it for a connection without SACK.
-    prr: Option<Box<Prr>>,
+    prr: Gated<Box<Prr>, EXTRAS>,
 }
 
-impl Sender {
+impl<const EXTRAS: bool> Sender<EXTRAS> {
     /// An idle sender of an established connection; `timer_rng` feeds the
     /// randomized timeout and scheduling delay (`tcp::rto_timer`).
     pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {
@@ -179,18 +181,18 @@ impl Sender {
             backoff: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
-            sack: cfg.sack_enabled().then(|| {
+            sack: Gated::new(cfg.sack_enabled().then(|| {
                 Box::new(
                     Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit)
                         .with_recovery(cfg.sack_recovery),
                 )
-            }),
+            })),
             sack_rtx: None,
             time_one: cfg.rto.timing == RttTiming::Ns2,
             timed: None,
             spurious: SpuriousDetector::new(cfg.spurious_rto),
             frto_new: 0,
-            gip: (cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd)),
+            gip: Gated::new((cfg.gip != GipPattern::Off).then(|| Gip::new(cfg.gip, cfg.gip_copies, cfg.gip_head_cwnd))),
             gip_copy: None,
             rude: {
                 let mut rude = Rude::new();
@@ -201,15 +203,15 @@ impl Sender {
             },
             ssthresh_rule: cfg.ssthresh_rule,
             burst_sent: false,
-            rack: (cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new())),
-            prr: cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor))),
+            rack: Gated::new((cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new()))),
+            prr: Gated::new(cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor)))),
         }
     }
 
     /// The window data may fill: min(cwnd, peer window), or what Rude TCP allows.
     #[inline]
     fn send_window(&self) -> u64 {
-        if self.rude.marked() {
+        if EXTRAS && self.rude.marked() {
             self.rude.window(self.cc.cwnd(), self.peer_wnd)
         } else {
             self.cc.cwnd().min(self.peer_wnd)
@@ -228,7 +230,7 @@ impl Sender {
     /// loss halves the fair window, not the rude one (RUDE §3.2).
     #[inline]
     fn fair_flight(&self, flight: u64) -> u64 {
-        if self.rude.marked() {
+        if EXTRAS && self.rude.marked() {
             flight.min(self.cc.cwnd())
         } else {
             flight
@@ -238,7 +240,7 @@ impl Sender {
     /// True while this sender's segments carry the rude bit.
     #[inline]
     pub fn rude(&self) -> bool {
-        self.rude.marked()
+        EXTRAS && self.rude.marked()
     }
 
     /// While turning off nicely, mirror the congestion control's change of
@@ -254,7 +256,7 @@ impl Sender {
         // GIP §III: the current stripe unit starts here (FLoss-TO test).
         self.write_start = self.app_end;
         self.app_end += bytes;
-        if let Some(gip) = &mut self.gip {
+        if let Some(gip) = self.gip.as_mut() {
             let tail = flags.contains(SendFlags::UNIT_TAIL);
             if let Some(segments) = gip.on_write(self.write_start, self.app_end, tail) {
                 // GIP §V-C: every stripe unit starts from a window of 2 segments.
@@ -277,7 +279,7 @@ impl Sender {
     ) -> bool {
         let fair_before = self.cc.cwnd();
         let spurious = self.process_ack(now, clock, seg, ts_rtt, stats);
-        if self.rude.marked() {
+        if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
         spurious
@@ -302,7 +304,7 @@ impl Sender {
         }
         let old_una = self.snd_una;
         // Linux's PRR asks whether an ACK in recovery marked anything newly lost.
-        let (sacked_before, lost_before) = match (&self.prr, &self.sack) {
+        let (sacked_before, lost_before) = match (self.prr.as_ref(), self.sack.as_ref()) {
             (Some(prr), Some(sb)) => (
                 sb.sacked_in(self.snd_una, self.snd_max),
                 (prr.flavor() == PrrFlavor::Linux && sb.in_recovery()).then(|| sb.lost_marks()),
@@ -311,7 +313,7 @@ impl Sender {
             _ => (0, None),
         };
         // RFC 6675 (4): "the scoreboard MUST be updated via the Update () routine".
-        let newly_sacked = match &mut self.sack {
+        let newly_sacked = match self.sack.as_mut() {
             Some(sb) => {
                 sb.on_ack();
                 (seg.has_sack() || !sb.is_empty()) && sb.update(ack, seg.sack())
@@ -335,7 +337,7 @@ impl Sender {
             && self.snd_max > self.snd_una
             && seg.len == 0
             && (wnd == self.peer_wnd || newly_sacked);
-        let spurious = self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
+        let spurious = EXTRAS && self.spurious.armed() && self.on_verdict(ack, dup, seg, stats);
         if self.gip.is_some() {
             self.gip_on_ack(ack);
         }
@@ -353,7 +355,7 @@ impl Sender {
         }
         self.peer_wnd = wnd;
         let recovering = self.in_recovery();
-        if let Some(rack) = &mut self.rack {
+        if let Some(rack) = self.rack.as_mut() {
             if rack.on_ack(ack, recovering) {
                 // RFC 8985 (7.4.2): the probe repaired a loss: "invoke a congestion
                 // control response equivalent to fast recovery" (Linux tcp_process_tlp_ack).
@@ -373,7 +375,7 @@ impl Sender {
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
         let cut = self.cc.needs_ecn() && self.on_ecn_echo(acked, ack, seg.has(flags::ECE));
         let flight = self.flight_size();
-        let restart = match &self.sack {
+        let restart = match self.sack.as_ref() {
             Some(_) => self.sack_new_ack(ack, acked, sacked_before, cut, now, srtt),
             None if cut => true,
             None => match self.recovery.on_new_ack(&mut self.cc, acked, ack, flight, now, srtt) {
@@ -414,7 +416,7 @@ impl Sender {
         srtt: SimDuration,
     ) -> bool {
         let counted = if self.cc.counts_segments() { self.delivered(acked, sacked_before) } else { acked };
-        let Some(sb) = &mut self.sack else { return true };
+        let Some(sb) = self.sack.as_mut() else { return true };
         // RFC 6675 (5): no window growth during recovery; (A) it ends at RecoveryPoint.
         let recovering = sb.in_recovery();
         let ended = sb.on_cumulative_ack(ack);
@@ -461,7 +463,7 @@ impl Sender {
         // EnterRecovery marks the head lost until its fast retransmission leaves.
         let ns3_pipe = self.ns3_pipe(self.sack_rtx.is_some());
         let delivered = self.delivered(self.snd_una - old_una, sacked_before);
-        let (Some(prr), Some(sb)) = (&mut self.prr, &self.sack) else { return };
+        let (Some(prr), Some(sb)) = (self.prr.as_mut(), self.sack.as_ref()) else { return };
         if !sb.in_recovery() || delivered == 0 {
             return;
         }
@@ -499,7 +501,7 @@ impl Sender {
             // data, restart the retransmission timer"
             Some(self.timer.deadline(now, clock, self.rto.rto()))
         };
-        let Some(rack) = &mut self.rack else { return };
+        let Some(rack) = self.rack.as_mut() else { return };
         // Linux keeps one timer per socket: an ACK that armed the reordering
         // timer does not set the probe's (tcp_rack_mark_lost clears
         // FLAG_SET_XMIT_TIMER); any other ACK of new data replaces it.
@@ -518,7 +520,7 @@ impl Sender {
     /// Returns true when armed.
     #[inline]
     fn arm_reordering_timer(&mut self, now: SimTime, clock: &TcpClock, wait: Option<SimTime>) -> bool {
-        let (Some(rack), Some(at)) = (&mut self.rack, wait) else { return false };
+        let (Some(rack), Some(at)) = (self.rack.as_mut(), wait) else { return false };
         let slack = SimDuration(2 * clock.granularity().as_ps());
         rack.arm_reo(Some(clock.deadline(now, at.since(now) + slack)));
         true
@@ -534,7 +536,7 @@ impl Sender {
     /// before it that is not lost yet will be (step 5's `timeout`).
     #[inline(never)]
     fn rack_detect(&mut self, now: SimTime, ack: u64, first_block: Option<(u64, u64)>) -> (u64, Option<SimTime>) {
-        let (Some(rack), Some(sb)) = (&mut self.rack, &mut self.sack) else { return (0, None) };
+        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sack.as_mut()) else { return (0, None) };
         // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
         // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
         // would be ambiguous.
@@ -633,7 +635,7 @@ impl Sender {
     /// later than the retransmission timer.
     fn schedule_probe(&mut self, now: SimTime, clock: &TcpClock) {
         let allowed = self.may_probe();
-        let Some(rack) = &mut self.rack else { return };
+        let Some(rack) = self.rack.as_mut() else { return };
         let at = match self.rto.srtt() {
             Some(srtt) if allowed && rack.may_probe() => {
                 let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
@@ -675,7 +677,7 @@ impl Sender {
         };
         let retransmitted = probe.0 < self.snd_max;
         let end = self.snd_max.max(probe.0 + probe.1);
-        if let Some(rack) = &mut self.rack {
+        if let Some(rack) = self.rack.as_mut() {
             rack.on_probe_due(probe, end, retransmitted);
         }
         true
@@ -684,7 +686,7 @@ impl Sender {
     /// GIP (`tcp::gip`): an ACK may call for a redundant copy of the unit's tail.
     #[cold]
     fn gip_on_ack(&mut self, ack: u64) {
-        let Some(gip) = &mut self.gip else { return };
+        let Some(gip) = self.gip.as_mut() else { return };
         if let Some((copy, cut)) = gip.on_ack(ack, self.snd_max, self.mss) {
             if cut {
                 // GIP §IV-B, Pattern 123: "cwnd should be decreased by 3".
@@ -706,7 +708,7 @@ impl Sender {
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675
     /// when SACK is on (where a duplicate must also SACK new data).
     fn on_dup_ack(&mut self, now: SimTime, clock: &TcpClock, ack: u64, newly_sacked: bool, stats: &mut EndpointStats) {
-        if let Some(sb) = &mut self.sack {
+        if let Some(sb) = self.sack.as_mut() {
             if newly_sacked && sb.on_dup_ack(ack) {
                 self.enter_sack_recovery(now, clock, ack, stats);
             }
@@ -723,7 +725,7 @@ impl Sender {
             self.retransmit_now = true;
             self.limited.reset();
             let (out, dupacks) = (self.flight_size(), self.recovery.dupacks());
-            if let Some(prr) = &mut self.prr {
+            if let Some(prr) = self.prr.as_mut() {
                 prr.enter_reno(out, prior_cwnd, dupacks);
             }
             self.reno_prr(0, out);
@@ -738,7 +740,7 @@ impl Sender {
         stats.fast_retransmits += 1;
         // ns-3's BytesInFlight() once EnterRecovery has marked the head lost.
         let ns3_pipe = self.ns3_pipe(true);
-        let (prior_cwnd, pipe_head_lost) = match &self.sack {
+        let (prior_cwnd, pipe_head_lost) = match self.sack.as_ref() {
             Some(sb) => (self.cc.cwnd(), ns3_pipe.unwrap_or_else(|| sb.pipe_head_lost(ack, self.snd_max, self.mss))),
             None => (self.cc.cwnd(), 0),
         };
@@ -757,15 +759,15 @@ impl Sender {
                 self.cc.set_cwnd(half.max(self.mss));
             }
         }
-        if let Some(prr) = &mut self.prr {
-            let flight = match (prr.flavor(), &self.sack) {
+        if let Some(prr) = self.prr.as_mut() {
+            let flight = match (prr.flavor(), self.sack.as_ref()) {
                 // TcpPrrRecovery::EnterRecovery: "m_recoveryFlightSize = tcb->m_bytesInFlight".
                 (PrrFlavor::Ns3, Some(_)) => pipe_head_lost,
                 _ => self.snd_nxt - self.snd_una,
             };
             prr.enter(flight, prior_cwnd);
         }
-        let Some(sb) = &mut self.sack else { return };
+        let Some(sb) = self.sack.as_mut() else { return };
         // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
         self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
         self.restart_for_fast_retransmit(now, clock);
@@ -800,7 +802,7 @@ impl Sender {
     /// The head awaits its retransmission when one is due.
     #[inline]
     fn reno_prr(&mut self, acked: u64, flight: u64) {
-        let Some(prr) = &mut self.prr else { return };
+        let Some(prr) = self.prr.as_mut() else { return };
         if let Some(cwnd) = prr.on_reno_ack(acked, flight, self.retransmit_now, self.cc.ssthresh()) {
             self.cc.set_cwnd(cwnd);
         }
@@ -823,7 +825,7 @@ impl Sender {
     #[inline]
     fn restart_rtx_timer(&mut self, now: SimTime, clock: &TcpClock) {
         self.rtx_deadline = Some(self.timer.deadline(now, clock, self.rto.rto()));
-        if let Some(rack) = &mut self.rack {
+        if let Some(rack) = self.rack.as_mut() {
             rack.arm_reo(None);
         }
     }
@@ -860,7 +862,7 @@ impl Sender {
                 // "set the value of the "recover" variable to SND.UNA".
                 self.cc.undo(cwnd, ssthresh);
                 self.recovery.on_undo(ack);
-                if let Some(sb) = &mut self.sack {
+                if let Some(sb) = self.sack.as_mut() {
                     sb.on_undo();
                 }
                 // RFC 4015 (3 step 4): resume with previously unsent data.
@@ -940,7 +942,7 @@ impl Sender {
     /// Fire the retransmission timer if due; returns the classified timeout
     /// when it expired with data outstanding.
     pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
-        if let Some(rack) = &mut self.rack {
+        if let Some(rack) = self.rack.as_mut() {
             // The reordering timer holds the socket's one timer while armed.
             if let Some(at) = rack.reo_at() {
                 if at <= now {
@@ -976,7 +978,7 @@ impl Sender {
         let (basis, repeated) = match self.ssthresh_rule {
             SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
             // ns-3.44 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto = BytesInFlight()".
-            SsthreshRule::Ns3 => match &self.sack {
+            SsthreshRule::Ns3 => match self.sack.as_ref() {
                 Some(sb) => {
                     let pipe = self.ns3_pipe(false).unwrap_or_else(|| sb.pipe(self.snd_una, self.snd_max));
                     (pipe, self.backoff > 0)
@@ -990,10 +992,10 @@ impl Sender {
         };
         self.cc.on_rto(basis, repeated);
         self.recovery.on_rto(self.snd_max);
-        if self.rude.marked() {
+        if EXTRAS && self.rude.marked() {
             self.rude_follow(cwnd);
         }
-        if let Some(sb) = &mut self.sack {
+        if let Some(sb) = self.sack.as_mut() {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
         }
@@ -1005,7 +1007,7 @@ impl Sender {
         self.sack_rtx = None;
         // ns-2.35 reset_rtx_timer, which the timeout calls: "rtt_active_ = 0".
         self.timed = None;
-        if let Some(rack) = &mut self.rack {
+        if let Some(rack) = self.rack.as_mut() {
             rack.on_timeout();
         }
         self.frto_new = 0;
@@ -1048,14 +1050,14 @@ impl Sender {
     /// probe that is due, a due retransmission of SND.UNA, then data from
     /// SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        let copy = if self.gip_copy.is_some() { self.take_gip_copy() } else { None };
+        let copy = if EXTRAS && self.gip_copy.is_some() { self.take_gip_copy() } else { None };
         let next = match copy.or_else(|| self.rack.as_mut().and_then(|r| r.take_probe())) {
             Some(c) => Some(c),
             None if self.sack.is_some() => self.next_sack_segment(now),
             None => self.next_segment(now),
         };
         let Some((seq, len)) = next else {
-            if self.cc.tracks_usage() || self.rack.is_some() {
+            if EXTRAS && (self.cc.tracks_usage() || self.rack.is_some()) {
                 self.end_burst(now, clock);
             }
             return None;
@@ -1080,7 +1082,7 @@ impl Sender {
     fn end_burst(&mut self, now: SimTime, clock: &TcpClock) {
         if self.cc.tracks_usage() {
             let mut flight = self.flight_size();
-            if let Some(sb) = &self.sack {
+            if let Some(sb) = self.sack.as_ref() {
                 flight -= sb.sacked_in(self.snd_una, self.snd_nxt);
             }
             // tcp_write_xmit: "is_cwnd_limited |= (tcp_packets_in_flight(tp) >= tcp_snd_cwnd(tp))".
@@ -1158,8 +1160,10 @@ impl Sender {
     /// F-RTO step 2b: one of the two new segments, within the peer window.
     #[inline]
     fn frto_allows(&mut self, len: u64) -> bool {
-        let allowed =
-            self.frto_new > 0 && self.snd_nxt >= self.snd_max && self.snd_nxt + len <= self.snd_una + self.peer_wnd;
+        let allowed = EXTRAS
+            && self.frto_new > 0
+            && self.snd_nxt >= self.snd_max
+            && self.snd_nxt + len <= self.snd_una + self.peer_wnd;
         self.frto_new -= u8::from(allowed);
         allowed
     }
@@ -1259,7 +1263,7 @@ impl Sender {
         }
         self.snd_nxt = self.snd_nxt.max(end);
         self.burst_sent = true;
-        if let Some(prr) = &mut self.prr {
+        if let Some(prr) = self.prr.as_mut() {
             prr.on_sent(len);
         }
         self.idle.on_send(now);
@@ -1382,7 +1386,7 @@ impl Sender {
     /// RACK's reordering timer's while it is armed.
     #[inline]
     pub fn rtx_deadline(&self) -> Option<SimTime> {
-        let Some(rack) = &self.rack else { return self.rtx_deadline };
+        let Some(rack) = self.rack.as_ref() else { return self.rtx_deadline };
         if let Some(reo) = rack.reo_at() {
             return Some(reo);
         }
@@ -1425,7 +1429,7 @@ mod tests {
 
     fn sender(mss: u32, init_cwnd: u32) -> (Sender, TcpClock) {
         let cfg = TcpConfig { mss, init_cwnd, ..TcpConfig::default() };
-        (Sender::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO))
+        (Sender::<true>::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO))
     }
 
     fn drain(s: &mut Sender, c: &TcpClock, now: SimTime) -> Vec<(u64, u32)> {
@@ -1462,7 +1466,7 @@ mod tests {
         let srtt_after_two_acks = |timing: RttTiming| {
             let mut cfg = TcpConfig { mss: 1000, init_cwnd: 10, ..TcpConfig::default() };
             cfg.rto.timing = timing;
-            let (mut s, c) = (Sender::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO));
+            let (mut s, c) = (Sender::<true>::new(&cfg, Rng::substream(0, "rto/0")), TcpClock::new(SimDuration::ZERO));
             let mut stats = EndpointStats::default();
             s.write(2000, SendFlags::NONE);
             assert_eq!(drain(&mut s, &c, SimTime::ZERO).len(), 2);
