@@ -83,12 +83,18 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
 }
 
 /// Does `s` turn on an optional part of the engine: a TCP mechanism of
-/// [`crate::tcp::TcpConfig::extras`], ns-2's arrival order, the UDP source,
-/// a trace or the packet capture, sender-side loss, a NIC queue limit or
-/// ICTCP? Without any, the engine is built without them (`EXTRAS` false).
+/// [`crate::tcp::TcpConfig::extras`], an arrival order other than the
+/// queueing order, PAUSE or traffic classes, ECN marking, rude policing,
+/// the UDP source, a trace or the packet capture, sender-side loss, a NIC
+/// queue limit or ICTCP? Without any, the engine is built without them
+/// (`EXTRAS` false).
 fn extras(s: &Scenario) -> bool {
     s.tcp.extras()
-        || s.link.arrival_order == crate::net::ArrivalOrder::Ns2
+        || s.link.arrival_order != crate::net::ArrivalOrder::Queued
+        || s.switch.pause_config().is_some()
+        || s.classes()
+        || s.switch.ecn_threshold.is_some()
+        || s.switch.rude_policy == crate::net::RudePolicy::Drop
         || s.background.udp_rate.is_some()
         || s.trace.any()
         || s.trace.pcap
@@ -250,7 +256,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             let (events, now) = (&mut self.events, self.now);
             match ev {
                 Event::Arrive { pkt, node } => {
-                    if self.net.arrive(events, now, pkt, node) {
+                    if self.net.arrive::<EXTRAS>(events, now, pkt, node) {
                         self.deliver(pkt);
                     }
                 }
@@ -511,7 +517,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 self.stop_if_over_budget();
             }
             let pkt = self.net.pool.commit();
-            self.net.forward(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
+            self.net.forward::<EXTRAS>(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
         }
         self.hosts.arm(&mut self.events, self.now, ep);
     }

@@ -135,12 +135,19 @@ impl DataPlane {
 
     /// `pkt` reached `node`: a switch polices it or forwards it. Returns
     /// whether `node` is a host, where the packet waits for its endpoint.
+    /// `EXTRAS` false: the scenario turns no optional part on ([`super::extras`]).
     #[inline(always)]
-    pub(super) fn arrive(&mut self, events: &mut EventQueue<Event>, now: SimTime, pkt: PktId, node: NodeId) -> bool {
+    pub(super) fn arrive<const EXTRAS: bool>(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PktId,
+        node: NodeId,
+    ) -> bool {
         let Node::Switch { route } = self.net.node(node) else { return true };
         let p = self.pool.get(pkt);
         let (port, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
-        if self.police_rude && p.seg.has(flags::RUDE) {
+        if EXTRAS && self.police_rude && p.seg.has(flags::RUDE) {
             // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
             self.pool.release(pkt);
             self.dropped += 1;
@@ -148,7 +155,7 @@ impl DataPlane {
             self.flow_drops[flow as usize] += 1;
             return false;
         }
-        self.forward(events, now, pkt, port, tcp_bytes, flow);
+        self.forward::<EXTRAS>(events, now, pkt, port, tcp_bytes, flow);
         false
     }
 
@@ -156,8 +163,9 @@ impl DataPlane {
     // Measured: left to LLVM's judgement, this call stays out of line on
     // every hop (about 5 % more instructions per packet in the benchmark).
     #[inline(always)]
-    /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`.
-    pub(super) fn forward(
+    /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`;
+    /// `EXTRAS` as for [`DataPlane::arrive`].
+    pub(super) fn forward<const EXTRAS: bool>(
         &mut self,
         events: &mut EventQueue<Event>,
         now: SimTime,
@@ -166,10 +174,10 @@ impl DataPlane {
         tcp_bytes: u32,
         flow: u32,
     ) {
-        if self.detour {
+        if EXTRAS && self.detour {
             return self.forward_detour(events, now, pkt, port, tcp_bytes, flow);
         }
-        self.forward_as::<false>(events, now, pkt, port, tcp_bytes, flow)
+        self.forward_as::<false, EXTRAS>(events, now, pkt, port, tcp_bytes, flow)
     }
 
     /// [`DataPlane::forward`] with PAUSE or classes on, or in ns-2's or ns-3's
@@ -192,14 +200,14 @@ impl DataPlane {
             // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(events, now, pkt, port, tcp_bytes, flow, None);
         }
-        self.forward_as::<true>(events, now, pkt, port, tcp_bytes, flow)
+        self.forward_as::<true, true>(events, now, pkt, port, tcp_bytes, flow)
     }
 
     /// [`DataPlane::forward`] past PAUSE; `TIES` in ns-2's order (with the
     /// double clock) or ns-3's (without: an arrival always goes before a
-    /// departure at its instant).
+    /// departure at its instant); `EXTRAS` as for [`DataPlane::arrive`].
     #[inline(always)]
-    fn forward_as<const TIES: bool>(
+    fn forward_as<const TIES: bool, const EXTRAS: bool>(
         &mut self,
         events: &mut EventQueue<Event>,
         now: SimTime,
@@ -216,11 +224,11 @@ impl DataPlane {
         };
         match sent {
             Some((node, at)) => {
-                if self.ecn && self.net.port(port).queue.marked() {
+                if EXTRAS && self.ecn && self.net.port(port).queue.marked() {
                     self.mark(pkt, port);
                 }
                 let event = Event::Arrive { pkt, node };
-                if self.wire_order {
+                if EXTRAS && self.wire_order {
                     let link = &self.net.port(port).link;
                     match if TIES { self.double_clock.as_deref_mut() } else { None } {
                         Some(clock) => {

@@ -50,7 +50,7 @@ impl UdpSource {
         let (flow, tcp_bytes) = (self.flow, UDP_FRAME_PAYLOAD);
         let pkt = net.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT0, tcp_bytes });
         net.sent += 1;
-        net.forward(events, now, pkt, nic, tcp_bytes, flow);
+        net.forward::<true>(events, now, pkt, nic, tcp_bytes, flow);
         events.push(now + interval, Event::Datagram);
     }
 

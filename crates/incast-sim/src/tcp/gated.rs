@@ -8,13 +8,14 @@
 //! reads each field as the `Option` it holds and makes each test; built
 //! without (`EXTRAS = false`), every field reads `None` and every test
 //! fails, as constants, so its per-segment paths carry none of them. The
-//! engine is built so, its own optional parts (ns-2's arrival order, the UDP
-//! source, traces, the packet capture, sender-side loss, a NIC queue limit,
-//! ICTCP) left out too, when the scenario turns none of them on
-//! ([`super::TcpConfig::extras`], `sim::extras`).
+//! engine is built so, its own optional parts (arrival orders other than
+//! the queueing order, PAUSE and traffic classes, ECN marking, rude
+//! policing, the UDP source, traces, the packet capture, sender-side loss,
+//! a NIC queue limit, ICTCP) left out too, when the scenario turns none of
+//! them on ([`super::TcpConfig::extras`], `sim::extras`).
 //! **Deliberately different:** nothing: with those mechanisms off, both
 //! builds behave alike, so a run's results do not depend on the build, only
-//! its speed does (15 % fewer instructions a packet on the benchmark,
+//! its speed does (17 % fewer instructions a packet on the benchmark,
 //! `bench/`).
 
 /// The state of an optional mechanism: `Some` while it is on; with `ON`
