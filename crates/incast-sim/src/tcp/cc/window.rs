@@ -365,7 +365,6 @@ mod tests {
         w.on_ack(acked, T0, SimDuration::ZERO);
     }
 
-    /// RFC 5681 (3.1): slow start adds min(N, SMSS) per ACK.
     /// ns-3's growth counts whole segments (`tcp.ca_increase = "ns3"`): an ACK
     /// of a 500-byte segment grows nothing, the next one completes a segment
     /// and slow start adds one; the exact rule adds the bytes acknowledged.
@@ -384,6 +383,7 @@ mod tests {
         assert_eq!(ns3.cwnd(), 12 * MSS);
     }
 
+    /// RFC 5681 (3.1): slow start adds min(N, SMSS) per ACK.
     #[test]
     fn rfc5681_3_1_slow_start_adds_min_n_smss() {
         let mut w = window(true);
