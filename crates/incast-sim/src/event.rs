@@ -182,6 +182,9 @@ pub struct EventQueue<E> {
     unsorted: [u64; WORDS],
     /// Events in bucket `current + BUCKETS` or later.
     far: BinaryHeap<Far<E>>,
+    /// The bucket of the earliest far event (`u64::MAX` when there is none),
+    /// so that moving on to the next bucket need not look into the heap.
+    far_bucket: u64,
     /// The bucket being run.
     current: u64,
     /// Buckets are `2^shift` ps wide.
@@ -225,6 +228,7 @@ impl<E: Copy> EventQueue<E> {
             occupied: [0; WORDS],
             unsorted: [0; WORDS],
             far: BinaryHeap::new(),
+            far_bucket: u64::MAX,
             current: 0,
             next_seq: 0,
             now: SimTime::ZERO,
@@ -293,6 +297,7 @@ impl<E: Copy> EventQueue<E> {
             }
             bucket.push((key, event));
         } else {
+            self.far_bucket = self.far_bucket.min(b);
             self.far.push(Far(key, event));
         }
     }
@@ -347,13 +352,12 @@ impl<E: Copy> EventQueue<E> {
                     sort_bucket(&mut self.present);
                 }
             }
-            None => match self.far.peek() {
-                Some(Far(key, _)) => self.current = key.bucket(self.shift),
-                None => return,
-            },
+            None if self.far_bucket == u64::MAX => return,
+            None => self.current = self.far_bucket,
         }
-        while self.far.peek().is_some_and(|Far(key, _)| key.bucket(self.shift) < self.current + BUCKETS) {
-            let Far(key, event) = self.far.pop().expect("peeked");
+        while self.far_bucket < self.current + BUCKETS {
+            let Far(key, event) = self.far.pop().expect("a far bucket");
+            self.far_bucket = self.far.peek().map_or(u64::MAX, |Far(key, _)| key.bucket(self.shift));
             self.file(key, event);
         }
     }

@@ -14,6 +14,7 @@
 
 pub mod error;
 pub mod event;
+mod fifo;
 pub mod net;
 pub mod rng;
 pub mod scenario;

@@ -20,7 +20,6 @@
 pub mod buffer;
 pub mod fabric;
 pub mod fabric_table;
-mod fifo;
 pub mod frame;
 pub mod host_jitter;
 mod link;

@@ -16,7 +16,7 @@
 //! ECN-capable: the instantaneous queue, no averaging.
 //! **Not modelled:** RED. (Shared memory and QoS partitions: `net::buffer`.)
 
-use super::fifo::Fifo;
+use crate::fifo::Fifo;
 use crate::settings::{packet_count, python_repr, Size, Spec};
 use crate::time::{Bytes, SimTime};
 use serde_json::Value as Json;

@@ -182,6 +182,9 @@ struct Sim<const EXTRAS: bool> {
     events: EventQueue<Event>,
     /// Events run so far.
     processed: u64,
+    /// The run stops once `processed` reaches this: the event cap, or the
+    /// count at which a stop condition came (one test per event for both).
+    last_event: u64,
     /// The simulated-time limit (`stop.duration`; `NEVER` if none).
     end: SimTime,
     /// When the run stopped, once it has.
@@ -213,6 +216,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             now: SimTime::ZERO,
             events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
             processed: 0,
+            last_event: u64::MAX,
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
             best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
@@ -229,6 +233,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     /// if the run has no duration.
     fn run(&mut self, cap: u64) {
         let end = self.end;
+        if end == NEVER {
+            self.last_event = cap;
+        }
         if let Some(at) = self.hosts.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
         }
@@ -246,7 +253,6 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         // Events at the last instant were due later still (time saturates there):
         // run everything before it, and stop short if any is left (see `run`).
         let horizon = SimTime(end.0.min(LAST_INSTANT.0 - 1));
-        let cap = if end == NEVER { cap } else { u64::MAX };
         while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
             self.processed += 1;
@@ -283,7 +289,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 Event::PauseRefresh { port, class } => self.net.on_pause_refresh(events, now, port, class),
                 Event::Resume { port } => self.net.on_tx_resume(events, now, port),
             }
-            if self.stopped_at.is_some() || self.processed == cap {
+            if self.processed == self.last_event {
                 return;
             }
         }
@@ -305,9 +311,6 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         }
         if EXTRAS && self.record.capture.is_some() && flow < self.reads.conns {
             self.record.capture(self.now, Way::Rx, flow, dir, p.seg);
-            if self.record.over.is_some() {
-                self.stopped_at = Some(self.now); // `run` reports it
-            }
         }
         let ep = endpoint_of(flow, dir);
         let spurious = self.hosts.eps[ep].on_segment(self.now, &p.seg);
@@ -326,6 +329,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         self.service(ep);
         if EXTRAS && self.record.trace.flows && ep % 2 == 1 {
             self.trace_flow(ep);
+        }
+        if EXTRAS {
+            self.stop_if_over_budget(); // the capture's budget; `run` reports it
         }
     }
 
@@ -371,8 +377,15 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     #[inline]
     fn stop_if_over_budget(&mut self) {
         if self.record.over.is_some() {
-            self.stopped_at = Some(self.now);
+            self.stop();
         }
+    }
+
+    /// A stop condition came: the run ends after this event (after the
+    /// first, if it came before any).
+    fn stop(&mut self) {
+        self.stopped_at = Some(self.now);
+        self.last_event = self.processed.max(1);
     }
 
     /// Sample the congestion state of server endpoint `ep`.
@@ -432,7 +445,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             Progress::Release(r) => self.release(r),
             Progress::Done(done) => {
                 if self.reads.on_block_done(done) {
-                    self.stopped_at = Some(self.now);
+                    self.stop();
                 } else {
                     self.start_block(done.client);
                 }
@@ -518,6 +531,11 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             }
             let pkt = self.net.pool.commit();
             self.net.forward::<EXTRAS>(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
+            // A pure ACK goes only when no data can (`Endpoint::transmit_into`),
+            // and sending it changes nothing data waits for: nothing follows it.
+            if !EXTRAS && tcp_bytes == 0 {
+                break;
+            }
         }
         self.hosts.arm(&mut self.events, self.now, ep);
     }

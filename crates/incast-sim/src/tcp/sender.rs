@@ -47,9 +47,9 @@ use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::{LostMarks, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
 use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
+use crate::fifo::Fifo;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
-use std::collections::VecDeque;
 
 /// One transmitted, not yet acknowledged segment.
 #[derive(Clone, Copy, Debug)]
@@ -94,7 +94,7 @@ pub struct Sender<const EXTRAS: bool = true> {
     /// One past the highest byte ever sent.
     snd_max: u64,
     peer_wnd: u64,
-    sent: VecDeque<SentRecord>,
+    sent: Fifo<SentRecord>,
     rto: RtoEstimator,
     /// Arms the retransmission timer (randomization, scheduling delay).
     timer: RtoTimer,
@@ -156,7 +156,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             snd_nxt: 0,
             snd_max: 0,
             peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
-            sent: VecDeque::with_capacity(64),
+            sent: Fifo::default(),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64))
@@ -548,8 +548,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             newest = newest.max(Some((r.sent_at, r.end)));
         }
         if let Some(&(_, top)) = sb.ranges().last() {
-            let i = self.sent.partition_point(|r| r.end < top);
-            if let Some(r) = self.sent.get(i).filter(|r| plausible(r)) {
+            let i = self.sent.as_slice().partition_point(|r| r.end < top);
+            if let Some(r) = self.sent.as_slice().get(i).filter(|r| plausible(r)) {
                 newest = newest.max(Some((r.sent_at, r.end)));
             }
         }
@@ -557,9 +557,10 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         // block of data containing the segment which triggered this ACK": in
         // recovery often a retransmission, sent after everything above it.
         if let Some((start, end)) = first_block {
-            let first = self.sent.partition_point(|r| r.end <= start);
-            let mut from = self.sent.get(first.wrapping_sub(1)).map_or(self.snd_una, |r| r.end);
-            for r in self.sent.range(first..) {
+            let sent = self.sent.as_slice();
+            let first = sent.partition_point(|r| r.end <= start);
+            let mut from = sent.get(first.wrapping_sub(1)).map_or(self.snd_una, |r| r.end);
+            for r in &sent[first..] {
                 if r.end > end {
                     break;
                 }
@@ -1345,8 +1346,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
 
     /// Flag every record overlapping `[start, end)` as retransmitted.
     fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime) {
-        let first = self.sent.partition_point(|r| r.end <= start);
-        for r in self.sent.range_mut(first..) {
+        let first = self.sent.as_slice().partition_point(|r| r.end <= start);
+        for r in &mut self.sent.as_mut_slice()[first..] {
             r.retransmitted = true;
             r.resent_since_timeout = true;
             r.lost_again = false;

@@ -1,4 +1,6 @@
-//! A first-in, first-out sequence for the hot per-frame book-keeping.
+//! A first-in, first-out sequence for the hot per-packet book-keeping: a
+//! port's frames in its buffer (`net::queue`) and a sender's segments in
+//! flight (`tcp::sender`).
 //!
 //! Items are pushed on the end of a vector and read from a head that moves
 //! forward; the vector is emptied whenever the head catches up with its end
@@ -66,6 +68,23 @@ impl<T: Copy> Fifo<T> {
     /// The queued items, oldest first.
     pub fn iter(&self) -> std::slice::Iter<'_, T> {
         self.items[self.head..].iter()
+    }
+
+    /// The queued items, oldest first, to change.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.items[self.head..].iter_mut()
+    }
+
+    /// The queued items as a slice, oldest first.
+    #[inline]
+    pub fn as_slice(&self) -> &[T] {
+        &self.items[self.head..]
+    }
+
+    /// The queued items as a slice, oldest first, to change.
+    #[inline]
+    pub fn as_mut_slice(&mut self) -> &mut [T] {
+        &mut self.items[self.head..]
     }
 }
 
