@@ -332,20 +332,25 @@ impl RtoEstimator {
     /// `snd_una` while SND.NXT was `snd_nxt` (Linux windows; RFC 6298 ignores them).
     #[inline]
     pub fn on_ack_rtt_sample(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {
-        match self.cfg.flavor {
-            RtoFlavor::Rfc6298 => self.rfc6298_sample(r.as_ps()),
-            RtoFlavor::Linux => self.linux_sample(r.as_ps(), snd_una, snd_nxt),
-            RtoFlavor::Ns2 => self.ns2_sample(r.as_ps()),
-        }
         // RFC 6298 (5): "once a new RTT measurement is obtained ... [this] may
         // result in "collapsing" RTO back down after ... exponential back off"
         self.backoff = 0;
+        match self.cfg.flavor {
+            RtoFlavor::Rfc6298 => {
+                let (srtt, rttvar) = self.rfc6298_sample(r.as_ps());
+                // Without back-off the RTO is the formula's, clamped (`base_rto`).
+                self.rto = self.clamp(self.rfc6298_rto(srtt, rttvar));
+                return;
+            }
+            RtoFlavor::Linux => self.linux_sample(r.as_ps(), snd_una, snd_nxt),
+            RtoFlavor::Ns2 => self.ns2_sample(r.as_ps()),
+        }
         self.rto = self.backed_off_rto();
     }
 
-    /// RFC 6298 (2.2), (2.3).
+    /// RFC 6298 (2.2), (2.3); returns the new (SRTT, RTTVAR).
     #[inline]
-    fn rfc6298_sample(&mut self, r: u64) {
+    fn rfc6298_sample(&mut self, r: u64) -> (u64, u64) {
         let (mut srtt, mut rttvar) = match self.est {
             // RFC 6298 (2.2): "the host MUST set SRTT <- R, RTTVAR <- R/2"
             None => (r, r / 2),
@@ -364,6 +369,22 @@ impl RtoEstimator {
         srtt = srtt.max(self.g);
         rttvar = rttvar.max(self.g);
         self.est = Some((srtt, rttvar));
+        (srtt, rttvar)
+    }
+
+    /// RFC 6298 (2.2): "RTO <- SRTT + max (G, K*RTTVAR) where K = 4".
+    #[inline]
+    fn rfc6298_rto(&self, srtt: u64, rttvar: u64) -> u64 {
+        srtt.saturating_add(self.g.max(rttvar.saturating_mul(4)))
+    }
+
+    /// `rto` picoseconds within RTO_min and RTO_max.
+    #[inline]
+    fn clamp(&self, rto: u64) -> SimDuration {
+        // RFC 6298 (2.4): "if it is less than 1 second, then the RTO SHOULD be
+        // rounded up" — to the configured RTO_min instead of 1 s.
+        // RFC 6298 (2.5): "A maximum value MAY be placed on RTO".
+        SimDuration(rto.max(self.cfg.min.as_ps()).min(self.cfg.max.as_ps()))
     }
 
     /// Linux `tcp_rtt_estimator`, line by line, in picoseconds.
@@ -487,15 +508,11 @@ impl RtoEstimator {
             (_, _, Some(e)) => e.rtxcur.saturating_mul(self.cfg.tick.as_ps()),
             // Linux `__tcp_set_rto`: "return usecs_to_jiffies((tp->srtt_us >> 3) + tp->rttvar_us);"
             (_, Some(l), _) => (l.srtt8 >> 3).saturating_add(l.rttvar),
-            // RFC 6298 (2.2): "RTO <- SRTT + max (G, K*RTTVAR) where K = 4"
-            (Some((srtt, rttvar)), None, _) => srtt.saturating_add(self.g.max(rttvar.saturating_mul(4))),
+            (Some((srtt, rttvar)), None, _) => self.rfc6298_rto(srtt, rttvar),
             // RFC 6298 (2.1): "the sender SHOULD set RTO <- 1 second" (configurable).
             (None, None, None) => self.cfg.initial.as_ps(),
         };
-        // RFC 6298 (2.4): "if it is less than 1 second, then the RTO SHOULD be
-        // rounded up" — to the configured RTO_min instead of 1 s.
-        // RFC 6298 (2.5): "A maximum value MAY be placed on RTO".
-        SimDuration(rto.max(self.cfg.min.as_ps()).min(self.cfg.max.as_ps()))
+        self.clamp(rto)
     }
 
     /// The current RTO, back-off included, never above RTO_max.
