@@ -137,14 +137,37 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
     /// Endpoint `ep`'s wake-up came due at `now`: the timeout it suffered, if any.
     #[inline]
     pub(super) fn on_wake(&mut self, ep: usize, now: SimTime) -> Option<Timeout> {
-        if self.wake_at[ep] == now {
-            self.wake_at[ep] = NEVER;
-        }
+        self.woke(ep, now);
         self.eps[ep].on_timer(now)
     }
 
-    /// Keep endpoint `ep`'s wake-up armed at its current deadline (not before `now`).
+    /// True when a timer of endpoint `ep` is due at `now`.
     #[inline]
+    pub(super) fn due(&self, ep: usize, now: SimTime) -> bool {
+        self.eps[ep].poll_timeout().is_some_and(|d| d <= now)
+    }
+
+    /// Endpoint `ep`'s wake-up came due at `now` with no timer due: its
+    /// deadlines moved on (timers are not cancelled). Keep it armed at the new ones.
+    #[inline]
+    pub(super) fn on_stale_wake(&mut self, events: &mut EventQueue<Event>, now: SimTime, ep: usize) {
+        self.woke(ep, now);
+        self.arm(events, now, ep);
+    }
+
+    /// The wake-up armed for `now`, if it was endpoint `ep`'s, has come.
+    #[inline]
+    fn woke(&mut self, ep: usize, now: SimTime) {
+        if self.wake_at[ep] == now {
+            self.wake_at[ep] = NEVER;
+        }
+    }
+
+    /// Keep endpoint `ep`'s wake-up armed at its current deadline (not before `now`).
+    // Measured: with `#[inline]` alone, once a stale wake-up came to call it
+    // too, this call stayed out of line (4 % more instructions per packet in
+    // the benchmark).
+    #[inline(always)]
     pub(super) fn arm(&mut self, events: &mut EventQueue<Event>, now: SimTime, ep: usize) {
         if let Some(deadline) = self.eps[ep].poll_timeout() {
             let deadline = deadline.max(now);

@@ -337,6 +337,13 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
 
     /// Endpoint `ep`'s wake-up came due: run its timers, then let it send.
     fn on_wake(&mut self, ep: usize) {
+        // In the plain build only timers wake an endpoint (waiting for room
+        // at the NIC is an optional part's), and an endpoint sends all it
+        // can whenever its state changes: a wake-up that finds no timer due
+        // finds nothing new to send either.
+        if !EXTRAS && !self.hosts.due(ep, self.now) {
+            return self.hosts.on_stale_wake(&mut self.events, self.now, ep);
+        }
         if let Some(t) = self.hosts.on_wake(ep, self.now) {
             self.on_timeout(ep, t);
         }
