@@ -129,6 +129,17 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
         }
     }
 
+    /// True when the endpoints run a part the plain build leaves out:
+    /// sender-side loss, Rude TCP turned off on a schedule, ICTCP, a NIC
+    /// queue limit, or a mechanism of an endpoint's.
+    pub(super) fn uses_optional_parts(&self) -> bool {
+        self.send_loss_ppb > 0
+            || self.rude_off_at.is_some()
+            || !self.ictcp.is_empty()
+            || !self.nic_wait.is_empty()
+            || self.eps.iter().any(Endpoint::uses_optional_parts)
+    }
+
     /// Connections, reading and background.
     pub(super) fn connections(&self) -> u32 {
         self.eps.len() as u32 / 2

@@ -212,7 +212,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let mut record = Recorder::new(s, reads.layout);
         let queue_trace = s.trace.queue.then(|| record.lend_to_queue_trace());
         let net = DataPlane::new(s, reads.layout, flows, queue_trace);
-        Sim {
+        let sim = Sim {
             now: SimTime::ZERO,
             events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
             processed: 0,
@@ -225,7 +225,19 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             record,
             reads,
             net,
-        }
+        };
+        // `extras` chose the build from the settings; the parts know what they run.
+        assert!(EXTRAS || !sim.uses_optional_parts(), "sim::extras misses an optional part this scenario turns on");
+        sim
+    }
+
+    /// True when a part of this run runs a mechanism the plain build
+    /// (`EXTRAS` false) leaves out, and would leave silently off.
+    fn uses_optional_parts(&self) -> bool {
+        self.net.uses_optional_parts()
+            || self.hosts.uses_optional_parts()
+            || self.record.uses_optional_parts()
+            || self.udp.is_on()
     }
 
     /// Start every client's first block, the UDP source and the background
@@ -580,6 +592,17 @@ mod tests {
         let (plain, full) = (run_as::<false>(&s, 1 << 24).unwrap(), run_as::<true>(&s, 1 << 24).unwrap());
         assert!(plain.summary.timeouts > 0, "the run exercises recovery: {:?}", plain.summary.timeouts);
         assert_eq!(plain, full);
+    }
+
+    /// Were a setting that turns an optional part on missing from `extras`,
+    /// its scenario would run in the plain build with that part silently
+    /// off: the plain build refuses to start with it (here the flow trace).
+    #[test]
+    #[should_panic(expected = "sim::extras misses an optional part")]
+    fn the_plain_build_refuses_a_scenario_with_an_optional_part() {
+        let mut s = Scenario::fast08(4);
+        s.trace.flows = true;
+        Sim::<false>::new(&s);
     }
 
     #[test]

@@ -133,6 +133,19 @@ impl DataPlane {
         }
     }
 
+    /// True when the switches and links run a part the plain build leaves
+    /// out: PAUSE or classes, another arrival order, ECN marking, rude
+    /// policing or a NIC queue limit.
+    pub(super) fn uses_optional_parts(&self) -> bool {
+        self.detour
+            || self.lossless.is_some()
+            || self.double_clock.is_some()
+            || self.wire_order
+            || self.ecn
+            || self.police_rude
+            || self.tx_queue.is_some()
+    }
+
     /// `pkt` reached `node`: a switch polices it or forwards it. Returns
     /// whether `node` is a host, where the packet waits for its endpoint.
     /// `EXTRAS` false: the scenario turns no optional part on ([`super::extras`]).

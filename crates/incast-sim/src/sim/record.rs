@@ -82,6 +82,12 @@ fn side_of(ep: usize) -> Side {
 }
 
 impl Recorder {
+    /// True when it records what the plain build does not: the packet
+    /// capture, the flow trace or the goodput trace.
+    pub(super) fn uses_optional_parts(&self) -> bool {
+        self.capture.is_some() || self.trace.flows || self.trace.goodput
+    }
+
     /// What `s` asks to record about the connections of `reads`.
     pub(super) fn new(s: &Scenario, reads: Layout) -> Self {
         Recorder {

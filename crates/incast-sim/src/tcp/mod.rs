@@ -409,6 +409,13 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
         &self.stats
     }
 
+    /// True when this endpoint runs a mechanism the plain build leaves out
+    /// (`tcp::gated`): DCTCP's ECN, TCP options, the Linux receive window, or
+    /// one of its sender's ([`Sender::uses_optional_parts`]).
+    pub fn uses_optional_parts(&self) -> bool {
+        self.ecn || self.options || self.ts.is_some() || self.linux_wnd.is_some() || self.sender.uses_optional_parts()
+    }
+
     /// The application asks to be rude or polite again (RUDE §3.2, `tcp::rude`).
     pub fn set_rude(&mut self, req: rude::RudeRequest) {
         self.sender.set_rude(req);

@@ -121,6 +121,11 @@ impl SpuriousDetector {
         }
     }
 
+    /// True when F-RTO or Eifel is on.
+    pub fn is_on(&self) -> bool {
+        self.mode != SpuriousRto::Off
+    }
+
     /// True while the detector waits for an ACK (the sender asks before
     /// calling [`SpuriousDetector::on_ack`], to keep the common path short).
     #[inline]
