@@ -523,9 +523,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     /// Transmit whatever endpoint `ep` has to send, and keep its wake-up armed.
     fn service(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
-        let Route { nic, dst, dir } = self.hosts.routes[ep];
         loop {
             if EXTRAS {
+                let nic = self.hosts.routes[ep].nic;
                 if let Some(room) = self.net.nic_full_until(nic, self.now) {
                     self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
                     break;
@@ -536,6 +536,10 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             if !self.hosts.eps[ep].transmit_into(self.now, &mut slot.seg) {
                 break;
             }
+            // Measured: read once before the loop, the route was saved to the
+            // stack on every call (0.8 % more instructions per packet in the
+            // benchmark); most calls send one segment or none.
+            let Route { nic, dst, dir } = self.hosts.routes[ep];
             let tcp_bytes = slot.seg.len + slot.seg.option_bytes();
             (slot.flow, slot.dir, slot.dst, slot.tcp_bytes) = (flow, dir, dst, tcp_bytes);
             // Lost before the wire: the slot stays vacant for the next segment.
