@@ -340,12 +340,23 @@ impl SyncRead {
     /// in total (`before` until this delivery): the completed block if this
     /// was its last byte, or the next request to release if a response
     /// completed while `max_inflight` held requests back.
+    // Measured: as one call, 1 % more instructions per packet in the
+    // benchmark than with the common case (a response not yet complete)
+    // inlined and the rest out of line.
+    #[inline]
     pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Progress {
         let target = self.target[flow as usize];
         debug_assert!(delivered <= target, "flow {flow} delivered beyond what was requested");
         if before >= target || delivered < target {
             return Progress::Waiting;
         }
+        self.on_response_complete(now, flow)
+    }
+
+    /// The response on `flow` is complete: [`SyncRead::on_client_delivered`]'s
+    /// block or request to release.
+    #[inline(never)]
+    fn on_response_complete(&mut self, now: SimTime, flow: u32) -> Progress {
         let c = (flow / self.servers) as usize;
         let r = &mut self.readers[c];
         r.pending -= 1;
