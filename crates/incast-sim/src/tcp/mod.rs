@@ -207,7 +207,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
             rcv_wnd: window_field(linux_wnd.as_ref().map_or(cfg.rcv_wnd.get(), |w| w.advertised())),
             linux_wnd: Gated::new(linux_wnd),
             sender,
-            receiver: Receiver::new(),
+            receiver: if cfg.sack_enabled() { Receiver::new() } else { Receiver::without_sack() },
             delack: DelayedAck::new(&cfg.delayed_ack, cfg.segment_payload().max(1), cfg.rcv_wnd.get()),
             // RFC 2018 (3): 4 blocks fit the option space, 3 beside timestamps.
             sack_blocks: match (cfg.sack_enabled(), cfg.timestamps) {

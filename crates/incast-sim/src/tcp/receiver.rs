@@ -30,7 +30,7 @@ pub enum Arrival {
 }
 
 /// Reassembly state of one receiving endpoint.
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Receiver {
     rcv_nxt: u64,
     /// Disjoint, non-adjacent `[start, end)` ranges above `rcv_nxt`, sorted.
@@ -38,13 +38,28 @@ pub struct Receiver {
     /// First offsets of the latest out-of-order arrivals, newest first: each
     /// names the block that holds it, for the SACK block order of RFC 2018 §4.
     recent: [u64; MAX_SACK_BLOCKS],
-    recent_n: usize,
+    /// Entries of `recent` in use (a byte, so that `sack` takes no more room).
+    recent_n: u8,
+    /// `recent` is kept: the endpoint sends SACK blocks.
+    sack: bool,
+}
+
+impl Default for Receiver {
+    fn default() -> Self {
+        Self::new()
+    }
 }
 
 impl Receiver {
     /// A receiver expecting stream offset 0.
     pub fn new() -> Self {
-        Receiver { rcv_nxt: 0, ooo: Vec::with_capacity(8), recent: [0; MAX_SACK_BLOCKS], recent_n: 0 }
+        Receiver { rcv_nxt: 0, ooo: Vec::with_capacity(8), recent: [0; MAX_SACK_BLOCKS], recent_n: 0, sack: true }
+    }
+
+    /// [`Receiver::new`] for an endpoint that sends no SACK blocks: it keeps
+    /// no order of recent arrivals ([`Receiver::sack_blocks`] gives none).
+    pub fn without_sack() -> Self {
+        Receiver { sack: false, ..Receiver::new() }
     }
 
     /// RCV.NXT: the next in-order offset expected, = bytes delivered so far.
@@ -79,7 +94,9 @@ impl Receiver {
             // RFC 793 (3.9): "Segments with higher beginning sequence numbers
             // may be held for later processing."
             self.insert(seq, end);
-            self.note_recent(seq);
+            if self.sack {
+                self.note_recent(seq);
+            }
             return Arrival::OutOfOrder;
         }
         self.rcv_nxt = end;
@@ -104,7 +121,7 @@ impl Receiver {
         let i = self.ooo.partition_point(|&(_, e)| e <= seq);
         let (start, end) = self.ooo[i];
         let mut kept = 0;
-        for j in 0..self.recent_n {
+        for j in 0..usize::from(self.recent_n) {
             let r = self.recent[j];
             if r >= self.rcv_nxt && !(start..end).contains(&r) {
                 self.recent[kept] = r;
@@ -114,7 +131,7 @@ impl Receiver {
         let n = (kept + 1).min(MAX_SACK_BLOCKS);
         self.recent.copy_within(0..n - 1, 1);
         self.recent[0] = seq;
-        self.recent_n = n;
+        self.recent_n = n as u8;
     }
 
     /// The SACK blocks for an ACK sent now, at most `max` (RFC 2018 §4): "The
@@ -124,7 +141,7 @@ impl Receiver {
     /// first, and returns how many; none when nothing is buffered out of order.
     pub fn sack_blocks(&self, max: usize, out: &mut [(u64, u64); MAX_SACK_BLOCKS]) -> usize {
         let mut n = 0;
-        for &seq in &self.recent[..self.recent_n] {
+        for &seq in &self.recent[..usize::from(self.recent_n)] {
             if n == max.min(MAX_SACK_BLOCKS) {
                 break;
             }
