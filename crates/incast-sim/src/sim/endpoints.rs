@@ -130,13 +130,13 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
     }
 
     /// True when the endpoints run a part the plain build leaves out:
-    /// sender-side loss, Rude TCP turned off on a schedule, ICTCP, a NIC
-    /// queue limit, or a mechanism of an endpoint's.
+    /// sender-side loss, Rude TCP turned off on a schedule, ICTCP, or a
+    /// mechanism of an endpoint's. (Waiting for room at a NIC comes of the
+    /// NIC queue limit, which `DataPlane` reports.)
     pub(super) fn uses_optional_parts(&self) -> bool {
         self.send_loss_ppb > 0
             || self.rude_off_at.is_some()
             || !self.ictcp.is_empty()
-            || !self.nic_wait.is_empty()
             || self.eps.iter().any(Endpoint::uses_optional_parts)
     }
 

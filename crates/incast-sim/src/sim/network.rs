@@ -138,7 +138,6 @@ impl DataPlane {
     /// policing or a NIC queue limit.
     pub(super) fn uses_optional_parts(&self) -> bool {
         self.detour
-            || self.lossless.is_some()
             || self.double_clock.is_some()
             || self.wire_order
             || self.ecn

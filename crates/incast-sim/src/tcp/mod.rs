@@ -410,10 +410,12 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     }
 
     /// True when this endpoint runs a mechanism the plain build leaves out
-    /// (`tcp::gated`): DCTCP's ECN, TCP options, the Linux receive window, or
-    /// one of its sender's ([`Sender::uses_optional_parts`]).
+    /// (`tcp::gated`): DCTCP's ECN, TCP options, or one of its sender's
+    /// ([`Sender::uses_optional_parts`]). (Timestamps' and Linux's receive
+    /// window's state the plain build cannot hold at all: [`Gated::new`]
+    /// refuses it.)
     pub fn uses_optional_parts(&self) -> bool {
-        self.ecn || self.options || self.ts.is_some() || self.linux_wnd.is_some() || self.sender.uses_optional_parts()
+        self.ecn || self.options || self.sender.uses_optional_parts()
     }
 
     /// The application asks to be rude or polite again (RUDE §3.2, `tcp::rude`).

@@ -209,16 +209,11 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 
     /// True when this sender runs a mechanism the plain build leaves out
-    /// (`tcp::gated`): Rude TCP, F-RTO or Eifel, cwnd validation, or one
-    /// whose state the plain build cannot hold (SACK, RACK-TLP, PRR, GIP).
+    /// (`tcp::gated`): Rude TCP, F-RTO or Eifel, or cwnd validation. (SACK,
+    /// RACK-TLP, PRR and GIP keep state the plain build cannot hold at all:
+    /// [`Gated::new`] refuses it.)
     pub fn uses_optional_parts(&self) -> bool {
-        self.rude.marked()
-            || self.spurious.is_on()
-            || self.cc.tracks_usage()
-            || self.sack.is_some()
-            || self.rack.is_some()
-            || self.prr.is_some()
-            || self.gip.is_some()
+        self.rude.marked() || self.spurious.is_on() || self.cc.tracks_usage()
     }
 
     /// The window data may fill: min(cwnd, peer window), or what Rude TCP allows.
