@@ -58,14 +58,30 @@ pub fn half_flight(flight: u64, smss: u64) -> u64 {
     (flight / 2).max(2 * smss)
 }
 
+/// `square / cwnd + frac` in 2^-32 bytes, for an SMSS whose square needs 128 bits.
+#[cold]
+#[inline(never)]
+fn wide_step(square: u64, cwnd: u64, frac: u32) -> u128 {
+    ((u128::from(square) << 32) / u128::from(cwnd.max(1))) + u128::from(frac)
+}
+
 impl CongestionControl for Reno {
-    #[inline]
+    #[inline(always)]
     fn cong_avoid(&mut self, cwnd: u64, _acked: u64, _now: SimTime, _srtt: SimDuration) -> u64 {
         if self.increase == CaIncrease::Ns3 {
             return cwnd.saturating_add((self.smss * self.smss / cwnd.max(1)).max(1));
         }
         // RFC 5681 (3.1): "cwnd += SMSS*SMSS/cwnd" (3), the fraction carried.
-        let step = ((u128::from(self.smss * self.smss) << 32) / u128::from(cwnd.max(1))) + u128::from(self.frac);
+        let square = self.smss * self.smss;
+        // Measured: the 128-bit division is a library call, and 64 bits hold
+        // the quotient for any SMSS below 46,341 bytes (SMSS² below 2^31):
+        // 0.3 % fewer instructions per packet on the benchmark, once this
+        // call and `Algorithm`'s were inline always (LLVM had put them out of line).
+        let step = if square < 1 << 31 {
+            u128::from(((square << 32) / cwnd.max(1)) + u64::from(self.frac))
+        } else {
+            wide_step(square, cwnd, self.frac)
+        };
         self.frac = step as u32;
         cwnd.saturating_add((step >> 32) as u64)
     }
@@ -112,6 +128,21 @@ mod tests {
             cwnd = r.cong_avoid(cwnd, 1000, T0, SimDuration::ZERO);
         }
         assert!((cwnd as f64 - exact).abs() < 1.0, "{cwnd} vs {exact}");
+    }
+
+    /// The largest segments (SMSS² of 2^31 and more, 46,341 bytes up) take
+    /// the 128-bit division and add up exactly like small ones.
+    #[test]
+    fn rfc5681_3_1_increase_is_exact_for_the_largest_segments() {
+        for smss in [46_340, 46_341, 65_495] {
+            let mut r = Reno::new(smss, CaIncrease::Exact);
+            let (mut exact, mut cwnd) = (10.0 * smss as f64, 10 * smss);
+            for _ in 0..100 {
+                exact += (smss * smss) as f64 / exact;
+                cwnd = r.cong_avoid(cwnd, smss, T0, SimDuration::ZERO);
+            }
+            assert!((cwnd as f64 - exact).abs() < 1.0, "SMSS {smss}: {cwnd} vs {exact}");
+        }
     }
 
     /// ns-3.44's TcpNewReno truncates each step to whole bytes, at least one:
