@@ -101,8 +101,6 @@ impl SendFlags {
 /// Counters one endpoint keeps about its own sending and receiving.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct EndpointStats {
-    /// Segments handed to the network (data and pure ACKs).
-    pub segments_sent: u64,
     /// Segments carrying payload, retransmissions included.
     pub data_segments_sent: u64,
     /// Payload bytes sent, retransmissions included.
@@ -134,6 +132,13 @@ pub struct EndpointStats {
     pub spurious_timeouts: u64,
     /// Redundant copies of stripe-unit tail packets (`tcp::gip`); also in `retransmitted_segments`.
     pub redundant_segments: u64,
+}
+
+impl EndpointStats {
+    /// Segments handed to the network: data segments and pure ACKs.
+    pub fn segments_sent(&self) -> u64 {
+        self.data_segments_sent + self.acks_sent
+    }
 }
 
 /// A window of `bytes` as a segment carries it (at most 4 GiB).
@@ -317,7 +322,6 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     pub fn transmit_into(&mut self, now: SimTime, out: &mut Segment) -> bool {
         let rcv_nxt = self.receiver.rcv_nxt();
         if let Some(tx) = self.sender.poll_data(now, &self.clock) {
-            self.stats.segments_sent += 1;
             self.stats.data_segments_sent += 1;
             self.stats.bytes_sent += tx.len as u64;
             self.stats.retransmitted_segments += tx.retransmission as u64;
@@ -339,7 +343,6 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
             return true;
         }
         if self.delack.should_ack() {
-            self.stats.segments_sent += 1;
             self.stats.acks_sent += 1;
             self.delack.on_ack_sent(rcv_nxt);
             *out = Segment::new(self.sender.snd_nxt(), rcv_nxt, 0, self.rcv_wnd, flags::ACK | self.ecn_flags(0));
@@ -354,7 +357,6 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     #[cold]
     fn held_ce_ack(&mut self, now: SimTime, out: &mut Segment) {
         let held = self.ce_ack.take().unwrap_or(self.receiver.rcv_nxt());
-        self.stats.segments_sent += 1;
         self.stats.acks_sent += 1;
         let ece = if self.ce_state { 0 } else { flags::ECE };
         *out = Segment::new(self.sender.snd_nxt(), held, 0, self.rcv_wnd, flags::ACK | ece);

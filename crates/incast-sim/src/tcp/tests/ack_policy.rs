@@ -21,7 +21,7 @@ fn rfc5681_4_2_lone_segment_waits_for_delayed_ack_timer() {
     expect_nothing(&mut ep, ms(41));
     assert_eq!(ep.poll_timeout(), None);
     let st = ep.stats();
-    assert_eq!((st.delayed_ack_timeouts, st.acks_sent, st.segments_sent), (1, 1, 1));
+    assert_eq!((st.delayed_ack_timeouts, st.acks_sent, st.segments_sent()), (1, 1, 1));
 }
 
 /// RFC 1122 (4.2.3.2): the second full-sized segment is ACKed at once and
