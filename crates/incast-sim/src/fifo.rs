@@ -65,16 +65,6 @@ impl<T: Copy> Fifo<T> {
         self.head = 0;
     }
 
-    /// The queued items, oldest first.
-    pub fn iter(&self) -> std::slice::Iter<'_, T> {
-        self.items[self.head..].iter()
-    }
-
-    /// The queued items, oldest first, to change.
-    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
-        self.items[self.head..].iter_mut()
-    }
-
     /// The queued items as a slice, oldest first.
     #[inline]
     pub fn as_slice(&self) -> &[T] {
@@ -85,6 +75,16 @@ impl<T: Copy> Fifo<T> {
     #[inline]
     pub fn as_mut_slice(&mut self) -> &mut [T] {
         &mut self.items[self.head..]
+    }
+
+    /// The queued items, oldest first.
+    pub fn iter(&self) -> std::slice::Iter<'_, T> {
+        self.as_slice().iter()
+    }
+
+    /// The queued items, oldest first, to change.
+    pub fn iter_mut(&mut self) -> std::slice::IterMut<'_, T> {
+        self.as_mut_slice().iter_mut()
     }
 }
 
