@@ -180,11 +180,12 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
 struct Sim<const EXTRAS: bool> {
     now: SimTime,
     events: EventQueue<Event>,
-    /// Events run so far.
-    processed: u64,
-    /// The run stops once `processed` reaches this: the event cap, or the
-    /// count at which a stop condition came (one test per event for both).
-    last_event: u64,
+    /// Events the run may take: the event cap, or the count at which a stop
+    /// condition came.
+    budget: u64,
+    /// Of those, the events not taken yet (one test per event for both
+    /// limits; `budget - left` have run).
+    left: u64,
     /// The simulated-time limit (`stop.duration`; `NEVER` if none).
     end: SimTime,
     /// When the run stopped, once it has.
@@ -215,8 +216,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let sim = Sim {
             now: SimTime::ZERO,
             events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
-            processed: 0,
-            last_event: u64::MAX,
+            budget: u64::MAX,
+            left: u64::MAX,
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
             best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
@@ -246,7 +247,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     fn run(&mut self, cap: u64) {
         let end = self.end;
         if end == NEVER {
-            self.last_event = cap;
+            (self.budget, self.left) = (cap, cap);
         }
         if let Some(at) = self.hosts.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
@@ -267,7 +268,6 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let horizon = SimTime(end.0.min(LAST_INSTANT.0 - 1));
         while let Some((t, ev)) = self.events.pop_until(horizon) {
             self.now = t;
-            self.processed += 1;
             if let Some(clock) = self.net.double_clock.as_mut().filter(|_| EXTRAS) {
                 clock.at(t, if let Event::Arrive { pkt, .. } = ev { Some(pkt) } else { None });
             }
@@ -301,7 +301,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 Event::PauseRefresh { port, class } => self.net.on_pause_refresh(events, now, port, class),
                 Event::Resume { port } => self.net.on_tx_resume(events, now, port),
             }
-            if self.processed == self.last_event {
+            self.left -= 1;
+            if self.left == 0 {
                 return;
             }
         }
@@ -404,7 +405,13 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     /// first, if it came before any).
     fn stop(&mut self) {
         self.stopped_at = Some(self.now);
-        self.last_event = self.processed.max(1);
+        self.budget -= self.left - 1;
+        self.left = 1;
+    }
+
+    /// Events run so far.
+    fn processed(&self) -> u64 {
+        self.budget - self.left
     }
 
     /// Sample the congestion state of server endpoint `ep`.

@@ -103,7 +103,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             queue_peak_bytes: bottleneck.peak_bytes,
             background_goodput_mbps: mbps(background.iter().map(|f| f.bytes_delivered).sum()),
             udp_goodput_mbps: mbps(self.udp.delivered),
-            events: self.processed,
+            events: self.processed(),
         };
         let ports = self.net.port_stats(end);
         let capture = self.record.capture.take().map(|c| *c);
