@@ -133,8 +133,10 @@ pub fn partition(p: u8, partitions: u32) -> usize {
 
 /// What a PFC frame tells its receiver: the priorities it stops for the
 /// frame's time, and those it releases (time zero, XON). 802.3x PAUSE is the
-/// frame that stops every priority.
+/// frame that stops every priority. Aligned to 32 bits, as the engine's
+/// other event fields are (`sim::Event`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[repr(align(4))]
 pub struct PfcFrame {
     /// Priorities paused for the configured quanta.
     pub xoff: u8,

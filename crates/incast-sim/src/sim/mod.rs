@@ -140,7 +140,11 @@ fn run_as<const EXTRAS: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult
     Ok(sim.finish())
 }
 
-/// What happens next, in the event queue.
+/// What happens next, in the event queue. Every field sits in a 32-bit word
+/// of its own (`PfcFrame` is aligned to one), so that taking an event from
+/// the queue reads its tag and two words, whatever the variant (with bytes
+/// beside the tag, two more reads each event: 0.5 % of the benchmark's
+/// instructions).
 #[derive(Clone, Copy)]
 enum Event {
     /// The last bit of a packet reaches a node.
@@ -161,10 +165,10 @@ enum Event {
     TxDone { port: PortId },
     /// A PAUSE (802.3x) or PFC (802.1Qbb) frame reached `port`: the
     /// priorities it stops (bit p: priority p) and those it releases.
-    PauseFrame { port: PortId, xoff: u8, xon: u8 },
-    /// Time to refresh the pause of flow-control class `class` of the link
-    /// whose upstream port is `port`.
-    PauseRefresh { port: PortId, class: u8 },
+    PauseFrame { port: PortId, frame: PfcFrame },
+    /// Time to refresh the pause of flow-control class `class` (a byte, in a
+    /// word) of the link whose upstream port is `port`.
+    PauseRefresh { port: PortId, class: u32 },
     /// The pause of `port` may have run out.
     Resume { port: PortId },
 }
@@ -295,10 +299,11 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                     }
                 }
                 Event::TxDone { port } => self.net.on_tx_done(events, now, port),
-                Event::PauseFrame { port, xoff, xon } => {
-                    self.net.on_pause_frame(events, now, port, PfcFrame { xoff, xon })
+                Event::PauseFrame { port, frame } => self.net.on_pause_frame(events, now, port, frame),
+                Event::PauseRefresh { port, class } => {
+                    let class = u8::try_from(class).expect("a flow-control class");
+                    self.net.on_pause_refresh(events, now, port, class)
                 }
-                Event::PauseRefresh { port, class } => self.net.on_pause_refresh(events, now, port, class),
                 Event::Resume { port } => self.net.on_tx_resume(events, now, port),
             }
             self.left -= 1;

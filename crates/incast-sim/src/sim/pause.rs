@@ -244,7 +244,7 @@ impl DataPlane {
     fn schedule_refresh(&mut self, events: &mut EventQueue<Event>, now: SimTime, link: PortId, class: u8) {
         let rate = self.net.port(link).link.rate();
         let at = now + pause_time(self.control().0.quanta, rate) / 2;
-        events.push(at, Event::PauseRefresh { port: link, class });
+        events.push(at, Event::PauseRefresh { port: link, class: u32::from(class) });
     }
 
     /// The switch at the far end of `link` still holds class `class` of it
@@ -280,7 +280,7 @@ impl DataPlane {
             let link = &mut self.net.port_mut(port).link;
             let done = link.transmit(now, PAUSE_WIRE_BYTES);
             events.push(done, Event::TxDone { port });
-            events.push(link.arrival(done), Event::PauseFrame { port: reverse(port), xoff: f.xoff, xon: f.xon });
+            events.push(link.arrival(done), Event::PauseFrame { port: reverse(port), frame: f });
             return;
         }
         let Some((pkt, prio, arrived, frame_bytes)) = lp.next_frame(now) else { return };
