@@ -983,7 +983,10 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         let timeout = forensics::classify(self.snapshot(now));
         let rtx_end = self.snd_max.min(self.snd_una + self.mss);
         let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
-        self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
+        if EXTRAS {
+            // F-RTO and Eifel are optional parts: without them, nothing to note.
+            self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
+        }
         let (basis, repeated) = match self.ssthresh_rule {
             SsthreshRule::Rfc5681 => (self.fair_flight(self.flight_size()), self.backoff > 0),
             // ns-3.44 TcpSocketBase::ReTxTimeout: "inFlightBeforeRto = BytesInFlight()".
