@@ -174,10 +174,11 @@ enum Delay {
     Off,
     /// A fixed timeout.
     Fixed(SimDuration),
-    /// Linux quick-ACK mode and ATO estimator.
-    Linux(LinuxAto),
+    /// Linux quick-ACK mode and ATO estimator (boxed, as the adaptive
+    /// estimator: a receiver's delayed-ACK state then fits one cache line).
+    Linux(Box<LinuxAto>),
     /// CMU09 §5: a multiple of the smoothed inter-arrival gap.
-    Adaptive(GapEstimator),
+    Adaptive(Box<GapEstimator>),
 }
 
 /// Linux `inet_csk(sk)->icsk_ack` state.
@@ -321,23 +322,23 @@ impl DelayedAck {
                 // Linux tcp_incr_quickack: quickacks = rcv_wnd / (2 * rcv_mss);
                 // if (quickacks == 0) quickacks = 2; quickacks = min(quickacks, max);
                 let budget = (rcv_wnd / (2 * rcv_mss)).max(2).min(cfg.quickack_segments as u64) as u32;
-                Delay::Linux(LinuxAto {
+                Delay::Linux(Box::new(LinuxAto {
                     ato_min: cfg.ato_min,
                     ato_max: cfg.ato_max,
                     quickacks: budget,
                     quick: 0,
                     ato: None,
                     lrcvtime: SimTime::ZERO,
-                })
+                }))
             }
-            DelayedAckMode::Adaptive => Delay::Adaptive(GapEstimator {
+            DelayedAckMode::Adaptive => Delay::Adaptive(Box::new(GapEstimator {
                 shift: cfg.adaptive_gain_shift.min(63),
                 multiplier: cfg.adaptive_multiplier as u64,
                 min: cfg.adaptive_min,
                 max: cfg.adaptive_max,
                 sgap: None,
                 last: None,
-            }),
+            })),
         };
         DelayedAck { delay, rcv_mss, ack_now: false, deadline: None, rcv_wup: 0 }
     }
@@ -437,7 +438,7 @@ impl DelayedAck {
             Some(d) if d <= now => {
                 self.deadline = None;
                 self.ack_now = true;
-                if let Delay::Linux(LinuxAto { ato: Some(ato), .. }) = &mut self.delay {
+                if let Some(ato) = if let Delay::Linux(l) = &mut self.delay { l.ato.as_mut() } else { None } {
                     // Linux tcp_delack_timer_handler: "Delayed ACK missed: inflate
                     // ATO." ato = min(ato << 1, icsk_rto);
                     *ato = ato.saturating_mul(2).min(rto);
