@@ -244,15 +244,16 @@ pub struct RtoEstimator {
     g: u64,
     /// (SRTT, RTTVAR) in picoseconds, once a sample has been taken.
     est: Option<(u64, u64)>,
-    /// Linux flavor state, once a sample has been taken.
-    linux: Option<LinuxEst>,
+    /// Linux flavor state, once a sample has been taken (boxed, as the ns-2
+    /// flavor's: the estimator of the RFC 6298 flavor stays small).
+    linux: Option<Box<LinuxEst>>,
     /// The Linux flavor's RTO_min, in picoseconds: Linux keeps it in jiffies
     /// (`icsk_rto_min`, set with `usecs_to_jiffies`; `tcp_rto_min_us` is
     /// `jiffies_to_usecs(tcp_rto_min(sk))`), so on a jiffy clock it is
     /// RTO_min rounded up to whole ticks: 4 ms for 1 ms at HZ=250.
     linux_rto_min: u64,
     /// ns-2 flavor state, once a sample has been taken.
-    ns2: Option<Ns2Est>,
+    ns2: Option<Box<Ns2Est>>,
     /// Number of doublings since the last valid sample.
     backoff: u32,
     /// [`RtoEstimator::rto`], recomputed whenever a sample or a timeout changes it.
@@ -324,7 +325,7 @@ impl RtoEstimator {
     /// Fold in one RTT sample `r` (already rounded to the clock by the caller).
     /// For the Linux flavor the sample closes a window (no sequence numbers).
     pub fn on_rtt_sample(&mut self, r: SimDuration) {
-        let next = self.linux.map_or(0, |l| l.rtt_seq.wrapping_add(1));
+        let next = self.linux.as_ref().map_or(0, |l| l.rtt_seq.wrapping_add(1));
         self.on_ack_rtt_sample(r, next, next);
     }
 
@@ -401,13 +402,13 @@ impl RtoEstimator {
         let rto_min = self.linux_rto_min;
         // Keep 8·R inside i64 (R ≤ 2^59 ps, about 6.7 days).
         let r = r.min(1 << 59);
-        let Some(l) = self.linux.as_mut() else {
+        let Some(l) = self.linux.as_deref_mut() else {
             // Linux: "no previous measure." `srtt = m << 3`, `tp->mdev_us = m << 1;
             // /* make sure rto = 3*rtt */`, `tp->rttvar_us = max(tp->mdev_us,
             // tcp_rto_min_us(sk))`, `tp->mdev_max_us = tp->rttvar_us`, `tp->rtt_seq = tp->snd_nxt`.
             let rttvar = (r << 1).max(rto_min);
             let srtt8 = (r << 3).max(1);
-            self.linux = Some(LinuxEst { srtt8, mdev4: r << 1, mdev_max: rttvar, rttvar, rtt_seq: snd_nxt });
+            self.linux = Some(Box::new(LinuxEst { srtt8, mdev4: r << 1, mdev_max: rttvar, rttvar, rtt_seq: snd_nxt }));
             return;
         };
         // Linux: "m -= (srtt >> 3); /* m is now error in rtt est */"
@@ -451,8 +452,8 @@ impl RtoEstimator {
         // "int(tao /tcp_tick_ + 0.5)". "if (t_rtt_ < 1) t_rtt_ = 1;"
         let tick = self.cfg.tick.as_ps();
         let t_rtt = (r.saturating_add(tick / 2) / tick).clamp(1, 1 << 40) as i64;
-        let (srtt8, rttvar4) = match self.ns2 {
-            Some(Ns2Est { srtt8, rttvar4, .. }) if srtt8 != 0 => {
+        let (srtt8, rttvar4) = match self.ns2.as_deref() {
+            Some(&Ns2Est { srtt8, rttvar4, .. }) if srtt8 != 0 => {
                 // ns-2: "delta = t_rtt_ - (t_srtt_ >> T_SRTT_BITS); if ((t_srtt_ += delta) <= 0) t_srtt_ = 1;"
                 let mut delta = t_rtt - (srtt8 >> 3);
                 let srtt8 = (srtt8 + delta).max(1);
@@ -466,7 +467,11 @@ impl RtoEstimator {
         // ns-2: "t_rtxcur_ = (((t_rttvar_ << (rttvar_exp_ + (T_SRTT_BITS - T_RTTVAR_BITS)))
         // + t_srtt_) >> T_SRTT_BITS) * tcp_tick_;" with rttvar_exp_ 2.
         let rtxcur = (((rttvar4 << 3) + srtt8) >> 3) as u64;
-        self.ns2 = Some(Ns2Est { srtt8, rttvar4, rtxcur });
+        let est = Ns2Est { srtt8, rttvar4, rtxcur };
+        match self.ns2.as_deref_mut() {
+            Some(e) => *e = est,
+            None => self.ns2 = Some(Box::new(est)),
+        }
     }
 
     /// An ACK of new data arrived (after any RTT sample it gave). With
@@ -499,7 +504,7 @@ impl RtoEstimator {
             self.backoff += 1;
             self.rto = self.backed_off_rto();
         }
-        if let Some(e) = self.ns2.as_mut().filter(|_| self.backoff > 3) {
+        if let Some(e) = self.ns2.as_deref_mut().filter(|_| self.backoff > 3) {
             // ns-2 `rtt_backoff`: "if (t_backoff_ > 8) { t_rttvar_ += (t_srtt_ >>
             // T_SRTT_BITS); t_srtt_ = 0; }" (t_backoff_ = 2^backoff); t_rtxcur_ stays.
             e.rttvar4 += e.srtt8 >> 3;
@@ -510,7 +515,7 @@ impl RtoEstimator {
     /// RTO before back-off: the RFC 6298 (2.2)–(2.5) formula (or Linux
     /// `__tcp_set_rto`), clamped.
     pub fn base_rto(&self) -> SimDuration {
-        let rto = match (self.est, self.linux, self.ns2) {
+        let rto = match (self.est, self.linux.as_deref(), self.ns2.as_deref()) {
             // ns-2 `rtt_timeout`: t_rtxcur_, raised to minrto_ before the back-off
             // ("Correction from Tom Kelly to be RFC2988-compliant").
             (_, _, Some(e)) => e.rtxcur.saturating_mul(self.cfg.tick.as_ps()),
@@ -549,7 +554,7 @@ impl RtoEstimator {
 
     /// Smoothed RTT, once a sample has been taken.
     pub fn srtt(&self) -> Option<SimDuration> {
-        match (self.linux, self.ns2) {
+        match (self.linux.as_deref(), self.ns2.as_deref()) {
             (Some(l), _) => Some(SimDuration(l.srtt8 >> 3)),
             (_, Some(e)) => Some(SimDuration(e.srtt8 as u64 * self.cfg.tick.as_ps() / 8)),
             _ => self.est.map(|(s, _)| SimDuration(s)),
@@ -560,7 +565,7 @@ impl RtoEstimator {
     /// been taken: the mean deviation of the samples (`mdev_us >> 2`) for
     /// the Linux flavor, RTTVAR for the others.
     pub fn tcp_info_rttvar(&self) -> Option<SimDuration> {
-        match self.linux {
+        match self.linux.as_deref() {
             Some(l) => Some(SimDuration(l.mdev4 / 4)),
             None => self.rttvar(),
         }
@@ -569,7 +574,7 @@ impl RtoEstimator {
     /// RTT variation, once a sample has been taken; for the Linux flavor
     /// `rttvar_us / 4`, so that RTO = SRTT + 4·RTTVAR in both flavors.
     pub fn rttvar(&self) -> Option<SimDuration> {
-        match (self.linux, self.ns2) {
+        match (self.linux.as_deref(), self.ns2.as_deref()) {
             (Some(l), _) => Some(SimDuration(l.rttvar / 4)),
             (_, Some(e)) => Some(SimDuration(e.rttvar4 as u64 * self.cfg.tick.as_ps() / 4)),
             _ => self.est.map(|(_, v)| SimDuration(v)),
