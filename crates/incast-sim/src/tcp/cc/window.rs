@@ -483,7 +483,7 @@ mod tests {
     #[test]
     fn rfc8257_3_3_ecn_cut_sets_both_and_waits_out_recovery() {
         let dctcp = Dctcp::new(MSS, DctcpConfig { alpha_init: ALPHA_ONE, g_shift: 4 });
-        let mut w = CongestionWindow::new(MSS, 10, true, Algorithm::Dctcp(dctcp));
+        let mut w = CongestionWindow::new(MSS, 10, true, Algorithm::Dctcp(Box::new(dctcp)));
         assert!(w.needs_ecn());
         assert!(w.on_ecn_echo(MSS, MSS, true, 10 * MSS, false));
         assert_eq!((w.cwnd(), w.ssthresh()), (5 * MSS, 5 * MSS));
