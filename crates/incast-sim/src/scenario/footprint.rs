@@ -13,7 +13,11 @@
 //! **Not modelled:** what grows with simulated time (the timeout rows of
 //! `stats.timeouts`, flow traces, the packet capture), which `duration` and
 //! `blocks` bound; the goodput bins (`trace.goodput_bin`, capped apart at
-//! ten million); allocator overhead; the Python side's copies of the tables.
+//! ten million); the state an endpoint keeps out of line for the parts a
+//! Reno run leaves off (Cubic's, DCTCP's, Linux's and the adaptive delayed
+//! ACK's, the Linux and ns-2 RTO estimators', RACK-TLP's, PRR's): at most
+//! 472 bytes against the endpoint's 1,080; allocator overhead; the Python
+//! side's copies of the tables.
 
 use super::Scenario;
 use crate::net::fabric::TopologyConfig;
