@@ -117,6 +117,12 @@ fn age_code(age: SimDuration) -> u64 {
     ((top + 1) << 10 | mantissa).min(0xFFFF)
 }
 
+/// The word of an occupancy map that holds index `i`, and its bit there.
+#[inline]
+fn word_bit(i: u64) -> (usize, u64) {
+    ((i / WORD) as usize, 1 << (i % WORD))
+}
+
 /// The first index from `start` on, within one lap of a ring of `WORDS`
 /// words, whose bit is set in `map` (bit `i % WORD` of word `i / WORD` for
 /// index `i` modulo the ring), unless none is.
@@ -340,7 +346,7 @@ impl<E: Copy> EventQueue<E> {
         } else if b < self.current + BUCKETS {
             let i = b % BUCKETS;
             let bucket = &mut self.ring[i as usize];
-            let (w, bit) = ((i / WORD) as usize, 1 << (i % WORD));
+            let (w, bit) = word_bit(i);
             match bucket.last() {
                 None => self.occupied[w] |= bit,
                 Some(e) if e.0 > key => self.unsorted[w] |= bit,
@@ -352,7 +358,8 @@ impl<E: Copy> EventQueue<E> {
             if s < self.current / SLOT_BUCKETS + SLOTS {
                 let i = s % SLOTS;
                 self.slots[i as usize].push((key, event));
-                self.slot_occupied[(i / WORD) as usize] |= 1 << (i % WORD);
+                let (w, bit) = word_bit(i);
+                self.slot_occupied[w] |= bit;
             } else {
                 self.far.push(Far(key, event));
             }
@@ -401,12 +408,12 @@ impl<E: Copy> EventQueue<E> {
             match first_set(&self.occupied, self.current + 1) {
                 Some(b) if b < self.slot_bucket => {
                     self.current = b;
-                    let i = (b % BUCKETS) as usize;
-                    let (w, bit) = (i / WORD as usize, 1 << (i as u64 % WORD));
+                    let i = b % BUCKETS;
+                    let (w, bit) = word_bit(i);
                     self.occupied[w] &= !bit;
                     // The bucket becomes the present, and the present's empty
                     // vector takes its place in the ring.
-                    std::mem::swap(&mut self.present, &mut self.ring[i]);
+                    std::mem::swap(&mut self.present, &mut self.ring[i as usize]);
                     if self.unsorted[w] & bit != 0 {
                         self.unsorted[w] &= !bit;
                         sort_bucket(&mut self.present);
@@ -431,8 +438,8 @@ impl<E: Copy> EventQueue<E> {
     fn file_slot(&mut self) {
         let s = self.slot_bucket / SLOT_BUCKETS;
         self.current = self.current.max(s * SLOT_BUCKETS - SLOT_BUCKETS);
-        while let Some(Far(key, _)) = self.far.peek().filter(|Far(key, _)| key.bucket(self.shift) / SLOT_BUCKETS == s) {
-            let (key, event) = (*key, self.far.pop().expect("a far event").1);
+        while self.far.peek().is_some_and(|Far(key, _)| key.bucket(self.shift) / SLOT_BUCKETS == s) {
+            let Far(key, event) = self.far.pop().expect("a far event");
             self.file(key, event);
             #[cfg(test)]
             {
@@ -441,12 +448,12 @@ impl<E: Copy> EventQueue<E> {
         }
         // The second ring holds no slot before `s`: with `s` beyond its reach
         // (only the heap holds that slot), it is empty.
-        let i = (s % SLOTS) as usize;
-        let (w, bit) = (i / WORD as usize, 1 << (i as u64 % WORD));
+        let i = s % SLOTS;
+        let (w, bit) = word_bit(i);
         if self.slot_occupied[w] & bit != 0 {
             self.slot_occupied[w] &= !bit;
             // The slot keeps the spare vector's room, and the spare its events.
-            let mut spill = std::mem::replace(&mut self.slots[i], std::mem::take(&mut self.spill));
+            let mut spill = std::mem::replace(&mut self.slots[i as usize], std::mem::take(&mut self.spill));
             for &(key, event) in &spill {
                 self.file(key, event);
             }

@@ -438,10 +438,10 @@ impl DelayedAck {
             Some(d) if d <= now => {
                 self.deadline = None;
                 self.ack_now = true;
-                if let Some(ato) = if let Delay::Linux(l) = &mut self.delay { l.ato.as_mut() } else { None } {
+                if let Delay::Linux(l) = &mut self.delay {
                     // Linux tcp_delack_timer_handler: "Delayed ACK missed: inflate
                     // ATO." ato = min(ato << 1, icsk_rto);
-                    *ato = ato.saturating_mul(2).min(rto);
+                    l.ato = l.ato.map(|ato| ato.saturating_mul(2).min(rto));
                 }
                 true
             }
