@@ -981,10 +981,11 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         stats.timeouts += 1;
         // FAST08 §5.1 / GIP §III: classify from the state BEFORE the timeout acts.
         let timeout = forensics::classify(self.snapshot(now));
-        let rtx_end = self.snd_max.min(self.snd_una + self.mss);
-        let (cwnd, ssthresh) = (self.cc.cwnd(), self.cc.ssthresh());
+        let cwnd = self.cc.cwnd();
         if EXTRAS {
             // F-RTO and Eifel are optional parts: without them, nothing to note.
+            let rtx_end = self.snd_max.min(self.snd_una + self.mss);
+            let ssthresh = self.cc.ssthresh();
             self.spurious.on_timeout(self.snd_una, rtx_end, self.snd_max, cwnd, ssthresh, self.backoff > 0);
         }
         let (basis, repeated) = match self.ssthresh_rule {
