@@ -58,6 +58,23 @@ impl<T: Copy> Fifo<T> {
         self.items.push(item);
     }
 
+    /// The newest item.
+    #[inline]
+    pub fn back(&self) -> Option<&T> {
+        self.as_slice().last()
+    }
+
+    /// Drop the newest item, if any.
+    pub fn pop_back(&mut self) {
+        if self.len() > 0 {
+            self.items.pop();
+        }
+        if self.head >= self.items.len() {
+            self.items.clear();
+            self.head = 0;
+        }
+    }
+
     /// Move the queued items to the start, freeing the room of those taken.
     #[cold]
     fn compact(&mut self) {

@@ -33,6 +33,6 @@ pub mod wan;
 
 pub use link::{ArrivalOrder, Link, LinkConfig};
 pub use packet::{Direction, Packet, PacketPool, PktId};
-pub use queue::{BufferLimit, BufferLimitSpec, DropTailQueue, OccupancyLog, QueueLimit, QueueStats};
+pub use queue::{BufferLimit, BufferLimitSpec, DropTailQueue, OccupancyLog, Peaks, QueueLimit, QueueStats};
 pub use switch::{Admission, RudePolicy, SwitchConfig};
 pub use topology::{Network, Node, NodeId, Port, PortId};

@@ -115,6 +115,9 @@ pub struct QueueStats {
     pub byte_ps: u128,
 }
 
+/// The largest occupancy a queue has seen: frame bytes, frames.
+pub type Peaks = (u64, u64);
+
 /// Occupancy of a queue at every frame offered to it, one entry per frame.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct OccupancyLog {
@@ -294,15 +297,16 @@ impl DropTailQueue {
         fits
     }
 
-    /// Record a frame admitted at `now` that leaves the link at `done`.
+    /// Record a frame admitted at `now` that leaves the link at `done`;
+    /// the peaks before it ([`DropTailQueue::peaks`]) if it raised them.
     #[inline]
-    pub fn push(&mut self, now: SimTime, done: SimTime, frame_bytes: u64) {
+    pub fn push(&mut self, now: SimTime, done: SimTime, frame_bytes: u64) -> Option<Peaks> {
         self.stats.enqueued += 1;
         if self.unlimited {
-            return;
+            return None;
         }
         self.stats.byte_ps += u128::from(frame_bytes) * u128::from(done.0 - now.0);
-        self.hold(done, frame_bytes);
+        self.hold(done, frame_bytes)
     }
 
     /// Record a frame admitted whose departure is not known yet: it waits
@@ -313,17 +317,20 @@ impl DropTailQueue {
         if self.unlimited {
             return;
         }
-        self.hold(WAITING, frame_bytes);
+        let _ = self.hold(WAITING, frame_bytes);
         self.waiting += 1;
     }
 
-    /// Hold a frame of `frame_bytes` that leaves at `done`.
+    /// Hold a frame of `frame_bytes` that leaves at `done`; the peaks
+    /// before it if it raised them.
     #[inline]
-    fn hold(&mut self, done: SimTime, frame_bytes: u64) {
+    fn hold(&mut self, done: SimTime, frame_bytes: u64) -> Option<Peaks> {
         self.held.push_back((done, frame_bytes as u32));
         self.bytes += frame_bytes;
-        self.stats.peak_bytes = self.stats.peak_bytes.max(self.bytes);
-        self.stats.peak_packets = self.stats.peak_packets.max(self.held.len() as u64);
+        let before = self.peaks();
+        self.stats.peak_bytes = before.0.max(self.bytes);
+        self.stats.peak_packets = before.1.max(self.held.len() as u64);
+        (self.bytes > before.0 || self.held.len() as u64 > before.1).then_some(before)
     }
 
     /// A waiting frame of `frame_bytes`, admitted at `arrived`, starts
@@ -354,6 +361,43 @@ impl DropTailQueue {
         if self.log.is_some() {
             self.log_offer(now, self.bytes, true);
         }
+    }
+
+    /// The largest occupancy seen, in frame bytes and in frames.
+    #[inline]
+    pub fn peaks(&self) -> Peaks {
+        (self.stats.peak_bytes, self.stats.peak_packets)
+    }
+
+    /// Take back a frame admitted at `arrived` that leaves at `done` (the
+    /// newest one still held, if it is held): a frame a run counted ahead of
+    /// its arrival, which the run ended before (`sim::ahead`). Its peaks are
+    /// restored apart ([`DropTailQueue::restore_peaks`]).
+    pub fn withdraw(&mut self, arrived: SimTime, done: SimTime, frame_bytes: u64) {
+        self.stats.enqueued -= 1;
+        if self.unlimited {
+            return;
+        }
+        self.stats.byte_ps -= u128::from(frame_bytes) * u128::from(done.0 - arrived.0);
+        if self.held.back() == Some(&(done, frame_bytes as u32)) {
+            self.held.pop_back();
+            self.bytes -= frame_bytes;
+        }
+    }
+
+    /// Take back a drop counted ahead of the frame's arrival (`sim::ahead`).
+    pub fn withdraw_drop(&mut self) {
+        self.stats.drops -= 1;
+    }
+
+    /// Set the peaks back to `(bytes, frames)` (`sim::ahead`).
+    pub fn restore_peaks(&mut self, (bytes, frames): Peaks) {
+        (self.stats.peak_bytes, self.stats.peak_packets) = (bytes, frames);
+    }
+
+    /// The queue logs its occupancy.
+    pub fn is_logged(&self) -> bool {
+        self.log.is_some()
     }
 
     /// Frame bytes held at `now`.

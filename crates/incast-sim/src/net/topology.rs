@@ -18,7 +18,7 @@ use super::fabric::Fabric;
 use super::frame;
 use super::host_jitter::HostJitter;
 use super::link::Link;
-use super::queue::{DropTailQueue, QueueLimit};
+use super::queue::{DropTailQueue, Peaks, QueueLimit};
 use super::wan::{WanConfig, WanDelay};
 use crate::error::SimError;
 use crate::rng::Rng;
@@ -76,6 +76,13 @@ pub struct Port {
 }
 
 impl Port {
+    /// Frames may be offered to this port when its feeder sends them
+    /// (`sim::ahead`): it runs no special path ([`Network::send_special`])
+    /// and logs no occupancy.
+    pub fn takes_ahead(&self) -> bool {
+        !self.special && !self.queue.is_logged()
+    }
+
     /// From a frame's last bit leaving to the frame reaching the far end
     /// (propagation, then a host's stack and NIC). Time saturates, so
     /// `done + flight` is `done + delay + rx_delay` exactly.
@@ -373,6 +380,20 @@ impl Network {
     // per-hop path (about 7 % more instructions per packet in the benchmark).
     #[inline(always)]
     pub fn send(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
+        self.offer::<false>(port, now, payload).map(|(node, at, _)| (node, at))
+    }
+
+    /// [`Network::send`] to a port that takes frames ahead (`sim::ahead`),
+    /// which [`Port::takes_ahead`]; also the port's peaks before this frame
+    /// if it raised them.
+    #[inline(always)]
+    pub fn send_noting_peaks(
+        &mut self,
+        port: PortId,
+        now: SimTime,
+        payload: u32,
+    ) -> Option<(NodeId, SimTime, Option<Peaks>)> {
+        debug_assert!(self.ports[port.0 as usize].takes_ahead());
         self.offer::<false>(port, now, payload)
     }
 
@@ -381,15 +402,22 @@ impl Network {
     /// order, `sim::double_clock`).
     #[cold]
     pub fn send_ahead_of_departure(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
-        self.offer::<true>(port, now, payload)
+        self.offer::<true>(port, now, payload).map(|(node, at, _)| (node, at))
     }
 
-    /// [`Network::send`], or with `AHEAD` [`Network::send_ahead_of_departure`].
+    /// [`Network::send`], or with `AHEAD` [`Network::send_ahead_of_departure`];
+    /// with the port's peaks before the frame, if it raised them (not
+    /// told at a special port).
     #[inline(always)]
-    fn offer<const AHEAD: bool>(&mut self, port: PortId, now: SimTime, payload: u32) -> Option<(NodeId, SimTime)> {
+    fn offer<const AHEAD: bool>(
+        &mut self,
+        port: PortId,
+        now: SimTime,
+        payload: u32,
+    ) -> Option<(NodeId, SimTime, Option<Peaks>)> {
         let p = &mut self.ports[port.0 as usize];
         if p.special {
-            return self.send_special(port, now, payload, AHEAD);
+            return self.send_special(port, now, payload, AHEAD).map(|(node, at)| (node, at, None));
         }
         let frame_bytes = frame::frame_bytes(payload);
         let fits =
@@ -398,8 +426,8 @@ impl Network {
             return None;
         }
         let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
-        p.queue.push(now, done, frame_bytes);
-        Some((p.peer, done + p.flight))
+        let peaks = p.queue.push(now, done, frame_bytes);
+        Some((p.peer, done + p.flight, peaks))
     }
 }
 

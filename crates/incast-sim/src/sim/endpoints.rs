@@ -18,6 +18,7 @@
 //! nothing due simply re-arms at the endpoint's current deadline.
 //! **Not modelled:** connection setup and teardown, host processing delays.
 
+use super::ahead::NO_PORT;
 use super::{endpoint_of, Event, NEVER};
 use crate::event::EventQueue;
 use crate::net::{Direction, Network, PortId};
@@ -40,6 +41,9 @@ pub(super) struct Route {
     pub(super) dst: u32,
     /// The direction on the connection.
     pub(super) dir: Direction,
+    /// The port of the first switch that takes the endpoint's frames when
+    /// they are sent (`sim::ahead`), or `NO_PORT`.
+    pub(super) ahead: PortId,
 }
 
 /// Every TCP endpoint, with its route and its pending wake-up.
@@ -105,8 +109,8 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
             .flat_map(|flow| {
                 let (client, server) = flow_hosts(flow, &reads, &s.background);
                 [
-                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer },
-                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient },
+                    Route { nic: net.nic(client), dst: server, dir: Direction::ToServer, ahead: NO_PORT },
+                    Route { nic: net.nic(server), dst: client, dir: Direction::ToClient, ahead: NO_PORT },
                 ]
             })
             .collect();

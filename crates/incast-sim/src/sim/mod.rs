@@ -20,6 +20,7 @@
 //! each frame's arrival when it is queued (`sim::network`).
 //! **Not modelled:** see the parts.
 
+mod ahead;
 mod double_clock;
 mod endpoints;
 mod network;
@@ -30,7 +31,7 @@ mod result;
 mod udp;
 
 use crate::error::SimError;
-use crate::event::EventQueue;
+use crate::event::{EventQueue, Ticket};
 use crate::net::frame;
 use crate::net::pfc::PfcFrame;
 use crate::net::{Direction, NodeId, PktId, PortId};
@@ -44,6 +45,7 @@ use crate::tcp::SendFlags;
 use crate::time::SimTime;
 use crate::workload::background::BULK_BYTES;
 use crate::workload::{Progress, Release};
+use ahead::{Ahead, NO_PORT};
 use endpoints::{Endpoints, Route};
 use network::DataPlane;
 use reads::Reads;
@@ -217,6 +219,14 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let mut record = Recorder::new(s, reads.layout);
         let queue_trace = s.trace.queue.then(|| record.lend_to_queue_trace());
         let net = DataPlane::new(s, reads.layout, flows, queue_trace);
+        let mut hosts = Endpoints::new(s, &net.net, reads.layout, flows);
+        let udp = UdpSource::new(s, &net.net, reads.layout, flows);
+        if !net.uses_optional_parts() && !udp.is_on() {
+            let ports = Ahead::ports(&net.net, &hosts.routes);
+            for (route, port) in hosts.routes.iter_mut().zip(ports) {
+                route.ahead = port;
+            }
+        }
         let sim = Sim {
             now: SimTime::ZERO,
             events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
@@ -225,8 +235,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
             best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
-            hosts: Endpoints::new(s, &net.net, reads.layout, flows),
-            udp: UdpSource::new(s, &net.net, reads.layout, flows),
+            hosts,
+            udp,
             record,
             reads,
             net,
@@ -308,14 +318,45 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             }
             self.left -= 1;
             if self.left == 0 {
-                return;
+                return self.take_back(None);
             }
         }
+        self.take_back(Some(horizon));
         if end == NEVER && !self.events.is_empty() {
             self.now = LAST_INSTANT;
             return;
         }
         self.stopped_at = Some(if end == NEVER { self.now } else { end });
+    }
+
+    /// The run ended: take back from the ports taken ahead (`sim::ahead`)
+    /// what frames that had not reached them yet counted there. The run
+    /// ran every event up to `horizon`, or, with `None`, stopped right after
+    /// the event it ran last.
+    fn take_back(&mut self, horizon: Option<SimTime>) {
+        let frames = self.past_ahead();
+        if frames.is_empty() && self.net.ahead.drops.is_empty() && self.net.ahead.peaks.is_empty() {
+            return;
+        }
+        let events = &self.events;
+        let ran = |t: Ticket| horizon.map_or_else(|| events.ran(t), |h| t.time() <= h);
+        self.net.take_back(frames, ran);
+    }
+
+    /// The packets in flight beyond a port that took them ahead, each with
+    /// its arrival there and the port.
+    fn past_ahead(&self) -> Vec<(PktId, SimTime, PortId)> {
+        let (routes, net) = (&self.hosts.routes, &self.net);
+        self.events
+            .pending()
+            .filter_map(|(arrival, event)| {
+                let &Event::Arrive { pkt, node } = event else { return None };
+                let p = net.pool.get(pkt);
+                // The sender's end: the other end of the receiver's.
+                let port = routes.get(endpoint_of(p.flow, p.dir) ^ 1)?.ahead;
+                (port != NO_PORT && net.net.port(port).peer == node).then_some((pkt, arrival, port))
+            })
+            .collect()
     }
 
     /// `pkt` reached its destination host: hand it to its endpoint.
@@ -551,7 +592,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             // Measured: read once before the loop, the route was saved to the
             // stack on every call (0.8 % more instructions per packet in the
             // benchmark); most calls send one segment or none.
-            let Route { nic, dst, dir } = self.hosts.routes[ep];
+            let Route { nic, dst, dir, ahead } = self.hosts.routes[ep];
             let tcp_bytes = slot.seg.len + slot.seg.option_bytes();
             (slot.flow, slot.dir, slot.dst, slot.tcp_bytes) = (flow, dir, dst, tcp_bytes);
             // Lost before the wire: the slot stays vacant for the next segment.
@@ -565,7 +606,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 self.stop_if_over_budget();
             }
             let pkt = self.net.pool.commit();
-            self.net.forward::<EXTRAS>(&mut self.events, self.now, pkt, nic, tcp_bytes, flow);
+            self.net.forward::<EXTRAS>(&mut self.events, self.now, pkt, nic, ahead, tcp_bytes, flow);
             // A pure ACK goes only when no data can (`Endpoint::transmit_into`),
             // and sending it changes nothing data waits for: nothing follows it.
             if !EXTRAS && tcp_bytes == 0 {

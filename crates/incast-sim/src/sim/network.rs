@@ -14,10 +14,11 @@
 //! departure when it is queued).
 //! **Not modelled:** switch processing delays; see `net`.
 
+use super::ahead::{Ahead, NO_PORT};
 use super::double_clock::DoubleClock;
 use super::pause::{Lossless, Priorities};
 use super::{Event, CLIENT0};
-use crate::event::EventQueue;
+use crate::event::{EventQueue, Ticket};
 use crate::net::buffer::BufferModel;
 use crate::net::pfc::PRIORITIES;
 use crate::net::ArrivalOrder;
@@ -68,6 +69,8 @@ pub(super) struct DataPlane {
     port_marks: Vec<u64>,
     /// Drops of each connection, and of the UDP source last.
     pub(super) flow_drops: Vec<u64>,
+    /// The hops taken ahead (`sim::ahead`).
+    pub(super) ahead: Ahead,
 }
 
 impl DataPlane {
@@ -130,6 +133,7 @@ impl DataPlane {
             marks: 0,
             port_marks: vec![0; ports],
             flow_drops: vec![0; flows as usize + 1],
+            ahead: Ahead::default(),
         }
     }
 
@@ -167,29 +171,32 @@ impl DataPlane {
             self.flow_drops[flow as usize] += 1;
             return false;
         }
-        self.forward::<EXTRAS>(events, now, pkt, port, tcp_bytes, flow);
+        self.forward::<EXTRAS>(events, now, pkt, port, NO_PORT, tcp_bytes, flow);
         false
     }
 
-    /// Put `pkt` on `port`, or drop it there.
+    /// Put `pkt` on `port`, or drop it there: offer packet `pkt` of
+    /// `tcp_bytes` (payload and TCP options) to `port`; from a NIC, `ahead`
+    /// is the port of the first switch that takes it at once (`sim::ahead`),
+    /// or `NO_PORT`. `EXTRAS` as for [`DataPlane::arrive`].
     // Measured: left to LLVM's judgement, this call stays out of line on
     // every hop (about 5 % more instructions per packet in the benchmark).
     #[inline(always)]
-    /// Offer packet `pkt` of `tcp_bytes` (payload and TCP options) to `port`;
-    /// `EXTRAS` as for [`DataPlane::arrive`].
+    #[allow(clippy::too_many_arguments)]
     pub(super) fn forward<const EXTRAS: bool>(
         &mut self,
         events: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PktId,
         port: PortId,
+        ahead: PortId,
         tcp_bytes: u32,
         flow: u32,
     ) {
         if EXTRAS && self.detour {
             return self.forward_detour(events, now, pkt, port, tcp_bytes, flow);
         }
-        self.forward_as::<false, EXTRAS>(events, now, pkt, port, tcp_bytes, flow)
+        self.forward_as::<false, EXTRAS>(events, now, pkt, port, ahead, tcp_bytes, flow)
     }
 
     /// [`DataPlane::forward`] with PAUSE or classes on, or in ns-2's or ns-3's
@@ -212,29 +219,33 @@ impl DataPlane {
             // Only from a host: with PAUSE or classes on, switches forward in `on_arrive_via`.
             return self.forward_lossless(events, now, pkt, port, tcp_bytes, flow, None);
         }
-        self.forward_as::<true, true>(events, now, pkt, port, tcp_bytes, flow)
+        self.forward_as::<true, true>(events, now, pkt, port, NO_PORT, tcp_bytes, flow)
     }
 
     /// [`DataPlane::forward`] past PAUSE; `TIES` in ns-2's order (with the
     /// double clock) or ns-3's (without: an arrival always goes before a
     /// departure at its instant); `EXTRAS` as for [`DataPlane::arrive`].
     #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
     fn forward_as<const TIES: bool, const EXTRAS: bool>(
         &mut self,
         events: &mut EventQueue<Event>,
         now: SimTime,
         pkt: PktId,
         port: PortId,
+        ahead: PortId,
         tcp_bytes: u32,
         flow: u32,
     ) {
-        let ahead = TIES && self.double_clock.as_mut().map_or(true, |c| c.ahead_of_departure(port.0 as usize, now));
-        let sent = if ahead {
+        let before_departure =
+            TIES && self.double_clock.as_mut().map_or(true, |c| c.ahead_of_departure(port.0 as usize, now));
+        let sent = if before_departure {
             self.net.send_ahead_of_departure(port, now, tcp_bytes)
         } else {
             self.net.send(port, now, tcp_bytes)
         };
         match sent {
+            Some((_, at)) if ahead != NO_PORT => self.hop_ahead(events, now, pkt, ahead, at, tcp_bytes, flow),
             Some((node, at)) => {
                 if EXTRAS && self.ecn && self.net.port(port).queue.marked() {
                     self.mark(pkt, port);
@@ -257,6 +268,69 @@ impl DataPlane {
                 self.pool.release(pkt);
                 self.dropped += 1;
                 self.flow_drops[flow as usize] += 1;
+            }
+        }
+    }
+
+    /// `pkt`, leaving a NIC, reaches its first switch at `at`, where `port`
+    /// takes it at once (`sim::ahead`): queue it there and schedule its
+    /// arrival beyond, or drop it.
+    #[inline(always)]
+    #[allow(clippy::too_many_arguments)]
+    fn hop_ahead(
+        &mut self,
+        events: &mut EventQueue<Event>,
+        now: SimTime,
+        pkt: PktId,
+        port: PortId,
+        at: SimTime,
+        tcp_bytes: u32,
+        flow: u32,
+    ) {
+        match self.net.send_noting_peaks(port, at, tcp_bytes) {
+            Some((node, arrival, peaks)) => {
+                let ticket = events.push_after_hop(at, arrival, Event::Arrive { pkt, node });
+                self.ahead.taken(pkt, ticket);
+                if let Some(before) = peaks {
+                    self.ahead.peaked(now, ticket, port, before);
+                }
+            }
+            None => {
+                let ticket = events.ticket(at);
+                self.ahead.dropped(now, ticket, port, flow);
+                self.pool.release(pkt);
+                self.dropped += 1;
+                self.flow_drops[flow as usize] += 1;
+            }
+        }
+    }
+
+    /// Take back what frames taken ahead counted at their ports before the
+    /// run ended and they reached them (`sim::ahead`): `frames` are the
+    /// packets in flight past a port taken ahead, each with its arrival
+    /// beyond that port and the port; `ran` tells the switch arrivals that
+    /// would have run.
+    pub(super) fn take_back(&mut self, mut frames: Vec<(PktId, SimTime, PortId)>, ran: impl Fn(Ticket) -> bool) {
+        frames.retain(|&(pkt, _, _)| !ran(self.ahead.ticket(pkt)));
+        // Newest first, so that each frame still held is its port's newest.
+        frames.sort_by_key(|&(_, arrival, _)| std::cmp::Reverse(arrival));
+        for (pkt, arrival, port) in frames {
+            let (arrived, bytes) = (self.ahead.ticket(pkt).time(), frame::frame_bytes(self.pool.get(pkt).tcp_bytes));
+            let p = self.net.port_mut(port);
+            let done = SimTime(arrival.0 - p.flight().0);
+            p.queue.withdraw(arrived, done, bytes);
+        }
+        for &(ticket, port, flow) in &self.ahead.drops {
+            if !ran(ticket) {
+                self.net.port_mut(port).queue.withdraw_drop();
+                self.dropped -= 1;
+                self.flow_drops[flow as usize] -= 1;
+                self.ahead.unborn += 1;
+            }
+        }
+        for &(ticket, port, before) in self.ahead.peaks.iter().rev() {
+            if !ran(ticket) {
+                self.net.port_mut(port).queue.restore_peaks(before);
             }
         }
     }

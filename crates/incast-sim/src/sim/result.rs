@@ -99,7 +99,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             data_packets: sum(&|e| e.stats().data_segments_sent),
             packets_sent: self.net.sent,
             packets_delivered: self.net.delivered,
-            packets_in_flight: self.net.pool.live() as u64,
+            packets_in_flight: self.net.pool.live() as u64 + self.net.ahead.unborn,
             queue_peak_bytes: bottleneck.peak_bytes,
             background_goodput_mbps: mbps(background.iter().map(|f| f.bytes_delivered).sum()),
             udp_goodput_mbps: mbps(self.udp.delivered),

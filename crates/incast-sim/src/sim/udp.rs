@@ -7,6 +7,7 @@
 //! **Deliberately different:** see `workload::background`.
 //! **Not modelled:** see `workload::background`.
 
+use super::ahead::NO_PORT;
 use super::network::DataPlane;
 use super::{Event, CLIENT0};
 use crate::event::EventQueue;
@@ -50,7 +51,7 @@ impl UdpSource {
         let (flow, tcp_bytes) = (self.flow, UDP_FRAME_PAYLOAD);
         let pkt = net.pool.alloc(Packet { seg, flow, dir: Direction::ToClient, dst: CLIENT0, tcp_bytes });
         net.sent += 1;
-        net.forward::<true>(events, now, pkt, nic, tcp_bytes, flow);
+        net.forward::<true>(events, now, pkt, nic, NO_PORT, tcp_bytes, flow);
         events.push(now + interval, Event::Datagram);
     }
 
