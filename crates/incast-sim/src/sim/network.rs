@@ -165,10 +165,8 @@ impl DataPlane {
         let (port, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
         if EXTRAS && self.police_rude && p.seg.has(flags::RUDE) {
             // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
-            self.pool.release(pkt);
-            self.dropped += 1;
+            self.drop_packet(pkt, flow);
             self.rude_drops += 1;
-            self.flow_drops[flow as usize] += 1;
             return false;
         }
         self.forward::<EXTRAS>(events, now, pkt, port, NO_PORT, tcp_bytes, flow);
@@ -264,12 +262,17 @@ impl DataPlane {
                     events.push(at, event)
                 }
             }
-            None => {
-                self.pool.release(pkt);
-                self.dropped += 1;
-                self.flow_drops[flow as usize] += 1;
-            }
+            None => self.drop_packet(pkt, flow),
         }
+    }
+
+    /// `pkt` of `flow` is dropped: its slot freed, the drop counted (run
+    /// and connection).
+    #[inline(always)]
+    pub(super) fn drop_packet(&mut self, pkt: PktId, flow: u32) {
+        self.pool.release(pkt);
+        self.dropped += 1;
+        self.flow_drops[flow as usize] += 1;
     }
 
     /// `pkt`, leaving a NIC, reaches its first switch at `at`, where `port`
@@ -298,9 +301,7 @@ impl DataPlane {
             None => {
                 let ticket = events.ticket(at);
                 self.ahead.dropped(now, ticket, port, flow);
-                self.pool.release(pkt);
-                self.dropped += 1;
-                self.flow_drops[flow as usize] += 1;
+                self.drop_packet(pkt, flow);
             }
         }
     }
@@ -310,12 +311,16 @@ impl DataPlane {
     /// packets in flight past a port taken ahead, each with its arrival
     /// beyond that port and the port; `ran` tells the switch arrivals that
     /// would have run.
-    pub(super) fn take_back(&mut self, mut frames: Vec<(PktId, SimTime, PortId)>, ran: impl Fn(Ticket) -> bool) {
-        frames.retain(|&(pkt, _, _)| !ran(self.ahead.ticket(pkt)));
+    pub(super) fn take_back(&mut self, frames: Vec<(PktId, SimTime, PortId)>, ran: impl Fn(Ticket) -> bool) {
+        let mut frames: Vec<_> = frames
+            .into_iter()
+            .map(|(pkt, arrival, port)| (pkt, self.ahead.ticket(pkt), arrival, port))
+            .filter(|&(_, ticket, _, _)| !ran(ticket))
+            .collect();
         // Newest first, so that each frame still held is its port's newest.
-        frames.sort_by_key(|&(_, arrival, _)| std::cmp::Reverse(arrival));
-        for (pkt, arrival, port) in frames {
-            let (arrived, bytes) = (self.ahead.ticket(pkt).time(), frame::frame_bytes(self.pool.get(pkt).tcp_bytes));
+        frames.sort_by_key(|&(_, _, arrival, _)| std::cmp::Reverse(arrival));
+        for (pkt, ticket, arrival, port) in frames {
+            let (arrived, bytes) = (ticket.time(), frame::frame_bytes(self.pool.get(pkt).tcp_bytes));
             let p = self.net.port_mut(port);
             let done = SimTime(arrival.0 - p.flight().0);
             p.queue.withdraw(arrived, done, bytes);

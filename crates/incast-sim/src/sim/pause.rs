@@ -172,9 +172,7 @@ impl DataPlane {
             queue.refuse(now);
         }
         if !fits || !queue.admit(now, frame_bytes) {
-            self.pool.release(pkt);
-            self.dropped += 1;
-            self.flow_drops[flow as usize] += 1;
+            self.drop_packet(pkt, flow);
             return;
         }
         queue.push_waiting(frame_bytes);
