@@ -40,7 +40,7 @@ class Config:
         return [
             *("incast", "validate", "--json", *COMMON, *(["--calibrate"] if calibrate else [])),
             *("--servers", str(self.servers), "--rto-min", self.rto_min, "--tcp", self.tcp),
-            *("--buffer", self.buffer, "--set", f"tcp.sack={str(self.sack).lower()}", "--set", f"seed={seed}"),
+            *("--buffer", self.buffer, "--recovery", "sack" if self.sack else "newreno", "--set", f"seed={seed}"),
             *(a for kv in sets for a in ("--set", kv)),
         ]
 

@@ -89,10 +89,10 @@ FEATURES: dict[str, dict[str, Any]] = {
         }
     },
     "cubic-constants": {
-        "tcp": {"variant": "cubic", "cubic_beta": 0.8, "cubic_c": 0.5, "cubic_fast_convergence": False}
+        "tcp": {"cc": "cubic", "cubic_beta": 0.8, "cubic_c": 0.5, "cubic_fast_convergence": False}
     },
     "dctcp-constants": {
-        "tcp": {"variant": "dctcp", "dctcp_alpha_init": 0.5, "dctcp_g_shift": 2},
+        "tcp": {"cc": "dctcp", "dctcp_alpha_init": 0.5, "dctcp_g_shift": 2},
         "switch": {"ecn_threshold": "20pkt"},
     },
     "ictcp-constants": {

@@ -123,22 +123,34 @@ def files(tmp_path: Path) -> dict[str, str]:
     return {"unknown": str(unknown), "malformed": str(malformed), "missing": str(tmp_path / "missing.toml")}
 
 
-def test_tcp_variant_and_flags_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
+def test_tcp_recovery_and_flags_from_the_command_line(capsys: pytest.CaptureFixture[str]) -> None:
     [d] = run_json(
-        capsys, *SMALL, "--tcp", "reno", "--set", "tcp.limited_transmit=true", "--set", "tcp.slow_start=false",
+        capsys, *SMALL, "--recovery", "reno", "--set", "tcp.limited_transmit=true", "--set", "tcp.slow_start=false",
         "--set", "tcp.restart_after_idle=false",
     )  # fmt: skip
     tcp = d["scenario"]["tcp"]
-    assert (tcp["variant"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
+    assert (tcp["recovery"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
         "reno",
         True,
         False,
         False,
     )
     [d] = run_json(capsys, *SMALL)
-    assert d["scenario"]["tcp"]["variant"] == "newreno"
+    assert (d["scenario"]["tcp"]["cc"], d["scenario"]["tcp"]["recovery"]) == ("reno", "newreno")
     [d] = run_json(capsys, *SMALL, "--tcp", "cubic")
-    assert d["scenario"]["tcp"]["variant"] == "cubic"
+    assert (d["scenario"]["tcp"]["cc"], d["scenario"]["tcp"]["recovery"]) == ("cubic", "newreno")
+
+
+def test_tcp_names_the_congestion_control_and_leaves_the_presets_recovery(capsys: pytest.CaptureFixture[str]) -> None:
+    """As Linux's tcp_congestion_control: --preset linux --tcp reno is Reno growth on SACK with RACK."""
+    [d] = run_json(capsys, *SMALL, "--preset", "linux", "--tcp", "reno")
+    tcp = d["scenario"]["tcp"]
+    assert (tcp["cc"], tcp["recovery"], tcp["rack_tlp"]) == ("reno", "sack", True)
+    # The old variants' names keep what they ran: Reno's window rules on that recovery.
+    [d] = run_json(capsys, *SMALL, "--preset", "linux", "--tcp", "newreno")
+    assert (d["scenario"]["tcp"]["cc"], d["scenario"]["tcp"]["recovery"]) == ("reno", "newreno")
+    [d] = run_json(capsys, *SMALL, "--tcp", "sack", "--recovery", "reno")
+    assert (d["scenario"]["tcp"]["cc"], d["scenario"]["tcp"]["recovery"]) == ("reno", "reno")
 
 
 BAD_INPUTS = [
@@ -177,7 +189,7 @@ BAD_INPUTS = [
     ),
     (
         ["--servers", "2", "--tcp", "vegas"],
-        'error: tcp.variant: must be "reno" or "newreno" or "sack" or "cubic" or "dctcp", got \'vegas\'',
+        'error: tcp.cc: must be "reno" or "cubic" or "dctcp", got \'vegas\'',
     ),
     (
         ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],

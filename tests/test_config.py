@@ -41,7 +41,8 @@ def test_defaults_follow_fast08_table1() -> None:
         0.0,
         "rfc6298",
     )
-    assert (s.tcp.variant, s.tcp.limited_transmit, s.tcp.slow_start, s.tcp.restart_after_idle) == (
+    assert (s.tcp.cc, s.tcp.recovery, s.tcp.limited_transmit, s.tcp.slow_start, s.tcp.restart_after_idle) == (
+        "reno",
         "newreno",
         False,
         True,
@@ -390,11 +391,11 @@ def test_loss_recovery_fields_reach_the_engine_and_round_trip_toml(tmp_path: Pat
     s = Scenario.parse(
         {
             "servers": 2,
-            "tcp": {"variant": "reno", "limited_transmit": True, "slow_start": "false", "restart_after_idle": False},
+            "tcp": {"recovery": "reno", "limited_transmit": True, "slow_start": "false", "restart_after_idle": False},
         }
     )
     tcp = canonical(s)["tcp"]
-    assert (tcp["variant"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
+    assert (tcp["recovery"], tcp["limited_transmit"], tcp["slow_start"], tcp["restart_after_idle"]) == (
         "reno",
         True,
         False,
@@ -404,20 +405,23 @@ def test_loss_recovery_fields_reach_the_engine_and_round_trip_toml(tmp_path: Pat
     path.write_text(s.to_toml())
     assert Scenario.from_toml(path) == s
     assert Scenario.parse(json.loads(json.dumps(s.to_dict()))) == s
-    assert 'variant = "reno"' in s.to_toml() and "limited_transmit = true" in s.to_toml()
+    assert 'recovery = "reno"' in s.to_toml() and "limited_transmit = true" in s.to_toml()
 
 
-def test_cubic_variant_round_trips_to_the_engine() -> None:
-    """RFC 9438: "cubic" is a valid ``tcp.variant`` and reaches the engine as such."""
-    s = Scenario.parse({"servers": 1, "tcp": {"variant": "cubic"}})
-    assert s.tcp.variant == "cubic"
-    assert canonical(s)["tcp"]["variant"] == "cubic"
-    assert 'variant = "cubic"' in s.to_toml()
+def test_cubic_round_trips_to_the_engine() -> None:
+    """RFC 9438: "cubic" is a valid ``tcp.cc`` and reaches the engine as such."""
+    s = Scenario.parse({"servers": 1, "tcp": {"cc": "cubic"}})
+    assert (s.tcp.cc, s.tcp.recovery) == ("cubic", "newreno")
+    assert canonical(s)["tcp"]["cc"] == "cubic"
+    assert 'cc = "cubic"' in s.to_toml()
 
 
-def test_bad_variant_and_flag_are_one_line_errors() -> None:
-    assert scenario_error({"servers": 1, "tcp": {"variant": "vegas"}}) == (
-        "tcp.variant: must be \"reno\" or \"newreno\" or \"sack\" or \"cubic\" or \"dctcp\", got 'vegas'"
+def test_bad_congestion_control_recovery_and_flag_are_one_line_errors() -> None:
+    assert scenario_error({"servers": 1, "tcp": {"cc": "vegas"}}) == (
+        "tcp.cc: must be \"reno\" or \"cubic\" or \"dctcp\", got 'vegas'"
+    )
+    assert scenario_error({"servers": 1, "tcp": {"recovery": "cubic"}}) == (
+        "tcp.recovery: must be \"reno\" or \"newreno\" or \"sack\", got 'cubic'"
     )
     assert scenario_error({"servers": 1, "tcp": {"slow_start": "yes"}}) == (
         "tcp.slow_start: must be true or false, got 'yes'"
@@ -459,8 +463,8 @@ def test_rto_timer_fields_reach_the_engine_and_round_trip_toml(tmp_path: Path) -
 def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Path) -> None:
     s = Scenario(servers=4).with_overrides(
         {
-            "tcp.variant": "cubic",
-            "tcp.sack": True,
+            "tcp.cc": "cubic",
+            "tcp.recovery": "sack",
             "tcp.timestamps": True,
             "tcp.timestamp_tick": "1us",
             "tcp.spurious_rto": "eifel",
@@ -473,7 +477,12 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
         }
     )
     tcp = canonical(s)["tcp"]
-    assert (tcp["sack"], tcp["timestamps"], tcp["timestamp_tick"], tcp["spurious_rto"]) == (True, True, "1us", "eifel")
+    assert (tcp["recovery"], tcp["timestamps"], tcp["timestamp_tick"], tcp["spurious_rto"]) == (
+        "sack",
+        True,
+        "1us",
+        "eifel",
+    )
     assert (tcp["cubic_beta"], tcp["cubic_c"], tcp["cubic_fast_convergence"]) == (0.5, 0.8, False)
     assert (tcp["delayed_ack_adaptive_multiplier"], tcp["delayed_ack_ato_max"]) == (3, "200ms")
     path = tmp_path / "s.toml"
@@ -485,9 +494,11 @@ def test_loss_recovery_options_reach_the_engine_and_round_trip_toml(tmp_path: Pa
 @pytest.mark.parametrize(
     ("tcp", "message"),
     [
+        ({"sack": True}, 'tcp.sack: replaced by tcp.recovery = "sack" (SACK blocks and RFC 6675 recovery)'),
         (
-            {"sack": True},
-            'tcp.sack: SACK recovery (RFC 6675) replaces newreno recovery: use tcp.variant = "sack" (or "cubic")',
+            {"variant": "cubic"},
+            "tcp.variant: replaced by tcp.cc (the congestion control: reno, cubic or dctcp) and tcp.recovery "
+            "(the loss recovery: reno, newreno or sack)",
         ),
         ({"spurious_rto": "eifel"}, "tcp.spurious_rto: eifel needs the timestamps option (tcp.timestamps = true)"),
         ({"spurious_rto": "dsack"}, "tcp.spurious_rto: must be \"off\" or \"frto\" or \"eifel\", got 'dsack'"),

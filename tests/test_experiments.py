@@ -104,8 +104,8 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
             "claim[0].where: 'buffer' is not an axis",
         ),
         (
-            {"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.variant"}]},
-            "plot[0].where: 'tcp.variant' is not an axis",
+            {"plot": [{"x": "servers", "y": "goodput_mbps", "series": "tcp.recovery"}]},
+            "plot[0].where: 'tcp.recovery' is not an axis",
         ),
         ({"plot": [{"x": "servers"}]}, "plot[0]: give exactly one of y (metrics) or setting"),
         (

@@ -29,7 +29,7 @@ def scenario(**fields: object) -> incast.Scenario:
 
 
 def test_script_carries_each_setting_as_ns2_names_it() -> None:
-    s = scenario(switch={"buffer": "64pkt"}, tcp={"rcv_wnd": "64000B", "delayed_ack": "40ms", "variant": "sack"})
+    s = scenario(switch={"buffer": "64pkt"}, tcp={"rcv_wnd": "64000B", "delayed_ack": "40ms", "recovery": "sack"})
     p = ns2.parameters(s)
     assert (p["agent"], p["sink"]) == ("Sack1", "TCPSink/Sack1/DelAck")
     assert (p["queue"], p["window"], p["init_cwnd"]) == ("64", "64", "2")
@@ -71,15 +71,15 @@ def noted(start: str, **tcp: object) -> bool:
 
 def test_newrenos_partial_ack_window_is_noted_unless_the_scenario_runs_ns2s() -> None:
     """ns-2's NewReno takes a partial ACK's excess deflation out of its exit window; the ns2 preset does too."""
-    assert not noted("tcp.partial_ack_window: ", variant="newreno")
-    assert noted("tcp.partial_ack_window: ", variant="newreno", partial_ack_window="deflate")
-    assert not noted("tcp.partial_ack_window: ", variant="sack", partial_ack_window="deflate")
+    assert not noted("tcp.partial_ack_window: ", recovery="newreno")
+    assert noted("tcp.partial_ack_window: ", recovery="newreno", partial_ack_window="deflate")
+    assert not noted("tcp.partial_ack_window: ", recovery="sack", partial_ack_window="deflate")
 
 
 def test_sack_recovery_is_noted_unless_the_scenario_runs_sack1s() -> None:
     """ns-2's Sack1 recovers by its own pipe_ estimate; the ns2 preset runs it, RFC 6675 is noted."""
-    assert not noted("tcp.sack_recovery: ", variant="sack")
-    assert noted("tcp.sack_recovery: ", variant="sack", sack_recovery="rfc6675")
+    assert not noted("tcp.sack_recovery: ", recovery="sack")
+    assert noted("tcp.sack_recovery: ", recovery="sack", sack_recovery="rfc6675")
 
 
 def test_only_the_servers_timeouts_are_compared_with_ns2s_agents() -> None:
@@ -110,25 +110,25 @@ def test_both_sides_run_the_whole_segments_ns2_sends() -> None:
 
 def test_renos_recover_guard_is_noted_unless_the_scenario_runs_it() -> None:
     """ns-2's Reno keeps NewReno's recover_ guard (bug_fix_); the ns2 preset sets it."""
-    assert noted("tcp.reno_recover_guard: ", variant="reno", reno_recover_guard=False)
-    assert not noted("tcp.reno_recover_guard: ", variant="reno")
-    assert not noted("tcp.reno_recover_guard: ", variant="newreno", reno_recover_guard=False)
+    assert noted("tcp.reno_recover_guard: ", recovery="reno", reno_recover_guard=False)
+    assert not noted("tcp.reno_recover_guard: ", recovery="reno")
+    assert not noted("tcp.reno_recover_guard: ", recovery="newreno", reno_recover_guard=False)
 
 
 def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() -> None:
     """ns-2's Reno leaves recovery at the unrounded halfwin; the ns2 preset does too."""
     note = "Agent/TCP/Reno leaves recovery"
-    assert not noted(note, variant="reno")
-    assert noted(note, variant="reno", recovery_exit="flight")
-    assert noted(note, variant="reno", ssthresh_rule="rfc5681")
-    assert not noted(note, variant="newreno", recovery_exit="flight")
+    assert not noted(note, recovery="reno")
+    assert noted(note, recovery="reno", recovery_exit="flight")
+    assert noted(note, recovery="reno", ssthresh_rule="rfc5681")
+    assert not noted(note, recovery="newreno", recovery_exit="flight")
 
 
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
         ({"topology": {"kind": "tree", "edge_switches": 2}}, 'topology.kind: only "star" is built'),
-        ({"tcp": {"variant": "cubic"}}, "tcp.variant: reno, newreno or sack"),
+        ({"tcp": {"cc": "cubic"}}, "tcp.cc: reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         ({"background": {"tcp_flows": 2}}, "background.tcp_flows: no background traffic"),
         ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
@@ -146,7 +146,8 @@ def test_cli_refusal_is_one_line_with_status_2(capsys: pytest.CaptureFixture[str
     code = main(["validate", "--against", "ns2", "--servers", "4", "--blocks", "2", "--tcp", "cubic"])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
-    assert err == "error: tcp.variant: reno, newreno or sack (ns-2 comparison)\n"
+    why = "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"
+    assert err == f"error: tcp.cc: {why} (ns-2 comparison)\n"
 
 
 @needs_ns
@@ -298,7 +299,7 @@ def test_cables_a_picosecond_apart_leave_no_ties_and_ns2_agrees_packet_for_packe
 
 @needs_ns
 def test_ns2_classes_every_timeout_of_its_servers() -> None:
-    r = ns2.run(scenario(servers=32, tcp={"variant": "reno"}, switch={"buffer": "32pkt"}), classes=True)
+    r = ns2.run(scenario(servers=32, tcp={"recovery": "reno"}, switch={"buffer": "32pkt"}), classes=True)
     assert r.timeouts > 0 and r.timeout_classes is not None and r.gip_timeout_classes is not None
     c = r.timeout_classes
     # Go-back-N resends after synchronized timeouts are lost here too: the class needs each agent's

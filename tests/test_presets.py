@@ -23,7 +23,7 @@ def test_every_preset_is_a_valid_scenario_that_runs(name: str) -> None:
 
 def test_explicit_fields_override_the_preset() -> None:
     r = incast.run(preset="dctcp", servers=4, blocks=2, switch={"ecn_threshold": "65pkt", "buffer": "256KiB"})
-    assert (r.scenario.tcp.variant, r.scenario.switch.ecn_threshold) == ("dctcp", "65pkt")
+    assert (r.scenario.tcp.cc, r.scenario.switch.ecn_threshold) == ("dctcp", "65pkt")
     assert incast.run(preset="gip", servers=2, blocks=1, **{"tcp.gip": "123"}).scenario.tcp.gip == "123"
 
 

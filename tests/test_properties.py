@@ -39,7 +39,8 @@ scenarios = st.fixed_dictionaries(
         "switch": st.fixed_dictionaries({"buffer": st.sampled_from(["8KiB", "32KiB", "128KiB", "16pkt", "64pkt"])}),
         "tcp": st.fixed_dictionaries(
             {
-                "variant": st.sampled_from(["reno", "newreno", "sack", "cubic"]),
+                "cc": st.sampled_from(["reno", "cubic"]),
+                "recovery": st.sampled_from(["reno", "newreno", "sack"]),
                 "rto_min": st.sampled_from(["200us", "1ms", "200ms"]),
                 "delayed_ack": st.sampled_from(["40ms", "off", "linux", "adaptive"]),
                 "init_cwnd": st.integers(1, 10),
@@ -148,7 +149,8 @@ windowed = st.fixed_dictionaries(
         ),
         "tcp": st.fixed_dictionaries(
             {
-                "variant": st.sampled_from(["reno", "newreno", "sack", "cubic"]),
+                "cc": st.sampled_from(["reno", "cubic"]),
+                "recovery": st.sampled_from(["reno", "newreno", "sack"]),
                 "rto_min": st.sampled_from(["200us", "1ms"]),
                 "delayed_ack": st.sampled_from(["off", "40ms"]),
                 "init_cwnd": st.integers(1, 10),

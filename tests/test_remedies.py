@@ -28,9 +28,9 @@ def test_rude_4_five_percent_sender_loss_rude_doubles_stock_tcp() -> None:
     window stalls in backed-off timeouts whenever a retransmission is lost
     again, 5 % of the time here."""
     linux = {"timestamps": True, "sack_lost_retransmit": True}
-    stock = _bulk(variant="sack", **linux)
-    reno = _bulk(variant="reno", timestamps=True)
-    rude = _bulk(variant="sack", rude_allowed=True, rude=True, **linux)
+    stock = _bulk(recovery="sack", **linux)
+    reno = _bulk(recovery="reno", timestamps=True)
+    rude = _bulk(recovery="sack", rude_allowed=True, rude=True, **linux)
     assert rude.send_losses > 0.04 * rude.data_packets
     assert rude.goodput_mbps >= 2 * stock.goodput_mbps
     assert rude.goodput_mbps >= 2 * reno.goodput_mbps

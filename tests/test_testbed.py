@@ -113,11 +113,19 @@ def test_the_default_delayed_ack_is_linux_s_own_with_a_note() -> None:
 
 
 @pytest.mark.parametrize(
-    ("variant", "sack", "congestion"),
-    [("newreno", "0", "reno"), ("reno", "0", "reno"), ("sack", "1", "reno"), ("cubic", "0", "cubic")],
+    ("tcp", "sack", "congestion"),
+    [
+        ({}, "0", "reno"),
+        ({"recovery": "reno"}, "0", "reno"),
+        ({"recovery": "sack"}, "1", "reno"),
+        ({"cc": "cubic"}, "0", "cubic"),
+        ({"cc": "cubic", "recovery": "sack"}, "1", "cubic"),
+    ],
 )
-def test_variants_map_to_a_linux_congestion_control_set_explicitly(variant: str, sack: str, congestion: str) -> None:
-    p = plan(scenario(tcp={"variant": variant}), HZ250, CONGESTION)
+def test_the_congestion_control_is_set_per_socket_and_sack_recovery_is_tcp_sack(
+    tcp: dict[str, str], sack: str, congestion: str
+) -> None:
+    p = plan(scenario(tcp=tcp), HZ250, CONGESTION)
     assert p.congestion == congestion
     assert "net.ipv4.tcp_congestion_control" not in p.sysctls, "set per socket: a namespace default needs it allowed"
     assert p.sysctls["net.ipv4.tcp_sack"] == sack
@@ -130,7 +138,7 @@ def test_rack_tlp_is_the_kernels_tcp_recovery_and_tcp_early_retrans(
     rack_tlp: bool, recovery: str, early_retrans: str
 ) -> None:
     """The linux presets differ here: today's kernel runs RACK-TLP, 2.6.28 had neither."""
-    p = plan(scenario(tcp={"variant": "sack", "rack_tlp": rack_tlp}), HZ250, CONGESTION)
+    p = plan(scenario(tcp={"recovery": "sack", "rack_tlp": rack_tlp}), HZ250, CONGESTION)
     assert (p.sysctls["net.ipv4.tcp_recovery"], p.sysctls["net.ipv4.tcp_early_retrans"]) == (recovery, early_retrans)
 
 
@@ -145,8 +153,8 @@ def test_the_receive_window_is_the_kernels_tcp_rmem_and_autotuning(rcv_window: s
 
 
 def test_a_congestion_control_the_kernel_lacks_is_a_one_line_error() -> None:
-    with pytest.raises(ScenarioError, match=r"^tcp.variant: dctcp needs the kernel's dctcp .*reno, bbr, cubic\)$"):
-        plan(scenario(tcp={"variant": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)
+    with pytest.raises(ScenarioError, match=r"^tcp.cc: dctcp is not a congestion control this .*reno, bbr, cubic\)$"):
+        plan(scenario(tcp={"cc": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)
 
 
 def test_the_buffer_is_the_client_port_limit_and_a_packet_count_is_converted_with_a_note() -> None:
@@ -207,11 +215,11 @@ def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     assert [n.split(":")[0] for n in rfc_restart] == ["link.rtt", "tcp.idle_restart"]
     rfc_prr = plan(scenario(tcp={**linux, "prr_flavor": "rfc6937"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_prr] == ["link.rtt", "tcp.prr_flavor"]
-    rfc_sack = plan(scenario(tcp={**linux, "variant": "sack"}), HZ250, CONGESTION).notes
+    rfc_sack = plan(scenario(tcp={**linux, "recovery": "sack"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_sack] == ["link.rtt", "tcp.sack_recovery"]
-    linux_sack = plan(scenario(tcp={**linux, "variant": "sack", "sack_recovery": "linux"}), HZ250, CONGESTION).notes
+    linux_sack = plan(scenario(tcp={**linux, "recovery": "sack", "sack_recovery": "linux"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in linux_sack] == ["link.rtt"]
-    cubic = {**linux, "variant": "cubic"}
+    cubic = {**linux, "cc": "cubic"}
     no_hystart = plan(scenario(tcp=cubic), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in no_hystart] == ["link.rtt", "tcp.cubic_hystart", "tcp.cubic_flavor"]
     with_hystart = plan(scenario(tcp={**cubic, "cubic_hystart": True}), HZ250, CONGESTION).notes
@@ -293,7 +301,7 @@ def test_a_field_the_kernel_cannot_run_stops_the_command_before_anything_is_buil
 ) -> None:
     code, out, err = cli(capfd, "testbed", *SMALL, "--tcp", "dctcp", "--set", "switch.ecn_threshold=20pkt")
     assert (code, out) == (2, "")
-    assert err.startswith("error: tcp.variant: dctcp needs the kernel's dctcp congestion control")
+    assert err.startswith("error: tcp.cc: dctcp is not a congestion control this kernel offers")
     assert err.count("\n") == 1
 
 
@@ -470,7 +478,7 @@ def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFix
     assert d["simulator"]["scenario"]["tcp"]["clock_granularity"] == pytest.approx(1 / testbed.clock().hz)
     assert d["simulator"]["scenario"]["tcp"]["rto_flavor"] == "linux"
     assert d["preset"] == "linux"
-    assert d["testbed"]["scenario"]["tcp"]["sack"] is True, "the scenario sits on the linux preset"
+    assert d["testbed"]["scenario"]["tcp"]["recovery"] == "sack", "the scenario sits on the linux preset"
     # The kernel's own counters beside the simulator's.
     counters = d["testbed"]["server_counters"]
     probes = d["figures"]["loss_probes"]
@@ -513,14 +521,14 @@ def test_calibrate_is_refused_against_ns2(capfd: pytest.CaptureFixture[str]) -> 
 
 
 def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
-    """Linux's reno congestion control recovers as NewReno; the rest of LINUX_STACK applies to every variant."""
-    reno = Scenario.parse({"servers": 4}, {"tcp.variant": "reno"})
+    """Linux recovers as NewReno where Reno recovery is asked; the rest of LINUX_STACK applies to every scenario."""
+    reno = Scenario.parse({"servers": 4}, {"tcp.recovery": "reno"})
     overrides = simulator_overrides(reno, 0.004)
-    assert overrides["tcp.variant"] == "newreno"
+    assert overrides["tcp.recovery"] == "newreno"
     assert overrides["tcp.clock_granularity"] == 0.004
     assert overrides["tcp.rtt_resolution"] == "us", "the kernel here (3.15 or later) samples RTT in microseconds"
     assert LINUX_STACK.items() <= overrides.items()
-    assert "tcp.variant" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.variant": "cubic"}), 0.004)
+    assert "tcp.recovery" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.cc": "cubic"}), 0.004)
 
 
 @needs_root

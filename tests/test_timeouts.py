@@ -20,7 +20,7 @@ from incast.presets import with_preset
 from incast.result import BLOCK_COLUMNS, TIMEOUT_COLUMNS
 
 #: FAST08 Table 3's setting, shrunk: 16 servers, 64-packet port, 256 KiB SRU.
-TABLE3 = {"servers": 16, "duration": "1s", "switch": {"buffer": "64pkt"}, "tcp": {"variant": "reno"}}
+TABLE3 = {"servers": 16, "duration": "1s", "switch": {"buffer": "64pkt"}, "tcp": {"recovery": "reno"}}
 FAST08_CLASSES = {"full_window_loss", "last_packet_loss", "lost_retransmit", "other"}
 GIP_CLASSES = {"floss", "lack", "other"}
 
@@ -164,7 +164,7 @@ def test_hosts_answering_at_random_times_lose_fewer_retransmissions() -> None:
     (Floyd and Jacobson, 1992), retransmissions included; a random handling time per frame
     (``link.host_jitter``, as the testbed's hosts measure) breaks the lockstep."""
     shape = {"servers": 32, "blocks": 20, "switch": {"buffer": "96KiB"}, "workload": {"sru": "96KiB"}}
-    base = with_preset("linux", {**shape, "tcp": {"variant": "cubic", "rto_min": "5ms"}})
+    base = with_preset("linux", {**shape, "tcp": {"cc": "cubic", "rto_min": "5ms"}})
     lost = {}
     for jitter in ("0", "30us"):
         r = incast.run(Scenario(**{**base, "link": {"rate": "200Mbps", "host_jitter": jitter}}))

@@ -23,7 +23,7 @@ points as data::
 
     [[case]]                         # optional named series of overrides: the ``case`` axis
     name = "NewReno"
-    set = { "tcp.variant" = "newreno" }
+    set = { "tcp.recovery" = "newreno" }
 
     [run]
     seeds = 3

@@ -29,13 +29,13 @@ _FORMATS: dict[str, Callable[[Any], str]] = {
 _NAMES = {
     "switch.buffer": "buffer",
     "link.rate": "link",
-    "tcp.variant": "TCP",
+    "tcp.cc": "TCP",
+    "tcp.recovery": "recovery",
     "tcp.rto_min": "RTO_min",
     "tcp.rto_max": "RTO_max",
     "tcp.rto_initial": "initial RTO",
     "tcp.init_cwnd": "IW",
     "tcp.mss": "MSS",
-    "tcp.sack": "SACK",
     "tcp.rcv_wnd": "window",
     "tcp.gip": "GIP",
     "workload.sru": "SRU",
@@ -74,7 +74,7 @@ def format_value(axis: str, value: Any) -> str:
 
 
 def axis_label(axis: str) -> str:
-    """A setting's short name: ``"switch.buffer"`` -> ``"buffer"``, ``"tcp.sack"`` -> ``"SACK"``.
+    """A setting's short name: ``"switch.buffer"`` -> ``"buffer"``, ``"tcp.cc"`` -> ``"TCP"``.
 
     The papers' own names where they have one (``RTO_min``, ``SRU``, ``IW``), else the last dotted part.
     """

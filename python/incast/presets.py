@@ -86,8 +86,8 @@ PRESETS: dict[str, Preset] = {
             "whole segments, its growth rate recomputed at most every HZ/32 jiffies while cwnd holds and its "
             "epoch shifted past idle time (tcp.cubic_flavor linux).",
             {
-                "tcp.variant": "cubic",
-                "tcp.sack": True,
+                "tcp.cc": "cubic",
+                "tcp.recovery": "sack",
                 "tcp.timestamps": True,
                 "tcp.spurious_rto": "frto",
                 "tcp.init_cwnd": 10,
@@ -123,8 +123,8 @@ PRESETS: dict[str, Preset] = {
             "(CA_EVENT_TX_START) came after 2.6.28. Its timer wheel fired a timer on the tick it expired at "
             "(tcp.clock_wheel tick; the wheel that rounds expiries up came in 4.8).",
             {
-                "tcp.variant": "cubic",
-                "tcp.sack": True,
+                "tcp.cc": "cubic",
+                "tcp.recovery": "sack",
                 "tcp.timestamps": True,
                 "tcp.spurious_rto": "frto",
                 "tcp.init_cwnd": 3,
@@ -200,7 +200,7 @@ PRESETS: dict[str, Preset] = {
             "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery and PRR, IW 10, "
             "an ACK per segment, no restart after idle, the back-off dropped on every new ACK.",
             "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, README 'Against ns-3'): "
-            "TcpSocketBase::Sack on (tcp.variant = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
+            "TcpSocketBase::Sack on (tcp.recovery = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
             "SegmentSize 1460, 1 MiB socket buffers (the window never limits), LimitedTransmit on, cwnd set "
             "to ssthresh when recovery ends (tcp.recovery_exit), ssthresh cut from half of RFC 6675's pipe, "
             "the head counted lost at a fast retransmit (TcpSocketBase::EnterRecovery and ReTxTimeout pass "
@@ -218,7 +218,7 @@ PRESETS: dict[str, Preset] = {
             "sending after a timeout and the timer restarted by a recovery's first partial ACK only "
             '(tcp.sack_recovery = "ns3"), and TcpNewReno\'s increase in whole bytes (tcp.ca_increase = "ns3").',
             {
-                "tcp.variant": "sack",
+                "tcp.recovery": "sack",
                 "tcp.delayed_ack": "off",
                 "tcp.init_cwnd": 10,
                 "tcp.mss": 1460,
@@ -268,20 +268,20 @@ PRESETS: dict[str, Preset] = {
             "Rude TCP: congestion control off on every flow (hosts' gate opened), SACK recovery kept.",
             "RUDE §2.3, §3: the receive window is the only limit, every segment carries the rude bit; for "
             "dedicated links and grids, harmful in a shared incast fabric (compare it there at your own risk).",
-            {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.variant": "sack"},
+            {"tcp.rude_allowed": True, "tcp.rude": True, "tcp.recovery": "sack"},
         ),
         Preset(
             "gip",
             "GIP: cwnd 2 at each stripe unit head and up to three copies of its last packet (Pattern 333).",
             "GIP §IV-V, on NewReno as the paper implemented it.",
-            {"tcp.variant": "newreno", "tcp.gip": "333"},
+            {"tcp.recovery": "newreno", "tcp.gip": "333"},
         ),
         Preset(
             "dctcp",
             "DCTCP: ECN marking above 20 packets at every switch port, alpha-proportional window cuts.",
             "RFC 8257; K = 20 packets is the DCTCP paper's threshold at 1 Gbps (65 at 10 Gbps: override "
             "switch.ecn_threshold). DCTCP runs on SACK recovery as in Linux.",
-            {"tcp.variant": "dctcp", "tcp.sack": True, "switch.ecn_threshold": "20pkt"},
+            {"tcp.cc": "dctcp", "tcp.recovery": "sack", "switch.ecn_threshold": "20pkt"},
         ),
         Preset(
             "ictcp",

@@ -244,7 +244,8 @@ class Scenario:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us (hosts 99.8us), buffer 32KiB, ...``.
 
         With several clients it starts ``2 clients x 16 servers (disjoint)``;
-        PAUSE or PFC follow the buffer, and a variant other than NewReno ends it.
+        PAUSE or PFC follow the buffer; a congestion control other than Reno and a loss recovery other
+        than NewReno end it (``cubic, SACK``).
         """
         wl, topo = self.workload, self.topology
         response = f"{format_size(wl.sru)} SRU" if wl.sru is not None else f"{format_size(wl.block)} block"
@@ -263,7 +264,8 @@ class Scenario:
                 f"buffer {format_buffer(self.switch.buffer)}",
                 *(["PFC"] if self.switch.pfc else ["PAUSE"] if self.switch.pause else []),
                 f"RTO_min {format_duration(self.tcp.rto_min)}",
-                *([] if self.tcp.variant == "newreno" else [self.tcp.variant]),
+                *([] if self.tcp.cc == "reno" else [self.tcp.cc]),
+                *({"reno": ["Reno recovery"], "sack": ["SACK"]}.get(self.tcp.recovery, [])),
             ]
         )
 

@@ -1,6 +1,6 @@
 //! Cubic (RFC 9438) in the engine: a FAST08 incast runs to completion.
 
-use incast_sim::tcp::TcpVariant;
+use incast_sim::tcp::CcChoice;
 use incast_sim::time::SimDuration;
 use incast_sim::{run, Scenario};
 
@@ -10,7 +10,7 @@ use incast_sim::{run, Scenario};
 #[test]
 fn rfc9438_4_cubic_fast08_16_servers_completes_and_conserves() {
     let mut s = Scenario::fast08(16);
-    s.tcp.variant = TcpVariant::Cubic;
+    s.tcp.cc = CcChoice::Cubic;
     s.stop.duration = Some(SimDuration::from_secs(1));
     let r = run(&s).unwrap();
     let sum = &r.summary;

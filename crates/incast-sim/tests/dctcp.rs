@@ -3,18 +3,18 @@
 
 use incast_sim::net::BufferLimit;
 use incast_sim::stats::Summary;
-use incast_sim::tcp::TcpVariant;
+use incast_sim::tcp::CcChoice;
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::{run, Scenario};
 
-fn marking_switch(variant: TcpVariant) -> Summary {
+fn marking_switch(cc: CcChoice) -> Summary {
     let mut s = Scenario::fast08(16);
     s.switch.buffer = BufferLimit::Bytes(Bytes::kib(128));
     s.switch.ecn_threshold = Some(BufferLimit::Packets(20));
-    s.tcp.variant = variant;
+    s.tcp.cc = cc;
     s.stop.duration = Some(SimDuration::from_secs(1));
     let sum = run(&s).unwrap().summary;
-    println!("{variant:?}: {:.1} Mbps, {} timeouts, {} marks", sum.goodput_mbps, sum.timeouts, sum.ecn_marks);
+    println!("{cc:?}: {:.1} Mbps, {} timeouts, {} marks", sum.goodput_mbps, sum.timeouts, sum.ecn_marks);
     sum
 }
 
@@ -22,7 +22,7 @@ fn marking_switch(variant: TcpVariant) -> Summary {
 /// enough to avoid most timeouts and gets several times NewReno's goodput.
 #[test]
 fn rfc8257_dctcp_beats_newreno_on_a_marking_switch() {
-    let (newreno, dctcp) = (marking_switch(TcpVariant::NewReno), marking_switch(TcpVariant::Dctcp));
+    let (newreno, dctcp) = (marking_switch(CcChoice::Reno), marking_switch(CcChoice::Dctcp));
     assert_eq!(newreno.ecn_marks, 0);
     assert!(dctcp.ecn_marks > 0);
     assert!(dctcp.timeouts < newreno.timeouts);

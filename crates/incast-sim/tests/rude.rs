@@ -50,7 +50,7 @@ fn bulk_32mib_at_5_percent_loss(rude: bool) -> Scenario {
     let mut s = Scenario::fast08(1);
     s.switch.buffer = incast_sim::net::BufferLimit::Bytes(Bytes::mib(4));
     s.workload.response = incast_sim::workload::ResponseSize::Sru(Bytes::mib(32));
-    s.tcp.variant = incast_sim::tcp::TcpVariant::Sack;
+    s.tcp.recovery = incast_sim::tcp::LossRecovery::Sack;
     s.tcp.rcv_wnd = Bytes::mib(8);
     s.tcp.delayed_ack = incast_sim::tcp::DelayedAckConfig::off();
     s.tcp.send_loss_ppb = 50_000_000;

@@ -1,7 +1,7 @@
 //! SACK recovery and spurious-timeout detection in whole runs.
 
 use incast_sim::net::BufferLimit;
-use incast_sim::tcp::{DelayedAckConfig, SpuriousRto, TcpVariant};
+use incast_sim::tcp::{DelayedAckConfig, LossRecovery, SpuriousRto};
 use incast_sim::time::{Bytes, SimDuration};
 use incast_sim::{run, Scenario};
 
@@ -10,16 +10,16 @@ use incast_sim::{run, Scenario};
 /// servers, a 64-packet port, 256 KiB SRU, 20 s.
 #[test]
 fn fast08_fig10_newreno_beats_sack_beats_reno() {
-    let blocks = |variant| {
+    let blocks = |recovery| {
         let mut s = Scenario::fast08(16);
         s.switch.buffer = BufferLimit::Packets(64);
-        s.tcp.variant = variant;
+        s.tcp.recovery = recovery;
         s.stop.duration = Some(SimDuration::from_secs(20));
         let r = run(&s).unwrap();
-        println!("{variant:?}: {} blocks, {} timeouts", r.summary.blocks, r.summary.timeouts);
+        println!("{recovery:?}: {} blocks, {} timeouts", r.summary.blocks, r.summary.timeouts);
         r.summary.blocks
     };
-    let (reno, newreno, sack) = (blocks(TcpVariant::Reno), blocks(TcpVariant::NewReno), blocks(TcpVariant::Sack));
+    let (reno, newreno, sack) = (blocks(LossRecovery::Reno), blocks(LossRecovery::NewReno), blocks(LossRecovery::Sack));
     assert!(newreno > sack && sack > reno, "NewReno {newreno}, SACK {sack}, Reno {reno} blocks");
 }
 
@@ -35,7 +35,7 @@ fn deep_buffer_fine_rto_timeouts_are_found_spurious() {
         s.tcp.rcv_wnd = Bytes::kib(256);
         s.tcp.rto.min = SimDuration::from_micros(200);
         s.tcp.delayed_ack = DelayedAckConfig::off();
-        s.tcp.variant = TcpVariant::Sack;
+        s.tcp.recovery = LossRecovery::Sack;
         s.tcp.timestamps = timestamps;
         s.tcp.timestamp_tick = SimDuration::from_micros(1);
         s.tcp.spurious_rto = spurious_rto;

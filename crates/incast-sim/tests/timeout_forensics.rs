@@ -4,26 +4,26 @@
 use incast_sim::net::BufferLimit;
 use incast_sim::stats::StatsConfig;
 use incast_sim::stats::{GipClass, RunResult, Side, TimeoutClass};
-use incast_sim::tcp::TcpVariant;
+use incast_sim::tcp::LossRecovery;
 use incast_sim::time::SimDuration;
 use incast_sim::{run, Scenario};
 
-fn table3(variant: TcpVariant, record: bool) -> RunResult {
+fn table3(recovery: LossRecovery, record: bool) -> RunResult {
     let mut s = Scenario::fast08(16);
     s.switch.buffer = BufferLimit::Packets(64);
-    s.tcp.variant = variant;
+    s.tcp.recovery = recovery;
     s.stop.duration = Some(SimDuration::from_secs(2));
     s.stats = StatsConfig { timeouts: record };
     run(&s).unwrap()
 }
 
-fn check(variant: TcpVariant) -> RunResult {
-    let r = table3(variant, true);
+fn check(recovery: LossRecovery) -> RunResult {
+    let r = table3(recovery, true);
     let sum = &r.summary;
     let c = sum.timeout_classes;
     let g = sum.gip_timeout_classes;
     println!(
-        "{variant:?}: {} blocks, {} timeouts; full window {}, last packet {}, lost retransmit {}, other {}; \
+        "{recovery:?}: {} blocks, {} timeouts; full window {}, last packet {}, lost retransmit {}, other {}; \
          GIP floss {}, lack {}, other {}; max per-flow timeouts per block {:?}",
         sum.blocks,
         sum.timeouts,
@@ -68,7 +68,7 @@ fn full_window_losses_dominate(r: &RunResult) -> bool {
 /// (464 of 589 there).
 #[test]
 fn fast08_table3_reno_classes_cover_every_timeout_full_window_dominates() {
-    let r = check(TcpVariant::Reno);
+    let r = check(LossRecovery::Reno);
     assert!(full_window_losses_dominate(&r), "{:?}", r.summary.timeout_classes);
 }
 
@@ -79,14 +79,14 @@ fn fast08_table3_reno_classes_cover_every_timeout_full_window_dominates() {
 /// an open modelling question, not a classifier property.
 #[test]
 fn fast08_table3_newreno_classes_cover_every_timeout() {
-    check(TcpVariant::NewReno);
+    check(LossRecovery::NewReno);
 }
 
 /// Turning the per-timeout table off keeps the counters and changes nothing else.
 #[test]
 fn stats_timeouts_off_keeps_counters_only() {
-    let on = table3(TcpVariant::NewReno, true);
-    let off = table3(TcpVariant::NewReno, false);
+    let on = table3(LossRecovery::NewReno, true);
+    let off = table3(LossRecovery::NewReno, false);
     assert!(off.timeouts.is_empty());
     assert_eq!(on.summary, off.summary);
     assert_eq!(on.blocks, off.blocks);

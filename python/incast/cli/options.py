@@ -26,11 +26,14 @@ if TYPE_CHECKING:
 
 __all__ = [
     "OPTION_FIELDS",
+    "TCP_HELP",
+    "TCP_METAVAR",
     "AsJson",
     "ScenarioFile",
     "Servers",
     "SetOpt",
     "parse_servers",
+    "named_overrides",
     "parse_set",
     "resolve",
     "setting_option",
@@ -55,7 +58,8 @@ OPTION_FIELDS = {
     "init_cwnd": "tcp.init_cwnd",
     "seed": "seed",
     "request_order": "workload.order",
-    "tcp": "tcp.variant",
+    "tcp": "tcp.cc",
+    "recovery": "tcp.recovery",
     "spurious_rto": "tcp.spurious_rto",
     "gip": "tcp.gip",
     "ecn_threshold": "switch.ecn_threshold",
@@ -70,6 +74,36 @@ OPTION_FIELDS = {
     "pause_xoff": "switch.pause_xoff",
     "pause_xon": "switch.pause_xon",
 }
+
+#: ``--tcp`` names the congestion control (``tcp.cc``), as Linux's ``net.ipv4.tcp_congestion_control``
+#: does, and leaves the loss recovery as the preset or file has it; ``newreno`` and ``sack`` stand for
+#: Reno's window rules on that recovery (``tcp.recovery``), so ``--tcp newreno`` and ``--tcp sack`` run
+#: what they name whatever the preset says.
+_TCP_SHORTHANDS = {"newreno": ("reno", "newreno"), "sack": ("reno", "sack")}
+
+#: What ``--tcp`` takes.
+TCP_METAVAR = "reno|cubic|dctcp|newreno|sack"
+
+#: Its help line.
+TCP_HELP = (
+    "Congestion control [tcp.cc]; newreno and sack are reno on that loss recovery [tcp.recovery], "
+    "which --recovery sets alone."
+)
+
+
+def named_overrides(named: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The settings the named options given (not ``None``) stand for, in order (``--tcp sack`` is two)."""
+    out: list[tuple[str, Any]] = []
+    for name, value in named.items():
+        if value is None:
+            continue
+        if name == "tcp" and value in _TCP_SHORTHANDS:
+            cc, recovery = _TCP_SHORTHANDS[value]
+            out += [("tcp.cc", cc), ("tcp.recovery", recovery)]
+        else:
+            out.append((OPTION_FIELDS[name], value))
+    return out
+
 
 #: The metavar of each kind of setting (a choice lists its words instead).
 _METAVARS = {

@@ -31,10 +31,12 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from incast.cli.options import (
-    OPTION_FIELDS,
+    TCP_HELP,
+    TCP_METAVAR,
     AsJson,
     ScenarioFile,
     SetOpt,
+    named_overrides,
     parse_servers,
     parse_set,
     resolve,
@@ -78,7 +80,10 @@ def run(
     init_cwnd: Annotated[str | None, setting_option("--init-cwnd", "tcp.init_cwnd")] = None,
     seed: Annotated[str | None, setting_option("--seed", "seed")] = None,
     request_order: Annotated[str | None, setting_option("--request-order", "workload.order")] = None,
-    tcp: Annotated[str | None, setting_option("--tcp", "tcp.variant")] = None,
+    tcp: Annotated[
+        str | None, typer.Option("--tcp", metavar=TCP_METAVAR, help=TCP_HELP, show_default=False)
+    ] = None,
+    recovery: Annotated[str | None, setting_option("--recovery", "tcp.recovery")] = None,
     spurious_rto: Annotated[str | None, setting_option("--spurious-rto", "tcp.spurious_rto")] = None,
     ecn_threshold: Annotated[str | None, setting_option("--ecn-threshold", "switch.ecn_threshold")] = None,
     gip: Annotated[str | None, setting_option("--gip", "tcp.gip")] = None,
@@ -157,7 +162,7 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack,
-        "init_cwnd": init_cwnd, "seed": seed, "request_order": request_order, "tcp": tcp,
+        "init_cwnd": init_cwnd, "seed": seed, "request_order": request_order, "tcp": tcp, "recovery": recovery,
         "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
         "clients": clients, "server_sets": server_sets,
@@ -166,7 +171,7 @@ def run(
     }  # fmt: skip
     if sru is not None and block is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
-    overrides: list[tuple[str, Any]] = [(OPTION_FIELDS[name], v) for name, v in named.items() if v is not None]
+    overrides = named_overrides(named)
     if topology is not None:
         overrides.insert(0, ("topology", parse_topology_flag(topology)))
     if pause:

@@ -22,7 +22,17 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from incast.cli.options import OPTION_FIELDS, AsJson, ScenarioFile, SetOpt, parse_servers, parse_set, resolve
+from incast.cli.options import (
+    TCP_HELP,
+    TCP_METAVAR,
+    AsJson,
+    ScenarioFile,
+    SetOpt,
+    named_overrides,
+    parse_servers,
+    parse_set,
+    resolve,
+)
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms, rate
 from incast.errors import ScenarioError
 
@@ -51,7 +61,8 @@ Link = Annotated[str | None, _opt("--link", "RATE", "Rate of every link, e.g. 20
 Buffer = Annotated[str | None, _opt("--buffer", "SIZE|Npkt", "Switch buffer toward the client, e.g. 32KiB.")]
 RtoMin = Annotated[str | None, _opt("--rto-min", "DURATION", "Minimum retransmission timeout, e.g. 200ms or 1ms.")]
 DelayedAck = Annotated[str | None, _opt("--delayed-ack", "40ms|linux|off", "Delayed ACK: Linux's own, or off.")]
-Tcp = Annotated[str | None, _opt("--tcp", "reno|newreno|sack|cubic", "Loss recovery and congestion control.")]
+Tcp = Annotated[str | None, _opt("--tcp", TCP_METAVAR, TCP_HELP)]
+Recovery = Annotated[str | None, _opt("--recovery", "reno|newreno|sack", "Loss recovery. [tcp.recovery]")]
 Timeout = Annotated[
     str, _opt("--timeout", "DURATION", "Fail when one block takes longer (default 60s: RTOs back off).")
 ]
@@ -70,7 +81,7 @@ def scenarios(
 
     if named.get("sru") is not None and named.get("block") is not None:
         raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
-    overrides = [(OPTION_FIELDS[name], value) for name, value in named.items() if value is not None]
+    overrides = named_overrides(named)
     extra = [parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     if preset is not None:
@@ -91,6 +102,7 @@ def testbed(
     rto_min: RtoMin = None,
     delayed_ack: DelayedAck = None,
     tcp: Tcp = None,
+    recovery: Recovery = None,
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
@@ -128,6 +140,7 @@ def testbed(
         "rto_min": rto_min,
         "delayed_ack": delayed_ack,
         "tcp": tcp,
+        "recovery": recovery,
     }
     todo = scenarios(scenario_file, servers, named, set_)
     for note in notes(todo[0]):

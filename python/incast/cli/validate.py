@@ -46,6 +46,7 @@ from incast.cli.testbed import (
     DelayedAck,
     Duration,
     Link,
+    Recovery,
     RtoMin,
     Servers,
     Sru,
@@ -114,8 +115,8 @@ def simulator_overrides(scenario: "Scenario", jiffy_s: float) -> dict[str, Any]:
     from incast.presets import LINUX_STACK
 
     overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, "tcp.rtt_resolution": "us", **LINUX_STACK}
-    if scenario.tcp.variant == "reno":
-        overrides["tcp.variant"] = "newreno"
+    if scenario.tcp.recovery == "reno":
+        overrides["tcp.recovery"] = "newreno"
     d = scenario.tcp.delayed_ack
     if isinstance(d, float) and math.isclose(d, 0.04):
         overrides["tcp.delayed_ack"] = "linux"
@@ -248,6 +249,7 @@ def validate(
     rto_min: RtoMin = None,
     delayed_ack: DelayedAck = None,
     tcp: Tcp = None,
+    recovery: Recovery = None,
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
@@ -301,6 +303,7 @@ def validate(
         "rto_min": rto_min,
         "delayed_ack": delayed_ack,
         "tcp": tcp,
+        "recovery": recovery,
     }
     if against == "ns2":
         if calibrate:

@@ -264,8 +264,7 @@ def _check(s: Scenario) -> None:
         ("link.tx_queue", s.link.tx_queue is not None, "an agent sends into its link's queue, never waits for it"),
         ("link.host_jitter", s.link.host_jitter != 0, "0 only: the harness's agents answer in a fixed time"),
         ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
-        ("tcp.variant", s.tcp.variant not in ("reno", "newreno", "sack"), "reno, newreno or sack"),
-        ("tcp.sack", s.tcp.sack and s.tcp.variant != "sack", "SACK is the sack variant (Agent/TCP/Sack1)"),
+        ("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         (
             "tcp.gip_copies",
             s.tcp.gip != "off" and s.tcp.gip_copies != 0,
@@ -317,24 +316,24 @@ def _notes(s: Scenario) -> list[str]:
     if _segments(s) * s.tcp.mss != (s.workload.sru if s.workload.block is None else s.workload.block / s.servers):
         notes.append(f"each server sends {_segments(s)} whole {s.tcp.mss}-byte segments per block")
     ns2_recovery = (s.tcp.recovery_burst, s.tcp.recovery_exit, s.tcp.ssthresh_rule) == (2, "ssthresh", "ns2")
-    if s.tcp.variant == "newreno" and not ns2_recovery:
+    if s.tcp.recovery == "newreno" and not ns2_recovery:
         notes.append("Agent/TCP/Newreno sends 2 segments per ACK in recovery and exits at ssthresh (preset ns2)")
-    if s.tcp.variant == "newreno" and s.tcp.partial_ack_window != "ns2":
+    if s.tcp.recovery == "newreno" and s.tcp.partial_ack_window != "ns2":
         notes.append(
             "tcp.partial_ack_window: ns-2's NewReno takes a partial ACK's deflation beyond the window inflation "
             "out of the window its recovery exits at (partial_window_deflation_ 1); the simulator does not"
         )
-    if s.tcp.variant == "sack" and s.tcp.sack_recovery != "ns2":
+    if s.tcp.recovery == "sack" and s.tcp.sack_recovery != "ns2":
         notes.append(
             "tcp.sack_recovery: ns-2's Sack1 estimates pipe_ with the holes in it and resends every hole below "
             "the highest SACK; the simulator runs RFC 6675"
         )
-    if s.tcp.variant == "reno" and (s.tcp.recovery_exit, s.tcp.ssthresh_rule) != ("ssthresh", "ns2"):
+    if s.tcp.recovery == "reno" and (s.tcp.recovery_exit, s.tcp.ssthresh_rule) != ("ssthresh", "ns2"):
         notes.append(
             "Agent/TCP/Reno leaves recovery at the unrounded half window, below ssthresh at small windows "
             '(tcp.recovery_exit = "ssthresh" with tcp.ssthresh_rule = "ns2")'
         )
-    if s.tcp.variant == "reno" and not s.tcp.reno_recover_guard:
+    if s.tcp.recovery == "reno" and not s.tcp.reno_recover_guard:
         notes.append(
             "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit again until an ACK passes recover_ "
             "(bug_fix_); the simulator does"
@@ -388,7 +387,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
     """The Tcl array ``P`` for scenario ``s`` (values as Tcl words)."""
     up, down = _delays(s)
     data, ack = _segment_wire(s), _wire(s, 0)
-    agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.variant]
+    agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.recovery]
     d = s.tcp.delayed_ack
     sink = ("TCPSink/Sack1" if agent == "Sack1" else "TCPSink") + ("" if d is None else "/DelAck")
     return {

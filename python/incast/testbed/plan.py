@@ -13,9 +13,10 @@ MTU is ``mss + 40``); ``tcp.init_cwnd`` (route ``initcwnd``); ``tcp.rto_min``
 (``net.ipv4.tcp_rto_min_us`` in every namespace, and route ``rto_min``, which
 takes whole milliseconds only); ``tcp.rto_max`` (``net.ipv4.tcp_rto_max_ms``);
 ``tcp.delayed_ack`` off (route ``quickack 1`` and ``incast read --delayed-ack
-off``); ``tcp.variant`` (reno and newreno run Linux ``reno``, cubic ``cubic``,
-sack ``reno`` with SACK on: Linux's loss recovery is NewReno without SACK and
-SACK with RACK when SACK is on); ``tcp.sack``, ``tcp.timestamps``,
+off``); ``tcp.cc`` (the socket's congestion control, ``TCP_CONGESTION``: ``reno``,
+``cubic`` or ``dctcp``); ``tcp.recovery`` (``sack`` turns ``tcp_sack`` on;
+Linux's loss recovery is NewReno without SACK and SACK with RACK when SACK is
+on); ``tcp.timestamps``,
 ``tcp.spurious_rto`` off/frto, ``tcp.dupack_threshold`` and
 ``tcp.restart_after_idle``, ``tcp.rack_tlp`` (``tcp_sack``, ``tcp_timestamps``,
 ``tcp_frto``, ``tcp_reordering``, ``tcp_slow_start_after_idle``,
@@ -37,7 +38,7 @@ and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, RTT
 samples in jiffies (``tcp.rtt_resolution = "clock"`` on a jiffy clock), timers
 fired on their tick (``tcp.clock_wheel = "tick"`` on a jiffy clock; the kernel's
 wheel fires them a tick later), Cubic other than ``tcp_cubic.c``'s arithmetic
-(``tcp.cubic_flavor``) or without HyStart, variant
+(``tcp.cubic_flavor``) or without HyStart, recovery
 ``reno`` (runs as NewReno), ``tcp.limited_transmit`` false (Linux always
 sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
@@ -79,8 +80,6 @@ _QDISC_FRAME_OVERHEAD = 54
 _MIN_MSS = 48
 #: Wire bytes of a frame beyond its payload: headers (54), FCS (4), preamble (8) and gap (12).
 _WIRE_OVERHEAD = 78
-#: Linux congestion control of each scenario variant.
-_CONGESTION = {"reno": "reno", "newreno": "reno", "sack": "reno", "cubic": "cubic", "dctcp": "dctcp"}
 #: Fields the testbed refuses unless they keep their default, with what Linux does instead.
 _FIXED = {
     "tcp.rto_initial": "Linux's initial RTO is 1s (TCP_TIMEOUT_INIT)",
@@ -189,11 +188,11 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     testbed cannot honour (see the module docstring).
     """
     tcp = s.tcp
-    congestion = _CONGESTION[tcp.variant]
+    congestion = tcp.cc
     if congestion not in congestion_controls:
         raise ScenarioError(
-            f"tcp.variant: {tcp.variant} needs the kernel's {congestion} congestion control, "
-            f"which this kernel does not offer (it has {', '.join(congestion_controls)})"
+            f"tcp.cc: {congestion} is not a congestion control this kernel offers "
+            f"(it has {', '.join(congestion_controls)})"
         )
     _refuse_unsupported(s)
     if s.link.rate < MIN_TBF_RATE:
@@ -202,7 +201,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             f"at least {format_rate(MIN_TBF_RATE)}, got {format_rate(s.link.rate)}"
         )
     notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
-    sack = tcp.sack or tcp.variant == "sack"
+    sack = tcp.recovery == "sack"
     delayed_ack = _delayed_ack(s, notes)
     buffer = _buffer_bytes(s, notes)
     if not math.isclose(tcp.clock_granularity, kernel.jiffy_s):
@@ -216,8 +215,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.rtt_resolution: the kernel measures RTT in microseconds, not in jiffies (Linux 3.15 on)")
     if tcp.rto_flavor != "linux":
         notes.append("tcp.rto_flavor: the kernel's RTO is Linux's, SRTT + max(4·mdev, RTO_min)")
-    if tcp.variant == "reno":
-        notes.append("tcp.variant: Linux recovers as NewReno (partial ACKs retransmit); reno runs as newreno")
+    if tcp.recovery == "reno":
+        notes.append("tcp.recovery: Linux recovers as NewReno (partial ACKs retransmit); reno runs as newreno")
     if not tcp.limited_transmit:
         notes.append("tcp.limited_transmit: Linux always sends new data on the first duplicate ACKs (RFC 3042)")
     if not tcp.prr:
@@ -228,9 +227,9 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.sack_recovery: the kernel resends only what it marked lost, then new data (linux)")
     if tcp.restart_after_idle and tcp.idle_restart != "linux":
         notes.append("tcp.idle_restart: after idle the kernel halves cwnd per idle RTO (tcp_cwnd_restart)")
-    if tcp.variant == "cubic" and not tcp.cubic_hystart:
+    if tcp.cc == "cubic" and not tcp.cubic_hystart:
         notes.append("tcp.cubic_hystart: the kernel's Cubic runs HyStart (tcp_cubic's hystart, not per namespace)")
-    if tcp.variant == "cubic" and tcp.cubic_flavor != "linux":
+    if tcp.cc == "cubic" and tcp.cubic_flavor != "linux":
         notes.append("tcp.cubic_flavor: the kernel's Cubic is tcp_cubic.c's arithmetic (linux)")
     if s.link.tx_queue is not None:
         notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")

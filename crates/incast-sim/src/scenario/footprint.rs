@@ -58,7 +58,7 @@ impl Scenario {
         let reads = self.reads();
         let conns = u64::from(reads.connections()) + u64::from(self.background.tcp_flows);
         let mut endpoint = 2 * size_of::<Endpoint>() as u64;
-        if self.tcp.sack {
+        if self.tcp.sack_enabled() {
             endpoint += size_of::<Scoreboard>() as u64;
         }
         let mss = u64::from(self.tcp.mss.max(1));

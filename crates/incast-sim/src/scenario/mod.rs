@@ -32,7 +32,7 @@ use crate::stats::trace::MAX_GOODPUT_BINS;
 use crate::stats::StatsConfig;
 use crate::tcp::rcv_window::RcvWindowRule;
 use crate::tcp::sack::SackRecovery;
-use crate::tcp::{SpuriousRto, TcpConfig, TcpVariant};
+use crate::tcp::{CcChoice, SpuriousRto, TcpConfig};
 use crate::time::{Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
 use crate::workload::clients::Layout;
@@ -174,13 +174,12 @@ impl Scenario {
             ));
         }
         tcp.rto.validate().map_err(|(f, m)| invalid(f, m))?;
-        if tcp.sack && matches!(tcp.variant, TcpVariant::Reno | TcpVariant::NewReno) {
-            let variant = if tcp.variant == TcpVariant::Reno { "reno" } else { "newreno" };
+        if tcp.cc == CcChoice::Dctcp && self.switch.ecn_threshold.is_none() {
+            // Without marks DCTCP is Reno under another name (RFC 8257 §3.1: the switch marks above K).
             return Err(invalid(
-                "tcp.sack",
-                format!(
-                    "SACK recovery (RFC 6675) replaces {variant} recovery: use tcp.variant = \"sack\" (or \"cubic\")"
-                ),
+                "tcp.cc",
+                "\"dctcp\" needs ECN marks: set switch.ecn_threshold (the DCTCP paper's K: 20 packets at \
+                 1 Gbps, 65 at 10 Gbps), or use the dctcp preset, which scales it with the link rate",
             ));
         }
         if tcp.sack_recovery == SackRecovery::Ns2 && (tcp.prr || tcp.rack_tlp || tcp.sack_lost_retransmit) {
@@ -693,11 +692,14 @@ mod tests {
         assert_eq!(field_of(&s), "switch.buffer_model");
     }
 
+    fn refused(raw: serde_json::Value) -> String {
+        Scenario::from_json(&raw).unwrap_err().to_string()
+    }
+
     /// Settings that contradict each other, or that the engine would keep as
     /// something else than what was written, are refused naming the setting.
     #[test]
     fn contradictions_and_values_kept_otherwise_are_refused() {
-        let refused = |raw: serde_json::Value| Scenario::from_json(&raw).unwrap_err().to_string();
         let m = refused(json!({"servers": 4, "switch": {"buffer": "32KiB", "ecn_threshold": "1MiB"}}));
         assert!(m.starts_with("switch.ecn_threshold: must be below switch.buffer (32KiB)"), "{m}");
         let m = refused(json!({"servers": 4, "tcp": {"ictcp_gamma1": 0.9, "ictcp_gamma2": 0.1}}));
@@ -720,7 +722,7 @@ mod tests {
             "links": [{"a": "c", "b": "s"}]});
         let m = refused(json!({"servers": 1, "link": {"skew": "1ps"}, "topology": graph}));
         assert_eq!(m, "link.skew: 0 only with topology.kind = \"graph\": a graph's links give their own delays");
-        let m = refused(json!({"servers": 4, "tcp": {"variant": "sack", "sack_recovery": "ns2", "prr": true}}));
+        let m = refused(json!({"servers": 4, "tcp": {"recovery": "sack", "sack_recovery": "ns2", "prr": true}}));
         assert!(m.starts_with("tcp.sack_recovery: \"ns2\" (ns-2.35's Sack1) has no PRR"), "{m}");
         let m = refused(json!({"servers": 4, "link": {"tx_queue": 0}}));
         assert_eq!(
@@ -740,6 +742,27 @@ mod tests {
         assert_eq!(s, expected);
     }
 
+    /// The settings the congestion control and loss recovery replaced name what replaced them.
+    #[test]
+    fn retired_tcp_settings_name_their_replacements() {
+        for raw in [json!({"servers": 2, "tcp": {"variant": "cubic"}}), json!({"servers": 2, "tcp": {"sack": true}})] {
+            let m = refused(raw);
+            assert!(m.contains("replaced by tcp.") && m.contains("tcp.recovery"), "{m}");
+        }
+        let mut raw = serde_json::Map::new();
+        let m = Scenario::apply_override(&mut raw, "tcp.variant", json!("sack")).unwrap_err().to_string();
+        assert!(m.starts_with("tcp.variant: replaced by tcp.cc"), "{m}");
+    }
+
+    /// DCTCP without a marking switch would run as Reno under DCTCP's name.
+    #[test]
+    fn dctcp_without_an_ecn_threshold_is_refused() {
+        let m = refused(json!({"servers": 4, "tcp": {"cc": "dctcp"}}));
+        assert!(m.starts_with("tcp.cc: \"dctcp\" needs ECN marks: set switch.ecn_threshold"), "{m}");
+        let ok = json!({"servers": 4, "tcp": {"cc": "dctcp"}, "switch": {"ecn_threshold": "20pkt"}});
+        assert!(Scenario::from_json(&ok).is_ok());
+    }
+
     #[test]
     fn unknown_keys_are_refused_naming_the_table_and_what_it_has() {
         let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
@@ -754,7 +777,7 @@ mod tests {
     #[test]
     fn the_written_form_reads_back() {
         let raw = json!({"servers": 8, "blocks": 3, "switch": {"buffer": "64pkt", "pause": true},
-            "tcp": {"delayed_ack": "off", "variant": "cubic", "sack": true},
+            "tcp": {"delayed_ack": "off", "cc": "cubic", "recovery": "sack"},
             "topology": {"kind": "tree", "edge_switches": 2}, "workload": {"block": "1MiB"}});
         let s = Scenario::from_json(&raw).unwrap();
         let w = s.written();

@@ -114,7 +114,12 @@ impl Scenario {
             "link" => self.link = settings::read_table(table, map)?,
             "topology" => self.topology = fabric_table::read(map)?,
             "switch" => self.switch = settings::read_table(table, map)?,
-            "tcp" => self.tcp = settings::read_table(table, map)?,
+            "tcp" => {
+                if let Some((key, why)) = map.keys().find_map(|k| TcpConfig::retired(k).map(|why| (k, why))) {
+                    return Err((key.clone(), why.to_owned()));
+                }
+                self.tcp = settings::read_table(table, map)?;
+            }
             "workload" => {
                 ResponseSize::check_keys(map).map_err(|m| (String::new(), m))?;
                 self.workload = settings::read_table(table, map)?;
@@ -148,6 +153,9 @@ impl Scenario {
             }
             [table, key] if TABLES.contains(table) => {
                 let keys = Self::table_keys(table);
+                if let Some(why) = TcpConfig::retired(key).filter(|_| *table == "tcp") {
+                    return fail(why.to_owned());
+                }
                 if !keys.contains(key) {
                     return fail(settings::unknown(table, &keys));
                 }

@@ -15,16 +15,20 @@
 use super::cc::cubic::CubicConfig;
 use super::cc::dctcp::DctcpConfig;
 use super::cc::reno::CaIncrease;
-use super::cc::SsthreshRule;
+use super::cc::{CcChoice, Constants, SsthreshRule};
 use super::cwnd_validation::CwndValidation;
 use super::delayed_ack::DelayedAckConfig;
+use super::gip::GipPattern;
 use super::ictcp::IctcpConfig;
 use super::idle_restart::IdleRule;
 use super::newreno::{PartialAckWindow, RecoveryExit};
 use super::prr::PrrFlavor;
 use super::rcv_window::RcvWindowRule;
+use super::recovery::LossRecovery;
 use super::rto::RtoConfig;
+use super::rude::RudeOff;
 use super::sack::SackRecovery;
+use super::spurious::SpuriousRto;
 use crate::settings::{Choice, Count, Duration, Flag, OrWord, Probability, Size};
 use crate::time::{Bytes, SimDuration};
 
@@ -48,11 +52,12 @@ crate::settings! {
     /// - `rcv_buf_max`: 32 MiB — `tcp_rmem[2]` of Linux 6.x, the largest
     ///   receive buffer autotuning may reach (read only with `rcv_window = "linux"`).
     /// - `dupack_threshold`: 3 — RFC 5681 3.2.
-    /// - `variant`: NewReno — RFC 6582, the Linux behaviour without SACK and
-    ///   FAST08 Table 1. `cubic` grows and cuts the window by RFC 9438
-    ///   (`tcp::cc::cubic`) on NewReno's loss recovery, or on RFC 6675's with `sack`
-    ///   on — the pair Linux runs by default.
-    /// - `cubic`: [`CubicConfig::default`] — used only when `variant` is `cubic`.
+    /// - `cc`: `reno` — RFC 5681's window rules, FAST08 Table 1 and the
+    ///   papers' simulations (Linux's default is `cubic`: the `linux` presets).
+    /// - `recovery`: `newreno` — RFC 6582, Linux's recovery without SACK and
+    ///   FAST08 Table 1; `sack` is RFC 6675's (Linux negotiates SACK by
+    ///   default: the `linux` presets), `reno` RFC 5681 §3.2's alone.
+    /// - `cubic`: [`CubicConfig::default`] — used only when `cc` is `cubic`.
     /// - `limited_transmit`: false — FAST08 Table 1 (RFC 3042; Linux has it on,
     ///   but it only matters with fewer than `dupack_threshold` + 1 segments out).
     /// - `limited_transmit_resends`: false — RFC 3042 sends "new data" only;
@@ -79,10 +84,6 @@ crate::settings! {
     /// - `restart_after_idle`: true — Linux `tcp_slow_start_after_idle` defaults
     ///   to 1, and `incast validate` compares against Linux (RFC 5681 4.1 says
     ///   SHOULD as well).
-    /// - `sack`: false — FAST08 Table 1 and CMU09's simulations ran without SACK
-    ///   (Linux negotiates it by default; the `sack` variant and presets turn it on).
-    ///   True makes receivers send SACK blocks (RFC 2018) and senders recover by
-    ///   RFC 6675 (`tcp::sack`); `variant = "sack"` implies it.
     /// - `prr`: false — RFC 6675 alone (cwnd = ssthresh at once) or RFC
     ///   5681's inflation without SACK, as the papers' stacks ran; the `linux`
     ///   preset turns it on (`tcp::prr`, with or without SACK as Linux runs it).
@@ -90,14 +91,14 @@ crate::settings! {
     ///   in the `linux` preset; `ns3` what ns-3.44 runs (`tcp::prr`).
     /// - `rack_tlp`: false — RFC 6675's duplicate-ACK rules alone, as the
     ///   papers' stacks recovered; the `linux` preset turns it on (Linux 4.4+
-    ///   runs RACK, 3.10+ TLP). Needs `sack`.
+    ///   runs RACK, 3.10+ TLP). Needs `recovery = "sack"`.
     /// - `timestamps`: false — as FAST08 Table 1 (Linux negotiates them by
     ///   default). True puts the RFC 7323 option on every segment: 12 header
     ///   bytes, so a segment carries `mss` − 12 payload bytes, as Linux's
     ///   `mss_cache` does; RTT samples come from the echoed timestamp when Karn's
     ///   rule forbids one from the send time (`tcp::timestamps`).
     /// - `timestamp_tick`: 1 ms — Linux's TSval clock (`TCP_TS_HZ` = 1000).
-    /// - `dctcp`: [`DctcpConfig::default`] — read only when `variant` is `dctcp`.
+    /// - `dctcp`: [`DctcpConfig::default`] — read only when `cc` is `dctcp`.
     /// - `gip`: `off` — GIP (GIP §IV–V, `tcp::gip`) is a remedy to compare, not
     ///   a default; `333` is the paper's proposal, `123` its rejected alternative.
     /// - `gip_copies`: 3 — GIP §V-B: the last packet "at most 3 times".
@@ -132,18 +133,23 @@ crate::settings! {
         "rcv_buf_max" rcv_buf_max: Bytes = Bytes::mib(32), Size { min: 1 };
         /// Duplicate ACKs that trigger fast retransmit.
         "dupack_threshold" dupack_threshold: u32 = 3, Count::new(1, u32::MAX as u64, "duplicate ACKs");
-        /// Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast recovery),
-        /// "newreno" (RFC 6582: partial ACKs retransmit the next hole), "sack"
-        /// (RFC 5681 windows with RFC 6675 SACK recovery), "cubic" (RFC 9438
-        /// window growth and β = 0.7 decrease, on NewReno recovery, or on SACK
-        /// recovery with sack = true) or "dctcp" (RFC 8257: ECN-capable, cwnd cut
-        /// by α/2 on marks; needs switch.ecn_threshold).
-        "variant" variant: TcpVariant = TcpVariant::NewReno, Choice(&[
-            ("reno", TcpVariant::Reno),
-            ("newreno", TcpVariant::NewReno),
-            ("sack", TcpVariant::Sack),
-            ("cubic", TcpVariant::Cubic),
-            ("dctcp", TcpVariant::Dctcp),
+        /// Congestion control (Linux net.ipv4.tcp_congestion_control): "reno"
+        /// (RFC 5681: additive increase, halving at a loss), "cubic" (RFC 9438
+        /// window growth and β = 0.7 decrease) or "dctcp" (RFC 8257:
+        /// ECN-capable, cwnd cut by α/2 on marks; needs switch.ecn_threshold).
+        "cc" cc: CcChoice = CcChoice::Reno, Choice(&[
+            ("reno", CcChoice::Reno),
+            ("cubic", CcChoice::Cubic),
+            ("dctcp", CcChoice::Dctcp),
+        ]);
+        /// Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast
+        /// recovery), "newreno" (RFC 6582: partial ACKs retransmit the next
+        /// hole; Linux without SACK) or "sack" (SACK blocks, RFC 2018, and RFC
+        /// 6675 recovery; Linux with net.ipv4.tcp_sack = 1).
+        "recovery" recovery: LossRecovery = LossRecovery::NewReno, Choice(&[
+            ("reno", LossRecovery::Reno),
+            ("newreno", LossRecovery::NewReno),
+            ("sack", LossRecovery::Sack),
         ]);
         /// Limited transmit (RFC 3042): one new segment on each of the first two duplicate ACKs.
         "limited_transmit" limited_transmit: bool = false, Flag;
@@ -213,8 +219,6 @@ crate::settings! {
         /// nothing outstanding; cwnd = one segment, as ns-2.35's one-way agent does).
         "idle_restart" idle_restart: IdleRule = IdleRule::Rfc5681,
             Choice(&[("rfc5681", IdleRule::Rfc5681), ("linux", IdleRule::Linux), ("ns2", IdleRule::Ns2)]);
-        /// SACK option (RFC 2018) and SACK-based loss recovery (RFC 6675); the sack variant implies it.
-        "sack" sack: bool = false, Flag;
         /// Most SACK blocks an ACK carries: "fit" (as many as the option space
         /// holds, RFC 2018 §3: 4, or 3 beside timestamps) or a count from 1
         /// (ns-2.35's sinks send 3: maxSackBlocks_ in ns-default.tcl).
@@ -316,79 +320,45 @@ crate::settings! {
         rto: RtoConfig,
         /// Delayed ACK at the receiver.
         delayed_ack: DelayedAckConfig,
-        /// Cubic's constants (RFC 9438), read only when `variant` is `cubic`.
+        /// Cubic's constants (RFC 9438), read only when `cc` is `cubic`.
         cubic: CubicConfig,
-        /// DCTCP's constants (RFC 8257), read only when `variant` is `dctcp`.
+        /// DCTCP's constants (RFC 8257), read only when `cc` is `dctcp`.
         dctcp: DctcpConfig,
         /// ICTCP at the client: receive windows paced by measured throughput.
         ictcp: IctcpConfig,
     }
 }
 
-/// How a rude flow turns congestion control back on (RUDE Appendix A).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum RudeOff {
-    /// `RUDE_OFF_NOW`: at once, with a congestion event if over the fair window.
-    Now,
-    /// `RUDE_OFF_NICELY`: once the artificial window has converged to the fair one.
-    #[default]
-    Nicely,
-}
-
-/// Which GIP redundant-transmission pattern a sender runs (GIP §IV-B).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum GipPattern {
-    /// No GIP.
-    #[default]
-    Off,
-    /// GIP's proposal: the unit's last packet, once per ACK, up to `gip_copies` times.
-    Pattern333,
-    /// GIP's first attempt: the unit's last three packets in turn, after cutting cwnd by three.
-    Pattern123,
-}
-
-/// How a sender detects that a retransmission timeout was spurious (the
-/// original segment was delayed, not lost); either way a spurious timeout's
-/// cwnd and ssthresh reduction is undone (`tcp::spurious`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum SpuriousRto {
-    /// No detection: every timeout stands.
-    #[default]
-    Off,
-    /// F-RTO (RFC 5682 §2 basic, §3 with SACK): send new data after the
-    /// retransmission and judge by the next two ACKs.
-    Frto,
-    /// Eifel detection (RFC 3522): the first ACK after the retransmission
-    /// echoes a timestamp older than the retransmission's.
-    Eifel,
-}
-
-/// Which congestion control and loss recovery a sender runs (`tcp::cc`,
-/// `tcp::newreno`, `tcp::sack`).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
-pub enum TcpVariant {
-    /// RFC 5681 §3.2 only: any ACK of new data ends fast recovery.
-    Reno,
-    /// RFC 6582: partial ACKs retransmit the next hole; `recover` guards
-    /// against spurious fast retransmits.
-    #[default]
-    NewReno,
-    /// RFC 9438: NewReno recovery (RFC 6582) with the Cubic window function in
-    /// congestion avoidance and β_cubic as the multiplicative decrease.
-    Cubic,
-    /// RFC 5681 window rules with SACK-based loss recovery (RFC 6675): the
-    /// FAST08 §5.1 "SACK" variant. Implies `TcpConfig::sack`.
-    Sack,
-    /// RFC 8257: ECN-capable segments, the window cut by α/2 on marks
-    /// (`tcp::cc::dctcp`); NewReno recovery, or SACK's with `sack` on.
-    Dctcp,
-}
+/// Settings a scenario may no longer name, with what replaced each.
+const RETIRED: &[(&str, &str)] = &[
+    (
+        "variant",
+        "replaced by tcp.cc (the congestion control: reno, cubic or dctcp) and tcp.recovery (the loss \
+         recovery: reno, newreno or sack)",
+    ),
+    ("sack", "replaced by tcp.recovery = \"sack\" (SACK blocks and RFC 6675 recovery)"),
+];
 
 impl TcpConfig {
-    /// True when SACK is in use: `sack` set, or the `sack` variant.
+    /// What replaced `key`, if it is a setting the `[tcp]` table no longer has.
+    pub fn retired(key: &str) -> Option<&'static str> {
+        RETIRED.iter().find(|(k, _)| *k == key).map(|(_, why)| *why)
+    }
+
+    /// True when SACK is in use: the receiver sends SACK blocks and the sender recovers by RFC 6675.
     #[inline]
     pub fn sack_enabled(&self) -> bool {
-        self.sack || self.variant == TcpVariant::Sack
+        self.recovery == LossRecovery::Sack
+    }
+
+    /// The constants [`super::cc::Algorithm::new`] reads.
+    pub fn cc_constants(&self) -> Constants {
+        Constants {
+            ca_increase: self.ca_increase,
+            cubic: self.cubic,
+            dctcp: self.dctcp,
+            granularity: self.rto.granularity,
+        }
     }
 
     /// True when a mechanism an endpoint may be built without is on: SACK,
@@ -403,7 +373,7 @@ impl TcpConfig {
             || self.rcv_window == RcvWindowRule::Linux
             || self.spurious_rto != SpuriousRto::Off
             || self.cwnd_validation != CwndValidation::Off
-            || self.variant == TcpVariant::Dctcp
+            || self.cc == CcChoice::Dctcp
             || self.rude
             || self.rude_off_at.is_some()
     }

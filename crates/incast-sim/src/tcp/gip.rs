@@ -24,7 +24,17 @@
 //! **Not modelled:** the dynamic initial window of GIP §VIII (cwnd sized from
 //! the previous unit's rate).
 
-use super::GipPattern;
+/// Which GIP redundant-transmission pattern a sender runs (GIP §IV-B).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum GipPattern {
+    /// No GIP.
+    #[default]
+    Off,
+    /// GIP's proposal: the unit's last packet, once per ACK, up to `gip_copies` times.
+    Pattern333,
+    /// GIP's first attempt: the unit's last three packets in turn, after cutting cwnd by three.
+    Pattern123,
+}
 
 /// GIP state of one sender.
 #[derive(Clone, Copy, Debug)]

@@ -49,6 +49,7 @@ pub mod prr;
 pub mod rack_tlp;
 pub mod rcv_window;
 pub mod receiver;
+pub mod recovery;
 pub mod rto;
 pub mod rto_timer;
 pub mod rude;
@@ -62,13 +63,17 @@ pub mod timestamps;
 
 pub use cc::cubic::{CubicConfig, CubicFlavor};
 pub use cc::dctcp::DctcpConfig;
-pub use cc::SsthreshRule;
-pub use config::{GipPattern, RudeOff, SpuriousRto, TcpConfig, TcpVariant};
+pub use cc::{CcChoice, SsthreshRule};
+pub use config::TcpConfig;
 pub use delayed_ack::{DelayedAckConfig, DelayedAckMode};
+pub use gip::GipPattern;
 pub use ictcp::IctcpConfig;
+pub use recovery::LossRecovery;
 pub use rto::RtoEstimator;
 pub use rto::{RtoConfig, RtoFlavor, RttResolution, TimerWheel};
+pub use rude::RudeOff;
 pub use segment::{flags, Segment, Timestamps, MAX_MSS, MAX_SACK_BLOCKS, TCP_IP_HEADERS};
+pub use spurious::SpuriousRto;
 
 use crate::time::{SimDuration, SimTime};
 use clock::TcpClock;
@@ -225,7 +230,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
             options: cfg.sack_enabled() || cfg.timestamps,
             ce_state: false,
             ce_ack: None,
-            ecn: cfg.variant == TcpVariant::Dctcp,
+            ecn: cfg.cc == CcChoice::Dctcp,
             stats,
         }
     }

@@ -8,7 +8,7 @@
 //! deflation, the full-ACK exit at min(ssthresh, max(FlightSize, SMSS) +
 //! SMSS) or at ssthresh (the two options of its §3.2 step 3,
 //! [`RecoveryExit`]), and the `recover` guard against spurious fast retransmits after a
-//! timeout; Reno (`TcpVariant::Reno`, RFC 5681 §3.2 alone) leaves recovery
+//! timeout; Reno (`LossRecovery::Reno`, RFC 5681 §3.2 alone) leaves recovery
 //! on any ACK of new data with cwnd = ssthresh (with `recovery_exit =
 //! "ssthresh"` under the ns-2 ssthresh rule, at ns-2's unrounded half
 //! window, which small windows put below ssthresh's two-segment floor), so a
@@ -49,7 +49,7 @@
 //! "acknowledges all of the data up to and including recover" is `ack >= recover`.
 
 use super::cc::CongestionWindow;
-use super::TcpVariant;
+use super::recovery::LossRecovery;
 use crate::time::{SimDuration, SimTime};
 
 /// cwnd on the full acknowledgment that ends NewReno's fast recovery
@@ -136,13 +136,19 @@ pub struct NewReno {
 impl NewReno {
     /// Out of recovery, for segments of `smss` bytes, fast retransmit on the
     /// `dupack_threshold`-th duplicate ACK; Reno's recovery for
-    /// `TcpVariant::Reno`, NewReno's for every other variant, leaving
+    /// `LossRecovery::Reno`, NewReno's otherwise, leaving
     /// recovery with cwnd by `exit`, at most `burst` new segments per ACK in it.
-    pub fn new(smss: u64, dupack_threshold: u32, variant: TcpVariant, exit: RecoveryExit, burst: Option<u32>) -> Self {
+    pub fn new(
+        smss: u64,
+        dupack_threshold: u32,
+        recovery: LossRecovery,
+        exit: RecoveryExit,
+        burst: Option<u32>,
+    ) -> Self {
         NewReno {
             smss,
             threshold: dupack_threshold.max(1),
-            partial_acks: variant != TcpVariant::Reno,
+            partial_acks: recovery != LossRecovery::Reno,
             reno_guard: false,
             exit,
             partial_window: PartialAckWindow::Deflate,
@@ -378,9 +384,9 @@ mod tests {
     }
 
     impl Cc {
-        fn new(variant: TcpVariant, threshold: u32) -> Self {
+        fn new(recovery: LossRecovery, threshold: u32) -> Self {
             Cc {
-                r: NewReno::new(MSS, threshold, variant, RecoveryExit::Flight, None),
+                r: NewReno::new(MSS, threshold, recovery, RecoveryExit::Flight, None),
                 w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
             }
         }
@@ -400,7 +406,7 @@ mod tests {
     }
 
     fn cc() -> Cc {
-        Cc::new(TcpVariant::NewReno, 3)
+        Cc::new(LossRecovery::NewReno, 3)
     }
 
     /// Enter recovery with 10 segments outstanding and SND.MAX = 10·MSS.
@@ -431,7 +437,7 @@ mod tests {
     /// RFC 5681 (3.2 step 3): a threshold other than 3 inflates by threshold·SMSS.
     #[test]
     fn rfc5681_3_2_step3_other_threshold_inflates_by_threshold() {
-        let mut c = Cc::new(TcpVariant::NewReno, 2);
+        let mut c = Cc::new(LossRecovery::NewReno, 2);
         assert!(!c.dup(0, 10 * MSS, 10 * MSS));
         assert!(c.dup(0, 10 * MSS, 10 * MSS));
         assert_eq!(c.cwnd(), 7 * MSS);
@@ -487,7 +493,7 @@ mod tests {
     #[test]
     fn ns2_partial_ack_beyond_the_inflation_lowers_the_exit_window() {
         let mut c = Cc {
-            r: NewReno::new(MSS, 3, TcpVariant::NewReno, RecoveryExit::Ssthresh, None)
+            r: NewReno::new(MSS, 3, LossRecovery::NewReno, RecoveryExit::Ssthresh, None)
                 .with_partial_window(PartialAckWindow::Ns2),
             w: CongestionWindow::new(MSS, 10, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
         };
@@ -515,7 +521,7 @@ mod tests {
     #[test]
     fn ns2_reno_leaves_recovery_at_the_unrounded_half_window() {
         let mut c = Cc {
-            r: NewReno::new(MSS, 3, TcpVariant::Reno, RecoveryExit::Ssthresh, None),
+            r: NewReno::new(MSS, 3, LossRecovery::Reno, RecoveryExit::Ssthresh, None),
             w: CongestionWindow::new(MSS, 3, true, Algorithm::Reno(Reno::new(MSS, CaIncrease::Exact))),
         };
         for _ in 0..3 {
@@ -524,7 +530,7 @@ mod tests {
         assert_eq!((c.w.ssthresh(), c.cwnd()), (2 * MSS, 1500 + 3 * MSS), "ssthresh_ = 2, cwnd_ = 1.5 + dupwnd_ 3");
         assert_eq!(c.new_ack(MSS, MSS, 2 * MSS), NewAck::Advance);
         assert_eq!(c.cwnd(), 2500, "cwnd_ 1.5, below ssthresh_ 2: opencwnd's slow start adds one");
-        let mut rfc = Cc::new(TcpVariant::Reno, 3);
+        let mut rfc = Cc::new(LossRecovery::Reno, 3);
         for _ in 0..3 {
             rfc.dup(0, 3 * MSS, 3 * MSS);
         }
@@ -577,7 +583,7 @@ mod tests {
         // Three duplicate ACKs, every one delivered: did one fast-retransmit?
         let dupacks = |c: &mut Cc, ack: u64| (0..3).fold(false, |fr, _| c.dup(ack, MSS, 12 * MSS) | fr);
         for guard in [false, true] {
-            let mut c = Cc::new(TcpVariant::Reno, 3);
+            let mut c = Cc::new(LossRecovery::Reno, 3);
             c.r = c.r.clone().with_reno_guard(guard);
             assert!(dupacks(&mut c, 0), "a first loss fast-retransmits");
             c.new_ack(2 * MSS, 2 * MSS, 9 * MSS); // a partial ACK: Reno leaves recovery
@@ -594,7 +600,7 @@ mod tests {
     /// like any other: cwnd = ssthresh, recovery ends, nothing is retransmitted.
     #[test]
     fn rfc5681_3_2_step6_reno_exits_on_any_new_ack() {
-        let mut c = Cc::new(TcpVariant::Reno, 3);
+        let mut c = Cc::new(LossRecovery::Reno, 3);
         for _ in 0..3 {
             c.dup(0, 10 * MSS, 10 * MSS);
         }
@@ -608,7 +614,7 @@ mod tests {
     /// timeout may fast-retransmit again.
     #[test]
     fn rfc5681_3_2_reno_has_no_recover_guard() {
-        let mut c = Cc::new(TcpVariant::Reno, 3);
+        let mut c = Cc::new(LossRecovery::Reno, 3);
         c.rto(10 * MSS, 10 * MSS);
         assert!(!c.dup(2 * MSS, MSS, 10 * MSS));
         assert!(!c.dup(2 * MSS, MSS, 10 * MSS));

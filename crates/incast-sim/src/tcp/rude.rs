@@ -23,6 +23,16 @@
 //! rude packet instead (`switch.rude_policy`).
 //! **Not modelled:** the `TCP_RUDE` query, rudeness on the receiving side.
 
+/// How a rude flow turns congestion control back on (RUDE Appendix A).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum RudeOff {
+    /// `RUDE_OFF_NOW`: at once, with a congestion event if over the fair window.
+    Now,
+    /// `RUDE_OFF_NICELY`: once the artificial window has converged to the fair one.
+    #[default]
+    Nicely,
+}
+
 /// What the application asks of a flow (RUDE Appendix A: `RUDE_ON`,
 /// `RUDE_OFF_NOW`, `RUDE_OFF_NICELY`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -31,11 +31,11 @@
 //! (5.7) SYN rule (connections start established).
 
 use super::cc::reno::CaIncrease;
-use super::cc::{Algorithm, CongestionWindow, SsthreshRule};
+use super::cc::{Algorithm, CcChoice, CongestionWindow, SsthreshRule};
 use super::clock::TcpClock;
 use super::forensics::{self, Timeout, TimeoutSnapshot};
 use super::gated::Gated;
-use super::gip::Gip;
+use super::gip::{Gip, GipPattern};
 use super::idle_restart::{IdleRestart, IdleRule};
 use super::limited_transmit::LimitedTransmit;
 use super::newreno::{NewAck, NewReno};
@@ -46,7 +46,7 @@ use super::rto_timer::RtoTimer;
 use super::rude::{Rude, RudeExit, RudeRequest};
 use super::sack::{LostMarks, Scoreboard};
 use super::spurious::{SpuriousDetector, Verdict};
-use super::{flags, EndpointStats, GipPattern, Segment, SendFlags, TcpConfig, TcpVariant};
+use super::{flags, EndpointStats, Segment, SendFlags, TcpConfig};
 use crate::fifo::Fifo;
 use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
@@ -159,16 +159,18 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             sent: Fifo::default(),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, Algorithm::new(cfg, mss as u64))
-                .with_validation(cfg.cwnd_validation)
-                .counting_segments(
-                    cfg.ca_increase == CaIncrease::Ns3
-                        && matches!(cfg.variant, TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack),
-                ),
+            cc: CongestionWindow::new(
+                mss as u64,
+                cfg.init_cwnd,
+                cfg.slow_start,
+                Algorithm::new(cfg.cc, mss as u64, &cfg.cc_constants()),
+            )
+            .with_validation(cfg.cwnd_validation)
+            .counting_segments(cfg.ca_increase == CaIncrease::Ns3 && cfg.cc == CcChoice::Reno),
             recovery: NewReno::new(
                 mss as u64,
                 cfg.dupack_threshold,
-                cfg.variant,
+                cfg.recovery,
                 cfg.recovery_exit,
                 cfg.recovery_burst,
             )

@@ -35,7 +35,22 @@
 //! D-SACK based undo (RFC 3708), undo of fast retransmits.
 
 use super::timestamps::before;
-use super::SpuriousRto;
+
+/// How a sender detects that a retransmission timeout was spurious (the
+/// original segment was delayed, not lost); either way a spurious timeout's
+/// cwnd and ssthresh reduction is undone (`tcp::spurious`).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum SpuriousRto {
+    /// No detection: every timeout stands.
+    #[default]
+    Off,
+    /// F-RTO (RFC 5682 §2 basic, §3 with SACK): send new data after the
+    /// retransmission and judge by the next two ACKs.
+    Frto,
+    /// Eifel detection (RFC 3522): the first ACK after the retransmission
+    /// echoes a timestamp older than the retransmission's.
+    Eifel,
+}
 
 /// What the sender must do after an ACK, as decided by the detector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -9,9 +9,9 @@
 //! ([`reno`]: the window rules of both Reno and NewReno, which differ only
 //! in loss recovery), Cubic ([`cubic`], RFC 9438, or [`cubic_linux`], the
 //! same curve in `tcp_cubic.c`'s arithmetic) and DCTCP ([`dctcp`], RFC
-//! 8257). [`Algorithm`] picks one from `TcpConfig::variant` (and Cubic's
-//! `cubic_flavor`); adding an algorithm is a new module
-//! and a new variant of that enum. The window itself — cwnd, ssthresh, slow
+//! 8257). [`Algorithm`] picks one by [`CcChoice`] (`tcp.cc`, and Cubic's
+//! `cubic_flavor`); adding an algorithm is a new module, a variant of each
+//! of those two enums and a choice of `tcp.cc`. The window itself — cwnd, ssthresh, slow
 //! start, the loss and restart windows — is [`CongestionWindow`], shared by
 //! every algorithm as Linux keeps it in `tcp_sock`. Loss recovery is not
 //! here: Reno and NewReno fast recovery (`tcp::newreno`) and RFC 6675
@@ -36,12 +36,11 @@ mod window;
 
 pub use window::{CongestionWindow, SsthreshRule};
 
-use super::{TcpConfig, TcpVariant};
 use crate::time::{SimDuration, SimTime};
 use cubic::{Cubic, CubicFlavor};
 use cubic_linux::LinuxCubic;
 use dctcp::Dctcp;
-use reno::Reno;
+use reno::{CaIncrease, Reno};
 
 /// What an ACK tells the algorithm with its RTT sample (Linux `struct ack_sample`).
 #[derive(Clone, Copy, Debug)]
@@ -112,38 +111,64 @@ pub trait CongestionControl {
     }
 }
 
-/// The algorithm of one sender, chosen by `TcpConfig::variant`. All but
+/// Which congestion control a sender runs (`tcp.cc`, Linux's
+/// `net.ipv4.tcp_congestion_control`), whatever its loss recovery.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash)]
+pub enum CcChoice {
+    /// RFC 5681: additive increase, halving at a loss ([`reno`]; Linux `reno`).
+    #[default]
+    Reno,
+    /// RFC 9438 ([`cubic`], or [`cubic_linux`] by `cubic_flavor`; Linux `cubic`).
+    Cubic,
+    /// RFC 8257 ([`dctcp`]; Linux `dctcp`): ECN-capable, the window cut by α/2 on marks.
+    Dctcp,
+}
+
+/// The algorithm of one sender, chosen by `tcp.cc`. All but
 /// Reno's are boxed: a Reno sender's window then takes 80 bytes, not 192,
 /// and the timeout of a connection end the cache has lost (2,048 senders)
 /// reads fewer lines (7 % fewer simulated L2 misses a packet there).
 #[derive(Clone, Debug)]
 pub enum Algorithm {
-    /// RFC 5681 (variants `reno`, `newreno` and `sack`).
+    /// RFC 5681 (`tcp.cc = "reno"`).
     Reno(Reno),
-    /// RFC 9438 (variant `cubic`).
+    /// RFC 9438 (`tcp.cc = "cubic"`).
     Cubic(Box<Cubic>),
-    /// RFC 8257 (variant `dctcp`).
+    /// RFC 8257 (`tcp.cc = "dctcp"`).
     Dctcp(Box<Dctcp>),
-    /// Linux `tcp_cubic.c` (variant `cubic`, `cubic_flavor = "linux"`).
+    /// Linux `tcp_cubic.c` (`tcp.cc = "cubic"`, `cubic_flavor = "linux"`).
     LinuxCubic(Box<LinuxCubic>),
 }
 
 impl Algorithm {
-    /// The algorithm `cfg` selects, for segments of `smss` bytes.
-    pub fn new(cfg: &TcpConfig, smss: u64) -> Self {
-        match cfg.variant {
-            TcpVariant::Reno | TcpVariant::NewReno | TcpVariant::Sack => {
-                Algorithm::Reno(Reno::new(smss, cfg.ca_increase))
-            }
-            TcpVariant::Cubic => match cfg.cubic.flavor {
-                CubicFlavor::Rfc9438 => Algorithm::Cubic(Box::new(Cubic::new(smss, cfg.cubic))),
+    /// The algorithm `choice` names, for segments of `smss` bytes, with its
+    /// constants: Reno's increase rule, Cubic's and DCTCP's, and the TCP
+    /// clock's granularity (Linux's Cubic counts time in jiffies).
+    pub fn new(choice: CcChoice, smss: u64, constants: &Constants) -> Self {
+        match choice {
+            CcChoice::Reno => Algorithm::Reno(Reno::new(smss, constants.ca_increase)),
+            CcChoice::Cubic => match constants.cubic.flavor {
+                CubicFlavor::Rfc9438 => Algorithm::Cubic(Box::new(Cubic::new(smss, constants.cubic))),
                 CubicFlavor::Linux => {
-                    Algorithm::LinuxCubic(Box::new(LinuxCubic::new(smss, cfg.cubic, cfg.rto.granularity)))
+                    Algorithm::LinuxCubic(Box::new(LinuxCubic::new(smss, constants.cubic, constants.granularity)))
                 }
             },
-            TcpVariant::Dctcp => Algorithm::Dctcp(Box::new(Dctcp::new(smss, cfg.dctcp))),
+            CcChoice::Dctcp => Algorithm::Dctcp(Box::new(Dctcp::new(smss, constants.dctcp))),
         }
     }
+}
+
+/// The constants of every algorithm, of which [`Algorithm::new`] reads the chosen one's.
+#[derive(Clone, Copy, Debug)]
+pub struct Constants {
+    /// Reno's window growth per ACK.
+    pub ca_increase: CaIncrease,
+    /// Cubic's (RFC 9438).
+    pub cubic: cubic::CubicConfig,
+    /// DCTCP's (RFC 8257).
+    pub dctcp: dctcp::DctcpConfig,
+    /// The TCP clock's granularity.
+    pub granularity: SimDuration,
 }
 
 /// Call `$call` on the algorithm inside `$self`, bound to `$a`.
@@ -198,22 +223,25 @@ impl CongestionControl for Algorithm {
 mod tests {
     use super::*;
 
-    /// Each variant selects its algorithm; only DCTCP needs ECN.
-    #[test]
-    fn variant_selects_algorithm() {
-        let pick = |variant| Algorithm::new(&TcpConfig { variant, ..TcpConfig::default() }, 1000);
-        for v in [TcpVariant::Reno, TcpVariant::NewReno, TcpVariant::Sack] {
-            assert!(matches!(pick(v), Algorithm::Reno(_)));
+    fn constants(flavor: CubicFlavor) -> Constants {
+        Constants {
+            ca_increase: CaIncrease::Exact,
+            cubic: cubic::CubicConfig { flavor, ..Default::default() },
+            dctcp: dctcp::DctcpConfig::default(),
+            granularity: SimDuration::ZERO,
         }
-        assert!(matches!(pick(TcpVariant::Cubic), Algorithm::Cubic(_)));
-        let linux = TcpConfig {
-            variant: TcpVariant::Cubic,
-            cubic: cubic::CubicConfig { flavor: CubicFlavor::Linux, ..Default::default() },
-            ..TcpConfig::default()
-        };
-        assert!(matches!(Algorithm::new(&linux, 1000), Algorithm::LinuxCubic(_)));
-        assert!(matches!(pick(TcpVariant::Dctcp), Algorithm::Dctcp(_)));
-        assert!(pick(TcpVariant::Dctcp).needs_ecn());
-        assert!(!pick(TcpVariant::Cubic).needs_ecn() && !pick(TcpVariant::NewReno).needs_ecn());
+    }
+
+    /// Each choice selects its algorithm; only DCTCP needs ECN.
+    #[test]
+    fn choice_selects_algorithm() {
+        let pick = |choice| Algorithm::new(choice, 1000, &constants(CubicFlavor::Rfc9438));
+        assert!(matches!(pick(CcChoice::Reno), Algorithm::Reno(_)));
+        assert!(matches!(pick(CcChoice::Cubic), Algorithm::Cubic(_)));
+        let linux = Algorithm::new(CcChoice::Cubic, 1000, &constants(CubicFlavor::Linux));
+        assert!(matches!(linux, Algorithm::LinuxCubic(_)));
+        assert!(matches!(pick(CcChoice::Dctcp), Algorithm::Dctcp(_)));
+        assert!(pick(CcChoice::Dctcp).needs_ecn());
+        assert!(!pick(CcChoice::Cubic).needs_ecn() && !pick(CcChoice::Reno).needs_ecn());
     }
 }

@@ -5,7 +5,7 @@ use super::*;
 
 /// `cfg()` running Cubic.
 fn cubic_cfg() -> TcpConfig {
-    TcpConfig { variant: TcpVariant::Cubic, ..cfg() }
+    TcpConfig { cc: CcChoice::Cubic, ..cfg() }
 }
 
 /// RFC 9438 (4.6): ten segments out (cwnd 10 000 bytes), segment 0 lost; the

@@ -4,7 +4,7 @@
 use super::*;
 
 fn cfg_dctcp() -> TcpConfig {
-    TcpConfig { variant: TcpVariant::Dctcp, ..cfg() }
+    TcpConfig { cc: CcChoice::Dctcp, ..cfg() }
 }
 
 fn ce(mut seg: Segment) -> Segment {

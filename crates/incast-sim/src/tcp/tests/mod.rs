@@ -51,7 +51,7 @@ pub(super) fn cfg() -> TcpConfig {
         dupack_threshold: 3,
         rto: RtoConfig { min: SimDuration::from_millis(10), ..RtoConfig::default() },
         delayed_ack: DelayedAckConfig::off(),
-        variant: TcpVariant::NewReno,
+        recovery: LossRecovery::NewReno,
         cubic: CubicConfig::default(),
         limited_transmit: false,
         slow_start: true,
@@ -148,9 +148,9 @@ pub(super) fn sack_ack(n: u64, blocks: &[(u64, u64)]) -> Segment {
     s
 }
 
-/// `cfg()` with SACK-based recovery (the `sack` variant).
+/// `cfg()` with SACK-based recovery (`recovery = "sack"`).
 pub(super) fn cfg_sack() -> TcpConfig {
-    TcpConfig { variant: TcpVariant::Sack, ..cfg() }
+    TcpConfig { recovery: LossRecovery::Sack, ..cfg() }
 }
 
 /// Everything `ep` sends at `now`, as `(seq, len)` pairs.

@@ -64,7 +64,7 @@ fn fixed_receiver_keeps_its_window() {
 fn out_of_order_data_grows_the_window_only_with_sack() {
     for (sack, grows) in [(false, false), (true, true)] {
         let c =
-            TcpConfig { sack, variant: if sack { TcpVariant::Sack } else { TcpVariant::NewReno }, ..cfg_linux_wnd() };
+            TcpConfig { recovery: if sack { LossRecovery::Sack } else { LossRecovery::NewReno }, ..cfg_linux_wnd() };
         let mut ep = receiver(&c);
         for i in 0..30 {
             recv(&mut ep, us(i), data(seg(i), MSS));

@@ -5,8 +5,8 @@ use super::*;
 
 /// Six segments sent at t = 0 with IW 6; segments 0 and 1 are lost. The four
 /// that arrive bring four duplicate ACKs; the third fast-retransmits segment 0.
-fn first_two_of_six_lost(variant: TcpVariant) -> Endpoint {
-    let mut ep = with_flight(&TcpConfig { init_cwnd: 6, variant, ..cfg() }, seg(6), 6);
+fn first_two_of_six_lost(recovery: LossRecovery) -> Endpoint {
+    let mut ep = with_flight(&TcpConfig { init_cwnd: 6, recovery, ..cfg() }, seg(6), 6);
     for t in [100, 110] {
         recv(&mut ep, us(t), ack(seg(0)));
         expect_nothing(&mut ep, us(t));
@@ -24,7 +24,7 @@ fn first_two_of_six_lost(variant: TcpVariant) -> Endpoint {
 /// lost" — the partial ACK ends recovery with cwnd = ssthresh < FlightSize.
 #[test]
 fn rfc5681_3_2_step6_reno_times_out_on_two_losses_in_six() {
-    let mut ep = first_two_of_six_lost(TcpVariant::Reno);
+    let mut ep = first_two_of_six_lost(LossRecovery::Reno);
     recv(&mut ep, us(220), ack(seg(1)));
     assert!(!ep.in_recovery());
     assert_eq!(ep.cwnd(), 3000, "cwnd = ssthresh");
@@ -39,7 +39,7 @@ fn rfc5681_3_2_step6_reno_times_out_on_two_losses_in_six() {
 /// on the partial ACK and recovers both losses without a timeout.
 #[test]
 fn rfc6582_3_2_step3_newreno_recovers_two_losses_in_six() {
-    let mut ep = first_two_of_six_lost(TcpVariant::NewReno);
+    let mut ep = first_two_of_six_lost(LossRecovery::NewReno);
     recv(&mut ep, us(220), ack(seg(1)));
     assert!(ep.in_recovery());
     expect_data(&mut ep, us(220), seg(1), MSS);
