@@ -110,6 +110,9 @@ crate::settings! {
     ///   want to immediately cut its sending rate"; `rude_servers`: none (every
     ///   connection is rude when `rude` is set).
     /// - `send_loss_ppb`: 0 — no artificial loss; RUDE §4 swept 0.01 % to 5 %.
+    /// - `pacing`: false — the papers' stacks and Linux's window-based
+    ///   algorithms without the fq qdisc send as the window allows; true paces
+    ///   them as Linux does once a socket asks for it (`tcp::pacing`).
     /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
     ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
     ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -275,6 +278,10 @@ crate::settings! {
         "timestamps" timestamps: bool = false, Flag;
         /// Tick of the TSval clock.
         "timestamp_tick" timestamp_tick: SimDuration = SimDuration::from_millis(1), Duration::POSITIVE;
+        /// Internal pacing (Linux tcp_update_pacing_rate without the fq qdisc):
+        /// each data segment waits its size over 200 % of cwnd/SRTT in slow
+        /// start, 120 % after, once 10 segments have gone.
+        "pacing" pacing: bool = false, Flag;
         /// Spurious-timeout detection, with undo of the window reduction: "off",
         /// "frto" (RFC 5682) or "eifel" (RFC 3522, needs timestamps).
         "spurious_rto" spurious_rto: SpuriousRto = SpuriousRto::Off, Choice(&[
@@ -361,11 +368,19 @@ impl TcpConfig {
         }
     }
 
+    /// True when segments wait for a pacer (`tcp::pacing`): `pacing` on, or
+    /// an algorithm that sets its own pacing rate.
+    #[inline]
+    pub fn paced(&self) -> bool {
+        self.pacing || self.cc.needs_rate_samples()
+    }
+
     /// True when a mechanism an endpoint may be built without is on: SACK,
     /// RACK-TLP, PRR, GIP, timestamps, Linux's receive window, F-RTO or
-    /// Eifel, cwnd validation, DCTCP or Rude TCP (`tcp::gated`).
+    /// Eifel, cwnd validation, DCTCP, Rude TCP, pacing or rate samples (`tcp::gated`).
     pub fn extras(&self) -> bool {
-        self.sack_enabled()
+        self.paced()
+            || self.sack_enabled()
             || self.rack_tlp
             || self.prr
             || self.gip != GipPattern::Off

@@ -38,6 +38,7 @@ pub mod clock;
 mod config;
 pub mod cwnd_validation;
 pub mod delayed_ack;
+pub mod delivery_rate;
 pub mod forensics;
 pub mod gated;
 pub mod gip;
@@ -45,6 +46,7 @@ pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
 pub mod newreno;
+pub mod pacing;
 pub mod prr;
 pub mod rack_tlp;
 pub mod rcv_window;
@@ -56,6 +58,7 @@ pub mod rude;
 pub mod sack;
 mod segment;
 pub mod sender;
+pub mod sent_log;
 pub mod spurious;
 #[cfg(test)]
 mod tests;
@@ -208,6 +211,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
             let sample = sender.rto().sample_span(&clock, r, now);
             sender.rto_mut().on_rtt_sample(sample);
         }
+        sender.update_pacing_rate();
         let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };
         let linux_wnd = (cfg.rcv_window == RcvWindowRule::Linux).then(|| {
             Box::new(LinuxRcvWindow::new(cfg.rcv_wnd.get(), cfg.segment_payload(), cfg.rcv_buf_max.get(), now))
@@ -401,13 +405,14 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
         }
     }
 
-    /// Earliest armed deadline: retransmission or delayed-ACK timer.
+    /// Earliest armed deadline: the retransmission, delayed-ACK or pacing timer.
     #[inline]
     pub fn poll_timeout(&self) -> Option<SimTime> {
-        match (self.sender.rtx_deadline(), self.delack.poll_timeout()) {
+        let earliest = |a: Option<SimTime>, b: Option<SimTime>| match (a, b) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
-        }
+        };
+        earliest(earliest(self.sender.rtx_deadline(), self.delack.poll_timeout()), self.sender.pacing_deadline())
     }
 
     /// Counters.

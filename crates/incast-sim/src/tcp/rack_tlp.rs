@@ -49,6 +49,8 @@
 //! **Not modelled:** D-SACK-driven adaptation of `reo_wnd` (§6.2 step 4) and the undo of a
 //! probe that proved spurious (there is no reordering here).
 
+use super::sack::Scoreboard;
+use super::sent_log::{SentLog, SentRecord};
 use crate::time::{SimDuration, SimTime};
 
 /// Linux `TCP_TIMEOUT_MIN_US`: what the probe timeout adds to 2·SRTT with
@@ -79,6 +81,120 @@ pub struct RackTlp {
 }
 
 impl RackTlp {
+    /// RACK (RFC 8985 §6.2) on an ACK of everything below `ack` whose first
+    /// SACK block is `first_block` (or at the reordering timer's expiry, with
+    /// `ack` SND.UNA and no block), reading the sender's log and `sb`, its
+    /// scoreboard, with SND.UNA `snd_una`: note the newest transmission it shows
+    /// delivered, then hand the scoreboard the boundary below which every
+    /// unSACKed segment is lost, and the retransmissions lost again. Returns
+    /// how many retransmitted segments it found lost for the first time and,
+    /// when the newest delivery moved, when the last unSACKed segment sent
+    /// before it that is not lost yet will be (step 5's `timeout`).
+    #[inline]
+    pub fn detect<const RATES: bool>(
+        &mut self,
+        sb: &mut Scoreboard,
+        log: &mut SentLog<RATES>,
+        snd_una: u64,
+        now: SimTime,
+        ack: u64,
+        first_block: Option<(u64, u64)>,
+    ) -> (u64, Option<SimTime>) {
+        let rack = self;
+        // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
+        // delivery cannot be the original's: "now - Segment.xmit_ts < RACK.min_RTT"
+        // would be ambiguous.
+        let plausible = |r: &SentRecord| !r.retransmitted || rack.unambiguous(r.sent_at, now);
+        // The newest delivered: among what the cumulative ACK covers, and the
+        // segment holding the top SACKed octet.
+        let mut newest = None;
+        for r in log.as_slice().iter().take_while(|r| r.end <= ack).filter(|r| plausible(r)) {
+            newest = newest.max(Some((r.sent_at, r.end)));
+        }
+        if let Some(&(_, top)) = sb.ranges().last() {
+            let i = log.as_slice().partition_point(|r| r.end < top);
+            if let Some(r) = log.as_slice().get(i).filter(|r| plausible(r)) {
+                newest = newest.max(Some((r.sent_at, r.end)));
+            }
+        }
+        // RFC 2018 (4): "The first SACK block ... MUST specify the contiguous
+        // block of data containing the segment which triggered this ACK": in
+        // recovery often a retransmission, sent after everything above it.
+        if let Some((start, end)) = first_block {
+            let sent = log.as_slice();
+            let first = sent.partition_point(|r| r.end <= start);
+            let mut from = sent.get(first.wrapping_sub(1)).map_or(snd_una, |r| r.end);
+            for r in &sent[first..] {
+                if r.end > end {
+                    break;
+                }
+                if from >= start && plausible(r) {
+                    newest = newest.max(Some((r.sent_at, r.end)));
+                }
+                from = r.end;
+            }
+        }
+        let advanced = newest.is_some_and(|(sent_at, end)| rack.on_delivered(sent_at, end, now));
+        if sb.is_empty() {
+            sb.set_rack_lost(0);
+            sb.set_rack_relost(None);
+            return (0, None);
+        }
+        let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
+        let mut boundary = 0;
+        for r in log.as_slice().iter().skip_while(|r| r.end <= ack).filter(|r| !r.retransmitted) {
+            if !rack.is_lost(r.sent_at, r.end, now, reo_wnd) {
+                break;
+            }
+            boundary = r.end;
+        }
+        sb.set_rack_lost(boundary);
+        // Linux tcp_rack_mark_lost runs only "if (tp->rack.advanced)".
+        let mut wait = None;
+        if advanced {
+            let mut start = ack;
+            for r in log.as_slice().iter().skip_while(|r| r.end <= ack) {
+                let s = std::mem::replace(&mut start, r.end).max(ack);
+                match rack.lost_at(r.sent_at, r.end, reo_wnd) {
+                    // Originals leave in sequence: none after this one was sent before it.
+                    None if !r.retransmitted => break,
+                    Some(at) if at > now && sb.sacked_in(s, r.end) < r.end - s => wait = wait.max(Some(at)),
+                    _ => {}
+                }
+            }
+        }
+        // RFC 8985 (6.2 step 5) judges every segment by its latest
+        // transmission, retransmissions too ("The advantage of RACK is it
+        // applies to both original and retransmitted packet", Linux
+        // tcp_recovery.c): the lowest run of retransmitted, unSACKed segments
+        // that RACK's clock finds lost again.
+        let (mut relost, mut newly): (Option<(u64, u64)>, u64) = (None, 0);
+        if sb.in_recovery() {
+            let mut start = ack;
+            for r in log.iter_mut().skip_while(|r| r.end <= ack) {
+                let s = std::mem::replace(&mut start, r.end).max(ack);
+                if s >= sb.high_rxt() {
+                    break;
+                }
+                let lost_again = r.retransmitted
+                    && sb.sacked_in(s, r.end) < r.end - s
+                    && rack.is_lost(r.sent_at, r.end, now, reo_wnd);
+                if lost_again && !r.lost_again {
+                    r.lost_again = true;
+                    newly += 1;
+                }
+                match (lost_again, &mut relost) {
+                    (true, Some(run)) => run.1 = r.end,
+                    (true, None) => relost = Some((s, r.end)),
+                    (false, Some(_)) => break,
+                    (false, None) => {}
+                }
+            }
+        }
+        sb.set_rack_relost(relost);
+        (newly, wait)
+    }
+
     /// Nothing delivered, no probe.
     pub fn new() -> Self {
         RackTlp::default()

@@ -22,20 +22,27 @@
 //! has no indirect call and the state stays inline in the sender.
 //! Per-ACK RTT samples (Linux `pkts_acked`) reach the algorithm too, for
 //! Cubic's HyStart ([`hystart`]), which may end slow start.
-//! **Not modelled:** the hooks Linux has and none of these algorithms needs
-//! here: `undo_cwnd` (a spurious timeout's undo restores cwnd and ssthresh
-//! directly, `tcp::spurious`), `cong_control` (rate-based algorithms such as
-//! BBR), and pacing.
+//! An algorithm that steers by rate provides `cong_control`: it then sets
+//! cwnd from each ACK's delivery-rate sample (`tcp::delivery_rate`) in place
+//! of `cong_avoid`, and may set the pacing rate (`tcp::pacing`), as Linux's
+//! `tcp_cong_control` calls it; `undo_cwnd` gives the window a spurious
+//! timeout's undo restores (`tcp::spurious`).
+//! **Not modelled:** the hooks none of these algorithms needs here:
+//! `set_state` (loss recovery calls the algorithm directly), `min_tso_segs`
+//! and `sndbuf_expand`.
 
 pub mod cubic;
 pub mod cubic_linux;
 pub mod dctcp;
+#[cfg(test)]
+pub mod fixed_rate;
 pub mod hystart;
 pub mod reno;
 mod window;
 
 pub use window::{CongestionWindow, SsthreshRule};
 
+use super::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
 use cubic::{Cubic, CubicFlavor};
 use cubic_linux::LinuxCubic;
@@ -109,6 +116,32 @@ pub trait CongestionControl {
     fn on_ecn_echo(&mut self, _acked: u64, _ack: u64, _ece: bool, _snd_nxt: u64, _cwnd: u64) -> Option<u64> {
         None
     }
+
+    /// True when the algorithm sets cwnd itself from each ACK's rate sample
+    /// ([`CongestionControl::cong_control`]), in place of `cong_avoid`.
+    fn has_cong_control(&self) -> bool {
+        false
+    }
+
+    /// The window after an ACK that gave the rate sample `rs`, from `cwnd`
+    /// (Linux `cong_control`). Called only when [`CongestionControl::has_cong_control`].
+    fn cong_control(&mut self, _rs: &RateSample, cwnd: u64) -> u64 {
+        cwnd
+    }
+
+    /// The window a spurious timeout's undo restores, from `cwnd` now and
+    /// `prior` before the timeout (Linux `undo_cwnd`; `tcp_reno_undo_cwnd`:
+    /// the larger).
+    fn undo_cwnd(&mut self, cwnd: u64, prior: u64) -> u64 {
+        cwnd.max(prior)
+    }
+
+    /// The pacing rate the algorithm sets, in bytes per second (Linux's
+    /// `sk_pacing_rate` written by the algorithm); `None` leaves it to
+    /// `tcp_update_pacing_rate`'s window rule when `tcp.pacing` is on.
+    fn pacing_rate(&self) -> Option<u64> {
+        None
+    }
 }
 
 /// Which congestion control a sender runs (`tcp.cc`, Linux's
@@ -122,6 +155,21 @@ pub enum CcChoice {
     Cubic,
     /// RFC 8257 ([`dctcp`]; Linux `dctcp`): ECN-capable, the window cut by α/2 on marks.
     Dctcp,
+    /// A fixed rate, in bytes per second, for the tests of `cong_control` and pacing ([`fixed_rate`]).
+    #[cfg(test)]
+    FixedRate(u64),
+}
+
+impl CcChoice {
+    /// True when the algorithm steers by rate: the sender takes delivery-rate
+    /// samples for it and paces at the rate it sets.
+    pub fn needs_rate_samples(self) -> bool {
+        match self {
+            CcChoice::Reno | CcChoice::Cubic | CcChoice::Dctcp => false,
+            #[cfg(test)]
+            CcChoice::FixedRate(_) => true,
+        }
+    }
 }
 
 /// The algorithm of one sender, chosen by `tcp.cc`. All but
@@ -138,6 +186,9 @@ pub enum Algorithm {
     Dctcp(Box<Dctcp>),
     /// Linux `tcp_cubic.c` (`tcp.cc = "cubic"`, `cubic_flavor = "linux"`).
     LinuxCubic(Box<LinuxCubic>),
+    /// The tests' fixed rate.
+    #[cfg(test)]
+    FixedRate(Box<fixed_rate::FixedRate>),
 }
 
 impl Algorithm {
@@ -154,6 +205,8 @@ impl Algorithm {
                 }
             },
             CcChoice::Dctcp => Algorithm::Dctcp(Box::new(Dctcp::new(smss, constants.dctcp))),
+            #[cfg(test)]
+            CcChoice::FixedRate(rate) => Algorithm::FixedRate(Box::new(fixed_rate::FixedRate::new(rate))),
         }
     }
 }
@@ -179,6 +232,8 @@ macro_rules! dispatch {
             Algorithm::Cubic($a) => $call,
             Algorithm::Dctcp($a) => $call,
             Algorithm::LinuxCubic($a) => $call,
+            #[cfg(test)]
+            Algorithm::FixedRate($a) => $call,
         }
     };
 }
@@ -216,6 +271,22 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn on_ecn_echo(&mut self, acked: u64, ack: u64, ece: bool, snd_nxt: u64, cwnd: u64) -> Option<u64> {
         dispatch!(self, a => a.on_ecn_echo(acked, ack, ece, snd_nxt, cwnd))
+    }
+    #[inline]
+    fn has_cong_control(&self) -> bool {
+        dispatch!(self, a => a.has_cong_control())
+    }
+    #[inline]
+    fn cong_control(&mut self, rs: &RateSample, cwnd: u64) -> u64 {
+        dispatch!(self, a => a.cong_control(rs, cwnd))
+    }
+    #[inline]
+    fn undo_cwnd(&mut self, cwnd: u64, prior: u64) -> u64 {
+        dispatch!(self, a => a.undo_cwnd(cwnd, prior))
+    }
+    #[inline]
+    fn pacing_rate(&self) -> Option<u64> {
+        dispatch!(self, a => a.pacing_rate())
     }
 }
 

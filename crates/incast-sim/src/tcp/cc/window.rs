@@ -32,6 +32,7 @@
 use super::reno::half_flight;
 use super::{Algorithm, CongestionControl, RttSample};
 use crate::tcp::cwnd_validation::{CwndUsage, CwndValidation};
+use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
 
 /// What a loss event (fast retransmit or timeout) cuts ssthresh from.
@@ -344,8 +345,22 @@ impl CongestionWindow {
     /// Undo a spurious timeout: cwnd and ssthresh return to at least
     /// `prior_cwnd` and `prior_ssthresh` (Linux `tcp_undo_cwnd_reduction`).
     pub fn undo(&mut self, prior_cwnd: u64, prior_ssthresh: u64) {
-        self.cwnd = self.cwnd.max(prior_cwnd);
+        self.cwnd = self.algorithm.undo_cwnd(self.cwnd, prior_cwnd);
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
+    }
+
+    /// An ACK's delivery-rate sample: an algorithm that steers by rate sets
+    /// cwnd from it (Linux `tcp_cong_control`: "if (icsk->icsk_ca_ops->cong_control)").
+    pub fn on_rate_sample(&mut self, rs: &RateSample) {
+        if self.algorithm.has_cong_control() {
+            self.cwnd = self.algorithm.cong_control(rs, self.cwnd).max(self.smss);
+        }
+    }
+
+    /// The pacing rate the algorithm sets, if it sets one (bytes per second).
+    #[inline]
+    pub fn pacing_rate(&self) -> Option<u64> {
+        self.algorithm.pacing_rate()
     }
 }
 

@@ -1,0 +1,111 @@
+//! RACK-TLP in the sender (RFC 8985): loss detection by time on every ACK
+//! ([`crate::tcp::rack_tlp::RackTlp::detect`] over the sent-segment log),
+//! the reordering timer (§6.3, Linux `tcp_rack_reo_timeout`) and the tail
+//! loss probe (§7, `tcp_schedule_loss_probe`, `tcp_send_loss_probe`).
+
+use super::Sender;
+use crate::tcp::clock::TcpClock;
+use crate::tcp::rack_tlp::RackTlp;
+use crate::tcp::EndpointStats;
+use crate::time::{SimDuration, SimTime};
+
+impl<const EXTRAS: bool> Sender<EXTRAS> {
+    /// RFC 8985 (6.2 step 6): arm the reordering timer when a segment sent
+    /// before the latest delivered one is not yet old enough to count as
+    /// lost; `wait` is when the last of them will be. Linux
+    /// (`tcp_rack_mark_lost`) arms it that long plus `TCP_TIMEOUT_MIN`, two
+    /// jiffies (none on an exact clock), in the slot the probe would use
+    /// ([`RackTlp::arm_reo`]).
+    /// Returns true when armed.
+    #[inline]
+    pub(super) fn arm_reordering_timer(&mut self, now: SimTime, clock: &TcpClock, wait: Option<SimTime>) -> bool {
+        let (Some(rack), Some(at)) = (self.rack.as_mut(), wait) else { return false };
+        let slack = SimDuration(2 * clock.granularity().as_ps());
+        rack.arm_reo(Some(clock.deadline(now, at.since(now) + slack)));
+        true
+    }
+
+    /// [`RackTlp::detect`] on this sender's log and scoreboard, when RACK is on.
+    #[inline(never)]
+    pub(super) fn rack_detect(
+        &mut self,
+        now: SimTime,
+        ack: u64,
+        first_block: Option<(u64, u64)>,
+    ) -> (u64, Option<SimTime>) {
+        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sack.as_mut()) else { return (0, None) };
+        rack.detect(sb, &mut self.log, self.snd_una, now, ack, first_block)
+    }
+
+    /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
+    /// in flight, outside recovery and loss, one probe at a time, never
+    /// later than the retransmission timer.
+    pub(super) fn schedule_probe(&mut self, now: SimTime, clock: &TcpClock) {
+        let allowed = self.may_probe();
+        let Some(rack) = self.rack.as_mut() else { return };
+        let at = match self.rto.srtt() {
+            Some(srtt) if allowed && rack.may_probe() => {
+                let segments = (self.snd_max - self.snd_una).div_ceil(self.mss);
+                let at = clock.deadline(now, RackTlp::pto(srtt, segments, self.rto.rto_min()));
+                // RFC 8985 (7.2) and Linux: "If the RTO formula yields an earlier
+                // time, then use that time": the probe goes no later than the RTO.
+                Some(self.rtx_deadline.map_or(at, |rto| at.min(rto)))
+            }
+            _ => None,
+        };
+        rack.arm(at);
+    }
+
+    /// A tail loss probe may go out: data in flight, not in recovery, and not
+    /// in the loss recovery after a timeout either (Linux probes in Open or
+    /// CWR only): neither backed off nor resending what go-back-N rewound.
+    #[inline]
+    pub(super) fn may_probe(&self) -> bool {
+        self.snd_una < self.snd_max && self.snd_nxt == self.snd_max && self.backoff == 0 && !self.in_recovery()
+    }
+
+    /// The probe timer fired: one segment goes out whatever cwnd says — new
+    /// data if the peer window allows, else the highest outstanding segment
+    /// again (Linux `tcp_send_loss_probe`).
+    /// Returns false when there is nothing to probe with.
+    #[cold]
+    pub(super) fn send_probe(&mut self) -> bool {
+        let unsent = self.app_end - self.snd_max;
+        let new_len = unsent.min(self.mss);
+        let probe = if unsent > 0 && self.snd_max + new_len <= self.snd_una + self.peer_wnd {
+            (self.snd_max, new_len)
+        } else {
+            let Some(start) = self.log.last_start() else { return false };
+            let start = start.max(self.snd_una);
+            (start, self.snd_max - start)
+        };
+        let retransmitted = probe.0 < self.snd_max;
+        let end = self.snd_max.max(probe.0 + probe.1);
+        if let Some(rack) = self.rack.as_mut() {
+            rack.on_probe_due(probe, end, retransmitted);
+        }
+        true
+    }
+
+    /// RACK's reordering timer expired (RFC 8985 §6.3, Linux
+    /// `tcp_rack_reo_timeout`): judge the outstanding segments again, start
+    /// recovery if that found the head lost, and run the retransmission timer
+    /// again, for the head's RTO counted from when it was sent.
+    #[cold]
+    pub(super) fn on_reordering_timeout(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
+        let ack = self.snd_una;
+        let (newly, _) = self.rack_detect(now, ack, None);
+        stats.lost_retransmits += newly;
+        if self.sack.as_ref().is_some_and(|sb| sb.loss_found(ack)) {
+            self.enter_sack_recovery(now, clock, ack, stats);
+        }
+        if self.snd_una == self.snd_max {
+            return;
+        }
+        // tcp_rearm_rto: "rto = usecs_to_jiffies(max_t(int, delta_us, 1))" with
+        // delta_us the RTO left since the head was sent (tcp_rto_delta_us).
+        let head_sent = self.log.front().map_or(now, |r| r.sent_at);
+        let left = (head_sent + self.rto.rto()).since(now).max(SimDuration(1));
+        self.rtx_deadline = Some(self.timer.deadline(now, clock, left));
+    }
+}

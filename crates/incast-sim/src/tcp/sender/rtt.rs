@@ -1,0 +1,123 @@
+//! An ACK's samples: the RTT (RFC 6298 §3 with Karn's rule, Linux
+//! `tcp_clean_rtx_queue`; one timed segment at a time as ns-2.35 does) and,
+//! when the congestion control steers by rate, the delivery-rate sample
+//! (`tcp::delivery_rate`) it hands to `cong_control`, and the pacing rate
+//! that follows (`tcp::pacing`).
+
+use super::Sender;
+use crate::tcp::clock::TcpClock;
+use crate::tcp::pacing::Pacer;
+use crate::tcp::sent_log::Acked;
+use crate::time::{SimDuration, SimTime};
+
+impl<const EXTRAS: bool> Sender<EXTRAS> {
+    /// Drop the records `ack` covers (delivering them to the rate
+    /// estimator) and take at most one RTT sample from them. Returns whether
+    /// one of them had been retransmitted.
+    pub(super) fn take_rtt_sample(
+        &mut self,
+        now: SimTime,
+        clock: &TcpClock,
+        ack: u64,
+        ts_rtt: Option<SimDuration>,
+    ) -> bool {
+        let mut rate = self.rate.as_deref_mut();
+        let Acked { oldest, newest, retransmitted } = self.log.take_acked(ack, |bytes, end, stamp| {
+            if let Some(r) = rate.as_deref_mut() {
+                r.on_delivered(bytes, end, stamp, now);
+            }
+        });
+        if let (Some(sent_at), false) = (newest, retransmitted) {
+            // Linux tcp_clean_rtx_queue: "ca_rtt_us" from the newest segment acknowledged.
+            let rtt = now.since(sent_at);
+            self.cc.on_rtt_sample(now, rtt, ack, self.snd_nxt);
+            if let Some(r) = rate {
+                r.on_rtt(rtt);
+            }
+        }
+        if self.time_one && ts_rtt.is_none() {
+            self.take_timed_sample(now, clock, ack);
+            return retransmitted;
+        }
+        // RFC 6298 (3): "RTT samples MUST NOT be made using segments that were
+        // retransmitted" — Linux `tcp_clean_rtx_queue` skips the sample when
+        // any newly acknowledged segment was, and otherwise uses the oldest.
+        let sample = match (oldest, retransmitted) {
+            (Some(sent_at), false) => Some(self.rto.sample(clock, sent_at, now)),
+            // Linux tcp_ack_update_rtt: the echoed timestamp when Karn's rule
+            // leaves no sample (RFC 7323 (4): RTTM needs no such rule).
+            (Some(_), true) => ts_rtt,
+            (None, _) => None,
+        };
+        if let Some(rtt) = sample {
+            self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
+        }
+        retransmitted
+    }
+
+    /// The RTT sample of [`Sender::take_rtt_sample`] as ns-2.35 times segments
+    /// (`rtt_timing = "ns2"`): `TcpAgent::newack` samples once an ACK covers the timed
+    /// segment ("if (rtt_active_ && tcph->seqno() >= rtt_seq_)") and only then
+    /// ends the back-off; a NewReno partial ACK that covers it ends the timing
+    /// and the back-off without a sample (`partialnewack`); a Sack1 partial
+    /// ACK ends the back-off and keeps the timing (`recv`: "t_backoff_ = 1").
+    #[cold]
+    pub(super) fn take_timed_sample(&mut self, now: SimTime, clock: &TcpClock, ack: u64) {
+        let covered = self.timed.filter(|&(end, _)| ack >= end);
+        if self.sack.as_deref().is_some_and(|sb| sb.is_partial(ack)) {
+            self.rto.reset_backoff();
+            return;
+        }
+        if self.sack.is_none() && self.recovery.is_partial(ack) {
+            if covered.is_some() {
+                self.timed = None;
+                self.rto.reset_backoff();
+            }
+            return;
+        }
+        if let Some((_, sent_at)) = covered {
+            self.timed = None;
+            let rtt = self.rto.sample(clock, sent_at, now);
+            self.rto.on_ack_rtt_sample(rtt, ack, self.snd_nxt);
+        }
+    }
+}
+
+impl<const EXTRAS: bool> Sender<EXTRAS> {
+    /// Segments this ACK's SACK blocks delivered whole go to the rate
+    /// estimator, each once (`tcp_sacktag_one` calls `tcp_rate_skb_delivered`).
+    #[cold]
+    #[inline(never)]
+    pub(super) fn deliver_sacked(&mut self, now: SimTime) {
+        let (Some(rate), Some(sb)) = (self.rate.as_deref_mut(), self.sack.as_deref()) else { return };
+        for (start, end, stamp) in self.log.stamped_mut() {
+            if !stamp.counted && sb.sacked_in(start, end) == end - start {
+                rate.on_delivered(end - start, end, stamp, now);
+                stamp.counted = true;
+            }
+        }
+    }
+
+    /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
+    /// before it: its rate sample goes to an algorithm that steers by rate
+    /// (Linux `tcp_cong_control` calling `cong_control`), and the pacing
+    /// rate follows ([`Sender::update_pacing_rate`]).
+    #[inline(never)]
+    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64) {
+        if let Some(rate) = self.rate.as_deref_mut() {
+            let rs = rate.sample(now, prior_in_flight);
+            self.cc.on_rate_sample(&rs);
+        }
+        self.update_pacing_rate();
+    }
+
+    /// The pacing rate from now on: the algorithm's, or with a window-based
+    /// one the window over the smoothed RTT (`tcp_update_pacing_rate`).
+    pub fn update_pacing_rate(&mut self) {
+        let (cwnd, ssthresh, flight, srtt) = (self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt());
+        let rate = self.cc.pacing_rate();
+        if let Some(pacer) = self.pacer.as_mut() {
+            pacer.set_rate(rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt)));
+        }
+    }
+}

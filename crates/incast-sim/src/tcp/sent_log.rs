@@ -1,0 +1,234 @@
+//! The sent-segment log: one record per segment sent and not yet
+//! cumulatively acknowledged, and the questions asked of them.
+//!
+//! **Models:** Linux's retransmission queue (`tp->tcp_rtx_queue`) as RACK
+//! (`tcp::rack_tlp`), PRR (`tcp::prr`), timeout forensics (`tcp::forensics`),
+//! the ns-3 rules of `tcp::sack` and delivery-rate estimation
+//! (`tcp::delivery_rate`) read it: each record is one first transmission
+//! `[start, end)` (the previous record's end is its start), when it last left,
+//! whether it was sent more than once, whether RACK found its latest
+//! transmission lost, whether it was resent since the last timeout (ns-3's
+//! `TcpTxItem::m_retrans`), and, when an algorithm reads rate samples, the
+//! stamp of draft-cheng-iccrg-delivery-rate-estimation §3.2 (Linux
+//! `tcp_rate_skb_sent`: the connection's delivered count, its time and the
+//! first send time of the flight when it left, and whether the sender was
+//! application-limited). The stamps live in a second ring of their own, so
+//! a sender without rate samples keeps its records at 24 bytes.
+//! **Deliberately different:** records keep the boundaries of the first
+//! transmission; a retransmission that covers part of a record (a tail loss
+//! probe, go-back-N after a change of MSS) marks the whole record, as
+//! Linux's `tcp_retransmit_skb` resends whole skbs.
+//! **Not modelled:** SACK marks on records (the scoreboard, `tcp::sack`,
+//! keeps SACKed ranges; the log asks it where a record's SACK state matters).
+
+use super::delivery_rate::RateStamp;
+use super::gated::Gated;
+use crate::fifo::Fifo;
+use crate::time::SimTime;
+
+/// One transmitted, not yet cumulatively acknowledged segment.
+#[derive(Clone, Copy, Debug)]
+pub struct SentRecord {
+    /// Stream offset one past its last byte (its start is the previous record's end).
+    pub end: u64,
+    /// When it was (last) sent.
+    pub sent_at: SimTime,
+    /// It has been sent more than once.
+    pub retransmitted: bool,
+    /// RACK found its latest transmission lost (counted once per transmission).
+    pub lost_again: bool,
+    /// Retransmitted since the last retransmission timeout (ns-3's
+    /// `TcpTxItem::m_retrans`, `tcp.sack_recovery = "ns3"`).
+    pub resent_since_timeout: bool,
+}
+
+/// What a cumulative ACK took off the log ([`SentLog::take_acked`]).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct Acked {
+    /// When the oldest record it covered was last sent.
+    pub oldest: Option<SimTime>,
+    /// When the newest was.
+    pub newest: Option<SimTime>,
+    /// One of them had been retransmitted (Karn's rule, RFC 6298 §3).
+    pub retransmitted: bool,
+}
+
+/// The records of one sender, oldest first; with `RATES` false, built
+/// without the delivery-rate stamps (`tcp::gated`).
+#[derive(Clone, Debug)]
+pub struct SentLog<const RATES: bool = true> {
+    records: Fifo<SentRecord>,
+    /// One stamp per record, when rate samples are taken.
+    stamps: Gated<Fifo<RateStamp>, RATES>,
+    /// Where the oldest record starts: the end of the last one taken off.
+    head_start: u64,
+}
+
+impl<const RATES: bool> SentLog<RATES> {
+    /// An empty log; `rates` keeps a delivery-rate stamp per record.
+    pub fn new(rates: bool) -> Self {
+        SentLog { records: Fifo::default(), stamps: Gated::new(rates.then(Fifo::default)), head_start: 0 }
+    }
+
+    /// A first transmission of `[previous end, end)` at `now`, `stamp` its
+    /// delivery-rate stamp when rates are kept.
+    #[inline]
+    pub fn push(&mut self, end: u64, now: SimTime, retransmitted: bool, stamp: Option<RateStamp>) {
+        self.records.push_back(SentRecord {
+            end,
+            sent_at: now,
+            retransmitted,
+            lost_again: false,
+            resent_since_timeout: false,
+        });
+        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
+            stamps.push_back(stamp);
+        }
+    }
+
+    /// Take off every record a cumulative ACK of `ack` covers, handing each
+    /// one's bytes, end and stamp to `delivered` when rates are kept.
+    #[inline]
+    pub fn take_acked(&mut self, ack: u64, mut delivered: impl FnMut(u64, u64, &RateStamp)) -> Acked {
+        let mut out = Acked::default();
+        while let Some(r) = self.records.front() {
+            if r.end > ack {
+                break;
+            }
+            out.oldest = out.oldest.or(Some(r.sent_at));
+            out.newest = Some(r.sent_at);
+            out.retransmitted |= r.retransmitted;
+            let (start, end) = (self.head_start, r.end);
+            self.head_start = end;
+            self.records.pop_front();
+            if let Some(stamps) = self.stamps.as_mut() {
+                let stamp = stamps.front().copied().expect("a stamp per record");
+                stamps.pop_front();
+                delivered(end - start, end, &stamp);
+            }
+        }
+        out
+    }
+
+    /// Flag every record overlapping `[start, end)` as retransmitted at
+    /// `now`, stamping each anew (`stamp`) when rates are kept.
+    pub fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime, stamp: Option<RateStamp>) {
+        let first = self.records.as_slice().partition_point(|r| r.end <= start);
+        let mut last = first;
+        for r in &mut self.records.as_mut_slice()[first..] {
+            r.retransmitted = true;
+            r.resent_since_timeout = true;
+            r.lost_again = false;
+            r.sent_at = now;
+            last += 1;
+            if r.end >= end {
+                break;
+            }
+        }
+        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
+            stamps.as_mut_slice()[first..last].fill(stamp);
+        }
+    }
+
+    /// Each record with the bytes `[start, end)` it still holds above
+    /// `una`, oldest first.
+    pub fn outstanding(&self, una: u64) -> impl Iterator<Item = (u64, u64, &SentRecord)> + '_ {
+        self.records
+            .iter()
+            .scan(self.head_start.max(una), move |start, r| {
+                let s = (*start).max(una);
+                *start = r.end;
+                Some((s, r.end, r))
+            })
+            .filter(|&(s, e, _)| s < e)
+    }
+
+    /// Each record's `[start, end)`, its record and its stamp, oldest first
+    /// (the stamps only when rates are kept).
+    pub fn stamped_mut(&mut self) -> impl Iterator<Item = (u64, u64, &mut RateStamp)> + '_ {
+        let ends = self.records.iter().map(|r| r.end);
+        let starts = std::iter::once(self.head_start).chain(self.records.iter().map(|r| r.end));
+        let stamps = self.stamps.as_mut().map(|s| s.iter_mut());
+        starts.zip(ends).zip(stamps.into_iter().flatten()).map(|((s, e), stamp)| (s, e, stamp))
+    }
+
+    /// Clear every record's resent-since-timeout mark (ns-3's
+    /// `TcpTxBuffer::SetSentListLost`: "(*it)->m_retrans = false").
+    pub fn forget_resends(&mut self) {
+        self.records.iter_mut().for_each(|r| r.resent_since_timeout = false);
+    }
+
+    /// The oldest record.
+    #[inline]
+    pub fn front(&self) -> Option<&SentRecord> {
+        self.records.front()
+    }
+
+    /// The records, oldest first.
+    #[inline]
+    pub fn as_slice(&self) -> &[SentRecord] {
+        self.records.as_slice()
+    }
+
+    /// The records, oldest first, to mark.
+    #[inline]
+    pub fn iter_mut(&mut self) -> impl Iterator<Item = &mut SentRecord> + '_ {
+        self.records.iter_mut()
+    }
+
+    /// Records held.
+    #[inline]
+    pub fn len(&self) -> usize {
+        self.records.len()
+    }
+
+    /// True when nothing is outstanding.
+    #[inline]
+    pub fn is_empty(&self) -> bool {
+        self.records.len() == 0
+    }
+
+    /// Where the newest record starts (the oldest's start when it is the only one).
+    pub fn last_start(&self) -> Option<u64> {
+        match self.records.len() {
+            0 => None,
+            1 => Some(self.head_start),
+            n => Some(self.records.as_slice()[n - 2].end),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn log(ends: &[u64]) -> SentLog {
+        let mut log = SentLog::new(false);
+        for (i, &end) in ends.iter().enumerate() {
+            log.push(end, SimTime(i as u64), false, None);
+        }
+        log
+    }
+
+    /// A cumulative ACK takes off whole records only, oldest first.
+    #[test]
+    fn a_cumulative_ack_takes_off_the_records_it_covers() {
+        let mut l = log(&[1000, 2000, 3000]);
+        let acked = l.take_acked(2500, |_, _, _| {});
+        assert_eq!((acked.oldest, acked.newest, acked.retransmitted), (Some(SimTime(0)), Some(SimTime(1)), false));
+        assert_eq!(l.len(), 1);
+        let held: Vec<(u64, u64)> = l.outstanding(2500).map(|(s, e, _)| (s, e)).collect();
+        assert_eq!(held, vec![(2500, 3000)]);
+    }
+
+    /// A retransmission of part of a record marks it whole (Linux resends skbs).
+    #[test]
+    fn a_retransmission_marks_every_record_it_overlaps() {
+        let mut l = log(&[1000, 2000, 3000]);
+        l.mark_retransmitted(1500, 2500, SimTime(9), None);
+        let marked: Vec<bool> = l.as_slice().iter().map(|r| r.retransmitted).collect();
+        assert_eq!(marked, vec![false, true, true]);
+        assert_eq!(l.as_slice()[1].sent_at, SimTime(9));
+        assert_eq!(l.last_start(), Some(2000));
+    }
+}
