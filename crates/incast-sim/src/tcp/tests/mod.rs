@@ -14,6 +14,7 @@ mod gip;
 mod idle;
 mod loss_recovery;
 mod options;
+mod pacing;
 mod rack_tlp;
 mod rcv_window;
 mod rude;

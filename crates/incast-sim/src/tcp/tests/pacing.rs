@@ -1,0 +1,124 @@
+//! Pacing and delivery-rate samples through the rate seams: the tests'
+//! fixed-rate algorithm (`cc::fixed_rate`) sets cwnd by `cong_control` and
+//! the pacing rate; `tcp.pacing` paces a window-based algorithm
+//! (`tcp_update_pacing_rate`).
+
+use super::*;
+use crate::tcp::cc::Algorithm;
+
+/// 1000-byte segments at 100 MB/s: one every 10 µs.
+const RATE: u64 = 100_000_000;
+
+/// Every data segment `ep` sends from `now` on, each at the first instant
+/// it may (woken at its deadline whenever it has to wait), until `n` have gone.
+fn departures(ep: &mut Endpoint, mut now: SimTime, n: usize) -> Vec<(SimTime, u64)> {
+    let mut out = Vec::new();
+    while out.len() < n {
+        match ep.poll_transmit(now) {
+            Some(s) if s.len > 0 => out.push((now, s.seq)),
+            Some(_) => {}
+            None => {
+                let next = ep.poll_timeout().expect("a paced sender waits for its pacing deadline");
+                assert!(next > now, "nothing to wait for at {now}");
+                now = next;
+            }
+        }
+    }
+    out
+}
+
+/// The fixed-rate algorithm from a window of 40 segments (it sets its own from the first ACK on).
+fn paced(rate: u64) -> TcpConfig {
+    TcpConfig { cc: CcChoice::FixedRate(rate), init_cwnd: 40, ..cfg() }
+}
+
+/// Linux `tcp_update_skb_after_send`: past the first 10 segments, each
+/// waits its size over the pacing rate.
+#[test]
+fn a_paced_sender_spaces_its_segments_by_size_over_rate() {
+    let mut ep = Endpoint::new(&paced(RATE), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send(30 * MSS as u64);
+    let sent = departures(&mut ep, SimTime::ZERO, 30);
+    assert!(sent[..10].iter().all(|&(t, _)| t == SimTime::ZERO), "the first 10 segments are not paced");
+    for pair in sent[9..].windows(2) {
+        assert_eq!(pair[1].0.since(pair[0].0), SimDuration::from_micros(10), "{pair:?}");
+    }
+    let seqs: Vec<u64> = sent.iter().map(|&(_, s)| s).collect();
+    assert_eq!(seqs, (0..30).map(|i| i * MSS as u64).collect::<Vec<_>>());
+}
+
+/// tcp.pacing with Reno in slow start: 200 % of cwnd over SRTT, so ten
+/// 1000-byte segments over a 100 µs SRTT leave 5 µs apart.
+#[test]
+fn tcp_pacing_paces_a_window_algorithm_at_twice_cwnd_over_srtt_in_slow_start() {
+    let paced = TcpConfig { pacing: true, init_cwnd: 20, ..cfg() };
+    let mut ep = Endpoint::new(&paced, SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send(20 * MSS as u64);
+    let sent = departures(&mut ep, SimTime::ZERO, 20);
+    // 20 segments of cwnd over 100 µs, at 200 %: 400 MB/s, 2.5 µs a segment.
+    for pair in sent[9..].windows(2) {
+        assert_eq!(pair[1].0.since(pair[0].0), SimDuration::from_nanos(2_500), "{pair:?}");
+    }
+    let unpaced = Endpoint::new(&cfg(), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    assert!(!unpaced.uses_optional_parts(), "pacing is off by default");
+}
+
+/// One paced flow through an idle bottleneck that serves payload at
+/// `BOTTLENECK` bytes a second, 20 µs away each way, the receiver ACKing
+/// every segment: once the queue has built, every delivery-rate sample is
+/// the bottleneck's rate (draft-cheng-iccrg-delivery-rate-estimation §3).
+#[test]
+fn one_flows_delivery_rate_samples_equal_the_bottleneck_rate() {
+    const BOTTLENECK: u64 = 50_000_000;
+    let one_way = SimDuration::from_micros(20);
+    let cfg = TcpConfig { rcv_wnd: Bytes::mib(8), ..paced(2 * BOTTLENECK) };
+    let mut tx = Endpoint::new(&cfg, SimTime::ZERO, Some(one_way + one_way));
+    let mut rx = Endpoint::new(&cfg, SimTime::ZERO, Some(one_way + one_way));
+    tx.send(400 * MSS as u64);
+    // Events: (time, to receiver?, segment); the bottleneck's queue drains at BOTTLENECK.
+    let mut wire: Vec<(SimTime, bool, Segment)> = Vec::new();
+    let (mut now, mut link_free) = (SimTime::ZERO, SimTime::ZERO);
+    for _ in 0..100_000 {
+        if rx.delivered() == 400 * MSS as u64 {
+            break;
+        }
+        while let Some(s) = tx.poll_transmit(now) {
+            let serialization = SimDuration(u64::from(s.len) * 1_000_000_000_000 / BOTTLENECK);
+            link_free = link_free.max(now) + serialization;
+            wire.push((link_free + one_way, true, s));
+        }
+        while let Some(s) = rx.poll_transmit(now) {
+            wire.push((now + one_way, false, s));
+        }
+        let next_arrival = wire.iter().map(|w| w.0).min();
+        let (pick, at) = match (next_arrival, tx.poll_timeout()) {
+            (Some(a), Some(d)) if d < a => (None, d),
+            (Some(a), _) => (wire.iter().position(|w| w.0 == a), a),
+            (None, Some(d)) => (None, d),
+            (None, None) => panic!("the flow stalled at {now}"),
+        };
+        now = at;
+        match pick {
+            Some(i) => {
+                let (_, to_rx, seg) = wire.swap_remove(i);
+                if to_rx {
+                    rx.on_segment(now, &seg);
+                } else {
+                    tx.on_segment(now, &seg);
+                }
+            }
+            None => {
+                tx.on_timer(now);
+            }
+        }
+    }
+    assert_eq!(rx.delivered(), 400 * MSS as u64, "the transfer completes");
+    let Algorithm::FixedRate(alg) = tx.sender.cc().algorithm() else { panic!("the fixed-rate algorithm") };
+    // Past the first two round trips the queue has built and the ACKs come at the bottleneck's pace.
+    let settled: Vec<f64> =
+        alg.samples.iter().skip(20).filter(|s| !s.app_limited).filter_map(|s| s.bytes_per_s()).collect();
+    assert!(settled.len() > 300, "{} samples", settled.len());
+    for rate in settled {
+        assert!((rate / BOTTLENECK as f64 - 1.0).abs() < 0.01, "sample {rate:.0} B/s against {BOTTLENECK}");
+    }
+}
