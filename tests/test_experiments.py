@@ -50,6 +50,8 @@ def test_there_are_packaged_experiments_for_the_three_papers_with_simulations() 
 def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_of_both_modes(path: Path) -> None:
     experiment = load(path)
     assert experiment.name == path.stem
+    meta = experiment.spec.meta
+    assert meta.paper is not None and meta.name.startswith(f"{meta.paper.lower()}-") and meta.title
     assert experiment.spec.claim, "every packaged experiment states at least one claim of its paper"
     for quick in (False, True):
         points = {tuple(sorted(p.coords.items())) for p in experiment.points(quick)}
