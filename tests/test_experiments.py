@@ -50,6 +50,8 @@ def test_there_are_packaged_experiments_for_the_three_papers_with_simulations() 
 def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_of_both_modes(path: Path) -> None:
     experiment = load(path)
     assert experiment.name == path.stem
+    meta = experiment.spec.meta
+    assert meta.paper is not None and meta.name.startswith(f"{meta.paper.lower()}-") and meta.title
     assert experiment.spec.claim, "every packaged experiment states at least one claim of its paper"
     for quick in (False, True):
         points = {tuple(sorted(p.coords.items())) for p in experiment.points(quick)}
@@ -82,8 +84,16 @@ def test_packaged_experiment_is_named_after_its_file_and_its_claims_name_points_
         ),
         (
             {"meta": {"name": "figure six", "paper": "FAST08", "section": "4", "figure": "F", "title": "t"}},
-            "meta.name: must look like",
+            "meta.name: must be lower-case letters, digits and single hyphens, at most 64 characters",
         ),
+        ({"meta": {"name": "buffer-study\n"}}, "meta.name: must be lower-case letters"),
+        ({"meta": {"name": "Buffer-Study"}}, "meta.name: must be lower-case letters"),
+        ({"meta": {"name": "-study"}}, "meta.name: must be lower-case letters"),
+        ({"meta": {"name": "a" * 65}}, "meta.name: must be lower-case letters, digits and single hyphens, at most 64"),
+        ({"meta": {"name": "mine", "section": "4"}}, "meta: give paper, section and figure together"),
+        ({"meta": {"name": "fast08-fig99", "paper": "FAST08"}}, "meta: give paper, section and figure together"),
+        ({"case": [{"name": "a", "preset": "vegas"}]}, "case.preset: unknown 'vegas'; one of linux"),
+        ({"case": [{"name": "a", "preset": "linux", "set": {"tcp.rto_mni": "1ms"}}]}, "case[0].set.tcp.rto_mni"),
         (
             {"meta": {"name": "fast08-fig99", "paper": "SIGCOMM", "section": "4", "figure": "F", "title": "t"}},
             "meta.paper: must be",

@@ -12,6 +12,10 @@ switch (Rust engine, ``incast._core``) with this Python front::
     s = incast.Scenario.from_toml("scenario.toml").with_overrides({"tcp.rto_min": "1ms"})
     incast.run(s)
 
+    df = incast.sweep("my-study.toml")   # an experiment's sweep, one DataFrame row per point
+
+In Jupyter a result shows as its summary and its table of flows.
+
 The command line does the same: ``incast run --servers 1,4,16,64 --blocks 20``.
 """
 
@@ -29,8 +33,8 @@ __version__: str = _engine_version()
 #: Names imported from their module when first used, so that ``import incast`` (and the
 #: command line, whose ``--help`` needs neither) does not load the result and scenario code.
 _LAZY = {"Result": "incast.result", "run": "incast.result", "Scenario": "incast.scenario"}
-#: Submodules ``import incast`` used to load with those names, still reachable as attributes.
-_SUBMODULES = ("presets", "result", "scenario", "units")
+#: Submodules reachable as attributes after ``import incast`` alone (``incast.sweep(...)`` calls its module).
+_SUBMODULES = ("presets", "result", "scenario", "sweep", "units")
 
 __all__ = [
     "IncastError",

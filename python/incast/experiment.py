@@ -1,6 +1,6 @@
-"""Experiment files: one TOML per paper figure or table, and the rules that check its claims.
+"""Experiment files: one TOML per study of one's own or paper figure or table, and the rules that check claims.
 
-An experiment names the figure it reproduces, a base scenario, the axes swept
+An experiment names itself (and the figure it reproduces), a base scenario, the axes swept
 (a cartesian product of dotted settings, optionally times named *cases*), the
 seeds per point, the metrics, the plots, and the paper's claims and reference
 points as data::
@@ -8,8 +8,8 @@ points as data::
     preset = "ns2"                   # optional: the stack the paper ran ('incast presets'), under [base]
 
     [meta]
-    name = "fast08-fig06"            # <paper>-<fig|table><NN>, short names of the papers index
-    paper = "FAST08"
+    name = "fast08-fig06"            # any slug (buffer-study); the papers' are <paper>-<fig|table><NN>
+    paper = "FAST08"                 # paper, section, figure: only for a paper's figure
     section = "4.3"
     figure = "Figure 6"
     title = "Effect of varying switch buffer size"
@@ -23,6 +23,7 @@ points as data::
 
     [[case]]                         # optional named series of overrides: the ``case`` axis
     name = "NewReno"
+    preset = "ns2"                   # optional: the stack of this case, in place of the file's preset
     set = { "tcp.recovery" = "newreno" }
 
     [run]
@@ -172,9 +173,10 @@ METRICS = (
     "spurious_timeout_fraction",
 )
 
-_NAME = re.compile(
-    r"^(fast08|cmu09|sigcomm09|rude|gip)-(fig|table)\d{1,2}[a-z]?$|^(fast08|cmu09|sigcomm09|rude|gip)-[a-z]+$"
-)
+#: An experiment's name: a slug, also the name of its results directory (``fast08-fig06``, ``buffer-study``).
+_NAME = re.compile(r"[a-z0-9]+(?:-[a-z0-9]+)*")
+#: The longest name.
+NAME_MAX = 64
 
 Scalar = bool | int | float | str
 Where = dict[str, Scalar | list[Scalar]]
@@ -185,25 +187,44 @@ class _Strict(BaseModel):
 
 
 class Meta(_Strict):
-    """Which figure or table of which paper the experiment reproduces."""
+    """The experiment's name and title; for a paper's figure or table also ``paper``, ``section`` and ``figure``."""
 
-    name: str = Field(description="<paper>-<fig|table><NN>, e.g. fast08-fig06")
-    paper: Literal["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP"]
-    section: str
-    figure: str = Field(description='"Figure 6", "Table 3"')
-    title: str
+    name: str = Field(description="a slug: lower-case letters, digits and hyphens, e.g. buffer-study, fast08-fig06")
+    paper: Literal["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP"] | None = None
+    section: str = ""
+    figure: str = Field("", description='"Figure 6", "Table 3"')
+    title: str = ""
     notes: str = ""
 
     @field_validator("name")
     @classmethod
     def _name(cls, v: str) -> str:
-        if not _NAME.match(v):
-            raise ValueError("must look like <paper>-<fig|table><NN>, e.g. fast08-fig06 or cmu09-table1")
+        if len(v) > NAME_MAX or not _NAME.fullmatch(v):
+            raise ValueError(
+                f"must be lower-case letters, digits and single hyphens, at most {NAME_MAX} characters, "
+                "e.g. buffer-study or fast08-fig06"
+            )
         return v
+
+    @model_validator(mode="after")
+    def _cites(self) -> Meta:
+        if len({self.paper is not None, bool(self.section), bool(self.figure)}) > 1:
+            raise ValueError("give paper, section and figure together (a paper's figure) or none (your own study)")
+        return self
+
+    @property
+    def heading(self) -> str:
+        """``"fast08-fig06: FAST08 Figure 6 (§4.3)"``; a study of one's own: its name and title, no paper."""
+        if self.paper is None:
+            return f"{self.name}: {self.title}" if self.title else self.name
+        return f"{self.name}: {self.paper} {self.figure} (§{self.section})"
 
 
 class Case(_Strict):
     """A named series: overrides applied on top of the base scenario.
+
+    ``preset`` names the stack the case runs (``incast presets``) in place of the file's
+    ``preset``: ``[base]`` and the case's ``set`` apply over it, as they do over the file's.
 
     ``per`` gives settings that follow a swept axis value for value: ``per = {servers =
     {"workload.sru" = ["305KB", "95KB"]}}`` with ``[sweep] servers = [2, 3]`` runs 2 servers with
@@ -211,6 +232,7 @@ class Case(_Strict):
     """
 
     name: str
+    preset: str | None = Field(None, description="a preset under the case: over the file's preset, under [base]")
     set: dict[str, Any] = Field(default_factory=dict)
     per: dict[str, dict[str, list[Any]]] = Field(default_factory=dict)
 
@@ -427,8 +449,10 @@ class Experiment:
         #: The base scenario: the ``[base]`` table over the settings of ``preset``.
         try:
             self.base = with_preset(spec.preset, spec.base) if spec.preset else spec.base
+            #: The base scenario of each case that names a preset of its own, in place of the file's.
+            self.case_bases = {c.name: with_preset(c.preset, spec.base) for c in spec.case if c.preset}
         except ScenarioError as e:
-            raise ExperimentError(str(e)) from None
+            raise ExperimentError(f"case.{e}" if hasattr(self, "base") else str(e)) from None
         self._probe = self._base_scenario()
         self.axes = self._axes(quick=False)
         self.quick_axes = self._axes(quick=True)
@@ -451,15 +475,18 @@ class Experiment:
         spec = self.spec
         axes = self.quick_axes if quick else self.axes
         seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
-        base = apply_overrides(self.base, spec.quick.set) if quick else self.base
+        pairs: list[tuple[str | None, dict[str, Any]]] = [(None, self.base), *self.case_bases.items()]
+        bases = {case: apply_overrides(base, spec.quick.set if quick else {}) for case, base in pairs}
         cases = {c.name: c.set for c in spec.case}
         out: list[Point] = []
         names = list(axes)
         for combo in itertools.product(*(axes[n] for n in names)):
             raw = dict(zip(names, combo, strict=True))
             settings = {k: v for k, v in raw.items() if k != AXIS_CASE}
-            if AXIS_CASE in raw:
-                settings = {**cases[str(raw[AXIS_CASE])], **self._per(str(raw[AXIS_CASE]), raw), **settings}
+            case = str(raw[AXIS_CASE]) if AXIS_CASE in raw else None
+            if case is not None:
+                settings = {**cases[case], **self._per(case, raw), **settings}
+            base = bases.get(case, bases[None])
             coords = {k: self.resolve(k, v) for k, v in raw.items()}
             for seed in range(1, seeds + 1):
                 scenario = Scenario.parse(base, {**settings, "seed": seed})
@@ -509,11 +536,11 @@ class Experiment:
 
     # -- construction helpers --------------------------------------------
 
-    def _base_scenario(self) -> Scenario:
+    def _base_scenario(self, case: str | None = None) -> Scenario:
         spec = self.spec
         first = {k: v[0] for k, v in spec.sweep.items() if v and k == "servers"}
         try:
-            return Scenario.parse(self.base, first)
+            return Scenario.parse(self.case_bases.get(case, self.base) if case else self.base, first)
         except ScenarioError as e:
             raise ExperimentError(f"base.{e}") from None
 
@@ -540,8 +567,10 @@ class Experiment:
             if len(set(names)) != len(names):
                 raise ExperimentError("case.name: every case needs a distinct name")
             for i, c in enumerate(spec.case):
+                case_probe = self._base_scenario(c.name) if c.preset else self._probe
+                case_probe = case_probe.with_overrides(spec.quick.set) if quick else case_probe
                 try:
-                    probe.with_overrides(c.set)
+                    case_probe.with_overrides(c.set)
                 except ScenarioError as e:
                     raise ExperimentError(f"case[{i}].set.{e}") from None
                 for axis, settings in c.per.items():
@@ -559,7 +588,7 @@ class Experiment:
                             )
                         for j, v in enumerate(values):
                             try:
-                                probe.with_overrides({**c.set, k: v})
+                                case_probe.with_overrides({**c.set, k: v})
                             except ScenarioError as e:
                                 raise ExperimentError(f"case[{i}].per.{axis}.{k}[{j}]: {e}") from None
             axes[AXIS_CASE] = names

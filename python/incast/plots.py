@@ -70,8 +70,7 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
         ax.set_title(plot.title, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
-    meta = experiment.spec.meta
-    fig.suptitle(f"{meta.name}: {meta.paper} {meta.figure} (§{meta.section}), simulated", fontsize=11)
+    fig.suptitle(f"{experiment.spec.meta.heading}, simulated", fontsize=11)
     fig.tight_layout()
     out = Path(directory)
     paths = [out / "figure.png", out / "figure.svg"]

@@ -2,9 +2,11 @@
 
 The page reads what ``incast reproduce`` left under the results root (each
 experiment's ``run.json`` and ``figure.svg``) and inlines the figures as SVG,
-so the single file opens anywhere without the results directory. It is laid
-out by paper: a table of contents with each paper's verdict counts, then per
-paper an overview table, its failing claims each with a one-line reason (the
+so the single file opens anywhere without the results directory. The studies
+of one's own found there (every ``<out>/<name>/run.json`` of an experiment
+that is not packaged) come first, then the papers' experiments, laid out by
+paper: a table of contents with each group's verdict counts, then per group
+an overview table, its failing claims each with a one-line reason (the
 points that miss, and the one that misses most), and each experiment's figure
 (at the page's width), claims with the numbers behind each verdict, and what
 its points took to compute. An experiment that never ran is listed as not run, with the command
@@ -19,11 +21,13 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from incast._core import engine_version
 from incast.experiment import PAPERS, Meta, count_verdicts, load, packaged
 from incast.sweep import read_manifest
 
-__all__ = ["write_report"]
+__all__ = ["OWN", "own_studies", "write_report"]
 
 _STYLE = """
 body { font: 14px/1.45 system-ui, sans-serif; margin: 2em auto; max-width: 1200px; color: #222; padding: 0 1em; }
@@ -51,15 +55,19 @@ PAPER_TITLES = {
     "GIP": "Zhang, Ren, Tang and Lin, Taming TCP Incast Throughput Collapse in Data Center Networks (GIP)",
 }
 
+#: The group of the studies of one's own, ahead of the papers'.
+OWN = "Your studies"
+
 
 def write_report(out: str | Path = "results", path: str | Path | None = None) -> Path:
     """Write the report for the results under ``out`` to ``path`` (default ``<out>/report.html``)."""
     root = Path(out)
     target = Path(path) if path is not None else root / "report.html"
-    by_paper: dict[str, list[tuple[Meta, dict[str, Any] | None]]] = {p: [] for p in PAPERS}
+    by_paper: dict[str, list[tuple[Meta, dict[str, Any] | None]]] = {OWN: own_studies(root)}
+    by_paper.update({p: [] for p in PAPERS})
     for file in packaged():
         meta = load(file).spec.meta
-        by_paper.setdefault(meta.paper, []).append((meta, read_manifest(root, meta.name)))
+        by_paper.setdefault(meta.paper or OWN, []).append((meta, read_manifest(root, meta.name)))
     every = [c["verdict"] for runs in by_paper.values() for _, m in runs for c in (m or {}).get("claims", [])]
     toc: list[str] = []
     sections: list[str] = []
@@ -69,8 +77,9 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         verdicts = [c["verdict"] for _, m in runs for c in (m or {}).get("claims", [])]
         ran = sum(m is not None for _, m in runs)
         counts = count_verdicts(verdicts) or "no claims checked"
+        anchor = "own" if paper == OWN else paper.lower()
         toc.append(
-            f"<li><a href='#paper-{paper.lower()}'>{paper}</a>: {html.escape(counts)} "
+            f"<li><a href='#paper-{anchor}'>{paper}</a>: {html.escape(counts)} "
             f"<span class='meta'>({ran} of {len(runs)} experiments run)</span></li>"
         )
         rows = "".join(_overview_row(meta, manifest) for meta, manifest in runs)
@@ -82,9 +91,11 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
             if c["verdict"] in ("fails", "disputed")
         )
         sections.append(
-            f"<h2 id='paper-{paper.lower()}'>{paper}</h2>"
-            f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, paper))}. Claims: {html.escape(counts)}.</p>"
-            f"<table><tr><th>experiment</th><th>reproduces</th><th>claims</th><th>run</th></tr>{rows}</table>"
+            f"<h2 id='paper-{anchor}'>{paper}</h2>"
+            f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, f'Experiments of your own in {root}'))}. "
+            f"Claims: {html.escape(counts)}.</p>"
+            f"<table><tr><th>experiment</th><th>{'title' if paper == OWN else 'reproduces'}</th><th>claims</th>"
+            f"<th>run</th></tr>{rows}</table>"
             + (f"<p>Claims that fail or are disputed, and why:</p><ul class='failing'>{failing}</ul>" * bool(failing))
             + "".join(_section(root, meta, manifest) for meta, manifest in runs)
         )
@@ -107,10 +118,35 @@ Claims: {html.escape(count_verdicts(every) or "none checked")}.</p>
     return target
 
 
+def own_studies(root: str | Path) -> list[tuple[Meta, dict[str, Any] | None]]:
+    """Every experiment that ran under ``root`` and is not packaged, by name, with its ``[meta]`` as
+    ``run.json`` keeps it (a name alone if it keeps none; a directory no experiment could write is left out)."""
+    root = Path(root)
+    packaged_names = {p.stem for p in packaged()}
+    studies: list[tuple[Meta, dict[str, Any] | None]] = []
+    for run in sorted(root.glob("*/run.json")):
+        name = run.parent.name
+        manifest = read_manifest(root, name)
+        meta = None if name in packaged_names or manifest is None else _meta(name, manifest.get("meta"))
+        if meta is not None:
+            studies.append((meta, manifest))
+    return studies
+
+
+def _meta(name: str, kept: Any) -> Meta | None:
+    """The ``[meta]`` a manifest keeps; the name alone if it keeps none that is valid; None if ``name`` is not one."""
+    for table in ({**kept, "name": name} if isinstance(kept, dict) else {}, {"name": name}):
+        try:
+            return Meta.model_validate(table)
+        except ValidationError:
+            continue
+    return None
+
+
 def _overview_row(meta: Meta, manifest: dict[str, Any] | None) -> str:
     verdicts = count_verdicts([c["verdict"] for c in (manifest or {}).get("claims", [])])
     return (
-        f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{html.escape(meta.figure)}</td>"
+        f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{html.escape(meta.figure or meta.title)}</td>"
         f"<td>{html.escape(verdicts or 'no verdicts')}</td><td>{_cost(manifest)}</td></tr>"
     )
 
@@ -130,10 +166,7 @@ def _compute_time(manifest: dict[str, Any]) -> str:
 
 def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
     name = meta.name
-    head = (
-        f"<h3 id='{name}'>{name}: {meta.paper} {html.escape(meta.figure)} (§{html.escape(meta.section)}), "
-        f"{html.escape(meta.title)}</h3>"
-    )
+    head = f"<h3 id='{name}'>{html.escape(meta.heading + (f', {meta.title}' if meta.paper else ''))}</h3>"
     head += f"<p class='meta'>{html.escape(meta.notes)}</p>" if meta.notes else ""
     if manifest is None:
         return (

@@ -39,6 +39,7 @@ __all__ = [
     "BLOCK_COLUMNS",
     "CLIENT_COLUMNS",
     "FLOW_COLUMNS",
+    "HTML_FIGURES",
     "PORT_COLUMNS",
     "TIMEOUT_COLUMNS",
     "TRACE_COLUMNS",
@@ -63,6 +64,22 @@ FLOW_COLUMNS = (
     "fast_retransmits",
     "max_cwnd_bytes",
     "drops",
+)
+#: The summary figures :meth:`Result._repr_html_` shows, by their names in the summary (and its sweep columns).
+HTML_FIGURES = (
+    "goodput_mbps",
+    "utilization",
+    "throughput_mbps",
+    "blocks",
+    "sim_time_s",
+    "block_time_ms.p50",
+    "block_time_ms.p99",
+    "block_time_ms.max",
+    "timeouts",
+    "fast_retransmits",
+    "retransmitted_packets",
+    "drops",
+    "queue_peak_bytes",
 )
 #: Columns of :attr:`Result.background`, one row per background flow (no client, no server).
 BACKGROUND_COLUMNS = tuple(c for c in FLOW_COLUMNS if c not in ("client", "server"))
@@ -473,6 +490,28 @@ class Result:
         out["events_per_s"] = None if math.isnan(eps) else eps
         out["scenario"] = self.scenario.to_dict()
         return out
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: the scenario and the settings not at their default, the headline figures of the
+        summary (:data:`HTML_FIGURES`) and the flows table (at most 60 rows shown), every text escaped."""
+        from html import escape
+
+        from incast.labels import format_number
+
+        t = self.block_time_ms
+        values = {**self._summary, "block_time_ms.p50": t.p50, "block_time_ms.p99": t.p99, "block_time_ms.max": t.max}
+        figures = "".join(
+            f"<tr><th style='text-align:left'>{escape(k)}</th><td>{escape(format_number(values[k]))}</td></tr>"
+            for k in HTML_FIGURES
+        )
+        changed = self.scenario.describe_changes()
+        flows = self.flows.to_html(index=False, max_rows=60, border=0)
+        return (
+            f"<div><p><strong>{escape(self.scenario.describe())}</strong>"
+            + (f"<br>settings not at their default: {escape(changed)}" if changed else "")
+            + "</p>"
+            f"<table>{figures}</table><p>flows: one row per reading connection</p>{flows}</div>"
+        )
 
     def __repr__(self) -> str:
         return (

@@ -30,7 +30,7 @@ import functools
 import json
 import math
 import sys
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -38,7 +38,7 @@ from incast import _core
 from incast.errors import ScenarioError
 from incast.units import format_buffer, format_duration, format_rate, format_size
 
-__all__ = ["Scenario", "apply_overrides", "read_toml", "schema", "settings"]
+__all__ = ["DESCRIBED", "Scenario", "apply_overrides", "read_toml", "schema", "settings"]
 
 #: Largest scenario file read, in bytes (a scenario is a few KiB; a topology file a few hundred).
 MAX_FILE_BYTES = 16 * 2**20
@@ -48,6 +48,31 @@ MAX_FILE_BYTES = 16 * 2**20
 def schema() -> tuple[dict[str, Any], ...]:
     """Every setting, in order: ``{"name", "kind", "default", "allowed", "none", "doc"}`` each."""
     return tuple(json.loads(_core.schema_json()))
+
+
+#: The settings :meth:`Scenario.describe` names whatever their value (a graph's nodes, links and routes as a count).
+DESCRIBED = frozenset(
+    {
+        "servers",
+        "workload.sru",
+        "workload.block",
+        "workload.clients",
+        "link.rate",
+        "link.rtt",
+        "topology.kind",
+        "topology.edge_switches",
+        "topology.nodes",
+        "topology.links",
+        "topology.routes",
+        "wan.delay",
+        "switch.buffer",
+        "switch.pause",
+        "switch.pfc",
+        "tcp.rto_min",
+        "tcp.cc",
+        "tcp.recovery",
+    }
+)
 
 
 def settings() -> list[str]:
@@ -239,6 +264,28 @@ class Scenario:
     def to_json(self) -> str:
         """The canonical form as compact JSON, the input of ``incast._core.run``."""
         return _dumps(self._toml)
+
+    def changed(self) -> dict[str, Any]:
+        """Every setting whose value is not the engine's default (the schema's), by dotted name, in the
+        canonical TOML form: ``{"servers": 16, "seed": 2, "tcp.delayed_ack": "off"}``. A setting the
+        scenario leaves out (``duration`` beside ``blocks``) is not listed."""
+        defaults = {s["name"]: s["default"] for s in schema()}
+        flat: dict[str, Any] = {}
+        for key, value in self._toml.items():
+            if key in defaults or not isinstance(value, dict):
+                flat[key] = value
+            else:
+                flat.update({f"{key}.{k}": v for k, v in value.items()})
+        return {name: value for name, value in flat.items() if value != defaults.get(name)}
+
+    def describe_changes(self, omit: Collection[str] = ()) -> str:
+        """The settings :meth:`changed` lists that :meth:`describe` does not name, as ``name=value`` in
+        the TOML form (``"seed=2, blocks=5, tcp.delayed_ack=off"``), but for those in ``omit``."""
+        return ", ".join(
+            f"{k}={v if isinstance(v, str) else json.dumps(v)}"
+            for k, v in self.changed().items()
+            if k not in DESCRIBED and k not in omit
+        )
 
     def describe(self) -> str:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us (hosts 99.8us), buffer 32KiB, ...``.

@@ -18,8 +18,11 @@ Output under ``<out>/<name>/``:
 * ``summary.parquet`` / ``summary.csv``: one row per point; ``seeds``, and for
   each metric ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the
   95% Student-t confidence interval of the mean across seeds (NaN for one seed).
-* ``run.json``: the run's manifest (mode, points, cache hits, wall time,
-  claims and their verdicts, paths of tables and figures).
+* ``run.json``: the run's manifest (the experiment's ``[meta]``, mode, points,
+  cache hits, wall time, claims and their verdicts, paths of tables and figures).
+
+From a notebook, ``incast.sweep(experiment)`` runs :func:`table`: the same sweep,
+its summary returned as a DataFrame.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ import os
 import signal
 import sys
 import time
+import types
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Executor, Future, ProcessPoolExecutor, as_completed
 from contextlib import contextmanager
@@ -41,7 +45,7 @@ from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
 from incast.errors import ScenarioError
-from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate
+from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate, load
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
@@ -62,6 +66,7 @@ __all__ = [
     "summarize",
     "sweep",
     "t_975",
+    "table",
     "write_manifest",
 ]
 
@@ -90,6 +95,8 @@ class SweepResult:
     summary: pd.DataFrame
     verdicts: list[Verdict] = field(default_factory=list)
     figures: list[Path] = field(default_factory=list)
+    #: The experiment's ``[meta]`` table: what ``incast report`` heads a study of one's own with.
+    meta: dict[str, Any] = field(default_factory=dict)
 
     @property
     def done(self) -> int:
@@ -109,6 +116,7 @@ class SweepResult:
         """The JSON object ``incast reproduce --json`` prints and ``run.json`` holds."""
         return {
             "name": self.name,
+            "meta": self.meta,
             "mode": "quick" if self.quick else "full",
             "claims": [
                 {"text": v.text, "verdict": v.verdict, "detail": v.detail, "reason": v.reason} for v in self.verdicts
@@ -385,6 +393,7 @@ def sweep(
         compute_s=sum(compute_s.values()),
         points=table,
         summary=summary,
+        meta=experiment.spec.meta.model_dump(),
     )
     result.verdicts = evaluate(experiment, summary)
     _write(experiment, result)
@@ -519,3 +528,53 @@ def reproduce(
     result.figures = draw(experiment, result.summary, result.directory, quick=quick)
     write_manifest(result)
     return result
+
+
+def table(
+    experiment: Experiment | str | Path | Mapping[str, Any],
+    *,
+    out: str | Path = "results",
+    quick: bool = False,
+    points: bool = False,
+    jobs: int | None = None,
+    dask: str | None = None,
+) -> pd.DataFrame:
+    """Sweep an experiment and return its table as a DataFrame; ``incast.sweep(...)`` calls this.
+
+    ``experiment`` is an :class:`~incast.experiment.Experiment`, an experiment file's path, a
+    packaged experiment's name (``"fast08-fig06"``) or the file's tables as a mapping. The
+    missing points run as :func:`sweep` runs them (on ``jobs`` cores or a Dask cluster, cached
+    and resumable under ``<out>/<name>/``, whose tables it writes). Returned: the summary, one
+    row per point with the axis columns, ``seeds``, and ``<metric>_mean`` and ``<metric>_ci95``
+    (half-width of the 95% Student-t interval across seeds) for every metric; with
+    ``points=True``, one row per point and seed. No figure is drawn (:func:`reproduce` draws it).
+    Raises :class:`~incast.experiment.ExperimentError` naming the field of an invalid experiment.
+
+    In a notebook::
+
+        import incast
+
+        df = incast.sweep(
+            {
+                "meta": {"name": "buffer-study", "title": "Goodput against the switch buffer"},
+                "base": {"blocks": 10},
+                "sweep": {"servers": [1, 4, 16], "switch.buffer": ["32KiB", "128KiB"]},
+                "run": {"seeds": 2},
+            }
+        )
+        df.pivot(index="servers", columns="switch.buffer", values="goodput_mbps_mean")
+    """
+    if not isinstance(experiment, Experiment):
+        experiment = load(experiment)
+    result = sweep(experiment, out=out, quick=quick, dask=dask, jobs=jobs)
+    return result.points if points else result.summary
+
+
+class _CallableModule(types.ModuleType):
+    """This module, callable: ``incast.sweep(...)`` is :func:`table`, a notebook's one line."""
+
+    def __call__(self, *args: Any, **kwargs: Any) -> pd.DataFrame:
+        return table(*args, **kwargs)
+
+
+sys.modules[__name__].__class__ = _CallableModule

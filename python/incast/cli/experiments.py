@@ -1,4 +1,10 @@
-"""``incast experiments``: the packaged experiments and the verdict of their last run."""
+"""``incast experiments``: the experiments and the verdict of their last run.
+
+Lists the studies of one's own that ran under the results directory
+(``--results DIR``; by default ``results`` in the current directory, where
+``incast sweep`` and ``incast reproduce`` write) first, then every packaged
+experiment of the papers, run or not.
+"""
 
 import json
 from typing import Annotated
@@ -25,24 +31,36 @@ def status(manifest: dict[str, object] | None) -> str:
 
 
 def experiments(
-    out: Annotated[str, typer.Option("--out", metavar="DIR", help="Results root to read verdicts from.")] = "results",
+    out: Annotated[
+        str,
+        typer.Option(
+            "--results",
+            "--out",
+            metavar="DIR",
+            help="Results directory to read verdicts and studies of your own from (default: ./results).",
+            show_default=False,
+        ),
+    ] = "results",
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
 ) -> None:
-    """List the packaged experiments (one per paper figure or table) and their status."""
+    """List your studies found in the results directory, then the papers' experiments, and their status."""
     from incast.experiment import load, packaged
+    from incast.report import own_studies
     from incast.sweep import read_manifest
 
-    rows: list[tuple[str, ...]] = []
+    found = [(meta, manifest, len((manifest or {}).get("claims", []))) for meta, manifest in own_studies(out)]
     for path in packaged():
         experiment = load(path)
         meta = experiment.spec.meta
-        manifest = read_manifest(out, meta.name)
+        found.append((meta, read_manifest(out, meta.name), len(experiment.spec.claim)))
+    rows: list[tuple[str, ...]] = []
+    for meta, manifest, claims in found:
         if as_json:
             doc = {"name": meta.name, "paper": meta.paper, "figure": meta.figure, "section": meta.section,
-                   "title": meta.title, "status": status(manifest), "claims": len(experiment.spec.claim)}  # fmt: skip
+                   "title": meta.title, "status": status(manifest), "claims": claims}  # fmt: skip
             print(json.dumps(doc))
         else:
-            rows.append((meta.name, meta.paper, meta.figure, status(manifest), meta.title))
+            rows.append((meta.name, meta.paper or "-", meta.figure or "-", status(manifest), meta.title))
     if as_json:
         return
     rows.insert(0, ("experiment", "paper", "figure", "status", "title"))

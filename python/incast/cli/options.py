@@ -32,6 +32,8 @@ __all__ = [
     "ScenarioFile",
     "Servers",
     "SetOpt",
+    "parse_counts",
+    "parse_names",
     "parse_servers",
     "named_overrides",
     "parse_set",
@@ -168,13 +170,26 @@ SetOpt = Annotated[
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")]
 
 
-def parse_servers(text: str) -> list[int]:
-    """``"1,4,16"`` -> ``[1, 4, 16]``."""
+def parse_counts(text: str, field: str, example: str) -> list[int]:
+    """``"1,4,16"`` -> ``[1, 4, 16]``; an error names ``field`` and gives ``example`` (``"a count like 16 or ..."``)."""
     values = [part.strip() for part in text.split(",")]
     for part in values:
         if not part.isdigit():
-            raise ScenarioError(f"servers: {part!r} is not a whole number; give a count like 16 or a list like 1,4,16")
+            raise ScenarioError(f"{field}: {part!r} is not a whole number; give {example}")
     return [int(part) for part in values]
+
+
+def parse_servers(text: str) -> list[int]:
+    """``"1,4,16"`` -> ``[1, 4, 16]``."""
+    return parse_counts(text, "servers", "a count like 16 or a list like 1,4,16")
+
+
+def parse_names(text: str, field: str) -> list[str]:
+    """``"linux,ns2"`` -> ``["linux", "ns2"]``; an empty name is refused, naming ``field``."""
+    names = [part.strip() for part in text.split(",")]
+    if not all(names):
+        raise ScenarioError(f"{field}: {text!r} has an empty name; give a name or a list like linux,ns2")
+    return names
 
 
 def parse_set(item: str) -> tuple[str, Any]:

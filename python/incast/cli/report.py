@@ -9,13 +9,20 @@ __all__ = ["register", "report"]
 
 def report(
     out: Annotated[
-        str, typer.Option("--out", metavar="DIR", help="Results root that 'incast reproduce' wrote.")
+        str,
+        typer.Option(
+            "--out",
+            "--results",
+            metavar="DIR",
+            help="Results directory 'incast sweep' and 'incast reproduce' wrote (default: ./results).",
+            show_default=False,
+        ),
     ] = "results",
     html: Annotated[
         str | None, typer.Option("--html", metavar="FILE", help="Where to write the page (default DIR/report.html).")
     ] = None,
 ) -> None:
-    """Write one HTML page: each experiment's figure, the paper's claims, the verdicts and runtimes."""
+    """Write one HTML page: your studies found in DIR first, then the papers'; figures, claims, verdicts, runtimes."""
     from incast.report import write_report
 
     print(write_report(out, html))

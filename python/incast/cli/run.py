@@ -1,4 +1,10 @@
-"""``incast run``: run one scenario, or one per value of ``--servers 1,4,16``.
+"""``incast run``: run one scenario, or one per value of ``--servers 1,4,16``, ``--seed 1,2,3`` and
+``--preset linux,ns2`` (every combination).
+
+The header names the scenario (``Scenario.describe``) and then every other
+setting that is not the engine's default, so a run says all it ran with. With
+several runs the table has a row per preset and server count; over several
+seeds each cell is the mean and the sample standard deviation (``mean ± sd``).
 
 Where each setting comes from, later winning: the engine defaults, the
 ``--preset`` (``incast presets`` lists them), the scenario file, the named
@@ -25,8 +31,9 @@ aggregate; the summary lists each client's share.
 import json
 import math
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 
 import typer
 
@@ -37,9 +44,12 @@ from incast.cli.options import (
     ScenarioFile,
     SetOpt,
     named_overrides,
+    parse_counts,
+    parse_names,
     parse_servers,
     parse_set,
     resolve,
+    setting_help,
     setting_option,
     toml_value,
 )
@@ -78,7 +88,9 @@ def run(
     rto_flavor: Annotated[str | None, setting_option("--rto-flavor", "tcp.rto_flavor")] = None,
     delayed_ack: Annotated[str | None, setting_option("--delayed-ack", "tcp.delayed_ack")] = None,
     init_cwnd: Annotated[str | None, setting_option("--init-cwnd", "tcp.init_cwnd")] = None,
-    seed: Annotated[str | None, setting_option("--seed", "seed")] = None,
+    seed: Annotated[
+        str | None, _opt("--seed", "N[,N...]", f"{setting_help('seed')} A list like 1,2,3 runs once per seed.")
+    ] = None,
     request_order: Annotated[str | None, setting_option("--request-order", "workload.order")] = None,
     tcp: Annotated[
         str | None, typer.Option("--tcp", metavar=TCP_METAVAR, help=TCP_HELP, show_default=False)
@@ -131,7 +143,12 @@ def run(
         ),
     ] = None,
     preset: Annotated[
-        str | None, _opt("--preset", "NAME", "Start from a named bundle of settings (see 'incast presets').")
+        str | None,
+        _opt(
+            "--preset",
+            "NAME[,NAME...]",
+            "Start from a named bundle of settings (see 'incast presets'); a list like linux,ns2 runs once per preset.",
+        ),
     ] = None,
     set_: SetOpt = None,
     as_json: AsJson = False,
@@ -162,7 +179,7 @@ def run(
         "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
         "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
         "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack,
-        "init_cwnd": init_cwnd, "seed": seed, "request_order": request_order, "tcp": tcp, "recovery": recovery,
+        "init_cwnd": init_cwnd, "request_order": request_order, "tcp": tcp, "recovery": recovery,
         "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
         "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
         "clients": clients, "server_sets": server_sets,
@@ -184,28 +201,20 @@ def run(
         overrides.extend(_parse_wan_spikes(wan_spikes))
     extra = [parse_set(item) for item in set_ or []]
     base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
-    if preset is not None:
-        base = with_preset(preset, base)
+    presets = parse_names(preset, "preset") if preset is not None else [None]
+    bases = {p: with_preset(p, base) if p is not None else base for p in presets}
     counts = parse_servers(servers) if servers is not None else [None]
-    scenarios = [resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+    seeds = parse_counts(seed, "seed", "a seed like 7 or a list like 1,2,3") if seed is not None else [None]
+    runs = [_Run(p, n, s) for p in presets for n in counts for s in seeds]
+    scenarios = [resolve(bases[r.preset], r.overrides() + overrides + extra) for r in runs]
     trace_dirs: list[Path | None] = [None] * len(scenarios)
     if trace_dir is not None:
         scenarios = [_all_traces(s) for s in scenarios]
-        root = Path(trace_dir)
-        several = servers is not None and "," in servers
-        dirs = [root / f"servers={s.servers}" if several else root for s in scenarios]
-        for d in dirs:  # a bad path fails before any run
-            d.mkdir(parents=True, exist_ok=True)
-        trace_dirs = list(dirs)
+        trace_dirs = list(_run_dirs(trace_dir, runs))
     pcap_dirs: list[Path | None] = [None] * len(scenarios)
     if pcap is not None:
         scenarios = [s.with_overrides({"trace.pcap": True}) for s in scenarios]
-        root = Path(pcap)
-        several = servers is not None and "," in servers
-        pdirs = [root / f"servers={s.servers}" if several else root for s in scenarios]
-        for d in pdirs:  # a bad path fails before any run
-            d.mkdir(parents=True, exist_ok=True)
-        pcap_dirs = list(pdirs)
+        pcap_dirs = list(_run_dirs(pcap, runs))
 
     # Wide enough for the per-server table when the output is a pipe or a file.
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
@@ -221,11 +230,10 @@ def run(
         results.append(result)
     if as_json:
         return
-    suffix = f", preset {preset}" if preset is not None else ""
-    if servers is not None and "," in servers:
-        _print_table(console, results, suffix)
+    if len(runs) > 1:
+        _print_table(console, results, runs)
     else:
-        _print_summary(console, results[0], suffix)
+        _print_summary(console, results[0], runs[0].preset)
 
 
 def _wrote(what: str, paths: list[Path], where: Path) -> None:
@@ -243,6 +251,30 @@ def register(app: typer.Typer) -> None:
 # Inputs.
 
 
+class _Run(NamedTuple):
+    """One run of a command line: a value of each list option (None where it was not given)."""
+
+    preset: str | None
+    servers: int | None
+    seed: int | None
+
+    def overrides(self) -> list[tuple[str, Any]]:
+        """The settings this run sets (the preset is its base, not a setting)."""
+        return [(k, v) for k, v in (("servers", self.servers), ("seed", self.seed)) if v is not None]
+
+
+def _run_dirs(root: str, runs: "list[_Run]") -> list[Path]:
+    """One directory per run: ``root``, or below it ``preset=P/servers=N/seed=S`` for each option given
+    several values. Made before any run, so that a bad path fails first."""
+    several = [len({r[i] for r in runs}) > 1 for i in range(len(_Run._fields))]
+    dirs = []
+    for r in runs:
+        d = Path(root)
+        for name, value, listed in zip(_Run._fields, r, several, strict=True):
+            d = d / f"{name}={value}" if listed else d
+        d.mkdir(parents=True, exist_ok=True)
+        dirs.append(d)
+    return dirs
 
 
 def _all_traces(scenario: "Scenario") -> "Scenario":
@@ -296,11 +328,25 @@ def _rate(events_per_s: float) -> str:
     return f"{events_per_s:.0f} "
 
 
-def _print_summary(console: "Console", r: "Result", suffix: str = "") -> None:
+def _print_header(console: "Console", scenario: "Scenario", preset: str | None, columns: "set[str]") -> None:
+    """What ran: the scenario's one line and the preset, then every other setting that is not the
+    engine's default (``name=value``, TOML form), but for the settings the table's ``columns`` show."""
+    line = scenario.describe()
+    if "servers" in columns:  # all but the server count
+        wl = scenario.workload
+        line = line.split(", ", 1)[-1]
+        line = f"{wl.clients} clients ({wl.server_sets} servers), {line}" if wl.clients > 1 else line
+    console.print(line + (f", preset {preset}" if preset is not None else ""), style="bold", markup=False)
+    changed = scenario.describe_changes(omit=columns)
+    if changed:
+        console.print(f"settings not at their default: {changed}", markup=False)
+
+
+def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
     from rich.table import Table
 
     t = r.block_time_ms
-    console.print(r.scenario.describe() + suffix, style="bold")
+    _print_header(console, r.scenario, preset, set())
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -340,32 +386,58 @@ def _print_summary(console: "Console", r: "Result", suffix: str = "") -> None:
     console.print(table)
 
 
-def _print_table(console: "Console", results: "list[Result]", suffix: str = "") -> None:
+def _columns() -> "tuple[tuple[str, Callable[[Result], float], Callable[[float], str]], ...]":
+    """The table's columns: heading, the figure of one run, and how a value of it reads."""
+    from incast.labels import format_number
+
+    return (
+        ("goodput Mbps", lambda r: r.goodput_mbps, lambda x: f"{x:.1f}"),
+        ("util", lambda r: r.utilization, lambda x: f"{x:.0%}"),
+        ("blocks", lambda r: r.blocks, format_number),
+        ("block p50 ms", lambda r: r.block_time_ms.p50, ms),
+        ("p99 ms", lambda r: r.block_time_ms.p99, ms),
+        ("max ms", lambda r: r.block_time_ms.max, ms),
+        ("timeouts", lambda r: r.timeouts, format_number),
+        ("drops", lambda r: r.drops, format_number),
+    )
+
+
+def _print_table(console: "Console", results: "list[Result]", runs: "list[_Run]") -> None:
+    """One row per preset and server count; over several seeds, each figure as its mean above ``± sd``
+    (the sample standard deviation across the seeds), and without the engine's speed."""
     from rich.table import Table
 
-    common = results[0].scenario.describe().split(", ", 1)[-1]  # all but the server count
-    wl = results[0].scenario.workload
-    if wl.clients > 1:
-        common = f"{wl.clients} clients ({wl.server_sets} servers), {common}"
-    console.print(common + suffix, style="bold")
+    rows: dict[tuple[str | None, int], list[Result]] = {}
+    for run, r in zip(runs, results, strict=True):
+        rows.setdefault((run.preset, r.scenario.servers), []).append(r)
+    presets = list(dict.fromkeys(run.preset for run in runs))
+    seeds = list(dict.fromkeys(run.seed for run in runs))
+    shown = {"servers", *(["seed"] if len(seeds) > 1 else [])}  # by the table, not the header
+    for preset in presets:
+        first = next(rs[0] for (p, _), rs in rows.items() if p == preset)
+        _print_header(console, first.scenario, preset, shown)
+    if len(seeds) > 1:
+        console.print(f"over seeds {', '.join(map(str, seeds))}: mean ± sd (sample standard deviation)")
+    spread = "\nmean\n± sd" if len(seeds) > 1 else ""
     table = Table()
-    for name in (
-        "servers",
-        "goodput Mbps",
-        "util",
-        "blocks",
-        "block p50 ms",
-        "p99 ms",
-        "max ms",
-        "timeouts",
-        "drops",
-        "events/s",
-    ):
+    names = [*(["preset"] if len(presets) > 1 else []), "servers"]
+    columns = _columns()
+    names += [f"{heading}{spread}" for heading, _, _ in columns] + ([] if spread else ["events/s"])
+    for name in names:
         table.add_column(name, justify="right", no_wrap=True)
-    for r in results:
-        t = r.block_time_ms
-        table.add_row(
-            str(r.scenario.servers), f"{r.goodput_mbps:.1f}", f"{r.utilization:.0%}", str(r.blocks),
-            ms(t.p50), ms(t.p99), ms(t.max), str(r.timeouts), str(r.drops), _rate(r.events_per_s).strip(),
-        )  # fmt: skip
+    for (preset, servers), rs in rows.items():
+        cells = [*([str(preset)] if len(presets) > 1 else []), str(servers)]
+        for _, figure, fmt in columns:
+            mean, sd = _mean_sd([float(figure(r)) for r in rs])
+            cells.append(fmt(mean) if len(rs) == 1 else f"{fmt(mean)}\n± {fmt(sd)}")
+        cells += [] if spread else [_rate(rs[0].events_per_s).strip()]
+        table.add_row(*cells)
     console.print(table)
+
+
+def _mean_sd(values: list[float]) -> tuple[float, float]:
+    """The mean and the sample standard deviation (NaN for one value)."""
+    mean = sum(values) / len(values)
+    if len(values) < 2:
+        return mean, math.nan
+    return mean, math.sqrt(sum((v - mean) ** 2 for v in values) / (len(values) - 1))

@@ -152,7 +152,8 @@ def _print_summary(experiment: "Experiment", result: "SweepResult") -> None:
     )
     axes = experiment.axis_names
     metrics = experiment.spec.run.metrics
-    for name in [*axes, "seeds", *metrics]:
+    several = bool((result.summary["seeds"] > 1).any())
+    for name in [*axes, "seeds", *(f"{m} mean ± 95% CI" if several else m for m in metrics)]:
         table.add_column(name, justify="right")
     for _, row in result.summary.iterrows():
         cells = [format_value(a, row[a]) for a in axes] + [format_number(row["seeds"])]
