@@ -7,6 +7,9 @@ ns3==3.44.post0``); it needs nothing of ``incast`` but its unit parser
     python python/incast/reference/ns3.py --servers 16 --rto-min 1ms \\
         --buffer 32KiB --sru 256KiB --blocks 20 --json
 
+``incast validate --against ns3`` runs it so, from a scenario
+(:mod:`incast.reference.ns3_options`).
+
 The scenario, the application and the counters are C++ handed to cppyy
 (``cppyy.cppdef``), so the simulation runs at C++ speed; Python only parses the
 options and prints the result.
