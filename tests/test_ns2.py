@@ -16,6 +16,9 @@ import incast
 from incast.cli import main
 from incast.presets import with_preset
 from incast.reference import ns2
+from incast.reference.base import Refused
+
+NS2 = ns2.Ns2()
 
 # Runs ns-2 wherever it is installed; CI installs it, so there a missing ns fails.
 EPOCH = datetime(1970, 1, 1, tzinfo=timezone.utc)
@@ -49,9 +52,16 @@ def test_script_carries_each_setting_as_ns2_names_it() -> None:
     assert text.splitlines()[1].startswith("set P(") and "Agent/TCP/$P(agent)" in text
 
 
+def test_ns2s_best_goodput_is_the_engines_on_the_same_wire() -> None:
+    """ns-2's packets take the link as long as the engine's frames, so its utilization has the same denominator."""
+    for timestamps in (False, True):
+        s = scenario(blocks=1, tcp={"timestamps": timestamps})
+        assert ns2.Ns2Run(s, [], 0, 0, 0, 0).best_goodput_mbps == incast.run(s).best_goodput_mbps
+
+
 def test_equal_cables_are_noted_as_ties_each_simulator_breaks_its_own_way() -> None:
     def tied(**fields: object) -> bool:
-        return any(n.startswith("link.skew: every server's cable is as long") for n in ns2._notes(scenario(**fields)))
+        return any(n.startswith("link.skew: every server's cable is as long") for n in NS2.notes(scenario(**fields)))
 
     assert tied() and not tied(link={"skew": "1ps"}) and not tied(servers=1)
     # Random turnarounds part the servers only until the port's departures clock them again.
@@ -61,12 +71,12 @@ def test_equal_cables_are_noted_as_ties_each_simulator_breaks_its_own_way() -> N
 def test_a_byte_buffer_becomes_whole_packets_with_a_note() -> None:
     s = scenario(switch={"buffer": "32KiB"})
     assert ns2.parameters(s)["queue"] == str(32768 // 1058)
-    assert any(n.startswith("switch.buffer: 32768 bytes become 30 packets") for n in ns2._notes(s))
+    assert any(n.startswith("switch.buffer: 32768 bytes become 30 packets") for n in NS2.notes(s))
 
 
 def noted(start: str, **tcp: object) -> bool:
     """True when ns-2 on the ns2 preset with these TCP settings gets a note beginning with ``start``."""
-    return any(n.startswith(start) for n in ns2._notes(scenario(tcp=tcp)))
+    return any(n.startswith(start) for n in NS2.notes(scenario(tcp=tcp)))
 
 
 def test_newrenos_partial_ack_window_is_noted_unless_the_scenario_runs_ns2s() -> None:
@@ -127,19 +137,26 @@ def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() ->
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"topology": {"kind": "tree", "edge_switches": 2}}, 'topology.kind: only "star" is built'),
+        ({"topology": {"kind": "tree", "edge_switches": 2}}, 'topology.kind: "star" only: one switch is built'),
         ({"tcp": {"cc": "cubic"}}, "tcp.cc: reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         ({"background": {"tcp_flows": 2}}, "background.tcp_flows: no background traffic"),
         ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
         ({"tcp": {"rcv_window": "linux"}}, "tcp.rcv_window: \"fixed\": the agents' window_ never grows"),
         ({"tcp": {"gip": "333"}}, "tcp.gip_copies: 0 only: ns-2's agents cannot resend a packet from Tcl"),
-        ({"link": {"host_jitter": "30us"}}, "link.host_jitter: 0 only: the harness's agents answer in a fixed time"),
+        ({"link": {"host_jitter": "30us"}}, "link.host_jitter: 0 only: the harness's hosts answer in a fixed time"),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:
-    with pytest.raises(ns2.Ns2Unsupported, match="^" + message.replace("(", r"\(")):
-        ns2.script(scenario(**fields))
+    s = scenario(**fields)
+    assert NS2.refusals(s)[0].setting == message.split(":")[0]
+    with pytest.raises(Refused, match="^" + message.replace("(", r"\(")) as e:
+        ns2.script(s)
+    assert str(e.value).endswith(" (ns-2.35)") and "\n" not in str(e.value)
+
+
+def test_the_ns2_preset_runs_in_ns2_with_no_refusal() -> None:
+    assert NS2.refusals(scenario()) == []
 
 
 def test_cli_refusal_is_one_line_with_status_2(capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,7 +164,7 @@ def test_cli_refusal_is_one_line_with_status_2(capsys: pytest.CaptureFixture[str
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     why = "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"
-    assert err == f"error: tcp.cc: {why} (ns-2 comparison)\n"
+    assert err == f"error: tcp.cc: {why} (ns-2.35)\n"
 
 
 @needs_ns

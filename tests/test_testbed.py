@@ -26,13 +26,15 @@ import pytest
 
 from incast import Scenario, testbed
 from incast.cli import main
-from incast.cli.validate import host_cost, simulator_overrides
 from incast.errors import ScenarioError
 from incast.presets import LINUX_STACK
+from incast.reference.base import refusals
+from incast.reference.testbed import host_cost, simulator_overrides
 from incast.result import BlockTimes
 from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
 from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, namespaces, owner, run_of
+from incast.testbed.plan import rules
 from incast.testbed.run import kernel_rtt
 
 from conftest import default_sigint
@@ -153,7 +155,8 @@ def test_the_receive_window_is_the_kernels_tcp_rmem_and_autotuning(rcv_window: s
 
 
 def test_a_congestion_control_the_kernel_lacks_is_a_one_line_error() -> None:
-    with pytest.raises(ScenarioError, match=r"^tcp.cc: dctcp is not a congestion control this .*reno, bbr, cubic\)$"):
+    offered = r"^tcp.cc: one this kernel offers \(reno, bbr, cubic\), not dctcp \(testbed\)$"
+    with pytest.raises(ScenarioError, match=offered):
         plan(scenario(tcp={"cc": "dctcp"}, switch={"ecn_threshold": "20pkt"}), HZ250, CONGESTION)
 
 
@@ -192,6 +195,7 @@ def test_the_simulator_s_best_goodput_is_the_testbed_s() -> None:
     ],
 )
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str, Any], field: str) -> None:
+    assert refusals(rules(scenario(**fields), CONGESTION))[0].setting == field
     with pytest.raises(ScenarioError) as e:
         plan(scenario(**fields), HZ250, CONGESTION)
     assert str(e.value).startswith(f"{field}: ")
@@ -301,7 +305,7 @@ def test_a_field_the_kernel_cannot_run_stops_the_command_before_anything_is_buil
 ) -> None:
     code, out, err = cli(capfd, "testbed", *SMALL, "--tcp", "dctcp", "--set", "switch.ecn_threshold=20pkt")
     assert (code, out) == (2, "")
-    assert err.startswith("error: tcp.cc: dctcp is not a congestion control this kernel offers")
+    assert err.startswith("error: tcp.cc: one this kernel offers (") and "), not dctcp (testbed)" in err
     assert err.count("\n") == 1
 
 

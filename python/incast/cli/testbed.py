@@ -171,11 +171,10 @@ def register(app: typer.Typer) -> None:
     app.command("testbed", no_args_is_help=False)(testbed)
 
 
-def kernel_line(r: "TestbedResult") -> str:
-    """The kernel's tick, the RTO floor it gives and the congestion control, in one line."""
+def kernel_line(k: dict[str, Any]) -> str:
+    """The kernel's tick, the RTO floor it gives and the congestion control (a result's ``kernel``), in one line."""
     from incast.units import format_duration
 
-    k = r.kernel
     return (
         f"kernel HZ={k['hz']} ({format_duration(k['jiffy_s'])} ticks): RTO_min {format_duration(k['rto_min_s'])} "
         f"arms as at least {format_duration(k['rto_floor_s'])}; congestion control {k['congestion']}"
@@ -199,7 +198,7 @@ def print_summary(console: "Console", r: "TestbedResult") -> None:
 
     state = "" if r.status == "complete" else f" — {r.status}, partial results"
     console.print(r.scenario.describe() + state, style="bold")
-    console.print(kernel_line(r))
+    console.print(kernel_line(r.kernel))
     table = Table(show_header=False, box=None, pad_edge=False)
     table.add_column(style="bold", no_wrap=True)
     table.add_column()
@@ -228,7 +227,7 @@ def print_table(console: "Console", results: "list[TestbedResult]") -> None:
     from rich.table import Table
 
     console.print(results[0].scenario.describe().split(", ", 1)[-1], style="bold")
-    console.print(kernel_line(results[0]))
+    console.print(kernel_line(results[0].kernel))
     table = Table()
     for name in ("servers", "goodput Mbps", "util", "blocks", "block p50 ms", "p99 ms", "max ms", "timeouts", "drops"):
         table.add_column(name, justify="right", no_wrap=True)

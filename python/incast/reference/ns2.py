@@ -13,8 +13,8 @@ that ACKs every segment or delays ACKs (``TCPSink/DelAck``), the agent
 settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for, and
 GIP's window reset at each stripe unit's head (``cwnd_`` set before the
 unit's ``advanceby``; its redundant copies need a new agent, and are refused).
-What ns-2 approximates is returned as notes (:data:`Ns2Run.notes`); what it
-cannot express raises :class:`Ns2Unsupported` naming the setting.
+:class:`Ns2` is this harness as a :class:`~incast.reference.base.Reference`:
+what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 """
 
 from __future__ import annotations
@@ -28,11 +28,12 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from incast.errors import IncastError, ScenarioError
+from incast.errors import IncastError
+from incast.reference.base import Figure, Reference, Rule, Unavailable, star_read
 from incast.result import Result
 from incast.scenario import Scenario
 
-__all__ = ["Ns2Error", "Ns2Run", "Ns2Unsupported", "run", "script"]
+__all__ = ["Ns2", "Ns2Error", "Ns2Run", "rules", "run", "script"]
 
 #: TCP/IP header bytes ns-2 adds to every data packet (``tcpip_base_hdr_size_``).
 HEADERS = 40
@@ -46,16 +47,14 @@ ETHERNET, MIN_FRAME, PREAMBLE_IFG = 18, 64, 20
 POLL_S = 1e-5
 #: Queue limit standing for "never drops" on the ports the engine does not bound.
 UNBOUNDED = 1_000_000
+#: What a machine without ns-2 lacks, and how to install it.
+MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
 FAST08_CLASSES = ("full_window_loss", "last_packet_loss", "lost_retransmit", "other")
 #: GIP §III's timeout classes, under the engine's names.
 GIP_CLASSES = ("floss", "lack", "other")
 #: FAST08 Table 3's split of the lost retransmissions by DART against the duplicate-ACK threshold.
 DART_SPLIT = ("lost_retransmit_dart_ge_thresh", "lost_retransmit_dart_lt_thresh")
-
-
-class Ns2Unsupported(ScenarioError):
-    """ns-2's agents cannot express this scenario; the message names the setting."""
 
 
 class Ns2Error(IncastError):
@@ -94,7 +93,14 @@ class Ns2Run:
         total_s = sum(self.block_time_ms) / 1000.0
         return self.bytes_delivered * 8 / total_s / 1e6 if total_s > 0 else math.nan
 
-    def to_dict(self, best_goodput_mbps: float | None = None) -> dict[str, Any]:
+    @property
+    def best_goodput_mbps(self) -> float:
+        """The link rate times payload over the link time of a full segment's packet, as the engine's frame."""
+        s = self.scenario
+        payload = int(s.tcp.mss) - (TS_OPTION if s.tcp.timestamps else 0)
+        return float(s.link.rate) * payload / _segment_wire(s) / 1e6
+
+    def to_dict(self) -> dict[str, Any]:
         """The figures ``incast validate`` compares, under ``incast run --json``'s keys."""
         times = sorted(self.block_time_ms)
 
@@ -103,10 +109,10 @@ class Ns2Run:
                 return None
             return times[min(len(times) - 1, max(0, math.ceil(q * len(times)) - 1))]
 
-        best = best_goodput_mbps
         return {
             "goodput_mbps": self.goodput_mbps,
-            "utilization": self.goodput_mbps / best if best else None,
+            "best_goodput_mbps": self.best_goodput_mbps,
+            "utilization": self.goodput_mbps / self.best_goodput_mbps,
             "blocks": self.blocks,
             "bytes_delivered": self.bytes_delivered,
             "block_time_ms": {"p50": pct(0.5), "p99": pct(0.99), "max": times[-1] if times else None},
@@ -239,50 +245,21 @@ def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str
     return fast08, gip
 
 
-def _refuse(setting: str, why: str) -> Ns2Unsupported:
-    return Ns2Unsupported(f"{setting}: {why} (ns-2 comparison)")
-
-
-def _check(s: Scenario) -> None:
-    """Raise :class:`Ns2Unsupported` for the first setting ns-2's agents cannot express."""
-    if s.blocks is None:
-        raise _refuse("blocks", "required: the comparison runs a number of blocks")
-    if s.topology.kind != "star":
-        raise _refuse("topology.kind", f'only "star" is built, got {s.topology.kind!r}')
-    refusals: list[tuple[str, bool, str]] = [
-        ("workload.clients", s.workload.clients != 1, "one client only"),
-        ("workload.max_inflight", s.workload.max_inflight is not None, "every server answers at once"),
-        ("workload.stagger", s.workload.stagger != 0, "no staggered requests"),
-        ("background.tcp_flows", s.background.tcp_flows != 0, "no background traffic"),
-        ("background.udp_rate", s.background.udp_rate is not None, "no background traffic"),
-        ("wan.delay", s.wan.delay is not None, "no wide-area delay model"),
-        ("switch.pause", bool(s.switch.pause), "no Ethernet flow control"),
-        ("switch.pfc", bool(s.switch.pfc), "no Ethernet flow control"),
-        ("switch.ecn_threshold", s.switch.ecn_threshold is not None, "drop-tail ports only"),
-        ("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
-        ("link.loss", s.link.loss != 0, "no random loss"),
-        ("link.tx_queue", s.link.tx_queue is not None, "an agent sends into its link's queue, never waits for it"),
-        ("link.host_jitter", s.link.host_jitter != 0, "0 only: the harness's agents answer in a fixed time"),
-        ("tcp.send_loss", s.tcp.send_loss != 0, "no random loss"),
-        ("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
-        (
+def rules(s: Scenario) -> list[Rule]:
+    """What ns-2's agents restrict, beyond :func:`~incast.reference.base.star_read`."""
+    return [
+        *star_read(s),
+        Rule("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
+        Rule(
             "tcp.gip_copies",
             s.tcp.gip != "off" and s.tcp.gip_copies != 0,
             "0 only: ns-2's agents cannot resend a packet from Tcl; GIP's cwnd reset at each stripe unit's head runs",
         ),
-        ("tcp.rude", bool(s.tcp.rude), "no Rude TCP agent"),
-        ("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
-        ("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
-        ("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
-        ("tcp.rto_randomize", bool(s.tcp.rto_randomize), "ns-2 arms timers for exactly the RTO"),
-        ("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "ns-2 timers fire on time"),
-        ("tcp.slow_start", not s.tcp.slow_start, "ns-2 agents always slow-start"),
-        ("tcp.sack_lost_retransmit", bool(s.tcp.sack_lost_retransmit), "Sack1 has no lost-retransmit detection"),
-        ("tcp.delayed_ack", isinstance(s.tcp.delayed_ack, str), '"off" or a fixed interval (TCPSink/DelAck)'),
+        Rule("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
+        Rule("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
+        Rule("tcp.sack_lost_retransmit", bool(s.tcp.sack_lost_retransmit), "Sack1 has no lost-retransmit detection"),
+        Rule("tcp.delayed_ack", isinstance(s.tcp.delayed_ack, str), '"off" or a fixed interval (TCPSink/DelAck)'),
     ]
-    for setting, refused, allowed in refusals:
-        if refused:
-            raise _refuse(setting, allowed)
 
 
 def _notes(s: Scenario) -> list[str]:
@@ -431,12 +408,12 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
 
 
 def script(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> str:
-    """The complete Tcl for scenario ``s``; raises :class:`Ns2Unsupported` first if ns-2 cannot run it.
+    """The complete Tcl for scenario ``s``; :class:`~incast.reference.base.Refused` first if ns-2 cannot run it.
 
     ``trace``: the client port's queue trace goes there; ``variables``: the server agents' trace of
     ``nrexmit_``, ``dupacks_``, ``ack_`` and ``maxseq_``.
     """
-    _check(s)
+    Ns2().check(s)
     lines = ["# Generated by incast from the scenario; the text below the parameters is ns2.tcl."]
     lines += [f"set P({k}) {{{v}}}" for k, v in parameters(s, trace, variables).items()]
     template = resources.files("incast.reference").joinpath("ns2.tcl").read_text(encoding="utf-8")
@@ -452,7 +429,7 @@ def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeou
     """
     ns = shutil.which("ns")
     if ns is None:
-        raise Ns2Error("ns-2: the ns command is missing; install it with apt-get install -y ns2")
+        raise Ns2Error(f"ns-2: {MISSING}")
     found: tuple[dict[str, int], dict[str, int]] | None = None
     with tempfile.TemporaryDirectory(prefix="incast-ns2-") as tmp:
         queue = trace or (Path(tmp) / "queue.tr" if classes else None)
@@ -479,3 +456,50 @@ def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeou
     timeouts, retransmitted, drops, data = counters
     fast08, gip = found if found is not None else (None, None)
     return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s), fast08, gip)
+
+
+#: The servers' timeouts by class (FAST08 §5.1, GIP §III), compared when the run counted them (``--classes``).
+CLASS_FIGURES = (
+    Figure("timeouts: full window loss", "timeout_classes", "full_window_loss"),
+    Figure("timeouts: lost retransmit", "timeout_classes", "lost_retransmit"),
+    Figure("timeouts: last packet loss", "timeout_classes", "last_packet_loss"),
+    Figure("timeouts: other", "timeout_classes", "other"),
+    Figure("timeouts: FLoss-TO", "gip_timeout_classes", "floss"),
+    Figure("timeouts: LAck-TO", "gip_timeout_classes", "lack"),
+)
+
+
+class Ns2(Reference):
+    """ns-2.35 as a reference; ``classes``: also count the servers' timeouts by class (:func:`timeout_classes`)."""
+
+    name = "ns2"
+    title = "ns-2.35"
+    preset = "ns2"
+
+    def __init__(self, *, classes: bool = False) -> None:
+        self.classes = classes
+
+    def require(self) -> None:
+        if shutil.which("ns") is None:
+            raise Unavailable(f"ns-2: {MISSING}")
+
+    def rules(self, scenario: Scenario) -> list[Rule]:
+        return rules(scenario)
+
+    def notes(self, scenario: Scenario) -> list[str]:
+        return _notes(scenario)
+
+    def prepare(self, scenario: Scenario) -> tuple[Scenario, list[str]]:
+        s, note = whole_segments(scenario)
+        return s, [note] if note else []
+
+    def run(self, scenario: Scenario) -> dict[str, Any]:
+        return run(scenario, classes=self.classes).to_dict()
+
+    def simulator_figures(self, result: Result) -> tuple[dict[str, Any], list[str]]:
+        timeouts, note = response_timeouts(result)
+        counted = {"timeouts": timeouts} | (response_classes(result) if self.classes else {})
+        return result.to_dict() | counted, [note] if note else []
+
+    def figures(self, measured: dict[str, Any]) -> tuple[Figure, ...]:
+        return CLASS_FIGURES if measured.get("timeout_classes") else ()

@@ -1,10 +1,14 @@
 """The synchronized read (incast) in ns-3 3.44, as a reference for the engine.
 
 Run it with an interpreter that has the ``ns3`` wheel from PyPI (``pip install
-ns3==3.44.post0``); it does not import ``incast``::
+ns3==3.44.post0``); it needs nothing of ``incast`` but its unit parser
+(``incast/units.py``, read from beside this folder)::
 
     python python/incast/reference/ns3.py --servers 16 --rto-min 1ms \\
         --buffer 32KiB --sru 256KiB --blocks 20 --json
+
+``incast validate --against ns3`` runs it so, from a scenario
+(:mod:`incast.reference.ns3_options`).
 
 The scenario, the application and the counters are C++ handed to cppyy
 (``cppyy.cppdef``), so the simulation runs at C++ speed; Python only parses the
@@ -112,28 +116,32 @@ What is approximated
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import math
 import os
-import re
 import sys
 import tempfile
 import time
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TypeVar
 
-_SIZE_UNITS = {
-    "": 1,
-    "b": 1,
-    "kb": 1000,
-    "mb": 1000**2,
-    "gb": 1000**3,
-    "kib": 1024,
-    "mib": 1024**2,
-    "gib": 1024**3,
-}
-_TIME_UNITS = {"": 1.0, "s": 1.0, "ms": 1e-3, "us": 1e-6, "µs": 1e-6, "ns": 1e-9}
-_RATE_UNITS = {"": 1, "bps": 1, "kbps": 1e3, "mbps": 1e6, "gbps": 1e9}
+
+def _units_beside() -> ModuleType:
+    """``incast/units.py`` loaded from its file: run as a script, this file has no ``incast`` to import."""
+    spec = importlib.util.spec_from_file_location("incast_units", Path(__file__).resolve().parents[1] / "units.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+if TYPE_CHECKING or __package__:
+    from incast import units
+else:
+    units = _units_beside()
 
 #: Queue limit of every device queue but the switch port toward the client.
 AMPLE_QUEUE = "100000p"
@@ -145,26 +153,27 @@ TS_OPTION = 12
 PPP_HEADER = 2
 
 
-def _parse(text: str, units: Mapping[str, float], what: str) -> float:
-    m = re.fullmatch(r"\s*([0-9]*\.?[0-9]+(?:[eE][-+]?[0-9]+)?)\s*([A-Za-zµ]*)\s*", text)
-    if not m or m.group(2).lower() not in units:
-        raise argparse.ArgumentTypeError(f"not {what}: {text!r} (units: {', '.join(k for k in units if k)})")
-    return float(m.group(1)) * units[m.group(2).lower()]
+_T = TypeVar("_T")
 
 
-def size(text: str) -> int:
-    """Bytes from ``"32KiB"``, ``"256KiB"``, ``"1MiB"`` or ``"32768"``."""
-    return int(_parse(text, _SIZE_UNITS, "a size"))
+def _option(parse: Callable[[str], _T]) -> Callable[[str], _T]:
+    """An argparse type that parses with ``parse`` and reports its :class:`~incast.units.UnitError` as is."""
+
+    def convert(text: str) -> _T:
+        try:
+            return parse(text)
+        except units.UnitError as e:
+            raise argparse.ArgumentTypeError(str(e)) from None
+
+    return convert
 
 
-def duration(text: str) -> float:
-    """Seconds from ``"1ms"``, ``"100us"``, ``"0.2s"`` (a bare number is seconds)."""
-    return _parse(text, _TIME_UNITS, "a duration")
-
-
-def rate(text: str) -> float:
-    """Bits per second from ``"1Gbps"``, ``"100Mbps"`` (a bare number is bits per second)."""
-    return _parse(text, _RATE_UNITS, "a rate")
+#: Bytes from ``"32KiB"``, ``"256KiB"``, ``"100B"`` (:func:`incast.units.parse_size`).
+size = _option(units.parse_size)
+#: Seconds from ``"1ms"``, ``"100us"``, ``"0"`` (:func:`incast.units.parse_duration`).
+duration = _option(units.parse_duration)
+#: Bits per second from ``"1Gbps"``, ``"100Mbps"`` (:func:`incast.units.parse_rate`).
+rate = _option(units.parse_rate)
 
 
 CPP = r"""
@@ -543,8 +552,8 @@ def _define() -> Any:
         sys.stderr.flush()
         os.dup2(err.fileno(), 2)
         try:
-            import cppyy  # type: ignore[import-not-found,unused-ignore]
-            from ns import ns  # type: ignore[import-not-found,unused-ignore]  # noqa: F401  (loads ns-3 into cppyy)
+            import cppyy  # type: ignore[import-not-found,import-untyped,unused-ignore]
+            from ns import ns  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401  (loads ns-3 into cppyy)
 
             cppyy.cppdef(CPP)
         finally:
@@ -657,7 +666,7 @@ def parser() -> argparse.ArgumentParser:
     )
     ap.add_argument("--sack", action=argparse.BooleanOptionalAction, default=True, help="TcpSocketBase::Sack")
     ap.add_argument("--seed", type=int, default=1, help="seed of the request order (and ns-3's run number)")
-    ap.add_argument("--request", type=size, default=100, help="request bytes per server and block")
+    ap.add_argument("--request", type=size, default=size("100B"), help="request bytes per server and block")
     ap.add_argument("--order", choices=["shuffled", "fixed"], default="shuffled", help="request order per block")
     ap.add_argument(
         "--clock-granularity",

@@ -49,7 +49,7 @@ socket waits), ``link.host_jitter`` (the real hosts' own handling time), ``link.
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
 
-**Refused** (ScenarioError naming the field): dctcp or any congestion control
+**Refused** (:func:`rules`, one line naming the field): dctcp or any congestion control
 the kernel lacks, ``switch.ecn_threshold``, GIP, CMU09's randomized or
 delayed timer, ``slow_start = false``, Eifel, an initial RTO other than 1 s,
 a back-off cap, a delayed-ACK timeout Linux cannot run, non-default Cubic
@@ -62,13 +62,13 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-from incast.errors import ScenarioError
+from incast.reference.base import Rule, check
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import MAX_SERVERS, Shaping
 from incast.units import format_duration, format_rate
 
-__all__ = ["Plan", "plan"]
+__all__ = ["TITLE", "Plan", "plan", "rules"]
 
 #: Slowest rate tc's tbf takes: it keeps the rate in bytes per second, so below 8 bit/s it is 0.
 MIN_TBF_RATE = 8
@@ -80,6 +80,8 @@ _QDISC_FRAME_OVERHEAD = 54
 _MIN_MSS = 48
 #: Wire bytes of a frame beyond its payload: headers (54), FCS (4), preamble (8) and gap (12).
 _WIRE_OVERHEAD = 78
+#: The end of the testbed's refusals (:func:`~incast.reference.base.check`).
+TITLE = "testbed"
 #: Fields the testbed refuses unless they keep their default, with what Linux does instead.
 _FIXED = {
     "tcp.rto_initial": "Linux's initial RTO is 1s (TCP_TIMEOUT_INIT)",
@@ -135,40 +137,63 @@ def _value(data: dict[str, Any], path: str) -> Any:
     return data[table][key]
 
 
-def _refuse_unsupported(s: Scenario) -> None:
+def _rto_max_ms(s: Scenario) -> int:
+    return round(float(s.tcp.rto_max) * 1e3)
+
+
+def _linux_delayed_ack(d: float | str | None) -> bool:
+    """Is ``tcp.delayed_ack`` one the testbed runs: off, Linux's own, or the fixed 40ms it stands in for?"""
+    return d is None or d == "linux" or (isinstance(d, float) and math.isclose(d, 0.04))
+
+
+def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
+    """Every field the testbed restricts, on a kernel with these congestion controls (the module docstring)."""
     given, default = s.to_dict(), Scenario(servers=1).to_dict()
-    for path, instead in _FIXED.items():
-        if _value(given, path) != _value(default, path):
-            raise ScenarioError(f"{path}: the testbed runs the real kernel and cannot set it ({instead})")
-    if s.switch.ecn_threshold is not None:
-        raise ScenarioError('switch.ecn_threshold: the testbed\'s tbf switch port cannot mark ECN; use "off"')
-    if s.tcp.spurious_rto == "eifel":
-        raise ScenarioError('tcp.spurious_rto: Linux has no Eifel; use "off" or "frto"')
-    if s.servers > MAX_SERVERS:
-        raise ScenarioError(f"servers: the testbed runs at most {MAX_SERVERS} servers (one namespace each)")
-    if s.workload.clients != 1:
-        raise ScenarioError(f"workload.clients: the testbed runs one client namespace, got {s.workload.clients}")
-    if s.tcp.mss < _MIN_MSS:
-        raise ScenarioError(f"tcp.mss: Linux sends segments of at least {_MIN_MSS} bytes, got {s.tcp.mss}")
+    tcp, d = s.tcp, s.tcp.delayed_ack
+    delayed_ack = "off" if d is None else d if isinstance(d, str) else format_duration(d)
+    return [
+        Rule(
+            "tcp.cc",
+            tcp.cc not in congestion_controls,
+            f"one this kernel offers ({', '.join(congestion_controls)}), not {tcp.cc}",
+        ),
+        *(
+            Rule(path, _value(given, path) != _value(default, path), f"the default only: {why}")
+            for path, why in _FIXED.items()
+        ),
+        Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, '"off" only: the tbf port cannot mark ECN'),
+        Rule("tcp.spurious_rto", tcp.spurious_rto == "eifel", '"off" or "frto": Linux has no Eifel'),
+        Rule("servers", s.servers > MAX_SERVERS, f"at most {MAX_SERVERS}, one namespace each"),
+        Rule("workload.clients", s.workload.clients != 1, f"1 only: one client namespace, got {s.workload.clients}"),
+        Rule("tcp.mss", tcp.mss < _MIN_MSS, f"at least {_MIN_MSS} bytes, Linux's smallest, got {tcp.mss}"),
+        Rule(
+            "link.rate",
+            s.link.rate < MIN_TBF_RATE,
+            f"at least {format_rate(MIN_TBF_RATE)}: tc's tbf counts whole bytes per second, "
+            f"got {format_rate(s.link.rate)}",
+        ),
+        Rule(
+            "tcp.delayed_ack",
+            not _linux_delayed_ack(d),
+            f'Linux\'s delayed ACK ("40ms" or "linux") or "off", got {delayed_ack!r}',
+        ),
+        Rule(
+            "tcp.rto_max",
+            not 1000 <= _rto_max_ms(s) <= 120_000,
+            f"1s to 120s, Linux's tcp_rto_max_ms, got {format_duration(tcp.rto_max)}",
+        ),
+    ]
 
 
 def _delayed_ack(s: Scenario, notes: list[str]) -> bool:
-    """Is the delayed ACK on? Refuses the timeouts Linux cannot run."""
+    """Is the delayed ACK on? A fixed 40ms runs as Linux's own, with a note."""
     d = s.tcp.delayed_ack
-    if d is None:
-        return False
-    if d == "linux":
-        return True
-    if isinstance(d, float) and math.isclose(d, 0.04):
+    if isinstance(d, float):
         notes.append(
             "tcp.delayed_ack: Linux's own delayed ACK (quick-ACK mode, then an adaptive timeout from 40ms) "
             "stands in for a fixed 40ms"
         )
-        return True
-    shown = d if isinstance(d, str) else format_duration(d)
-    raise ScenarioError(
-        f'tcp.delayed_ack: the testbed runs Linux\'s delayed ACK ("40ms" or "linux") or "off", got {shown!r}'
-    )
+    return d is not None
 
 
 def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
@@ -184,22 +209,12 @@ def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
 def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Plan:
     """The testbed's settings for ``s`` on a kernel with ``kernel``'s tick and these congestion controls.
 
-    Raises :class:`~incast.errors.ScenarioError` naming the first field the
-    testbed cannot honour (see the module docstring).
+    Raises :class:`~incast.reference.base.Refused` naming the first field the
+    testbed cannot honour (:func:`rules`).
     """
+    check(rules(s, congestion_controls), TITLE)
     tcp = s.tcp
     congestion = tcp.cc
-    if congestion not in congestion_controls:
-        raise ScenarioError(
-            f"tcp.cc: {congestion} is not a congestion control this kernel offers "
-            f"(it has {', '.join(congestion_controls)})"
-        )
-    _refuse_unsupported(s)
-    if s.link.rate < MIN_TBF_RATE:
-        raise ScenarioError(
-            f"link.rate: the testbed shapes with tc's tbf, which counts whole bytes per second: "
-            f"at least {format_rate(MIN_TBF_RATE)}, got {format_rate(s.link.rate)}"
-        )
     notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
     sack = tcp.recovery == "sack"
     delayed_ack = _delayed_ack(s, notes)
@@ -247,11 +262,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("workload.server_jitter: the real servers answer with their own timing")
 
     rto_min_us = max(1, math.ceil(round(tcp.rto_min * 1e6, 6)))
-    rto_max_ms = round(tcp.rto_max * 1e3)
-    if not 1000 <= rto_max_ms <= 120_000:
-        raise ScenarioError(
-            f"tcp.rto_max: Linux allows 1s to 120s (tcp_rto_max_ms), got {format_duration(tcp.rto_max)}"
-        )
+    rto_max_ms = _rto_max_ms(s)
     sysctls = {
         "net.ipv4.tcp_rto_min_us": str(rto_min_us),
         "net.ipv4.tcp_sack": str(int(sack)),

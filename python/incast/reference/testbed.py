@@ -1,0 +1,184 @@
+"""The Linux testbed (:mod:`incast.testbed`) as a reference, and what the simulator needs to run beside it.
+
+Against the testbed the simulator runs each scenario as the kernel will
+(:func:`simulator_overrides`): with the kernel's own recovery rules
+(``incast.presets.LINUX_STACK``), its clock granularity set to the kernel's
+jiffy (4 ms at HZ=250) with RTT samples in microseconds (as every kernel
+since 3.15 takes them), NewReno's recovery where the scenario says ``reno``
+(Linux's reno congestion control recovers as NewReno), and Linux's delayed
+ACK where the scenario asks for the default 40 ms.
+
+:func:`host_cost` measures what the real hosts cost: a short run of the
+scenario with one server on both sides, the difference of the median block
+times, and the server turnaround (``workload.server_jitter``, the wake-up
+between a request's arrival and its answer's start) with which the
+simulator's one-server block takes as long as the testbed's. One server
+shows the hosts lightly loaded: what many servers sharing this machine's
+cores add is not in it.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from incast import testbed
+from incast.presets import LINUX_STACK
+from incast.reference.base import Figure, Reference, Rule, Unavailable
+from incast.result import run as simulate
+from incast.scenario import Scenario
+from incast.testbed.kernel import available_congestion_controls
+from incast.testbed.plan import TITLE, rules
+from incast.units import format_duration
+
+__all__ = ["KERNEL_FIGURES", "HostCost", "Testbed", "host_cost", "simulator_overrides"]
+
+#: Blocks of the one-server run that measures the hosts' cost.
+HOST_COST_BLOCKS = 20
+#: The longest turnaround the calibration tries (a one-server block slower than this implies is a broken testbed).
+_MAX_TURNAROUND_S = 1.0
+#: Figures the kernel counts too (the servers' TCPSackRecovery and TCPRenoRecovery, TCPLossProbes,
+#: TCPLostRetransmit, and TCP_INFO's means).
+KERNEL_FIGURES = (
+    Figure("fast recoveries", "fast_retransmits"),
+    Figure("loss probes", "loss_probes"),
+    Figure("lost retransmissions", "lost_retransmits"),
+    Figure("servers' SRTT ms", "server_srtt_ms"),
+    Figure("servers' RTTVAR ms", "server_rttvar_ms"),
+    Figure("servers' RTO ms", "server_rto_ms"),
+)
+
+
+def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
+    """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
+    overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, "tcp.rtt_resolution": "us", **LINUX_STACK}
+    if scenario.tcp.recovery == "reno":
+        overrides["tcp.recovery"] = "newreno"
+    d = scenario.tcp.delayed_ack
+    if isinstance(d, float) and math.isclose(d, 0.04):
+        overrides["tcp.delayed_ack"] = "linux"
+    return overrides
+
+
+@dataclass(frozen=True)
+class HostCost:
+    """What the real hosts add to a block, measured with one server.
+
+    ``testbed_block_ms`` and ``simulator_block_ms`` are the median block
+    times of the scenario with one server on the testbed and in the
+    simulator (with :func:`simulator_overrides`), over ``blocks`` blocks;
+    ``overhead_ms`` is the first less the second. ``server_jitter_s`` is the
+    ``workload.server_jitter`` with which the simulator's median equals the
+    testbed's (to the microsecond): each server then starts its answer a
+    uniform draw from [0, it] after the request, so the median one-server
+    block is longer by about half of it. ``None`` when even no turnaround at
+    all leaves the simulator slower.
+    """
+
+    blocks: int
+    testbed_block_ms: float
+    simulator_block_ms: float
+    overhead_ms: float
+    server_jitter_s: float | None
+
+    def to_dict(self, calibrated: bool) -> dict[str, Any]:
+        """JSON-safe, with ``calibrated``: whether the simulator ran with ``server_jitter_s``."""
+        return {"servers": 1, **asdict(self), "calibrated": calibrated}
+
+    def line(self, calibrated: bool) -> str:
+        """One line for humans."""
+        out = (
+            f"hosts, one server, {self.blocks} blocks: block p50 {self.testbed_block_ms:.3f} ms on the testbed, "
+            f"{self.simulator_block_ms:.3f} ms simulated ({self.overhead_ms:+.3f} ms per block); "
+        )
+        if self.server_jitter_s is None:
+            return out + "no server turnaround makes the simulator's as short"
+        out += f"a server turnaround up to {format_duration(self.server_jitter_s)} (workload.server_jitter) matches it"
+        return out + (", and the simulator runs with it (--calibrate)" if calibrated else "")
+
+
+def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
+    """Run ``scenario`` with one server on the testbed and in the simulator, and find the turnaround that matches.
+
+    The simulator's median block time grows with ``workload.server_jitter``
+    (its draws scale with it); bisection between none and twice the
+    scenario's (doubled until it is slow enough, up to 1 s) finds the one of
+    the testbed's median.
+    Raises :class:`~incast.testbed.TestbedError` when the testbed run fails,
+    and ``KeyboardInterrupt`` when it was interrupted.
+    """
+    one = scenario.with_overrides({"servers": 1, "blocks": HOST_COST_BLOCKS, "duration": None})
+    bed = testbed.run(one, timeout=timeout)
+    if bed.status == "interrupted":
+        raise KeyboardInterrupt
+    if bed.status != "complete":
+        raise testbed.TestbedError(f"testbed: the one-server run that measures the hosts failed: {bed.error}")
+    target = bed.block_time_ms.p50
+    sim = one.with_overrides(simulator_overrides(one, jiffy_s))
+
+    def block_ms(jitter_s: float) -> float:
+        return simulate(sim.with_overrides({"workload.server_jitter": jitter_s})).block_time_ms.p50
+
+    as_given = simulate(sim).block_time_ms.p50
+    lo, hi = 0.0, max(2 * scenario.workload.server_jitter, 1e-4)
+    found: float | None = None
+    while block_ms(hi) < target and hi < _MAX_TURNAROUND_S:
+        lo, hi = hi, min(2 * hi, _MAX_TURNAROUND_S)
+    if block_ms(lo) <= target <= block_ms(hi):
+        while hi - lo > 1e-6:
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if block_ms(mid) < target else (lo, mid)
+        found = round(hi, 6)
+    return HostCost(HOST_COST_BLOCKS, target, as_given, target - as_given, found)
+
+
+class Testbed(Reference):
+    """The Linux stack in network namespaces; ``timeout`` is the read's limit per block (``incast testbed``).
+
+    ``turnaround``: the ``workload.server_jitter`` the simulator runs with beside it (``--calibrate``).
+    """
+
+    name = "testbed"
+    title = TITLE
+    preset = "linux"
+
+    def __init__(self, *, timeout: str = "60s") -> None:
+        self.timeout = timeout
+        self.turnaround: float | None = None
+        self._kernel: testbed.KernelClock | None = None
+
+    @property
+    def kernel(self) -> testbed.KernelClock:
+        """This machine's kernel clock (:func:`incast.testbed.clock`), read once."""
+        if self._kernel is None:
+            self._kernel = testbed.clock()
+        return self._kernel
+
+    def measure_hosts(self, scenario: Scenario, *, calibrate: bool) -> HostCost:
+        """:func:`host_cost` of ``scenario`` on this kernel; ``calibrate``: the simulator runs with the turnaround."""
+        cost = host_cost(scenario, self.kernel.jiffy_s, self.timeout)
+        self.turnaround = cost.server_jitter_s if calibrate else None
+        return cost
+
+    def require(self) -> None:
+        try:
+            testbed.require_privileges()
+        except testbed.TestbedUnavailable as e:
+            raise Unavailable(str(e)) from None
+
+    def rules(self, scenario: Scenario) -> list[Rule]:
+        return rules(scenario, available_congestion_controls())
+
+    def notes(self, scenario: Scenario) -> list[str]:
+        return testbed.notes(scenario)
+
+    def simulator_overrides(self, scenario: Scenario) -> dict[str, Any]:
+        hosts = {} if self.turnaround is None else {"workload.server_jitter": self.turnaround}
+        return simulator_overrides(scenario, self.kernel.jiffy_s) | hosts
+
+    def run(self, scenario: Scenario) -> dict[str, Any]:
+        return testbed.run(scenario, timeout=self.timeout).to_dict()
+
+    def figures(self, measured: dict[str, Any]) -> tuple[Figure, ...]:
+        return KERNEL_FIGURES
