@@ -173,11 +173,6 @@ impl DeliveryRate {
             self.app_limited = (self.delivered + in_flight).max(1);
         }
     }
-
-    /// Bytes delivered so far (C.delivered).
-    pub fn delivered(&self) -> u64 {
-        self.delivered
-    }
 }
 
 #[cfg(test)]
@@ -233,7 +228,7 @@ mod tests {
         s.counted = true;
         r.begin_ack();
         r.on_delivered(1000, 1000, &s, SimTime::ZERO + ms(2));
-        assert_eq!(r.delivered(), 1000);
+        assert_eq!(r.delivered, 1000);
     }
 
     /// Data written with room in the window is application-limited until it is delivered.

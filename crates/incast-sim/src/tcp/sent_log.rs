@@ -176,18 +176,6 @@ impl<const RATES: bool> SentLog<RATES> {
         self.records.iter_mut()
     }
 
-    /// Records held.
-    #[inline]
-    pub fn len(&self) -> usize {
-        self.records.len()
-    }
-
-    /// True when nothing is outstanding.
-    #[inline]
-    pub fn is_empty(&self) -> bool {
-        self.records.len() == 0
-    }
-
     /// Where the newest record starts (the oldest's start when it is the only one).
     pub fn last_start(&self) -> Option<u64> {
         match self.records.len() {
@@ -216,7 +204,7 @@ mod tests {
         let mut l = log(&[1000, 2000, 3000]);
         let acked = l.take_acked(2500, |_, _, _| {});
         assert_eq!((acked.oldest, acked.newest, acked.retransmitted), (Some(SimTime(0)), Some(SimTime(1)), false));
-        assert_eq!(l.len(), 1);
+        assert_eq!(l.as_slice().len(), 1);
         let held: Vec<(u64, u64)> = l.outstanding(2500).map(|(s, e, _)| (s, e)).collect();
         assert_eq!(held, vec![(2500, 3000)]);
     }

@@ -24,19 +24,20 @@
 //! accounting as Linux `tcp_packets_in_flight` (which subsumes Limited
 //! Transmit, RFC 6675 §5 step 3) — and go-back-N after a timeout skips
 //! SACKed ranges.
-//! **Deliberately different:** Nagle is off (storage servers set
-//! TCP_NODELAY); the peer window is taken from every acceptable ACK without
-//! the SND.WL1/SND.WL2 ordering checks (the window is constant here);
-//! without SACK a timeout resends everything from SND.UNA (go-back-N).
+//!
 //! The sender keeps its segments in the sent-segment log (`tcp::sent_log`),
 //! which RACK, PRR, the forensics and the ns-3 rules read; when the
 //! congestion control steers by rate (`cong_control`), each ACK's
 //! delivery-rate sample (`tcp::delivery_rate`) goes to it, and with pacing on
 //! (`tcp.pacing`, or an algorithm that sets a pacing rate) each data segment
-//! waits for the pacer (`tcp::pacing`). Its parts: [`sack`] (RFC 6675
-//! recovery, PRR with SACK and the ns-3 rules), [`rack`] (RACK-TLP's timers),
-//! [`timeout`] (the retransmission timer and spurious-timeout verdicts),
-//! [`send`] (what leaves next) and [`rtt`] (RTT and rate samples of an ACK).
+//! waits for the pacer (`tcp::pacing`). Its parts: `sack` (RFC 6675
+//! recovery, PRR with SACK and the ns-3 rules), `rack` (RACK-TLP's timers),
+//! `timeout` (the retransmission timer and spurious-timeout verdicts),
+//! `send` (what leaves next) and `rtt` (RTT and rate samples of an ACK).
+//! **Deliberately different:** Nagle is off (storage servers set
+//! TCP_NODELAY); the peer window is taken from every acceptable ACK without
+//! the SND.WL1/SND.WL2 ordering checks (the window is constant here);
+//! without SACK a timeout resends everything from SND.UNA (go-back-N).
 //! **Not modelled:** zero-window probing, TSO/GSO, the RFC 6298 (5.7) SYN
 //! rule (connections start established).
 
