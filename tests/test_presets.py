@@ -9,7 +9,8 @@ import pytest
 
 import incast
 from incast.cli import main
-from incast.presets import PRESETS, preset_base
+from incast.presets import PRESETS, preset_base, with_preset
+from incast.scenario import Scenario
 
 
 @pytest.mark.parametrize("name", list(PRESETS))
@@ -52,3 +53,11 @@ def test_presets_verb_lists_every_preset(capsys: pytest.CaptureFixture[str]) -> 
     listed = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [p["name"] for p in listed] == list(PRESETS)
     assert all(p["settings"] and p["why"] for p in listed)
+
+
+def test_the_dctcp_preset_scales_k_with_the_link_rate() -> None:
+    """The DCTCP paper's K: 20 packets at 1 Gbps, 65 at 10 Gbps (its §4)."""
+    at = {rate: with_preset("dctcp", {"servers": 4, "link": {"rate": rate}, "switch": {"buffer": "1MiB"}})
+          for rate in ("1Gbps", "10Gbps")}  # fmt: skip
+    assert Scenario.parse(at["1Gbps"]).switch.ecn_threshold == "20pkt"
+    assert Scenario.parse(at["10Gbps"]).switch.ecn_threshold == "65pkt"

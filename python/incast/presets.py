@@ -278,10 +278,10 @@ PRESETS: dict[str, Preset] = {
         ),
         Preset(
             "dctcp",
-            "DCTCP: ECN marking above 20 packets at every switch port, alpha-proportional window cuts.",
-            "RFC 8257; K = 20 packets is the DCTCP paper's threshold at 1 Gbps (65 at 10 Gbps: override "
-            "switch.ecn_threshold). DCTCP runs on SACK recovery as in Linux.",
-            {"tcp.cc": "dctcp", "tcp.recovery": "sack", "switch.ecn_threshold": "20pkt"},
+            "DCTCP: ECN marking above the DCTCP paper's K at every switch port, alpha-proportional window cuts.",
+            "RFC 8257; K follows the link rate as the DCTCP paper sets it (switch.ecn_threshold = \"dctcp\": "
+            "20 packets at 1 Gbps, 65 at 10 Gbps). DCTCP runs on SACK recovery as in Linux.",
+            {"tcp.cc": "dctcp", "tcp.recovery": "sack", "switch.ecn_threshold": "dctcp"},
         ),
         Preset(
             "ictcp",

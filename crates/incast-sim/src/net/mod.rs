@@ -34,5 +34,5 @@ pub mod wan;
 pub use link::{ArrivalOrder, Link, LinkConfig};
 pub use packet::{Direction, Packet, PacketPool, PktId};
 pub use queue::{BufferLimit, BufferLimitSpec, DropTailQueue, OccupancyLog, Peaks, QueueLimit, QueueStats};
-pub use switch::{Admission, RudePolicy, SwitchConfig};
+pub use switch::{dctcp_paper_k, Admission, RudePolicy, SwitchConfig, DCTCP_K_WORD};
 pub use topology::{Network, Node, NodeId, Port, PortId};

@@ -11,7 +11,7 @@ use super::pause::PauseConfig;
 use super::pfc::{Priorities, PriorityMask};
 use super::queue::{BufferLimit, BufferLimitSpec};
 use crate::settings::{Choice, Flag, OrWord};
-use crate::time::Bytes;
+use crate::time::{BitRate, Bytes};
 
 /// A switch's policing of rude flows (RUDE §2.3: "routers will have the
 /// ability to kill Rude flows by dropping *all* packets").
@@ -65,7 +65,9 @@ crate::settings! {
         "admission" admission: Admission = Admission::Fits,
             Choice(&[("fits", Admission::Fits), ("full_frame", Admission::FullFrame)]);
         /// ECN marking threshold K of each output port (RFC 8257 §3.1): frames
-        /// arriving above it are marked CE if ECN-capable; bytes, "Npkt", or "off".
+        /// arriving above it are marked CE if ECN-capable; bytes, "Npkt", "off",
+        /// or "dctcp" (the DCTCP paper's K for link.rate: 20 packets at 1 Gbps,
+        /// 65 at 10 Gbps, the canonical form naming the packets).
         "ecn_threshold" ecn_threshold: Option<BufferLimit> = None,
             OrWord { word: "off", spec: BufferLimitSpec, what: "a buffer limit" };
         /// How each switch allocates its buffer: "static" (every port owns it),
@@ -92,5 +94,36 @@ impl SwitchConfig {
     /// The flow-control thresholds in force, when PAUSE or PFC is on.
     pub fn pause_config(&self) -> Option<PauseConfig> {
         (self.pause || self.pfc).then_some(self.flow_control)
+    }
+}
+
+/// The word `switch.ecn_threshold` takes for [`dctcp_paper_k`].
+pub const DCTCP_K_WORD: &str = "dctcp";
+
+/// The DCTCP paper's marking threshold K, in full-sized packets, for ports of
+/// `rate` (Alizadeh et al., SIGCOMM 2010, §4: 20 packets at 1 Gbps, 65 at
+/// 10 Gbps): 20 up to 1 Gbps, on the straight line between the two, and above
+/// 10 Gbps in proportion to the rate, as the paper's bound K > C·RTT/7
+/// (§3.4) grows with C.
+pub fn dctcp_paper_k(rate: BitRate) -> u32 {
+    let gbps = rate.as_bps() as f64 / 1e9;
+    let k = match gbps {
+        g if g <= 1.0 => 20.0,
+        g if g <= 10.0 => 20.0 + (g - 1.0) * 45.0 / 9.0,
+        g => 65.0 * g / 10.0,
+    };
+    k.round().min(f64::from(u32::MAX)) as u32
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The DCTCP paper's two thresholds, and the rule between and beyond them.
+    #[test]
+    fn dctcp_paper_k_is_20_packets_at_1gbps_and_65_at_10gbps() {
+        let k = |g: u64| dctcp_paper_k(BitRate::mbps(g));
+        assert_eq!((k(100), k(1000), k(10_000)), (20, 20, 65));
+        assert_eq!((k(5500), k(40_000), k(100_000)), (43, 260, 650));
     }
 }

@@ -178,8 +178,8 @@ impl Scenario {
             // Without marks DCTCP is Reno under another name (RFC 8257 §3.1: the switch marks above K).
             return Err(invalid(
                 "tcp.cc",
-                "\"dctcp\" needs ECN marks: set switch.ecn_threshold (the DCTCP paper's K: 20 packets at \
-                 1 Gbps, 65 at 10 Gbps), or use the dctcp preset, which scales it with the link rate",
+                "\"dctcp\" needs ECN marks: set switch.ecn_threshold (\"dctcp\" is the DCTCP paper's K for \
+                 the link rate: 20 packets at 1 Gbps, 65 at 10 Gbps), or use the dctcp preset",
             ));
         }
         if tcp.sack_recovery == SackRecovery::Ns2 && (tcp.prr || tcp.rack_tlp || tcp.sack_lost_retransmit) {

@@ -14,7 +14,7 @@ use super::{invalid, invalid_owned, Scenario, StopConfig, DEFAULT_DURATION, DEFA
 use crate::error::SimError;
 use crate::net::fabric_table;
 use crate::net::wan::WanConfig;
-use crate::net::{LinkConfig, SwitchConfig};
+use crate::net::{dctcp_paper_k, BufferLimit, LinkConfig, SwitchConfig, DCTCP_K_WORD};
 use crate::settings::{self, python_repr, Count, Duration, Entry, Setting, Size, Spec, Table};
 use crate::stats::trace::TraceConfig;
 use crate::stats::StatsConfig;
@@ -22,6 +22,9 @@ use crate::tcp::TcpConfig;
 use crate::workload::background::BackgroundConfig;
 use crate::workload::{ResponseSize, SyncReadConfig};
 use serde_json::{Map, Value as Json};
+
+/// The setting `"dctcp"` may name: the DCTCP paper's K for the link rate.
+const DCTCP_K_KEY: &str = "ecn_threshold";
 
 /// The scenario's single settings, in order.
 const TOP: [&str; 5] = ["servers", "seed", "blocks", "duration", "memory_budget"];
@@ -97,6 +100,10 @@ impl Scenario {
                 _ => return Err(at(key, Self::unknown_top())),
             }
         }
+        let switch = raw.get("switch").and_then(Json::as_object);
+        if switch.and_then(|t| t.get(DCTCP_K_KEY)).is_some_and(|v| v == DCTCP_K_WORD) {
+            s.switch.ecn_threshold = Some(BufferLimit::Packets(dctcp_paper_k(s.link.rate)));
+        }
         s.stop = match (blocks, duration) {
             (None, None) => StopConfig::default(),
             (blocks, duration) => StopConfig { blocks, duration },
@@ -113,7 +120,14 @@ impl Scenario {
         match table {
             "link" => self.link = settings::read_table(table, map)?,
             "topology" => self.topology = fabric_table::read(map)?,
-            "switch" => self.switch = settings::read_table(table, map)?,
+            "switch" => {
+                // `ecn_threshold = "dctcp"` waits for the link rate (`Scenario::read`).
+                let mut map = map.clone();
+                if map.get(DCTCP_K_KEY).is_some_and(|v| v == DCTCP_K_WORD) {
+                    map.remove(DCTCP_K_KEY);
+                }
+                self.switch = settings::read_table(table, &map)?;
+            }
             "tcp" => {
                 if let Some((key, why)) = map.keys().find_map(|k| TcpConfig::retired(k).map(|why| (k, why))) {
                     return Err((key.clone(), why.to_owned()));

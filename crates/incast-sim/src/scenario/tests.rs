@@ -259,3 +259,16 @@ fn the_schema_documents_every_setting() {
     unique.dedup();
     assert_eq!(unique.len(), names.len());
 }
+
+/// `switch.ecn_threshold = "dctcp"` is the DCTCP paper's K for the link rate, written as packets.
+#[test]
+fn ecn_threshold_dctcp_follows_the_link_rate() {
+    let k = |rate: &str| {
+        let raw = json!({"servers": 4, "link": {"rate": rate}, "switch": {"ecn_threshold": "dctcp", "buffer": "1MiB"}});
+        let s = Scenario::from_json(&raw).unwrap();
+        s.written().toml["switch"]["ecn_threshold"].clone()
+    };
+    assert_eq!((k("1Gbps"), k("10Gbps")), (json!("20pkt"), json!("65pkt")));
+    let m = refused(json!({"servers": 4, "switch": {"ecn_threshold": "dctcpp"}}));
+    assert!(m.starts_with("switch.ecn_threshold: "), "{m}");
+}
