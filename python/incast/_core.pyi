@@ -20,6 +20,7 @@ __all__ = [
     "resolve_json",
     "run",
     "schema_json",
+    "summary_figures_json",
 ]
 
 _Column = tuple[str, str, list[str], bytes]
@@ -56,6 +57,9 @@ def resolve_json(scenario_json: str) -> str:
 
 def schema_json() -> str:
     """Every setting as a JSON list of ``{"name", "kind", "default", "allowed", "none", "doc"}``, in order."""
+
+def summary_figures_json() -> str:
+    """The name of every single-number figure of a run's summary as a JSON list (parts as ``figure.part``)."""
 
 def pcap_shift(file: bytes, by_ns: int) -> bytes:
     """``file`` (one pcap file from :func:`run`) with every timestamp ``by_ns`` nanoseconds later.

@@ -159,13 +159,6 @@ def _timed(scenario: Mapping[str, Any]) -> tuple[dict[str, float], float]:
     return metrics, time.perf_counter() - start
 
 
-#: Metrics named apart from the summary figure they are (the FAST08 Table 3 split sits beside its class).
-_RENAMED = {
-    "timeout_classes.lost_retransmit_dart_ge_thresh": "lost_retransmit_dart_ge_thresh",
-    "timeout_classes.lost_retransmit_dart_lt_thresh": "lost_retransmit_dart_lt_thresh",
-}
-
-
 def metrics_of(result: Result) -> dict[str, float]:
     """Every metric of :data:`~incast.experiment.METRICS` from one result's summary.
 
@@ -185,8 +178,6 @@ def metrics_of(result: Result) -> dict[str, float]:
                 flat[f"{key}.{sub}"] = v
         elif value is None or isinstance(value, (int, float)):  # None: a NaN the JSON form could not hold
             flat[key] = value
-    for metric, figure in _RENAMED.items():
-        flat[metric] = flat[figure]
     timeouts = int(d["timeouts"])
     flat["spurious_timeout_fraction"] = int(d["spurious_timeouts"]) / timeouts if timeouts else math.nan
     values = {m: flat[m] for m in METRICS}

@@ -111,6 +111,13 @@ fn resolve_json(scenario_json: &str) -> PyResult<String> {
         .to_string())
 }
 
+/// The name of every single-number figure of a run's summary, as a JSON list
+/// (`Summary::figure_names`: composite figures' parts as `figure.part`).
+#[pyfunction]
+fn summary_figures_json() -> String {
+    serde_json::to_string(&incast_sim::stats::Summary::figure_names()).expect("a list of names serializes")
+}
+
 /// Every setting of a scenario as a JSON list of `{name, kind, default,
 /// allowed, none, doc}`, in order: what the command line and docs are built from.
 #[pyfunction]
@@ -307,6 +314,6 @@ mod _core {
     #[pymodule_export]
     use super::{
         apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, pcap_shift,
-        resolve_json, run, schema_json, BenchServer, IncastError, ScenarioError, SimulationError,
+        resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError, ScenarioError, SimulationError,
     };
 }

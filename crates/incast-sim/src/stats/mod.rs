@@ -38,7 +38,7 @@ crate::settings! {
 /// Whole-run figures. With several clients (`workload.clients`) every
 /// figure is the aggregate over all of them; `client_goodput_mbps` and
 /// [`RunResult::clients`] split it by client.
-#[derive(Clone, Debug, PartialEq, Serialize)]
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct Summary {
     /// Application bytes delivered to the clients, over `sim_time_s`, in Mbit/s.
     pub goodput_mbps: f64,
@@ -137,6 +137,27 @@ pub struct Summary {
     pub udp_goodput_mbps: f64,
     /// Events the engine processed.
     pub events: u64,
+}
+
+impl Summary {
+    /// The name of every single-number figure, in order, the parts of a
+    /// composite one (`timeout_classes`, `block_time_ms`) as `figure.part`:
+    /// what a run's summary holds, read from the summary itself, so that
+    /// tables and the Python front name no figure the engine does not have.
+    pub fn figure_names() -> Vec<String> {
+        let Ok(serde_json::Value::Object(figures)) = serde_json::to_value(Summary::default()) else {
+            unreachable!("a summary serializes to a table")
+        };
+        let mut names = Vec::new();
+        for (name, value) in figures {
+            match value {
+                serde_json::Value::Object(parts) => names.extend(parts.keys().map(|part| format!("{name}.{part}"))),
+                serde_json::Value::Array(_) => {}
+                _ => names.push(name),
+            }
+        }
+        names
+    }
 }
 
 /// One connection (a server ↔ a client). Byte and packet columns describe
@@ -381,4 +402,30 @@ pub struct RunResult {
     /// serialized (encode it with [`pcap::Capture::host_files`]).
     #[serde(skip)]
     pub capture: Option<pcap::Capture>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{run, Scenario};
+
+    /// Every figure a run's summary holds is named, parts flattened, lists left out.
+    #[test]
+    fn figure_names_are_the_summarys_single_numbers() {
+        let names = Summary::figure_names();
+        for name in ["goodput_mbps", "timeout_classes.full_window_loss", "block_time_ms.p99", "events"] {
+            assert!(names.iter().any(|n| n == name), "{name} in {names:?}");
+        }
+        assert!(!names.iter().any(|n| n.starts_with("client_goodput_mbps")), "a list is not one number");
+        let mut s = Scenario::fast08(2);
+        s.stop.blocks = Some(1);
+        let summary = serde_json::to_value(run(&s).unwrap().summary).unwrap();
+        for name in &names {
+            let mut at = &summary;
+            for part in name.split('.') {
+                at = at.get(part).unwrap_or_else(|| panic!("{name} is in a run's summary"));
+            }
+            assert!(!at.is_array() && !at.is_object(), "{name} is one number or none in a run's summary");
+        }
+    }
 }
