@@ -214,6 +214,20 @@ def test_read_json_has_the_shared_keys_and_the_kernels_view(
     }
 
 
+def test_read_takes_the_scenario_options_words_and_starts_blocks_until_a_time(
+    capfd: pytest.CaptureFixture[str], server: bench.Server
+) -> None:
+    """--delayed-ack linux and --max-inflight all mean what they mean in incast run; --start-until
+    starts no block after its time and lets the last one finish."""
+    args = ["--sru", "16KiB", "--start-until", "50ms", "--max-inflight", "all", "--delayed-ack", "linux", "--json"]
+    code, out, err = cli(capfd, "read", server.address, *args)
+    assert code == 0, err
+    d = json.loads(out)
+    assert (d["status"], d["config"]["duration"], d["config"]["max_inflight"]) == ("complete", 0.05, None)
+    assert d["config"]["socket"]["quickack"] is False
+    assert d["blocks"] >= 1
+
+
 def test_read_prints_a_readable_summary_from_a_servers_file(
     capfd: pytest.CaptureFixture[str], server: bench.Server, tmp_path: Any
 ) -> None:
@@ -236,8 +250,12 @@ def test_read_prints_a_readable_summary_from_a_servers_file(
     [
         (["--max-inflight", "0"], "error: max_inflight: must be at least 1"),
         (["--sru", "1parsec"], "error: sru: '1parsec' is not a size"),
-        (["--delayed-ack", "maybe"], "error: delayed_ack: 'maybe' is not on or off"),
-        (["--blocks", "many"], "error: --blocks: "),
+        (["--delayed-ack", "maybe"], "error: delayed_ack: the kernel has linux (its own, the default) or off, got"),
+        (["--delayed-ack", "40ms"], "error: delayed_ack: the kernel has linux (its own, the default) or off, got"),
+        (["--blocks", "many"], "error: blocks: 'many' is not a whole number"),
+        (["--start-until", "0"], "error: start_until: must be more than 0, got '0'"),
+        (["--start-until", "2"], "error: start_until: '2' needs a unit"),
+        (["--start-until", "1s", "--blocks", "3"], "error: start_until: give --blocks or --start-until, not both"),
         (["--stagger", "-1ms"], "error: stagger: '-1ms' is not a duration: it must not be negative"),
         (["--sru", "1e30B"], "error: sru: '1e30B' is more than the largest allowed, 18446744073709551615 bytes"),
         (["--rcvbuf", "4GiB"], "error: rcvbuf: '4GiB' is more than the largest allowed, 2147483647 bytes"),

@@ -573,6 +573,12 @@ def test_client_settings_are_checked_with_the_field_named(workload: dict[str, An
     assert scenario_error({"servers": servers, "workload": workload}).startswith(message)
 
 
-def test_overrides_must_be_a_mapping() -> None:
-    with pytest.raises(ScenarioError, match="^overrides: must be a mapping of dotted settings to values, got None$"):
+def test_overrides_are_a_mapping_or_pairs_applied_in_order() -> None:
+    allowed = "a mapping of dotted settings to values, or \\(setting, value\\) pairs"
+    with pytest.raises(ScenarioError, match=f"^overrides: must be {allowed}, got None$"):
         Scenario(servers=2).with_overrides(None)  # type: ignore[arg-type]
+    with pytest.raises(ScenarioError, match=f"^overrides: must be {allowed}, got \\['tcp.rto_min'\\]$"):
+        Scenario(servers=2).with_overrides(["tcp.rto_min"])  # type: ignore[arg-type]
+    pairs = [("tcp.rto_min", "5ms"), ("workload.block", "64KiB"), ("tcp.rto_min", "1ms")]
+    s = Scenario(servers=2).with_overrides(pairs)
+    assert (s.tcp.rto_min, s.workload.block, s.workload.sru) == (0.001, 65536, None), "in order, the last one winning"

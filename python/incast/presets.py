@@ -15,7 +15,7 @@ from typing import Any
 from incast.errors import ScenarioError
 from incast.scenario import apply_overrides
 
-__all__ = ["LINUX_STACK", "PRESETS", "Preset", "preset_base", "with_preset"]
+__all__ = ["LINUX_STACK", "PRESETS", "Preset", "preset_base", "preset_overrides", "with_preset"]
 
 
 @dataclass(frozen=True)
@@ -347,6 +347,11 @@ def preset_base(name: str) -> dict[str, Any]:
     return apply_overrides({}, _lookup(name).settings)
 
 
+def preset_overrides(name: str) -> list[tuple[str, Any]]:
+    """The settings of preset ``name`` as (dotted setting, value) pairs. Raises ScenarioError for an unknown name."""
+    return list(_lookup(name).settings.items())
+
+
 def with_preset(name: str, data: Mapping[str, Any]) -> dict[str, Any]:
     """``data`` (TOML shape) over the settings of preset ``name``: what ``data`` names wins."""
-    return apply_overrides(preset_base(name), data)
+    return apply_overrides({}, [*preset_overrides(name), *data.items()])

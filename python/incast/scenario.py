@@ -30,7 +30,7 @@ import functools
 import json
 import math
 import sys
-from collections.abc import Collection, Mapping
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -108,14 +108,22 @@ def _check_finite(data: Any, path: str) -> None:
             _check_finite(v, path)
 
 
-def _pairs(overrides: Mapping[str, Any]) -> list[list[Any]]:
-    if not isinstance(overrides, Mapping):
-        raise ScenarioError(f"overrides: must be a mapping of dotted settings to values, got {overrides!r}")
-    return [[str(k), v] for k, v in overrides.items()]
+#: Dotted settings and their values: a mapping, or ``(setting, value)`` pairs where one setting may come twice.
+Overrides = Mapping[str, Any] | Sequence[tuple[str, Any]]
 
 
-def apply_overrides(data: Mapping[str, Any], overrides: Mapping[str, Any]) -> dict[str, Any]:
-    """A copy of the user's ``data`` with dotted ``overrides`` applied in order.
+def _pairs(overrides: Overrides) -> list[list[Any]]:
+    if isinstance(overrides, Mapping):
+        return [[str(k), v] for k, v in overrides.items()]
+    if isinstance(overrides, (list, tuple)) and all(isinstance(p, tuple) and len(p) == 2 for p in overrides):
+        return [[str(k), v] for k, v in overrides]
+    raise ScenarioError(
+        f"overrides: must be a mapping of dotted settings to values, or (setting, value) pairs, got {overrides!r}"
+    )
+
+
+def apply_overrides(data: Mapping[str, Any], overrides: Overrides) -> dict[str, Any]:
+    """A copy of the user's ``data`` with dotted ``overrides`` applied in order, in one call into the engine.
 
     Nested tables (``{"tcp": {"rto_min": "1ms"}}``) apply each setting;
     ``workload.sru`` and ``workload.block`` replace each other. An unknown
@@ -193,17 +201,18 @@ class Scenario:
         self._host_rtt_s: float = resolved["host_rtt_s"]
 
     @classmethod
-    def parse(cls, data: Mapping[str, Any], overrides: Mapping[str, Any] | None = None) -> Scenario:
+    def parse(cls, data: Mapping[str, Any], overrides: Overrides | None = None) -> Scenario:
         """Read a mapping in the TOML shape, after applying dotted ``overrides``."""
         return cls(**apply_overrides(data, overrides or {}))
 
     @classmethod
-    def from_toml(cls, path: str | Path, overrides: Mapping[str, Any] | None = None) -> Scenario:
+    def from_toml(cls, path: str | Path, overrides: Overrides | None = None) -> Scenario:
         """Read a scenario file. Raises ``OSError`` if it cannot be read, ScenarioError if it is invalid."""
         return cls.parse(read_toml(path), overrides)
 
-    def with_overrides(self, overrides: Mapping[str, Any]) -> Scenario:
-        """A copy with dotted-path ``overrides`` applied, e.g. ``{"tcp.rto_min": "1ms", "servers": 64}``.
+    def with_overrides(self, overrides: Overrides) -> Scenario:
+        """A copy with dotted-path ``overrides`` applied, e.g. ``{"tcp.rto_min": "1ms", "servers": 64}``
+        (or pairs, ``[("tcp.rto_min", "1ms"), ...]``).
 
         Overrides apply to the settings this scenario was given, so setting
         ``blocks`` on a scenario whose 1 s duration was only the default drops it.

@@ -1,21 +1,29 @@
-"""What the scenario verbs (``run``, ``testbed``, ``validate``) share: options built
-from the engine's schema, and how a command line becomes scenarios.
+"""What the verbs share: every named option, declared once from the engine's schema, and how a
+command line becomes scenarios.
 
 A named option stands for one setting (``--rto-min`` is ``tcp.rto_min``); its
 help is that setting's doc line from the engine, and its metavar the
-setting's type, so nothing here restates a default, a range or a doc.
+setting's type, so nothing here restates a default, a range or a doc. Each
+is declared once, in :data:`NAMED`, and a verb takes the ones it has with
+:func:`named_options`: a flag means the same in ``run``, ``testbed``,
+``validate`` and ``read``. Where the real Linux stack runs a setting its own
+way, the help says so (``--duration``, ``--delayed-ack``).
+
 Where each setting comes from, later winning: the engine defaults, the
 ``--preset``, the scenario file, the named options, then ``--set KEY=VALUE``
-in the order given. A ``--set`` value is read as a TOML value, so
-``--set tcp.rto_min=0.001`` is a number of seconds and ``--set
-tcp.rto_min=1ms`` a unit string.
+in the order given; :func:`resolve` hands the whole list to the engine in one
+call. A ``--set`` value is read as a TOML value, so ``--set
+tcp.rto_min=0.001`` is a number of seconds and ``--set tcp.rto_min=1ms`` a
+unit string.
 """
 
 from __future__ import annotations
 
 import functools
+import inspect
 import sys
-from typing import TYPE_CHECKING, Annotated, Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
 
 import typer
 
@@ -25,24 +33,31 @@ if TYPE_CHECKING:
     from incast.scenario import Scenario
 
 __all__ = [
+    "NAMED",
     "OPTION_FIELDS",
-    "TCP_HELP",
-    "TCP_METAVAR",
     "AsJson",
+    "Congestion",
+    "Nodelay",
+    "Rcvbuf",
     "ScenarioFile",
     "Servers",
     "SetOpt",
+    "Sndbuf",
+    "Timeout",
+    "named_options",
+    "named_overrides",
+    "option",
     "parse_counts",
     "parse_names",
     "parse_servers",
-    "named_overrides",
     "parse_set",
     "resolve",
-    "setting_option",
+    "setting_help",
     "toml_value",
 ]
 
-#: Named option -> dotted scenario setting (``--servers`` is handled apart: it may be a list).
+#: Named option -> dotted scenario setting; the option's flag is its name with dashes (``rto_min`` is
+#: ``--rto-min``). ``--servers`` and ``run``'s ``--seed`` are apart: each may be a list.
 OPTION_FIELDS = {
     "sru": "workload.sru",
     "block": "workload.block",
@@ -58,7 +73,6 @@ OPTION_FIELDS = {
     "rto_flavor": "tcp.rto_flavor",
     "delayed_ack": "tcp.delayed_ack",
     "init_cwnd": "tcp.init_cwnd",
-    "seed": "seed",
     "request_order": "workload.order",
     "tcp": "tcp.cc",
     "recovery": "tcp.recovery",
@@ -83,29 +97,20 @@ OPTION_FIELDS = {
 #: what they name whatever the preset says.
 _TCP_SHORTHANDS = {"newreno": ("reno", "newreno"), "sack": ("reno", "sack")}
 
-#: What ``--tcp`` takes.
-TCP_METAVAR = "reno|cubic|dctcp|newreno|sack"
-
-#: Its help line.
-TCP_HELP = (
+#: What ``--tcp`` takes, and its help line.
+_TCP = (
+    "reno|cubic|dctcp|newreno|sack",
     "Congestion control [tcp.cc]; newreno and sack are reno on that loss recovery [tcp.recovery], "
-    "which --recovery sets alone."
+    "which --recovery sets alone.",
 )
 
-
-def named_overrides(named: dict[str, Any]) -> list[tuple[str, Any]]:
-    """The settings the named options given (not ``None``) stand for, in order (``--tcp sack`` is two)."""
-    out: list[tuple[str, Any]] = []
-    for name, value in named.items():
-        if value is None:
-            continue
-        if name == "tcp" and value in _TCP_SHORTHANDS:
-            cc, recovery = _TCP_SHORTHANDS[value]
-            out += [("tcp.cc", cc), ("tcp.recovery", recovery)]
-        else:
-            out.append((OPTION_FIELDS[name], value))
-    return out
-
+#: How the real Linux stack runs a setting it has its own way of running (``incast.testbed.plan``), after
+#: the setting's help: the flag keeps the setting's one meaning everywhere.
+_ON_THE_REAL_STACK = {
+    "duration": "The testbed starts no block after it (wall time) and lets the last one finish, as "
+    "'incast read --start-until' does.",
+    "delayed_ack": "The real stack (testbed, read) has linux and off; the testbed runs 40ms as linux.",
+}
 
 #: The metavar of each kind of setting (a choice lists its words instead).
 _METAVARS = {
@@ -120,6 +125,29 @@ _METAVARS = {
     "delayed ack": "DURATION|off|linux|adaptive",
     "buffer model": "static|qos:K|shared:ALPHA",
 }
+
+#: Kinds of setting whose option value is read as a TOML number (``--loss 0.01``); the others stay strings.
+_NUMBERS = ("probability", "number")
+
+
+def named_overrides(named: dict[str, Any]) -> list[tuple[str, Any]]:
+    """The settings the named options given (not ``None``) stand for, in order (``--tcp sack`` is two).
+
+    Raises ScenarioError for ``--sru`` beside ``--block``.
+    """
+    if named.get("sru") is not None and named.get("block") is not None:
+        raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
+    out: list[tuple[str, Any]] = []
+    for name, value in named.items():
+        field = OPTION_FIELDS[name]
+        if value is None:
+            continue
+        if name == "tcp" and value in _TCP_SHORTHANDS:
+            cc, recovery = _TCP_SHORTHANDS[value]
+            out += [("tcp.cc", cc), ("tcp.recovery", recovery)]
+        else:
+            out.append((field, toml_value(value) if _settings()[field]["kind"] in _NUMBERS else value))
+    return out
 
 
 @functools.cache
@@ -136,15 +164,53 @@ def setting_help(name: str) -> str:
     return f"{first}. [{name}]"
 
 
-def setting_option(flag: str, name: str, metavar: str | None = None) -> Any:
-    """A named option for the setting ``name``: help from its doc line, metavar from its type."""
-    s = _settings()[name]
-    if metavar is None:
-        words = s["allowed"].replace('"', "").split(" or ") if s["kind"] == "choice" else None
-        metavar = "|".join(words) if words else _METAVARS.get(s["kind"], "VALUE")
-        if s["none"] and s["kind"] != "delayed ack":
-            metavar = f"{metavar}|{s['none']}"
-    return typer.Option(flag, metavar=metavar, help=setting_help(name), show_default=False)
+def option(flag: str, metavar: str, help: str) -> Any:
+    """An option taking a value, with its default left out of the help."""
+    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
+
+
+def _named_option(name: str) -> Any:
+    """The option ``name`` of :data:`OPTION_FIELDS`: help from its setting's doc line, metavar from its type."""
+    flag = "--" + name.replace("_", "-")
+    if name == "tcp":
+        return option(flag, *_TCP)
+    s = _settings()[OPTION_FIELDS[name]]
+    words = s["allowed"].replace('"', "").split(" or ") if s["kind"] == "choice" else None
+    metavar = "|".join(words) if words else _METAVARS.get(s["kind"], "VALUE")
+    if s["none"] and s["kind"] != "delayed ack":
+        metavar = f"{metavar}|{s['none']}"
+    real_stack = _ON_THE_REAL_STACK.get(name)
+    return option(flag, metavar, setting_help(s["name"]) + (f" {real_stack}" if real_stack else ""))
+
+
+#: Every named option, by parameter name: the one declaration each verb's option comes from.
+NAMED: dict[str, Any] = {name: Annotated[str | None, _named_option(name)] for name in OPTION_FIELDS}
+
+_Verb = TypeVar("_Verb", bound=Callable[..., Any])
+
+
+def named_options(*names: str) -> Callable[[_Verb], _Verb]:
+    """Give a verb the named options ``names`` of :data:`NAMED`, in that order.
+
+    Typer reads a command's options from its signature: the options go after
+    the verb's positional-or-keyword parameters, before its keyword-only
+    ones, and the verb receives each (``None`` where not given) in its
+    ``**named``.
+    """
+
+    def give(verb: _Verb) -> _Verb:
+        signature = inspect.signature(verb)
+        own = list(signature.parameters.values())
+        if not own or own[-1].kind is not inspect.Parameter.VAR_KEYWORD:
+            raise TypeError(f"{verb.__name__}: takes named options in a **named parameter")
+        own.pop()
+        at = next((i for i, p in enumerate(own) if p.kind is inspect.Parameter.KEYWORD_ONLY), len(own))
+        kind = inspect.Parameter.KEYWORD_ONLY
+        added = [inspect.Parameter(name, kind, default=None, annotation=NAMED[name]) for name in names]
+        cast(Any, verb).__signature__ = signature.replace(parameters=[*own[:at], *added, *own[at:]])
+        return verb
+
+    return give
 
 
 ScenarioFile = Annotated[
@@ -168,6 +234,23 @@ SetOpt = Annotated[
     ),
 ]
 AsJson = Annotated[bool, typer.Option("--json", help="Print one JSON object per run, one per line.")]
+#: The socket options of ``incast serve`` and ``incast read``, each on that side's every connection.
+Nodelay = Annotated[
+    bool,
+    typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on every connection (default on).", show_default=False),
+]
+Congestion = Annotated[
+    str | None, option("--congestion", "NAME", "TCP_CONGESTION of every connection, e.g. reno, cubic, bbr.")
+]
+Rcvbuf = Annotated[str | None, option("--rcvbuf", "SIZE", "SO_RCVBUF of every connection, e.g. 256KiB.")]
+Sndbuf = Annotated[str | None, option("--sndbuf", "SIZE", "SO_SNDBUF of every connection, e.g. 4MiB.")]
+#: The default is each verb's own: the testbed's allows for RTOs backing off.
+Timeout = Annotated[
+    str,
+    typer.Option(
+        "--timeout", metavar="DURATION", help="Fail when one block (or a connection to a server) takes longer."
+    ),
+]
 
 
 def parse_counts(text: str, field: str, example: str) -> list[int]:
@@ -215,11 +298,13 @@ def toml_value(text: str) -> Any:
     return value if isinstance(value, (int, float, str)) and not isinstance(value, bool) else text
 
 
-def resolve(base: dict[str, Any], overrides: list[tuple[str, Any]]) -> Scenario:
-    """``base`` with ``overrides`` applied one at a time (the last of two writes to a setting wins)."""
+def resolve(file: dict[str, Any], overrides: list[tuple[str, Any]], preset: str | None = None) -> Scenario:
+    """The scenario of a command line, in one call into the engine: the ``preset``'s settings, the
+    scenario ``file``'s, then ``overrides`` in order (the last of two writes to a setting wins)."""
     from incast.scenario import Scenario, apply_overrides
 
-    data = base
-    for path, value in overrides:
-        data = apply_overrides(data, {path: value})
-    return Scenario.parse(data)
+    if preset is None:
+        return Scenario(**apply_overrides(file, overrides))
+    from incast.presets import preset_overrides
+
+    return Scenario(**apply_overrides({}, [*preset_overrides(preset), *file.items(), *overrides]))

@@ -6,6 +6,10 @@ summary uses ``incast run``'s terms (goodput, block time p50/p99/max, blocks;
 ``--json`` has the same keys where they apply), then one row per connection
 (``TCP_INFO`` over the measured blocks) and the host's TcpExt/Tcp counters.
 
+Without ``--blocks`` or ``--start-until`` it reads 100 measured blocks, and
+without ``--sru`` or ``--block`` 256KiB from each server. The options that
+``incast run`` has too mean the same here (``incast.cli.options``).
+
 A server that refuses, stalls past ``--timeout`` or closes mid-block ends the
 run: the partial results are printed, then one line naming the server and the
 block, and the status is 1. Ctrl-C prints the partial results too (status 130).
@@ -19,6 +23,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
+from incast.cli.options import AsJson, Congestion, Nodelay, Rcvbuf, Sndbuf, Timeout, named_options, option, toml_value
 from incast.cli.output import EXIT_ENGINE, fail, ms
 from incast.errors import ScenarioError
 
@@ -44,50 +49,42 @@ _CONNECTION_COLUMNS = {
 _ALWAYS_SHOWN = ("TCPTimeouts", "TCPLossProbes", "RetransSegs")
 
 
-def _opt(flag: str, metavar: str, help: str) -> Any:
-    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
-
-
+@named_options("sru", "block", "blocks", "max_inflight", "stagger", "delayed_ack")
 def read(
     servers: Annotated[
         list[str] | None,
         typer.Argument(metavar="HOST[:PORT]", help="Servers, port 7470 unless given.", show_default=False),
     ] = None,
     servers_file: Annotated[
-        str | None, _opt("--servers-file", "FILE", "Servers, one HOST[:PORT] per line ('#' starts a comment).")
+        str | None, option("--servers-file", "FILE", "Servers, one HOST[:PORT] per line ('#' starts a comment).")
     ] = None,
-    sru: Annotated[str | None, _opt("--sru", "SIZE", "Bytes per server per block (default 256KiB).")] = None,
-    block: Annotated[str | None, _opt("--block", "SIZE", "Bytes per block split over the servers, e.g. 1MiB.")] = None,
-    blocks: Annotated[int | None, _opt("--blocks", "N", "Stop after N measured blocks (default 100).")] = None,
-    duration: Annotated[
-        str | None, _opt("--duration", "DURATION", "Start no block after this much measured time, e.g. 10s.")
+    *,
+    start_until: Annotated[
+        str | None,
+        option(
+            "--start-until",
+            "DURATION",
+            "Start blocks until this much measured time has passed, then let the last one finish "
+            "(instead of --blocks; the simulator's --duration stops at its time).",
+        ),
     ] = None,
-    warmup: Annotated[int, _opt("--warmup", "N", "Blocks run first and not counted.")] = 0,
-    timeout: Annotated[
-        str, _opt("--timeout", "DURATION", "Fail when a block (or a connect) takes longer (default 10s).")
-    ] = "10s",
-    max_inflight: Annotated[
-        int | None, _opt("--max-inflight", "K", "At most K servers answer at once (default: all).")
-    ] = None,
-    stagger: Annotated[
-        str, _opt("--stagger", "DURATION", "Delay the i-th request of a block by i×D, e.g. 100us.")
-    ] = "0",
-    nodelay: Annotated[
-        bool, typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY (default on).", show_default=False)
-    ] = True,
-    delayed_ack: Annotated[
-        str, _opt("--delayed-ack", "on|off", "off: TCP_QUICKACK re-armed after every receive (default on).")
-    ] = "on",
-    congestion: Annotated[str | None, _opt("--congestion", "NAME", "TCP_CONGESTION, e.g. reno, cubic, bbr.")] = None,
-    rcvbuf: Annotated[str | None, _opt("--rcvbuf", "SIZE", "SO_RCVBUF of every connection, e.g. 256KiB.")] = None,
-    sndbuf: Annotated[str | None, _opt("--sndbuf", "SIZE", "SO_SNDBUF of every connection.")] = None,
-    as_json: Annotated[bool, typer.Option("--json", help="Print one JSON object.")] = False,
+    warmup: Annotated[int, option("--warmup", "N", "Blocks run first and not counted.")] = 0,
+    timeout: Timeout = "10s",
+    nodelay: Nodelay = True,
+    congestion: Congestion = None,
+    rcvbuf: Rcvbuf = None,
+    sndbuf: Sndbuf = None,
+    as_json: AsJson = False,
+    **named: str | None,
 ) -> int:
     """Read synchronized blocks from real servers and print goodput, block times and TCP counters."""
     from incast import bench
 
-    if delayed_ack not in ("on", "off"):
-        raise ScenarioError(f"delayed_ack: {delayed_ack!r} is not on or off")
+    delayed_ack = named["delayed_ack"] or "linux"
+    if delayed_ack not in ("linux", "off"):
+        raise ScenarioError(f"delayed_ack: the kernel has linux (its own, the default) or off, got {delayed_ack!r}")
+    if start_until is not None and named["blocks"] is not None:
+        raise ScenarioError("start_until: give --blocks or --start-until, not both")
     names = list(servers or []) + (_servers_file(servers_file) if servers_file is not None else [])
     if not names:
         raise ScenarioError("servers: required; give HOST[:PORT]... or --servers-file FILE")
@@ -95,16 +92,16 @@ def read(
     try:
         result = bench.read(
             names,
-            sru=sru,
-            block=block,
-            blocks=blocks,
-            duration=duration,
+            sru=named["sru"],
+            block=named["block"],
+            blocks=_count(named["blocks"]),
+            duration=_start_until(start_until),
             warmup=warmup,
             timeout=timeout,
-            max_inflight=max_inflight,
-            stagger=stagger,
+            max_inflight=None if named["max_inflight"] == "all" else _count(named["max_inflight"]),
+            stagger=named["stagger"] or 0,
             nodelay=nodelay,
-            delayed_ack=delayed_ack == "on",
+            delayed_ack=delayed_ack == "linux",
             congestion=congestion,
             rcvbuf=rcvbuf,
             sndbuf=sndbuf,
@@ -122,6 +119,26 @@ def read(
 def register(app: typer.Typer) -> None:
     """Add the ``read`` verb to ``app``."""
     app.command("read")(read)
+
+
+def _count(text: str | None) -> Any:
+    """A count given as text: ``"16"`` is 16; anything else goes on as it is, for the bench to refuse by name."""
+    return None if text is None else toml_value(text)
+
+
+def _start_until(text: str | None) -> float | None:
+    """``--start-until`` in seconds: a positive duration."""
+    from incast.units import UnitError, parse_duration
+
+    if text is None:
+        return None
+    try:
+        seconds = parse_duration(text)
+    except UnitError as e:
+        raise ScenarioError(f"start_until: {e}") from None
+    if seconds <= 0:
+        raise ScenarioError(f"start_until: must be more than 0, got {text!r}")
+    return seconds
 
 
 def _servers_file(path: str) -> list[str]:

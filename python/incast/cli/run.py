@@ -38,20 +38,20 @@ from typing import TYPE_CHECKING, Annotated, Any, NamedTuple
 import typer
 
 from incast.cli.options import (
-    TCP_HELP,
-    TCP_METAVAR,
+    OPTION_FIELDS,
     AsJson,
     ScenarioFile,
+    Servers,
     SetOpt,
+    named_options,
     named_overrides,
+    option,
     parse_counts,
     parse_names,
     parse_servers,
     parse_set,
     resolve,
     setting_help,
-    setting_option,
-    toml_value,
 )
 from incast.cli.output import ms, plural, rate
 from incast.errors import ScenarioError
@@ -64,56 +64,27 @@ if TYPE_CHECKING:
 
 __all__ = ["register", "run"]
 
+#: What ``--trace-dir`` turns on, after ``--set``; the goodput bin is apart (see :func:`_goodput_bin`).
+_TRACES = [("trace.queue", True), ("trace.flows", True), ("trace.block_cwnd", True)]
 
-def _opt(flag: str, metavar: str, help: str) -> Any:
-    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
 
-
+@named_options(*OPTION_FIELDS)
 def run(
     scenario_file: ScenarioFile = None,
-    servers: Annotated[
-        str | None, _opt("--servers", "N[,N...]", "Servers; a list like 1,4,16,64 runs once per value.")
-    ] = None,
-    sru: Annotated[str | None, setting_option("--sru", "workload.sru")] = None,
-    block: Annotated[str | None, setting_option("--block", "workload.block")] = None,
-    blocks: Annotated[str | None, setting_option("--blocks", "blocks")] = None,
-    duration: Annotated[str | None, setting_option("--duration", "duration")] = None,
-    link: Annotated[str | None, setting_option("--link", "link.rate")] = None,
-    rtt: Annotated[str | None, setting_option("--rtt", "link.rtt")] = None,
-    buffer: Annotated[str | None, setting_option("--buffer", "switch.buffer")] = None,
-    mss: Annotated[str | None, setting_option("--mss", "tcp.mss")] = None,
-    rto_min: Annotated[str | None, setting_option("--rto-min", "tcp.rto_min")] = None,
-    rto_max: Annotated[str | None, setting_option("--rto-max", "tcp.rto_max")] = None,
-    clock_granularity: Annotated[str | None, setting_option("--clock-granularity", "tcp.clock_granularity")] = None,
-    rto_flavor: Annotated[str | None, setting_option("--rto-flavor", "tcp.rto_flavor")] = None,
-    delayed_ack: Annotated[str | None, setting_option("--delayed-ack", "tcp.delayed_ack")] = None,
-    init_cwnd: Annotated[str | None, setting_option("--init-cwnd", "tcp.init_cwnd")] = None,
+    servers: Servers = None,
+    *,
     seed: Annotated[
-        str | None, _opt("--seed", "N[,N...]", f"{setting_help('seed')} A list like 1,2,3 runs once per seed.")
+        str | None, option("--seed", "N[,N...]", f"{setting_help('seed')} A list like 1,2,3 runs once per seed.")
     ] = None,
-    request_order: Annotated[str | None, setting_option("--request-order", "workload.order")] = None,
-    tcp: Annotated[
-        str | None, typer.Option("--tcp", metavar=TCP_METAVAR, help=TCP_HELP, show_default=False)
-    ] = None,
-    recovery: Annotated[str | None, setting_option("--recovery", "tcp.recovery")] = None,
-    spurious_rto: Annotated[str | None, setting_option("--spurious-rto", "tcp.spurious_rto")] = None,
-    ecn_threshold: Annotated[str | None, setting_option("--ecn-threshold", "switch.ecn_threshold")] = None,
-    gip: Annotated[str | None, setting_option("--gip", "tcp.gip")] = None,
-    max_inflight: Annotated[str | None, setting_option("--max-inflight", "workload.max_inflight")] = None,
-    stagger: Annotated[str | None, setting_option("--stagger", "workload.stagger")] = None,
-    clients: Annotated[str | None, setting_option("--clients", "workload.clients")] = None,
-    server_sets: Annotated[str | None, setting_option("--server-sets", "workload.server_sets")] = None,
     topology: Annotated[
         str | None,
-        _opt("--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."),
+        option(
+            "--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."
+        ),
     ] = None,
-    buffer_model: Annotated[str | None, setting_option("--buffer-model", "switch.buffer_model")] = None,
-    loss: Annotated[str | None, setting_option("--loss", "link.loss")] = None,
-    wan: Annotated[str | None, setting_option("--wan", "wan.delay")] = None,
-    wan_jitter: Annotated[str | None, setting_option("--wan-jitter", "wan.jitter")] = None,
     wan_spikes: Annotated[
         str | None,
-        _opt(
+        option(
             "--wan-spikes",
             "GAP,HEIGHT,DURATION",
             "With --wan: delay spikes every GAP on average, raising the delay by HEIGHT for DURATION, "
@@ -131,11 +102,9 @@ def run(
             "in several priorities (--set workload.priority=3 ...).",
         ),
     ] = False,
-    pause_xoff: Annotated[str | None, setting_option("--pause-xoff", "switch.pause_xoff")] = None,
-    pause_xon: Annotated[str | None, setting_option("--pause-xon", "switch.pause_xon")] = None,
     background: Annotated[
         str | None,
-        _opt(
+        option(
             "--background",
             "tcp:N[@client|@server]|udp:RATE",
             "N bulk TCP flows (to receivers of their own, into client 0, or into server 0), or "
@@ -144,7 +113,7 @@ def run(
     ] = None,
     preset: Annotated[
         str | None,
-        _opt(
+        option(
             "--preset",
             "NAME[,NAME...]",
             "Start from a named bundle of settings (see 'incast presets'); a list like linux,ns2 runs once per preset.",
@@ -154,40 +123,27 @@ def run(
     as_json: AsJson = False,
     trace_dir: Annotated[
         str | None,
-        _opt(
+        option(
             "--trace-dir", "DIR", "Record every trace (goodput bin 5ms unless set) and write them as Parquet into DIR."
         ),
     ] = None,
     pcap: Annotated[
         str | None,
-        _opt(
+        option(
             "--pcap",
             "DIR",
             "Capture every packet and write one pcap file per host (client.pcap, server-<i>.pcap) into DIR.",
         ),
     ] = None,
+    **named: str | None,
 ) -> None:
     """Simulate synchronized reads and print goodput, block times, timeouts and drops."""
     from rich.console import Console
 
-    from incast.presets import with_preset
     from incast.result import run as run_scenario
     from incast.scenario import read_toml
     from incast.topology import parse_topology_flag
 
-    named = {
-        "sru": sru, "block": block, "blocks": blocks, "duration": duration, "link": link, "rtt": rtt,
-        "buffer": buffer, "mss": mss, "rto_min": rto_min, "rto_max": rto_max,
-        "clock_granularity": clock_granularity, "rto_flavor": rto_flavor, "delayed_ack": delayed_ack,
-        "init_cwnd": init_cwnd, "request_order": request_order, "tcp": tcp, "recovery": recovery,
-        "spurious_rto": spurious_rto, "gip": gip, "ecn_threshold": ecn_threshold,
-        "max_inflight": max_inflight, "stagger": stagger, "pause_xoff": pause_xoff, "pause_xon": pause_xon,
-        "clients": clients, "server_sets": server_sets,
-        "buffer_model": buffer_model, "loss": None if loss is None else toml_value(loss),
-        "wan": wan, "wan_jitter": wan_jitter,
-    }  # fmt: skip
-    if sru is not None and block is not None:
-        raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
     overrides = named_overrides(named)
     if topology is not None:
         overrides.insert(0, ("topology", parse_topology_flag(topology)))
@@ -199,21 +155,20 @@ def run(
         overrides.extend(_parse_background(background))
     if wan_spikes is not None:
         overrides.extend(_parse_wan_spikes(wan_spikes))
-    extra = [parse_set(item) for item in set_ or []]
-    base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
+    overrides += [parse_set(item) for item in set_ or []]
+    overrides += [*(_TRACES if trace_dir is not None else []), *([("trace.pcap", True)] if pcap is not None else [])]
+    file: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     presets = parse_names(preset, "preset") if preset is not None else [None]
-    bases = {p: with_preset(p, base) if p is not None else base for p in presets}
     counts = parse_servers(servers) if servers is not None else [None]
     seeds = parse_counts(seed, "seed", "a seed like 7 or a list like 1,2,3") if seed is not None else [None]
     runs = [_Run(p, n, s) for p in presets for n in counts for s in seeds]
-    scenarios = [resolve(bases[r.preset], r.overrides() + overrides + extra) for r in runs]
+    scenarios = [resolve(file, r.overrides() + overrides, r.preset) for r in runs]
     trace_dirs: list[Path | None] = [None] * len(scenarios)
     if trace_dir is not None:
-        scenarios = [_all_traces(s) for s in scenarios]
+        scenarios = [_goodput_bin(s) for s in scenarios]
         trace_dirs = list(_run_dirs(trace_dir, runs))
     pcap_dirs: list[Path | None] = [None] * len(scenarios)
     if pcap is not None:
-        scenarios = [s.with_overrides({"trace.pcap": True}) for s in scenarios]
         pcap_dirs = list(_run_dirs(pcap, runs))
 
     # Wide enough for the per-server table when the output is a pipe or a file.
@@ -277,13 +232,9 @@ def _run_dirs(root: str, runs: "list[_Run]") -> list[Path]:
     return dirs
 
 
-def _all_traces(scenario: "Scenario") -> "Scenario":
-    """``scenario`` with every trace on; the goodput bin stays as set, else 5 ms (FAST08 Figure 5)."""
-    goodput_bin = scenario.trace.goodput_bin if scenario.trace.goodput_bin is not None else "5ms"
-    on = {"trace.goodput_bin": goodput_bin, "trace.queue": True, "trace.flows": True, "trace.block_cwnd": True}
-    return scenario.with_overrides(on)
-
-
+def _goodput_bin(scenario: "Scenario") -> "Scenario":
+    """``scenario`` with the goodput trace's bin as set, else 5 ms (FAST08 Figure 5)."""
+    return scenario if scenario.trace.goodput_bin is not None else scenario.with_overrides({"trace.goodput_bin": "5ms"})
 
 
 def _parse_background(text: str) -> list[tuple[str, Any]]:
@@ -310,13 +261,8 @@ def _parse_wan_spikes(text: str) -> list[tuple[str, str]]:
     return list(zip(("wan.spike_interval", "wan.spike_height", "wan.spike_duration"), parts, strict=True))
 
 
-
-
-
-
 # ---------------------------------------------------------------------------
 # Human output.
-
 
 
 def _rate(events_per_s: float) -> str:

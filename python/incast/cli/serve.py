@@ -16,33 +16,30 @@ bounded rate: the lines held back are counted) and one when it stops; on
 SIGINT or SIGTERM it closes every connection and exits with status 0.
 """
 
-from typing import Annotated, Any
+from typing import Annotated
 
 import typer
 
 from incast import bench
+from incast.cli.options import Congestion, Nodelay, Rcvbuf, Sndbuf, option
 from incast.cli.output import EXIT_ENGINE, fail
 
 __all__ = ["register", "serve"]
-
-
-def _opt(flag: str, metavar: str, help: str) -> Any:
-    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
 
 
 def serve(
     port: Annotated[int, typer.Option("--port", metavar="PORT", help="TCP port; 0 picks a free one (logged).")] = (
         bench.DEFAULT_PORT
     ),
-    bind: Annotated[str, _opt("--bind", "ADDRESS", "Address to listen on (default 0.0.0.0, every IPv4 address).")] = (
+    bind: Annotated[str, option("--bind", "ADDRESS", "Address to listen on (default 0.0.0.0, every IPv4 address).")] = (
         "0.0.0.0"
     ),
     max_response: Annotated[
-        str, _opt("--max-response", "SIZE", "Largest byte count a request may ask for (default 64MiB).")
+        str, option("--max-response", "SIZE", "Largest byte count a request may ask for (default 64MiB).")
     ] = "64MiB",
     max_connections: Annotated[
         int,
-        _opt(
+        option(
             "--max-connections",
             "N",
             "Connections served at once, a thread each; more are refused (default 512; keep below ulimit -n).",
@@ -50,21 +47,16 @@ def serve(
     ] = bench.DEFAULT_MAX_CONNECTIONS,
     idle_timeout: Annotated[
         str,
-        _opt(
+        option(
             "--idle-timeout",
             "DURATION",
             "Close a connection idle this long, or this slow to send a request or take its answer (default 60s).",
         ),
     ] = "60s",
-    nodelay: Annotated[
-        bool,
-        typer.Option("--nodelay/--no-nodelay", help="TCP_NODELAY on the connections (default on).", show_default=False),
-    ] = True,
-    congestion: Annotated[
-        str | None, _opt("--congestion", "NAME", "TCP_CONGESTION of the responses, e.g. reno, cubic, bbr.")
-    ] = None,
-    rcvbuf: Annotated[str | None, _opt("--rcvbuf", "SIZE", "SO_RCVBUF of every connection, e.g. 256KiB.")] = None,
-    sndbuf: Annotated[str | None, _opt("--sndbuf", "SIZE", "SO_SNDBUF of every connection, e.g. 4MiB.")] = None,
+    nodelay: Nodelay = True,
+    congestion: Congestion = None,
+    rcvbuf: Rcvbuf = None,
+    sndbuf: Sndbuf = None,
 ) -> int:
     """Serve synchronized-read requests until SIGINT or SIGTERM."""
 

@@ -23,18 +23,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from incast.cli.options import (
-    TCP_HELP,
-    TCP_METAVAR,
     AsJson,
     ScenarioFile,
+    Servers,
     SetOpt,
+    Timeout,
+    named_options,
     named_overrides,
     parse_servers,
     parse_set,
     resolve,
 )
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms, rate
-from incast.errors import ScenarioError
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -42,30 +42,13 @@ if TYPE_CHECKING:
     from incast.scenario import Scenario
     from incast.testbed import TestbedResult
 
-__all__ = ["register", "scenarios", "testbed"]
+__all__ = ["NAMED_OPTIONS", "register", "scenarios", "testbed"]
 
 #: Exit status after Ctrl-C or SIGTERM, as a shell reports SIGINT.
 EXIT_INTERRUPTED = 130
 
-
-def _opt(flag: str, metavar: str, help: str) -> Any:
-    return typer.Option(flag, metavar=metavar, help=help, show_default=False)
-
-
-Servers = Annotated[str | None, _opt("--servers", "N[,N...]", "Servers; a list like 1,4,16 runs once per value.")]
-Sru = Annotated[str | None, _opt("--sru", "SIZE", "Fixed bytes per server per block, e.g. 64KiB.")]
-Block = Annotated[str | None, _opt("--block", "SIZE", "Fixed bytes per block split over the servers, e.g. 1MiB.")]
-Blocks = Annotated[str | None, _opt("--blocks", "N", "Stop after N blocks.")]
-Duration = Annotated[str | None, _opt("--duration", "DURATION", "Start no block after this much time, e.g. 2s.")]
-Link = Annotated[str | None, _opt("--link", "RATE", "Rate of every link, e.g. 200Mbps.")]
-Buffer = Annotated[str | None, _opt("--buffer", "SIZE|Npkt", "Switch buffer toward the client, e.g. 32KiB.")]
-RtoMin = Annotated[str | None, _opt("--rto-min", "DURATION", "Minimum retransmission timeout, e.g. 200ms or 1ms.")]
-DelayedAck = Annotated[str | None, _opt("--delayed-ack", "40ms|linux|off", "Delayed ACK: Linux's own, or off.")]
-Tcp = Annotated[str | None, _opt("--tcp", TCP_METAVAR, TCP_HELP)]
-Recovery = Annotated[str | None, _opt("--recovery", "reno|newreno|sack", "Loss recovery. [tcp.recovery]")]
-Timeout = Annotated[
-    str, _opt("--timeout", "DURATION", "Fail when one block takes longer (default 60s: RTOs back off).")
-]
+#: The named options of ``incast testbed`` and ``incast validate`` (``incast.cli.options``).
+NAMED_OPTIONS = ("sru", "block", "blocks", "duration", "link", "buffer", "rto_min", "delayed_ack", "tcp", "recovery")
 
 
 def scenarios(
@@ -76,39 +59,26 @@ def scenarios(
     preset: str | None = None,
 ) -> "list[Scenario]":
     """The scenarios of a command line: the preset, the file, the named options, ``--set``; one per server count."""
-    from incast.presets import with_preset
     from incast.scenario import read_toml
 
-    if named.get("sru") is not None and named.get("block") is not None:
-        raise ScenarioError("workload: give --sru (bytes per server) or --block (bytes per block), not both")
-    overrides = named_overrides(named)
-    extra = [parse_set(item) for item in set_ or []]
-    base: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
-    if preset is not None:
-        base = with_preset(preset, base)
+    overrides = named_overrides(named) + [parse_set(item) for item in set_ or []]
+    file: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     counts = parse_servers(servers) if servers is not None else [None]
-    return [resolve(base, ([("servers", n)] if n is not None else []) + overrides + extra) for n in counts]
+    return [resolve(file, ([("servers", n)] if n is not None else []) + overrides, preset) for n in counts]
 
 
+@named_options(*NAMED_OPTIONS)
 def testbed(
     scenario_file: ScenarioFile = None,
     servers: Servers = None,
-    sru: Sru = None,
-    block: Block = None,
-    blocks: Blocks = None,
-    duration: Duration = None,
-    link: Link = None,
-    buffer: Buffer = None,
-    rto_min: RtoMin = None,
-    delayed_ack: DelayedAck = None,
-    tcp: Tcp = None,
-    recovery: Recovery = None,
+    *,
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
     do_cleanup: Annotated[
         bool, typer.Option("--cleanup", help="Remove what killed runs left behind (by prefix) and exit.")
     ] = False,
+    **named: str | None,
 ) -> int:
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
     from rich.console import Console
@@ -130,18 +100,6 @@ def testbed(
         if not removed:
             print("nothing to remove")
         return 0
-    named = {
-        "sru": sru,
-        "block": block,
-        "blocks": blocks,
-        "duration": duration,
-        "link": link,
-        "buffer": buffer,
-        "rto_min": rto_min,
-        "delayed_ack": delayed_ack,
-        "tcp": tcp,
-        "recovery": recovery,
-    }
     todo = scenarios(scenario_file, servers, named, set_)
     for note in notes(todo[0]):
         print(f"note: {note}", file=sys.stderr)

@@ -25,24 +25,9 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from incast.cli.options import AsJson, ScenarioFile, SetOpt
+from incast.cli.options import AsJson, ScenarioFile, Servers, SetOpt, Timeout, named_options
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
-from incast.cli.testbed import (
-    Block,
-    Blocks,
-    Buffer,
-    DelayedAck,
-    Duration,
-    Link,
-    Recovery,
-    RtoMin,
-    Servers,
-    Sru,
-    Tcp,
-    Timeout,
-    kernel_line,
-    scenarios,
-)
+from incast.cli.testbed import NAMED_OPTIONS, kernel_line, scenarios
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -67,19 +52,11 @@ def _cell(label: str, value: float | None) -> str:
     return f"{value:.1f}" if label.endswith("Mbps") else f"{value:.0f}"
 
 
+@named_options(*NAMED_OPTIONS)
 def validate(
     scenario_file: ScenarioFile = None,
     servers: Servers = None,
-    sru: Sru = None,
-    block: Block = None,
-    blocks: Blocks = None,
-    duration: Duration = None,
-    link: Link = None,
-    buffer: Buffer = None,
-    rto_min: RtoMin = None,
-    delayed_ack: DelayedAck = None,
-    tcp: Tcp = None,
-    recovery: Recovery = None,
+    *,
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
@@ -115,6 +92,7 @@ def validate(
             "(ns-2's from traces of its agents and of the client's port).",
         ),
     ] = False,
+    **named: str | None,
 ) -> int:
     """Run a scenario in the simulator and on the testbed (needs root), in ns-2.35 or in ns-3 3.44, and compare."""
     from rich.console import Console
@@ -126,18 +104,6 @@ def validate(
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
 
-    named = {
-        "sru": sru,
-        "block": block,
-        "blocks": blocks,
-        "duration": duration,
-        "link": link,
-        "buffer": buffer,
-        "rto_min": rto_min,
-        "delayed_ack": delayed_ack,
-        "tcp": tcp,
-        "recovery": recovery,
-    }
     if calibrate and against != "testbed":
         why = f"--calibrate: measures the testbed's hosts; it does not apply with --against {against}"
         return fail(why, EXIT_USAGE)

@@ -3,7 +3,8 @@
 Each scenario field is honoured, noted or refused:
 
 **Honoured.** ``servers``; ``workload.sru``/``block``, ``max_inflight``,
-``stagger``; ``blocks``/``duration`` (wall time: no block starts after it);
+``stagger``; ``blocks``/``duration`` (wall time: no block starts after it,
+``incast read --start-until``);
 ``link.rate`` (``tbf`` rate on the client's switch port and on every server's
 NIC, counting 24 bytes of preamble, FCS and gap per frame as the simulator
 does); ``switch.buffer`` (the client port's ``tbf`` byte limit; ``Npkt`` is
@@ -288,12 +289,12 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     if not delayed_ack:
         routes += ["quickack", "1"]
 
-    read = ["--congestion", congestion, "--delayed-ack", "on" if delayed_ack else "off"]
+    read = ["--congestion", congestion, "--delayed-ack", "linux" if delayed_ack else "off"]
     read += ["--sru", f"{wl.sru}B"] if wl.sru is not None else ["--block", f"{wl.block}B"]
     if s.blocks is not None:
         read += ["--blocks", str(s.blocks)]
     if s.duration is not None:
-        read += ["--duration", format_duration(s.duration)]
+        read += ["--start-until", format_duration(s.duration)]
     if wl.max_inflight is not None:
         read += ["--max-inflight", str(wl.max_inflight)]
     if wl.stagger:
