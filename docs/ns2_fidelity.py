@@ -15,10 +15,11 @@ import json
 import statistics
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ns2_gip
-from pages import Run
+from pages import Run, settings_table
 
 PAGE = "ns2.md"
 DEPENDS = [
@@ -131,28 +132,31 @@ def validate(args: list[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
-def grid(seeds: int, skew: bool) -> dict[str, dict[str, list[float]]]:
-    """Every grid point: goodput means and timeout sums over the seeds, both sides, keyed by point."""
+def grid(seeds: int, skew: bool, jobs: int) -> dict[str, dict[str, list[float]]]:
+    """Every grid point: each seed's goodput and timeouts on both sides, keyed by point."""
+    lines = [(tcp, rto, buffer, seed) for _, tcp, rto in GRID for buffer in BUFFERS for seed in range(1, seeds + 1)]
+
+    def one(line: tuple[str, str, str, int]) -> list[dict[str, Any]]:
+        tcp, rto, buffer, seed = line
+        args = ["--servers", ",".join(map(str, SERVERS)), "--blocks", "20", "--buffer", buffer]
+        args += ["--rto-min", rto, "--tcp", tcp, "--set", f"seed={seed}"]
+        args += ["--set", "tcp.rto_tick=1us"] if rto == "1ms" else []
+        args += ["--set", "link.skew=1ps"] if skew else []
+        out = validate(args)
+        print(f"grid {tcp} {rto} {buffer} seed {seed} skew={skew}: done", file=sys.stderr, flush=True)
+        return out
+
+    with ThreadPoolExecutor(jobs) as pool:
+        results = list(pool.map(one, lines))
     out: dict[str, dict[str, list[float]]] = {}
-    for _, tcp, rto in GRID:
-        for buffer in BUFFERS:
-            sums: dict[int, dict[str, list[float]]] = {}
-            for n in SERVERS:
-                sums[n] = {"sim": [], "ns2": [], "sim_t": [], "ns2_t": []}
-            for seed in range(1, seeds + 1):
-                args = ["--servers", ",".join(map(str, SERVERS)), "--blocks", "20", "--buffer", buffer]
-                args += ["--rto-min", rto, "--tcp", tcp, "--set", f"seed={seed}"]
-                args += ["--set", "tcp.rto_tick=1us"] if rto == "1ms" else []
-                args += ["--set", "link.skew=1ps"] if skew else []
-                for n, d in zip(SERVERS, validate(args), strict=True):
-                    f = d["figures"]
-                    sums[n]["sim"].append(f["goodput_mbps"]["simulator"])
-                    sums[n]["ns2"].append(f["goodput_mbps"]["ns2"])
-                    sums[n]["sim_t"].append(f["timeouts"]["simulator"])
-                    sums[n]["ns2_t"].append(f["timeouts"]["ns2"])
-            print(f"grid {tcp} {rto} {buffer} skew={skew}: done", file=sys.stderr, flush=True)
-            for n in SERVERS:
-                out[f"{tcp} {rto} {buffer} {n}"] = sums[n]
+    for (tcp, rto, buffer, _), objects in zip(lines, results, strict=True):
+        for n, d in zip(SERVERS, objects, strict=True):
+            p = out.setdefault(f"{tcp} {rto} {buffer} {n}", {"sim": [], "ns2": [], "sim_t": [], "ns2_t": []})
+            f = d["figures"]
+            p["sim"].append(f["goodput_mbps"]["simulator"])
+            p["ns2"].append(f["goodput_mbps"]["ns2"])
+            p["sim_t"].append(f["timeouts"]["simulator"])
+            p["ns2_t"].append(f["timeouts"]["ns2"])
     return out
 
 
@@ -220,19 +224,12 @@ def classes_table(rows: list[dict[str, Any]]) -> str:
     return "\n".join(lines)
 
 
-def switches() -> str:
-    """The ``ns2`` preset's switches as a markdown table."""
-    return "\n".join(
-        ["| setting | ns-2.35 behaviour (source) |", "|---|---|", *(f"| `{k}` | {v} |" for k, v in SWITCHES)]
-    )
-
-
 def render(run: Run, results: dict[str, Any]) -> None:
     """Write the page from a run's numbers."""
     seeds = results["seeds"]
     label = "the full grid" if seeds >= 40 else f"a smaller run than the full grid's 40 seeds: seeds 1–{seeds}"
     body = [
-        ABOUT.format(switches=switches()),
+        ABOUT.format(switches=settings_table("ns-2.35 behaviour (source)", SWITCHES)),
         "## The grid, equal cables\n",
         f"`incast validate --against ns2 --servers 2,4,8,16,32,64 --blocks 20 --buffer Q --rto-min R --tcp T "
         f"--set seed=S` for seeds 1 to {seeds} ({label}), with `--set tcp.rto_tick=1us` at 1 ms; goodput in "
@@ -262,6 +259,7 @@ def main() -> int:
     """Run the grids, the classes and GIP's points (or take the last run's numbers) and write the page."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=40, help="seeds 1..N of each grid point (default 40)")
+    ap.add_argument("--jobs", type=int, default=1, help="grid lines run at once")
     ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     args = ap.parse_args()
     if args.render:
@@ -270,10 +268,10 @@ def main() -> int:
     run = Run(__file__, DEPENDS)
     results = {
         "seeds": args.seeds,
-        "equal": grid(args.seeds, skew=False),
-        "skew": grid(args.seeds, skew=True),
+        "equal": grid(args.seeds, False, args.jobs),
+        "skew": grid(args.seeds, True, args.jobs),
         "classes": classes(),
-        "gip": ns2_gip.rows(),
+        "gip": ns2_gip.rows(args.jobs),
     }
     run.finish()
     run.save(PAGE, results)

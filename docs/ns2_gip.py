@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import incast
@@ -71,17 +72,20 @@ HEADS = ["link", "senders", "GIP reset: incast", "ns-2", "timeouts: incast", "ns
 HEADS += ["RTO_min 2 ms: incast", "ns-2", "NewReno: incast", "ns-2"]
 
 
-def rows() -> list[list[float | str]]:
-    """Every point's row: link, senders, then the figures in the order of ``HEADS``."""
-    out: list[list[float | str]] = []
-    for rate, n in POINTS:
-        ru, rt, nu, nt = point(rate, n, "reset", True)
-        fu = point(rate, n, "full", False)[0]
-        mu, _, mnu, _ = point(rate, n, "2ms", True)
-        wu, _, wnu, _ = point(rate, n, "newreno", True)
-        out.append([rate.replace("Gbps", " Gbps"), n, ru, nu, rt, nt, fu, mu, mnu, wu, wnu])
-        print(f"GIP {rate} {n}: {ru:.2f} / {nu:.2f}", file=sys.stderr, flush=True)
-    return out
+def row(rate: str, n: int) -> list[float | str]:
+    """One point's row: link, senders, then the figures in the order of ``HEADS``."""
+    ru, rt, nu, nt = point(rate, n, "reset", True)
+    fu = point(rate, n, "full", False)[0]
+    mu, _, mnu, _ = point(rate, n, "2ms", True)
+    wu, _, wnu, _ = point(rate, n, "newreno", True)
+    print(f"GIP {rate} {n}: {ru:.2f} / {nu:.2f}", file=sys.stderr, flush=True)
+    return [rate.replace("Gbps", " Gbps"), n, ru, nu, rt, nt, fu, mu, mnu, wu, wnu]
+
+
+def rows(jobs: int = 1) -> list[list[float | str]]:
+    """Every point's row, ``jobs`` points at once (each run releases the interpreter while it runs)."""
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(lambda p: row(*p), POINTS))
 
 
 def table(points: list[list[float | str]]) -> str:

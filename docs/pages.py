@@ -162,6 +162,11 @@ class Run:
         return path
 
 
+def settings_table(behaviour: str, rows: list[tuple[str, str]]) -> str:
+    """A markdown table of engine settings and the reference behaviour each one follows."""
+    return "\n".join([f"| setting | {behaviour} |", "|---|---|", *(f"| `{k}` | {v} |" for k, v in rows)])
+
+
 def stale(page: Path) -> str | None:
     """Why ``page`` is stale (naming the script to rerun), or None when its fingerprint still holds."""
     first = page.read_text(encoding="utf-8").split("\n", 1)[0]
