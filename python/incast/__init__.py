@@ -29,7 +29,7 @@ __version__: str = _engine_version()
 #: Names imported from their module when first used, so that ``import incast`` (and the
 #: command line, whose ``--help`` needs neither) does not load the result and scenario code.
 _LAZY = {"Result": "incast.result", "run": "incast.result", "Scenario": "incast.scenario"}
-#: Submodules ``import incast`` used to load with those names, still reachable as attributes.
+#: Submodules reachable as attributes of ``incast`` (``incast.presets``), loaded when first used.
 _SUBMODULES = ("presets", "result", "scenario", "units")
 
 __all__ = [
