@@ -29,7 +29,6 @@ DEPENDS = [
     "python/incast/testbed",
     "python/incast/cli/validate.py",
     "python/incast/cli/testbed.py",
-    "python/incast/presets.py",
     "crates/incast-bench/src",
 ]
 #: Every configuration: the common options, then each row's own.

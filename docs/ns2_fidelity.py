@@ -27,7 +27,6 @@ DEPENDS = [
     "python/incast/reference/ns2.py",
     "python/incast/reference/ns2.tcl",
     "python/incast/cli/validate.py",
-    "python/incast/presets.py",
 ]
 SERVERS = [2, 4, 8, 16, 32, 64]
 BUFFERS = ["32pkt", "64pkt"]

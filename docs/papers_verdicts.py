@@ -26,7 +26,6 @@ DEPENDS = [
     "python/incast/experiments",
     "python/incast/experiment.py",
     "python/incast/sweep.py",
-    "python/incast/presets.py",
     "python/incast/scenario.py",
 ]
 VERDICTS = ("holds", "fails", "disputed")

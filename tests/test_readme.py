@@ -145,10 +145,11 @@ def test_the_readme_block_runs(block: list[str], tmp_path: Path) -> None:
         for line in block:
             command = line.split("  #")[0].strip()
             if command.endswith("&"):
-                server = subprocess.Popen(
-                    ["bash", "-c", f"exec {command[:-1]}"], cwd=tmp_path, env=env(), text=True,
-                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-                )  # fmt: skip
+                with open(tmp_path / f"background-{len(background)}.log", "w") as log:
+                    server = subprocess.Popen(
+                        ["bash", "-c", f"exec {command[:-1]}"], cwd=tmp_path, env=env(), text=True,
+                        stdout=log, stderr=subprocess.STDOUT,
+                    )  # fmt: skip
                 background.append(server)
                 port = re.search(r"--port (\d+)", command)
                 assert port, f"a background command names no --port: {command}"

@@ -20,7 +20,7 @@
 //! links start a frame together. At a full
 //! port the two orders drop different frames: by queueing order, frames
 //! queued behind a burst win every tie over the retransmissions an ACK just
-//! released (README, "Against ns-2.35"). With `link.arrival_order = "ns2"`
+//! released (docs/validation/ns2.md). With `link.arrival_order = "ns2"`
 //! a frame's rank in ns-2's double-precision clock (`sim::double_clock`)
 //! comes first among arrivals that started together (`push_since_ranked`).
 //! Every order is a pure function of the inputs, so every run is.
