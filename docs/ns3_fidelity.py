@@ -142,6 +142,11 @@ def cell(runs: list[list[float]]) -> str:
     return f"{statistics.fmean(r[0] for r in runs):.0f} ({statistics.fmean(r[1] for r in runs):,.0f})"
 
 
+def span(seeds: int) -> str:
+    """``seed 1`` or ``seeds 1–N``."""
+    return "seed 1" if seeds == 1 else f"seeds 1–{seeds}"
+
+
 def render(run: Run, results: dict[str, Any]) -> None:
     """Write the page from a run's numbers."""
     seeds, rows = results["seeds"], results["rows"]
@@ -149,7 +154,7 @@ def render(run: Run, results: dict[str, Any]) -> None:
     scope = (
         "the full table"
         if full
-        else f"a smaller run than the full table's six points over seeds 1–4: {len(rows)} points, seeds 1–{seeds}"
+        else f"a smaller run than the full table's six points over seeds 1–4: {len(rows)} points, {span(seeds)}"
     )
     lines = [
         "| servers, RTO_min, blocks | ns-3 | incast | ns-3, 1 ns skew | incast, 1 ns skew |",
@@ -167,11 +172,11 @@ def render(run: Run, results: dict[str, Any]) -> None:
     body = [
         ABOUT.format(switches=settings_table("ns-3 3.44 behaviour (source)", SWITCHES)),
         "## Goodput and timeouts\n",
-        f"Means over seeds 1–{seeds} on both sides ({scope}); goodput in Mbps, timeouts in brackets.\n",
+        f"Means over {span(seeds)} on both sides ({scope}); goodput in Mbps, timeouts in brackets.\n",
         "\n".join(lines),
         f"\nGoodput within 20 % and timeouts within a factor of 1.5 at {within} of the {2 * len(rows)} cells.",
     ]
-    servers = ",".join(str(r["servers"]) for r in rows)
+    servers = ",".join(sorted({str(r["servers"]) for r in rows}, key=int))
     command = f"python docs/ns3_fidelity.py --ns3-python PATH --seeds {seeds} --servers {servers}"
     run.write(PAGE, "Against ns-3 3.44", command, "\n".join(body))
 
