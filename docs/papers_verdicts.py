@@ -51,7 +51,6 @@ def render(run: Run, results: dict[str, Any]) -> None:
     rows = results["experiments"]
     total = Counter(c["verdict"] for r in rows for c in r["claims"])
     points = sum(r["points"] for r in rows)
-    mode = "--quick" if results["mode"] == "quick" else "every seed and axis value"
     lines = ["| experiment | paper | figure | points | holds | fails | disputed |", "|---|---|---|--:|--:|--:|--:|"]
     for r in rows:
         n = Counter(c["verdict"] for c in r["claims"])
@@ -67,12 +66,12 @@ def render(run: Run, results: dict[str, Any]) -> None:
                 misses.append(
                     f"| `{r['name']}` | {c['verdict']} | {escape(c['text'])} | {escape(c['reason'] or c['detail'])} |"
                 )
+    quick = " --quick" if results["mode"] == "quick" else ""
     body = [
         ABOUT,
-        f"`incast reproduce --all {'--quick ' if results['mode'] == 'quick' else ''}--json` ({mode}): "
-        f"{len(rows)} experiments, {points:,} points; of {sum(total.values())} claims, "
-        + ", ".join(f"{total[v]} {v if v != 'holds' else 'hold'}" for v in VERDICTS)
-        + ".\n",
+        f"`incast reproduce --all{quick} --json`: {len(rows)} experiments, {points:,} points; of "
+        f"{sum(total.values())} claims, {total['holds']} hold, {total['fails']} fail and {total['disputed']} "
+        "are disputed.\n",
         "\n".join(lines),
         "\n## The claims that do not hold\n",
         "\n".join(misses),
