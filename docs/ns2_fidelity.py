@@ -5,7 +5,7 @@ write the page again from the numbers of the last run. It runs ``incast validate
 the grid of NewReno and SACK, RTO_min 200 ms and 1 ms, 32- and 64-packet ports and 2 to 64 servers
 (20 blocks, seeds 1 to ``--seeds``), once with equal cables and once with ``link.skew=1ps``; FAST08
 Table 3's setting with ``--classes`` (timeouts by class, seeds 1 and 2); and GIP §VII's points
-(``docs/ns2_gip.py``). The full grid, 40 seeds, takes about an hour on two cores.
+(``docs/ns2_gip.py``). The full grid, 40 seeds, takes hours on two shared cores.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """GIP §VII's settings in the simulator and in ns-2.35: the GIP table of docs/validation/ns2.md.
 
 ``docs/ns2_fidelity.py`` writes it onto the page; ``python docs/ns2_gip.py`` prints it alone (needs
-``ns``, Debian's ``ns2``; about five minutes on two cores). Each
+``ns``, Debian's ``ns2``). Each
 point runs the ``ns2`` preset with GIP §VII's settings (1000-byte packets, a 128 KiB port, 117 µs RTT,
 256 KiB stripe units, 20 units, delayed ACK off, a 1 µs ``tcpTick_``) for seeds 1, 2 and 3, in both
 simulators: GIP's window reset alone (``tcp.gip = "333"`` with ``tcp.gip_copies = 0``, all ns-2's agents

@@ -5,7 +5,7 @@ where PATH is an interpreter with the ``ns3`` wheel (``python3 -m venv ns3env &&
 ns3==3.44.post0``, about 670 MiB), or ``--render`` to write the page again from the last run's numbers.
 Each point runs ``python/incast/reference/ns3.py`` and ``incast run --preset ns3`` for seeds 1 to
 ``--seeds``, with equal cables and with a 1 ns skew. Each ns-3 run first compiles its scenario
-(a minute or two on two cores), so the full table, six points over four seeds, takes hours;
+before it runs, so the full table, six points over four seeds, takes hours;
 ``--servers`` keeps only the points with those server counts.
 """
 
