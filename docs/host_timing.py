@@ -1,4 +1,4 @@
-"""How long the testbed's hosts take to answer, and whose frames its port drops (README, "The real hosts' timing").
+"""How long the testbed's hosts take to answer, and whose frames its port drops (docs/GUIDE.md, "The testbed").
 
 Run as root: ``python docs/host_timing.py [OPTIONS...]``, where OPTIONS are
 ``incast testbed``'s (a scenario file, ``--servers``, ``--set`` ...). It runs

@@ -1,6 +1,7 @@
-"""The README's "GIP in ns-2" table: GIP §VII's settings in the simulator and in ns-2.35.
+"""GIP §VII's settings in the simulator and in ns-2.35: the GIP table of docs/validation/ns2.md.
 
-Run: ``python docs/ns2_gip.py`` (needs ``ns``, Debian's ``ns2``; about five minutes on two cores). Each
+``docs/ns2_fidelity.py`` writes it onto the page; ``python docs/ns2_gip.py`` prints it alone (needs
+``ns``, Debian's ``ns2``). Each
 point runs the ``ns2`` preset with GIP §VII's settings (1000-byte packets, a 128 KiB port, 117 µs RTT,
 256 KiB stripe units, 20 units, delayed ACK off, a 1 µs ``tcpTick_``) for seeds 1, 2 and 3, in both
 simulators: GIP's window reset alone (``tcp.gip = "333"`` with ``tcp.gip_copies = 0``, all ns-2's agents
@@ -13,6 +14,7 @@ from __future__ import annotations
 
 import statistics
 import sys
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import incast
@@ -66,22 +68,39 @@ def point(rate: str, servers: int, case: str, reference: bool) -> tuple[float, f
     return mean(sim_u), mean(sim_t), mean(ref_u) if ref_u else nan, mean(ref_t) if ref_t else nan
 
 
-def main() -> int:
-    heads = ["link", "senders", "GIP reset: incast", "ns-2", "timeouts: incast", "ns-2", "full GIP: incast"]
-    heads += ["RTO_min 2 ms: incast", "ns-2", "NewReno: incast", "ns-2"]
-    print("| " + " | ".join(heads) + " |")
-    print("|" + "---:|" * len(heads))
-    for rate, n in POINTS:
-        ru, rt, nu, nt = point(rate, n, "reset", True)
-        fu = point(rate, n, "full", False)[0]
-        mu, _, mnu, _ = point(rate, n, "2ms", True)
-        wu, _, wnu, _ = point(rate, n, "newreno", True)
-        link = rate.replace("Gbps", " Gbps")
-        print(
+HEADS = ["link", "senders", "GIP reset: incast", "ns-2", "timeouts: incast", "ns-2", "full GIP: incast"]
+HEADS += ["RTO_min 2 ms: incast", "ns-2", "NewReno: incast", "ns-2"]
+
+
+def row(rate: str, n: int) -> list[float | str]:
+    """One point's row: link, senders, then the figures in the order of ``HEADS``."""
+    ru, rt, nu, nt = point(rate, n, "reset", True)
+    fu = point(rate, n, "full", False)[0]
+    mu, _, mnu, _ = point(rate, n, "2ms", True)
+    wu, _, wnu, _ = point(rate, n, "newreno", True)
+    print(f"GIP {rate} {n}: {ru:.2f} / {nu:.2f}", file=sys.stderr, flush=True)
+    return [rate.replace("Gbps", " Gbps"), n, ru, nu, rt, nt, fu, mu, mnu, wu, wnu]
+
+
+def rows(jobs: int = 1) -> list[list[float | str]]:
+    """Every point's row, ``jobs`` points at once (each run releases the interpreter while it runs)."""
+    with ThreadPoolExecutor(jobs) as pool:
+        return list(pool.map(lambda p: row(*p), POINTS))
+
+
+def table(points: list[list[float | str]]) -> str:
+    """The markdown table of ``rows()``."""
+    lines = ["| " + " | ".join(HEADS) + " |", "|" + "---:|" * len(HEADS)]
+    for link, n, ru, nu, rt, nt, fu, mu, mnu, wu, wnu in points:
+        lines.append(
             f"| {link} | {n} | {ru:.2f} | {nu:.2f} | {rt:,.0f} | {nt:,.0f} | {fu:.2f} "
-            f"| {mu:.2f} | {mnu:.2f} | {wu:.2f} | {wnu:.2f} |",
-            flush=True,
+            f"| {mu:.2f} | {mnu:.2f} | {wu:.2f} | {wnu:.2f} |"
         )
+    return "\n".join(lines)
+
+
+def main() -> int:
+    print(table(rows()))
     return 0
 
 

@@ -1,35 +1,119 @@
-"""The README's quick start, run exactly as written on a copy of this checkout.
+"""Every command the README shows runs, as written.
 
 The two ``sh`` blocks of "## Quick start" are executed with ``bash`` in a copy
 of the tracked files (as a fresh clone has them), in order, in the same
 directory: the first builds the package into a new virtual environment and
 prints the collapse table, whose rows must be the ones the README shows (a
-run is a pure function of its scenario and seed); the second runs ``.ci/run``, every
-linter and test. About 15 minutes on two cores, so ``slow``:
+run is a pure function of its scenario and seed); the second runs ``.ci/run``,
+every linter and test. About 15 minutes on two cores, so ``slow``:
 ``pytest -m slow tests/test_readme.py``.
+
+Every other ``sh`` block runs line by line in a directory of its own holding
+the README's ``toml`` blocks (each names its file on its first line), with the
+installed ``incast``; a line ending in ``&`` runs in the background until the
+block ends, and the next line waits for the port it listens on. The ``python``
+block runs too. The testbed's block needs root, ns-2's the ``ns`` command;
+each is skipped, with that reason, where they are missing.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
+import socket
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text(encoding="utf-8")
+FENCE = re.compile(r"```(\w*)\n(.*?)```", flags=re.S)
+
+
+def section(title: str) -> str:
+    """The text of one ``## `` section."""
+    return README.split(f"## {title}", 1)[1].split("\n## ", 1)[0]
 
 
 def quick_start() -> tuple[list[str], str]:
     """The quick start's shell commands, and the output block shown after the first."""
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
-    section = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
-    blocks = re.findall(r"```(\w*)\n(.*?)```", section, flags=re.S)
+    blocks = FENCE.findall(section("Quick start"))
     commands = [body.strip() for lang, body in blocks if lang == "sh"]
     outputs = [body for lang, body in blocks if lang == ""]
     return commands, outputs[0]
+
+
+def tour_blocks() -> list[list[str]]:
+    """Every ``sh`` block outside the quick start, as its command lines."""
+    rest = README.replace(section("Quick start"), "")
+    return [[line for line in body.splitlines() if line.strip()] for lang, body in FENCE.findall(rest) if lang == "sh"]
+
+
+def files() -> dict[str, str]:
+    """The README's ``toml`` blocks by the file name each gives on its first line."""
+    out = {}
+    for lang, body in FENCE.findall(README):
+        if lang == "toml":
+            first = body.splitlines()[0]
+            assert first.startswith("# ") and first.endswith(".toml"), f"a toml block names no file: {first!r}"
+            out[first[2:]] = body
+    return out
+
+
+def needs(block: list[str]) -> str | None:
+    """Why a block cannot run on this machine, or None."""
+    text = "\n".join(block)
+    if "--against ns2" in text and shutil.which("ns") is None:
+        return "needs ns-2.35's ns command (Debian's ns2 package)"
+    if re.search(r"incast (testbed|validate)(?!.*--against ns2)", text) and (
+        os.geteuid() != 0 or shutil.which("ip") is None
+    ):
+        return "the testbed builds network namespaces: needs root and iproute2"
+    return None
+
+
+def wait_for_port(port: int, server: subprocess.Popen[str]) -> None:
+    """Until something listens on ``port`` of this host, or the server has exited."""
+    for _ in range(600):
+        if server.poll() is not None:
+            pytest.fail(f"the background command exited with status {server.returncode}")
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    pytest.fail(f"nothing listened on port {port}")
+
+
+def env() -> dict[str, str]:
+    """This interpreter's ``bin`` first on the PATH, so that ``incast`` is the one under test."""
+    e = dict(os.environ)
+    e["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), e["PATH"]])
+    return e
+
+
+def check(line: str, out: str, cwd: Path) -> None:
+    """What each kind of command must have produced besides exit status 0."""
+    if "--json" in line:
+        assert all(json.loads(obj) for obj in out.splitlines() if obj.strip()), out
+    if line.startswith("incast run") and "--json" not in line:
+        assert re.search(r"goodput\s+(Mbps|[0-9.]+ Mbps)", out), out
+    if "--trace-dir traces" in line:
+        assert list((cwd / "traces").glob("*.parquet")), "no traces written"
+    if "--pcap pcap" in line:
+        assert list((cwd / "pcap").glob("*.pcap")), "no captures written"
+    if line.startswith("incast reproduce fast08-fig04"):
+        assert (cwd / "results" / "fast08-fig04" / "points.parquet").is_file()
+    if line.startswith("incast report"):
+        assert (cwd / "results" / "report.html").is_file()
+    if line.startswith("incast sweep my-question.toml"):
+        assert (cwd / "results" / "fast08-fig04x" / "points.parquet").is_file()
+    if line.startswith("incast read"):
+        assert "goodput" in out, out
 
 
 def test_the_quick_start_has_exactly_two_commands() -> None:
@@ -38,6 +122,55 @@ def test_the_quick_start_has_exactly_two_commands() -> None:
     assert commands[0].startswith("python3 -m venv .venv") and "incast run" in commands[0]
     assert commands[1].endswith("bash .ci/run")
     assert table.splitlines()[1].split()[:3] == ["servers", "goodput", "Mbps"]
+
+
+def test_every_command_line_shown_is_in_a_block_that_runs() -> None:
+    """Commands in running text are verbs or options only; whole command lines sit in ``sh`` blocks."""
+    shown = "\n".join(line for block in tour_blocks() for line in block)
+    prose = FENCE.sub("", README)
+    for span in re.findall(r"`(incast [^`]*)`", prose):
+        if " --" in span or len(span.split()) > 2:
+            assert span in shown, f"{span!r} is shown in the text but runs in no block"
+
+
+@pytest.mark.parametrize("block", tour_blocks(), ids=lambda b: b[0].split("#")[0].strip()[:60])
+def test_the_readme_block_runs(block: list[str], tmp_path: Path) -> None:
+    reason = needs(block)
+    if reason:
+        pytest.skip(reason)
+    for name, text in files().items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    background: list[subprocess.Popen[str]] = []
+    try:
+        for line in block:
+            command = line.split("  #")[0].strip()
+            if command.endswith("&"):
+                with open(tmp_path / f"background-{len(background)}.log", "w") as log:
+                    server = subprocess.Popen(
+                        ["bash", "-c", f"exec {command[:-1]}"], cwd=tmp_path, env=env(), text=True,
+                        stdout=log, stderr=subprocess.STDOUT,
+                    )  # fmt: skip
+                background.append(server)
+                port = re.search(r"--port (\d+)", command)
+                assert port, f"a background command names no --port: {command}"
+                wait_for_port(int(port.group(1)), server)
+                continue
+            done = subprocess.run(
+                ["bash", "-c", command], cwd=tmp_path, env=env(), capture_output=True, text=True, timeout=900
+            )
+            assert done.returncode == 0, f"{command}: status {done.returncode}\n{done.stderr[-3000:]}"
+            check(command, done.stdout, tmp_path)
+    finally:
+        for server in background:
+            server.terminate()
+            server.wait(timeout=30)
+
+
+def test_the_readme_python_runs(tmp_path: Path) -> None:
+    (code,) = [body for lang, body in FENCE.findall(README) if lang == "python"]
+    done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "servers = 8" in done.stdout, done.stdout
 
 
 @pytest.mark.slow

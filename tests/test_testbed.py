@@ -310,10 +310,10 @@ def test_a_field_the_kernel_cannot_run_stops_the_command_before_anything_is_buil
 
 
 def test_the_shaper_keeps_tokens_for_a_timer_that_fires_late() -> None:
-    """tbf waits for a frame's tokens on a timer and loses what its bucket cannot hold: with a
-    bucket of one frame a bulk flow through 200 Mbit/s got 131.8 Mbit/s on this VM (README). The
-    bucket holds a frame and 100 µs of the line (the live rate is measured in the README, not
-    here: a loaded machine's timers are later still)."""
+    """tbf waits for a frame's tokens on a timer and loses what its bucket cannot hold, so with a
+    bucket of one frame every microsecond a timer fires late is lost to the line. The bucket holds a
+    frame and 100 µs of the line (the live rate is not asserted here: a loaded machine's timers are
+    later still)."""
     frame = 1500 + 14 + 64
     assert Shaping(rate=200_000_000, buffer=48 * 1024, mtu=1500).burst == frame + 2_500
     assert Shaping(rate=1_000_000_000, buffer=48 * 1024, mtu=1500).burst == frame + 12_500

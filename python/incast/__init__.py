@@ -33,7 +33,8 @@ __version__: str = _engine_version()
 #: Names imported from their module when first used, so that ``import incast`` (and the
 #: command line, whose ``--help`` needs neither) does not load the result and scenario code.
 _LAZY = {"Result": "incast.result", "run": "incast.result", "Scenario": "incast.scenario"}
-#: Submodules reachable as attributes after ``import incast`` alone (``incast.sweep(...)`` calls its module).
+#: Submodules reachable as attributes of ``incast`` (``incast.presets``), loaded when first used;
+#: ``incast.sweep(...)`` calls its module.
 _SUBMODULES = ("presets", "result", "scenario", "sweep", "units")
 
 __all__ = [

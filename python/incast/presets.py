@@ -199,7 +199,7 @@ PRESETS: dict[str, Preset] = {
             "ns3",
             "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery and PRR, IW 10, "
             "an ACK per segment, no restart after idle, the back-off dropped on every new ACK.",
-            "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, README 'Against ns-3'): "
+            "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, docs/validation/ns3.md): "
             "TcpSocketBase::Sack on (tcp.recovery = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
             "SegmentSize 1460, 1 MiB socket buffers (the window never limits), LimitedTransmit on, cwnd set "
             "to ssthresh when recovery ends (tcp.recovery_exit), ssthresh cut from half of RFC 6675's pipe, "
@@ -209,7 +209,8 @@ PRESETS: dict[str, Preset] = {
             "(TcpSocketBase::NewAck: "
             'tcp.rto_backoff_reset = "new_ack"), capped at 60 s, the RFC 6298 formula (ns-3\'s with '
             "ClockGranularity 0; its default 1 ms adds max(G, 4·RTTVAR), which no setting here expresses), "
-            "servers answering at once, and what the packet-by-packet comparison found (README): frames "
+            "servers answering at once, and what the packet-by-packet comparison found "
+            "(docs/validation/ns3.md): frames "
             "arriving at one instant in the order their transmissions started, an arrival at the instant a "
             'port\'s frame ends ahead of that departure (ns-3\'s scheduler: link.arrival_order = "ns3"), a port '
             "taking frames only while a full-sized one would fit (a device queue stops with less than an MTU "

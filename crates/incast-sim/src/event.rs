@@ -20,7 +20,7 @@
 //! links start a frame together. At a full
 //! port the two orders drop different frames: by queueing order, frames
 //! queued behind a burst win every tie over the retransmissions an ACK just
-//! released (README, "Against ns-2.35"). With `link.arrival_order = "ns2"`
+//! released (docs/validation/ns2.md). With `link.arrival_order = "ns2"`
 //! a frame's rank in ns-2's double-precision clock (`sim::double_clock`)
 //! comes first among arrivals that started together (`push_since_ranked`).
 //! Every order is a pure function of the inputs, so every run is.
@@ -40,8 +40,8 @@ const BUCKET_PS: u64 = 1 << 23;
 /// 10 Gbps): packets in flight and sub-millisecond retransmission timers
 /// fall in it, delayed-ACK timers and longer timeouts wait beyond it. A
 /// bucket's vector keeps the room its largest burst needed, so a small ring
-/// keeps memory flat over long runs. On the 10 Gbps benchmark, 1,024 buckets
-/// took 1.7 % fewer instructions, and on the 1 Gbps one 1.7 % more.
+/// keeps memory flat over long runs. A larger ring helps at 10 Gbps and
+/// costs at 1 Gbps about as much, so the ring stays small.
 const BUCKETS: u64 = 256;
 /// Bits in one word of the occupancy map.
 const WORD: u64 = u64::BITS as u64;
@@ -279,9 +279,9 @@ impl<E: Copy> EventQueue<E> {
     /// power of two. Narrow enough that a bucket holds a handful of events
     /// (the sort on reaching it and the insertions into the bucket being run
     /// stay short), wide enough that the queue rarely steps through empty
-    /// ones. At 10 Gbps with 2,048 senders, 1 µs buckets took 8 % fewer
-    /// instructions than 8.4 µs ones; at 1 Gbps halving or doubling the width
-    /// changes them by about 1 %.
+    /// ones. Following the fastest link matters most at 10 Gbps with
+    /// thousands of senders, where 1 Gbps's 8.4 µs buckets would each hold
+    /// many events.
     pub fn for_frame_time(frame: SimDuration) -> Self {
         let width = (frame.0 * 2 / 3).max(1) as f64;
         Self::with_shift(width.log2().round() as u32)
@@ -310,7 +310,7 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Schedule `event` at `time`.
-    // Measured: with `#[inline]` alone, 4 % more instructions per packet on the benchmark.
+    // Inline always: every event is pushed, and with `#[inline]` alone LLVM keeps it out of line.
     #[inline(always)]
     pub fn push(&mut self, time: SimTime, event: E) {
         let key = Key::new(time, self.last.time(), 0, self.next_seq);
@@ -382,8 +382,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Put an event where it belongs: the present, the ring, the second ring or the heap.
-    // Measured: left to LLVM's judgement, this call stays out of line on
-    // every hop (about 7 % more instructions per packet in the benchmark).
+    // Inline always: it runs for every event filed, and LLVM otherwise keeps
+    // it out of line.
     #[inline(always)]
     fn file(&mut self, key: Key, event: E) {
         let b = key.bucket(self.shift);
@@ -429,9 +429,8 @@ impl<E: Copy> EventQueue<E> {
     }
 
     /// Remove and return the earliest event if it is due at or before `end`.
-    // Measured: with `#[inline]` alone, once the engine came in two builds
-    // (`tcp::gated`) this call stayed out of line (5 % more instructions per
-    // packet in the benchmark).
+    // Inline always: every event is taken here, and with `#[inline]` alone
+    // LLVM keeps it out of line in both builds (`tcp::gated`).
     #[inline(always)]
     pub fn pop_until(&mut self, end: SimTime) -> Option<(SimTime, E)> {
         let &(key, event) = match self.present.get(self.ran) {
@@ -451,8 +450,8 @@ impl<E: Copy> EventQueue<E> {
 
     /// The present bucket has run: move on to the next bucket that holds
     /// events, filing first any slot of the second ring that may come before it.
-    // Measured: left out of line once the engine came in two builds
-    // (`tcp::gated`), 1 % more instructions per packet in the benchmark.
+    // Inline always: it runs whenever a bucket has run, and LLVM otherwise
+    // keeps it out of line in both builds (`tcp::gated`).
     #[inline(always)]
     fn advance(&mut self) {
         self.present.clear();

@@ -96,7 +96,7 @@ What is modelled
   timeout (SND.UNA and the highest sequence sent; it goes out with the
   retransmission ``T`` of the same instant, which names the server). Set
   beside incast's capture (``--set trace.pcap=true``), it finds the first
-  event where the two differ (README, "Against ns-3 3.44").
+  event where the two differ (docs/validation/ns3.md).
 
 What is approximated
 --------------------

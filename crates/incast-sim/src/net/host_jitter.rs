@@ -11,11 +11,10 @@
 //! every sender answers in lockstep with the bottleneck's departures, and a
 //! drop-tail queue then drops by phase, not by chance (Floyd and Jacobson,
 //! "On Traffic Phase Effects in Packet-Switched Gateways", 1992; ns-2
-//! randomizes with its agents' `overhead_` for the same reason). On the
-//! testbed here (README, "The real hosts' timing") a server handed the switch
-//! the segment an ACK released 10 to 41 µs after the ACK passed it at the
-//! median of eight runs, 43 to 291 µs at the 90th percentile; beyond the
-//! fastest answers the mean was 20 to 89 µs, varying from run to run.
+//! randomizes with its agents' `overhead_` for the same reason). How long
+//! the testbed's hosts take, from an ACK passing the switch to the segment
+//! it released reaching it, is measured by `docs/host_timing.py`; the value
+//! varies from run to run, so it is a setting, off by default.
 //! **Deliberately different:** one draw per frame whatever its size, and
 //! independent across hosts (a host's CPU is not shared with the others').
 //! **Not modelled:** a CPU shared by several hosts, interrupt coalescing.

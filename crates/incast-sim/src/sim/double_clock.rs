@@ -13,7 +13,7 @@
 //! symmetric star, where the slow-start pairs of one server reach the full
 //! port at the same instant as the next server's, that decides which
 //! segments are lost: ns-2's traces show both orders within a few
-//! microseconds (README, "Against ns-2.35"). Here every frame gets the same
+//! microseconds (docs/validation/ns2.md). Here every frame gets the same
 //! sum: its start (the instant of the event that sent it onto an idle link,
 //! or the previous frame's end) plus transmission plus the rest of the hop,
 //! each converted from picoseconds; an arrival's event starts the chain of
@@ -33,7 +33,7 @@
 //! runs whose links do not mirror the engine's (the papers' own); the
 //! `ns2` preset takes `wire` order, which is ns-2's once its packets and
 //! links mirror the engine's wire, as `incast validate --against ns2` makes
-//! them (README, "Against ns-2.35").
+//! them (docs/validation/ns2.md).
 
 use crate::net::{Link, PktId};
 use crate::time::SimTime;

@@ -177,8 +177,8 @@ impl DataPlane {
     /// `tcp_bytes` (payload and TCP options) to `port`; from a NIC, `ahead`
     /// is the port of the first switch that takes it at once (`sim::ahead`),
     /// or `NO_PORT`. `EXTRAS` as for [`DataPlane::arrive`].
-    // Measured: left to LLVM's judgement, this call stays out of line on
-    // every hop (about 5 % more instructions per packet in the benchmark).
+    // Inline always: it runs on every hop, and LLVM otherwise keeps it out
+    // of line.
     #[inline(always)]
     #[allow(clippy::too_many_arguments)]
     pub(super) fn forward<const EXTRAS: bool>(
@@ -199,9 +199,8 @@ impl DataPlane {
 
     /// [`DataPlane::forward`] with PAUSE or classes on, or in ns-2's or ns-3's
     /// order (`link.arrival_order = "ns2"` or `"ns3"`).
-    // Measured: cold and out of line, the default path runs as many
-    // instructions per packet as it did before ns-2's departure ties (1.5 %
-    // more with them tested inline).
+    // Cold and out of line, so that the default queueing order's path does
+    // not carry the tests of PAUSE, classes and ns-2's or ns-3's ties.
     #[cold]
     #[inline(never)]
     fn forward_detour(

@@ -15,8 +15,7 @@
 //! them on ([`super::TcpConfig::extras`], `sim::extras`).
 //! **Deliberately different:** nothing: with those mechanisms off, both
 //! builds behave alike, so a run's results do not depend on the build, only
-//! its speed does (17 % fewer instructions a packet on the benchmark,
-//! `bench/`).
+//! its speed does (`bench/`; docs/validation/speed.md).
 
 /// The state of an optional mechanism: `Some` while it is on; with `ON`
 /// false, `None` for good, and read as `None` without looking.

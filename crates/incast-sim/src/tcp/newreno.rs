@@ -222,8 +222,8 @@ impl NewReno {
     /// An ACK advanced SND.UNA by `acked` bytes to `ack` at `now`; `flight` is
     /// the data still outstanding after it and `srtt` the smoothed RTT (zero
     /// before a sample). Outside recovery the window `w` grows.
-    // Measured: with `#[inline]` alone this call stays out of line (0.6 %
-    // more instructions per packet in the benchmark).
+    // Inline always: it runs on every new ACK, and with `#[inline]` alone
+    // LLVM keeps it out of line.
     #[inline(always)]
     pub fn on_new_ack(
         &mut self,

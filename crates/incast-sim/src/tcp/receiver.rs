@@ -80,8 +80,8 @@ impl Receiver {
     }
 
     /// Accept the payload `[seq, seq + len)`; `len > 0`.
-    // Measured: left to LLVM's judgement, out of line once the engine came in
-    // two builds (`tcp::gated`), 0.6 % more instructions per packet.
+    // Inline: it runs on every data segment, and without the hint LLVM keeps
+    // it out of line in both builds (`tcp::gated`).
     #[inline]
     pub fn on_data(&mut self, seq: u64, len: u32) -> Arrival {
         debug_assert!(len > 0);

@@ -340,9 +340,8 @@ impl SyncRead {
     /// in total (`before` until this delivery): the completed block if this
     /// was its last byte, or the next request to release if a response
     /// completed while `max_inflight` held requests back.
-    // Measured: as one call, 1 % more instructions per packet in the
-    // benchmark than with the common case (a response not yet complete)
-    // inlined and the rest out of line.
+    // Inline: the common case (a response not yet complete) returns at once;
+    // the rest is out of line.
     #[inline]
     pub fn on_client_delivered(&mut self, now: SimTime, flow: u32, delivered: u64, before: u64) -> Progress {
         let target = self.target[flow as usize];
