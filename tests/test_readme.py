@@ -110,8 +110,8 @@ def check(line: str, out: str, cwd: Path) -> None:
         assert (cwd / "results" / "fast08-fig04" / "points.parquet").is_file()
     if line.startswith("incast report"):
         assert (cwd / "results" / "report.html").is_file()
-    if line.startswith("incast sweep my-question.toml"):
-        assert (cwd / "results" / "fast08-fig04x" / "points.parquet").is_file()
+    if line.startswith("incast sweep buffer-study.toml"):
+        assert (cwd / "results" / "buffer-study" / "points.parquet").is_file()
     if line.startswith("incast read"):
         assert "goodput" in out, out
 
