@@ -121,9 +121,10 @@ enum Quantity<'a> {
 fn quantity<'a>(raw: &'a Json, what: &str, forms: &str, example: &str) -> Result<Quantity<'a>, String> {
     let r = python_repr(raw);
     match raw {
-        // A JSON number is never NaN or infinite; `-0.0 == 0.0`.
+        // A JSON number is never NaN or infinite; a float pattern compares
+        // with `==`, so `-0.0` is zero too.
         Json::Number(n) => match n.as_f64() {
-            Some(f) if f == 0.0 => Ok(Quantity::Zero),
+            Some(0.0) => Ok(Quantity::Zero),
             Some(f) if f < 0.0 => Err(format!("{r} is not {what}: it must not be negative")),
             _ => Err(format!("{r} needs a unit, e.g. {example}")),
         },

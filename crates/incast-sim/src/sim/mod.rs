@@ -234,7 +234,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             left: u64::MAX,
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
-            best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
+            best_goodput_mbps: s.best_goodput_mbps(&net.net).expect("validation checked every route"),
             hosts,
             udp,
             record,
