@@ -468,6 +468,7 @@ impl Scenario {
             ));
         }
         let fabric = self.fabric()?;
+        self.validate_rto_max(&fabric)?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause_config().is_some() {
             return Err(invalid("link.loss", "random loss together with switch.pause is not modelled"));
@@ -489,6 +490,32 @@ impl Scenario {
             net.path(b, a)?;
         }
         Ok(())
+    }
+
+    /// The retransmission timer may fire no faster than the fastest link of
+    /// `fabric` sends the smallest segment: RFC 6298 (5.4) retransmits one
+    /// segment each time it expires, and (5.5) backs off no further than
+    /// `tcp.rto_max`, so a shorter cap queues retransmissions at a NIC faster
+    /// than it can send them, and the packets in flight grow for as long as
+    /// the run lasts.
+    fn validate_rto_max(&self, fabric: &Fabric) -> Result<(), SimError> {
+        let fastest = fabric.links.iter().flat_map(|l| [l.ab.rate, l.ba.rate]).max().unwrap_or(self.link.rate);
+        let smallest = fastest.tx_time(frame::wire_bytes(1));
+        if self.tcp.rto.max >= smallest {
+            return Ok(());
+        }
+        let f = Duration::format;
+        Err(invalid(
+            "tcp.rto_max",
+            format!(
+                "{} is shorter than the {} the fastest link ({}) takes to send the smallest segment: \
+                 every timeout would queue a retransmission faster than a NIC sends one; at least {}",
+                f(self.tcp.rto.max),
+                f(smallest),
+                Rate::format(fastest),
+                f(smallest)
+            ),
+        ))
     }
 
     /// The wide-area delay model's fields agree with each other (`net::wan`).
