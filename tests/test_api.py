@@ -117,7 +117,7 @@ def test_invalid_scenario_raises_scenario_error() -> None:
     ):
         incast.run(servers=0)
     with pytest.raises(ScenarioError, match=r"^switch\.buffer: 1000 bytes cannot hold one full frame"):
-        incast.run(servers=4, switch={"buffer": 1000})
+        incast.run(servers=4, switch={"buffer": "1000B"})
     with pytest.raises(TypeError, match="takes a Scenario"):
         incast.run(42)  # type: ignore[arg-type]
 

@@ -191,7 +191,7 @@ def test_the_simulator_s_best_goodput_is_the_testbed_s() -> None:
         ({"tcp": {"rto_max": "500ms"}}, "tcp.rto_max"),
         ({"trace": {"queue": True}}, "trace.queue"),
         ({"servers": 251}, "servers"),
-        ({"link": {"rate": "1bps"}}, "link.rate"),
+        ({"link": {"rate": "7bps"}}, "link.rate"),
     ],
 )
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str, Any], field: str) -> None:

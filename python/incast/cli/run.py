@@ -279,8 +279,9 @@ def _run_dirs(root: str, runs: "list[_Run]") -> list[Path]:
 
 def _all_traces(scenario: "Scenario") -> "Scenario":
     """``scenario`` with every trace on; the goodput bin stays as set, else 5 ms (FAST08 Figure 5)."""
-    goodput_bin = scenario.trace.goodput_bin if scenario.trace.goodput_bin is not None else "5ms"
-    on = {"trace.goodput_bin": goodput_bin, "trace.queue": True, "trace.flows": True, "trace.block_cwnd": True}
+    on: dict[str, Any] = {"trace.queue": True, "trace.flows": True, "trace.block_cwnd": True}
+    if scenario.trace.goodput_bin is None:
+        on["trace.goodput_bin"] = "5ms"
     return scenario.with_overrides(on)
 
 
