@@ -352,8 +352,10 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         if self.stopped_at.is_some() || self.budget >= self.cap {
             return false;
         }
-        let held = self.net.pool.held_bytes()
-            + self.events.held_bytes()
+        // A vector that grows copies itself into one twice its size, holding
+        // both meanwhile: the pool and the queue may take twice what they hold
+        // before the next look.
+        let held = 2 * (self.net.pool.held_bytes() + self.events.held_bytes())
             + (self.reads.blocks.capacity() * std::mem::size_of::<crate::stats::BlockRecord>()) as u64;
         if !self.record.hold(held, self.net.pool.live()) {
             self.stopped_at = Some(self.now);
