@@ -229,6 +229,22 @@ def test_bad_input_prints_one_line_and_exits_2(
     assert err.startswith(expected.format(**files)), err
 
 
+def test_a_panic_in_the_engine_is_one_line_and_a_nonzero_exit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incast import _core
+
+    def panics(scenario_json: str) -> str:
+        _core.panic_for_test("a float's digits")
+        return scenario_json
+
+    monkeypatch.setattr(_core, "resolve_json", panics)
+    code, out, err = cli(capsys, "run", "--servers", "2", "--blocks", "1")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: engine: internal error: a float's digits (at crates/incast-py/src/lib.rs:"), err
+    assert err.count("\n") == 1, err
+
+
 def test_unknown_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = cli(capsys, "rnu")
     assert (code, out) == (2, "")
