@@ -187,8 +187,8 @@ impl Scenario {
     }
 
     /// Every unknown key of `raw`, as one error: the first names its dotted
-    /// key and says what it may have meant; the others follow, each with a
-    /// close name where there is one.
+    /// key and says what it may have meant (or, retired, what replaced it);
+    /// the others follow, each with a close name where there is one.
     fn refuse_unknown_keys(raw: &Map<String, Json>) -> Result<(), SimError> {
         let mut unknown: Vec<(String, String)> = Vec::new();
         for (key, value) in raw {
@@ -202,7 +202,12 @@ impl Scenario {
             let Json::Object(map) = value else { continue };
             let keys = Self::table_keys(key);
             for k in map.keys().filter(|k| !keys.contains(&k.as_str())) {
-                unknown.push((format!("{key}.{k}"), settings::unknown(key, &keys, k)));
+                // A setting that was retired names what replaced it.
+                let message = match TcpConfig::retired(k).filter(|_| key == "tcp") {
+                    Some(why) => why.to_owned(),
+                    None => settings::unknown(key, &keys, k),
+                };
+                unknown.push((format!("{key}.{k}"), message));
             }
         }
         let Some((field, message)) = unknown.first().cloned() else { return Ok(()) };
@@ -224,12 +229,7 @@ impl Scenario {
             "link" => self.link = settings::read_table(table, map)?,
             "topology" => self.topology = fabric_table::read(map)?,
             "switch" => self.switch = settings::read_table(table, map)?,
-            "tcp" => {
-                if let Some((key, why)) = map.keys().find_map(|k| TcpConfig::retired(k).map(|why| (k, why))) {
-                    return Err((key.clone(), why.to_owned()));
-                }
-                self.tcp = settings::read_table(table, map)?;
-            }
+            "tcp" => self.tcp = settings::read_table(table, map)?,
             "workload" => {
                 ResponseSize::check_keys(map).map_err(|m| (String::new(), m))?;
                 self.workload = settings::read_table(table, map)?;
