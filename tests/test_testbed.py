@@ -529,7 +529,7 @@ def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
     reno = Scenario.parse({"servers": 4}, {"tcp.recovery": "reno"})
     overrides = simulator_overrides(reno, 0.004)
     assert overrides["tcp.recovery"] == "newreno"
-    assert overrides["tcp.clock_granularity"] == 0.004
+    assert overrides["tcp.clock_granularity"] == "4ms"
     assert overrides["tcp.rtt_resolution"] == "us", "the kernel here (3.15 or later) samples RTT in microseconds"
     assert LINUX_STACK.items() <= overrides.items()
     assert "tcp.recovery" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.cc": "cubic"}), 0.004)
