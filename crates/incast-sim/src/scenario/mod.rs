@@ -92,7 +92,8 @@ pub struct Scenario {
     pub trace: TraceConfig,
     /// Master seed; every random choice derives from it.
     pub seed: u64,
-    /// Refuse a run whose estimated memory exceeds this (`footprint`);
+    /// Refuse a run whose estimated memory exceeds this (`footprint`), and
+    /// stop one whose records or packets in flight grow past it (`sim::record`);
     /// `None`: [`footprint::DEFAULT_MEMORY_BUDGET`].
     pub memory_budget: Option<Bytes>,
 }

@@ -357,7 +357,8 @@ impl Scenario {
                 MEMORY.allowed(),
                 None,
                 "Refuse a run whose memory, estimated before it starts (endpoints, packets in flight, \
-                 route tables, result rows: scenario::footprint), would exceed this.",
+                 route tables, result rows: scenario::footprint), would exceed this, and stop one whose \
+                 records or packets in flight grow past it as it runs (sim::record).",
             ),
         ];
         let mut out: Vec<SchemaEntry> = top
