@@ -111,13 +111,25 @@ def test_runs_in_two_threads_both_complete_with_serial_results() -> None:
         assert deterministic(results[i].to_dict()) == deterministic(incast.run(s).to_dict())
 
 
+def test_a_panic_crosses_as_one_simulation_error_line() -> None:
+    """A bug in the engine (a panic) is an ordinary exception of the package's, never PyO3's
+    PanicException (a BaseException, which escapes ``except Exception``), and one line."""
+    with pytest.raises(SimulationError) as e:
+        _core.panic_for_test("boom\nsecond line")
+    assert isinstance(e.value, Exception)
+    assert str(e.value).startswith("internal error: boom second line (at crates/incast-py/src/lib.rs:")
+    assert str(e.value).endswith("a bug in incast: please report it with the scenario")
+    with pytest.raises(ScenarioError):  # the guard is left as it was: errors are errors again
+        incast.run(servers=0)
+
+
 def test_invalid_scenario_raises_scenario_error() -> None:
     with pytest.raises(
         ScenarioError, match=r"^servers: must be a whole number of servers between 1 and 100000, got 0$"
     ):
         incast.run(servers=0)
     with pytest.raises(ScenarioError, match=r"^switch\.buffer: 1000 bytes cannot hold one full frame"):
-        incast.run(servers=4, switch={"buffer": 1000})
+        incast.run(servers=4, switch={"buffer": "1000B"})
     with pytest.raises(TypeError, match="takes a Scenario"):
         incast.run(42)  # type: ignore[arg-type]
 

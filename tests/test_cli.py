@@ -75,7 +75,7 @@ def test_scenario_file_with_options_and_set_on_top(tmp_path: Path, capsys: pytes
 
 def test_set_reads_toml_values(capsys: pytest.CaptureFixture[str]) -> None:
     [d] = run_json(
-        capsys, *SMALL, "--set", "tcp.rto_min=0.002", "--set", "workload.order=fixed",
+        capsys, *SMALL, "--set", "tcp.rto_min=2ms", "--set", "workload.order=fixed",
         "--set", "switch.buffer=64pkt", "--set", "tcp.delayed_ack=off", "--set", "seed=7",
         "--set", "tcp.gip=333", "--set", "link.tx_queue=100",
     )  # fmt: skip
@@ -95,7 +95,7 @@ def test_named_options_reach_their_fields(capsys: pytest.CaptureFixture[str]) ->
     )  # fmt: skip
     assert Scenario.parse(d["scenario"]) == Scenario.parse(
         {
-            "servers": 2, "blocks": 1, "duration": 2, "seed": 5,
+            "servers": 2, "blocks": 1, "duration": "2s", "seed": 5,
             "link": {"rate": "10Gbps", "rtt": "20us"}, "switch": {"buffer": "128KiB"},
             "tcp": {"mss": 1000, "rto_min": "1ms", "rto_max": "1s", "clock_granularity": "1ms",
                     "delayed_ack": "off", "init_cwnd": 2},
@@ -167,7 +167,16 @@ BAD_INPUTS = [
     ),
     (["--servers", "0"], "error: servers: must be a whole number of servers between 1 and 100000, got 0"),
     # Runs past 2^64 ps (about 213 days) of simulated time stop with one line (issue: wrong results).
-    (["--servers", "4", "--blocks", "5", "--link", "1bps"], "error: scenario: the run needs more than 2^64 ps"),
+    (
+        ["--servers", "4", "--blocks", "5", "--link", "1bps", "--rto-max", "1000s"],
+        "error: scenario: the run needs more than 2^64 ps",
+    ),
+    (["--servers", "2", "--set", "tcp.rto_min=1"], 'error: tcp.rto_min: 1 needs a unit, e.g. "1s" or "200ms"'),
+    (
+        ["--servers", "2", "--set", "tcp.rto_min=-0.0", "--set", "tcp.rto_max=-0.0"],
+        "error: tcp.rto_max: must be positive (at least 1ps), got -0.0",
+    ),
+    (["--servers", "2", "--rto-max", "1ps", "--rto-min", "0"], "error: tcp.rto_max: 1ps is shorter than the 672ns"),
     (["--servers", "100", "--blocks", "2", "--stagger", "1e6s"], "error: scenario: the run needs more than 2^64 ps"),
     (["--servers", "4", "--blocks", "2", "--wan", "1e7s"], "error: scenario: the run needs more than 2^64 ps"),
     (["--servers", "4", "--background", "udp:2Gbps"], "error: background.udp_rate: must not exceed link.rate (1Gbps)"),
@@ -196,7 +205,8 @@ BAD_INPUTS = [
         "error: tcp.limited_transmit: must be true or false, got 'maybe'",
     ),
     (["--servers", "2", "--sru", "1KiB", "--block", "1MiB"], "error: workload: give --sru"),
-    (["--servers", "2", "--set", "tcp.rto_mn=1ms"], "error: tcp.rto_mn: unknown setting; [tcp] has mss, init_cwnd"),
+    (["--servers", "2", "--set", "tcp.rto_mn=1ms"], "error: tcp.rto_mn: unknown setting; did you mean rto_min?"),
+    (["--servers", "2", "--set", "tcp.xyzzy=1ms"], "error: tcp.xyzzy: unknown setting; [tcp] has mss, init_cwnd"),
     (["--servers", "2", "--set", "nonsense"], "error: --set: 'nonsense' is not KEY=VALUE"),
     (["--servers", "2", "--set", "link.rate=inf"], "error: link.rate: inf is not a finite number"),
     (["--servers", "2", "--frobnicate"], "error: --frobnicate: no such option; see 'incast run --help'"),
@@ -217,6 +227,22 @@ def test_bad_input_prints_one_line_and_exits_2(
     assert out == ""
     assert err.count("\n") == 1 and err.endswith("\n"), err
     assert err.startswith(expected.format(**files)), err
+
+
+def test_a_panic_in_the_engine_is_one_line_and_a_nonzero_exit(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from incast import _core
+
+    def panics(scenario_json: str) -> str:
+        _core.panic_for_test("a float's digits")
+        return scenario_json
+
+    monkeypatch.setattr(_core, "resolve_json", panics)
+    code, out, err = cli(capsys, "run", "--servers", "2", "--blocks", "1")
+    assert (code, out) == (1, "")
+    assert err.startswith("error: engine: internal error: a float's digits (at crates/incast-py/src/lib.rs:"), err
+    assert err.count("\n") == 1, err
 
 
 def test_unknown_command_is_one_line(capsys: pytest.CaptureFixture[str]) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+import incast
 from incast import Scenario, ScenarioError, _core
 from incast.scenario import schema, settings
 
@@ -81,7 +82,7 @@ def test_blocks_alone_means_no_time_limit() -> None:
     assert canonical(s)["blocks"] == 5 and "duration" not in canonical(s)
 
 
-def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
+def test_every_field_takes_unit_strings_or_plain_si_numbers_in_the_marked_si_form() -> None:
     a = Scenario.parse(
         {
             "servers": "8",
@@ -94,6 +95,7 @@ def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
     )
     b = Scenario.parse(
         {
+            "units": "si",
             "servers": 8,
             "duration": 0.25,
             "link": {"rate": 10**10, "rtt": 20e-6},
@@ -104,6 +106,42 @@ def test_every_field_takes_unit_strings_or_plain_si_numbers() -> None:
     )
     assert a == b
     assert a.link.rate == 10**10 and a.tcp.delayed_ack is None and a.workload.sru is None
+
+
+def test_a_plain_number_needs_a_unit_in_files_overrides_and_the_api(tmp_path: Path) -> None:
+    """Issue 48: a bare number once meant seconds ("RTO_min 1s"); now it is refused naming the unit it needs."""
+    needs = 'tcp.rto_min: 1 needs a unit, e.g. "1s" or "200ms"'
+    path = tmp_path / "s.toml"
+    path.write_text("servers = 2\n[tcp]\nrto_min = 1\n")
+    with pytest.raises(ScenarioError) as file_error:
+        Scenario.from_toml(path)
+    with pytest.raises(ScenarioError) as api_error:
+        incast.run(servers=2, tcp={"rto_min": 1})
+    with pytest.raises(ScenarioError) as override_error:
+        Scenario(servers=2).with_overrides({"tcp.rto_min": 1})
+    assert str(file_error.value) == str(api_error.value) == str(override_error.value) == needs
+    assert (
+        scenario_error({"servers": 2, "link": {"rate": 1e9}})
+        == 'link.rate: 1000000000.0 needs a unit, e.g. "1Gbps" or "100Mbps"'
+    )
+    assert (
+        scenario_error({"servers": 2, "switch": {"buffer": 65536}})
+        == 'switch.buffer: 65536 needs a unit, e.g. "32KiB" or "64pkt"'
+    )
+    assert (
+        Scenario(servers=2, tcp={"rto_min": 0}).tcp.rto_min
+        == 0
+        == Scenario(servers=2, tcp={"rto_min": -0.0}).tcp.rto_min
+    )
+
+
+def test_only_the_marked_si_form_takes_plain_numbers() -> None:
+    s = Scenario(servers=4, tcp={"rto_min": "1ms"}, link={"rate": "10Gbps"})
+    d = s.to_dict()
+    assert (d["units"], d["tcp"]["rto_min"], d["link"]["rate"]) == ("si", 0.001, 10**10)
+    assert Scenario.parse(d) == s
+    assert scenario_error({k: v for k, v in d.items() if k != "units"}).startswith("duration: 1.0 needs a unit")
+    assert scenario_error({**d, "units": "ms"}).startswith('units: must be "si"')
 
 
 def test_scenarios_are_frozen() -> None:
@@ -146,7 +184,7 @@ def test_canonical_form_variants() -> None:
 
 
 def test_durations_round_to_the_nearest_picosecond() -> None:
-    s = Scenario(servers=1, link={"rtt": 1.4e-12})
+    s = Scenario(servers=1, link={"rtt": "1.4ps"})
     assert (s.link.rtt, canonical(s)["link"]["rtt"]) == (1e-12, "1ps")
 
 
@@ -230,6 +268,7 @@ def test_delayed_ack_forms_name_the_engine_modes(value: str, stored: Any, writte
         ),
         Scenario.parse(
             {
+                "units": "si",
                 "servers": 5,
                 "duration": 0.123456789,
                 "link": {"rate": 1_234_567_891, "rtt": 1 / 3 * 1e-4},
@@ -254,8 +293,15 @@ def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     unknown = rf"^link\.speed: unknown setting; \[link\] has {has}$"
     with pytest.raises(ScenarioError, match=unknown):
         Scenario.from_toml(path)
-    assert scenario_error({"servers": 4, "srevers": 5}).startswith(
-        "srevers: unknown setting; a scenario has servers, seed"
+    assert scenario_error({"servers": 4, "srevers": 5}) == "srevers: unknown setting; did you mean servers?"
+    assert scenario_error({"servers": 4, "xyzzy": 5}).startswith("xyzzy: unknown setting; a scenario has servers, seed")
+
+
+def test_every_unknown_key_is_named_at_once_with_a_close_name() -> None:
+    got = scenario_error({"servers": 4, "tcp": {"rto_mn": "1ms", "rto_max": "1s", "mms": 9000}, "lnk": {}})
+    assert got == (
+        "tcp.rto_mn: unknown setting; did you mean rto_min?; also unknown: tcp.mms (did you mean mss), "
+        "lnk (did you mean link)"
     )
 
 
@@ -282,7 +328,7 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
         ({"servers": 2.5}, "servers: 2.5 is not a whole number of servers between 1 and 100000"),
         ({"servers": True}, "servers: True is not a whole number of servers between 1 and 100000"),
         (
-            {"servers": 4, "switch": {"buffer": 1000}},
+            {"servers": 4, "switch": {"buffer": "1000B"}},
             "switch.buffer: 1000 bytes cannot hold one full frame (1518 bytes for MSS 1460)",
         ),
         (
@@ -327,7 +373,7 @@ def test_packets_buffer_is_not_checked_against_the_frame_size() -> None:
 
 
 def test_overrides_take_dotted_paths_and_any_unit_form() -> None:
-    s = Scenario(servers=16).with_overrides({"tcp.rto_min": "1ms", "servers": 64, "link.rate": 1e10})
+    s = Scenario(servers=16).with_overrides({"tcp.rto_min": "1ms", "servers": 64, "link.rate": "10Gbps"})
     assert (s.tcp.rto_min, s.servers, s.link.rate) == (0.001, 64, 10**10)
 
 
@@ -339,8 +385,10 @@ def test_overrides_accept_nested_tables() -> None:
 @pytest.mark.parametrize(
     ("path", "message"),
     [
-        ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; \[tcp\] has mss, init_cwnd, "),
-        ("speed", r"^speed: unknown setting; the settings are servers, seed, blocks, duration, "),
+        ("tcp.rto_mn", r"^tcp\.rto_mn: unknown setting; did you mean rto_min\?$"),
+        ("tcp.xyzzy", r"^tcp\.xyzzy: unknown setting; \[tcp\] has mss, init_cwnd, "),
+        ("speed", r"^speed: unknown setting; did you mean seed\?$"),
+        ("xyzzy", r"^xyzzy: unknown setting; a scenario has servers, seed, blocks, duration, "),
         ("servers.x", r"^servers\.x: unknown setting; servers is a single value, not a table$"),
         (
             "link.rate.bps",
@@ -374,8 +422,9 @@ def test_invalid_override_value_names_the_field() -> None:
 def test_settings_lists_every_dotted_field() -> None:
     names = settings()
     assert "servers" in names and "tcp.rto_min" in names and "workload.server_jitter" in names
+    si = Scenario(servers=4).to_dict()  # plain SI numbers, marked units = "si"
     for name in names:
-        Scenario(servers=4).with_overrides({name: getattr_dotted(Scenario(servers=4), name)})
+        Scenario.parse(si, {name: getattr_dotted(Scenario(servers=4), name)})
 
 
 def getattr_dotted(obj: Any, path: str) -> Any:

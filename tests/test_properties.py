@@ -13,7 +13,7 @@ import os
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from test_pcap import ACK, read_pcap
 
@@ -205,3 +205,76 @@ def test_no_sender_sends_beyond_the_peer_window(data: dict[str, Any], tmp_path_f
                 right_edge = max(right_edge or 0, p.ack + p.window)
             elif p.sport == SERVER_PORT and p.payload:
                 assert right_edge is not None and p.seq + p.payload <= right_edge, f"{path.name}: {p}"
+
+
+#: The budget of the runs below, and the setting that names it.
+BUDGET_MIB = 256
+
+#: One run in a fresh interpreter: its outcome and how much the process's peak
+#: resident memory grew while it ran (``ru_maxrss``, KiB on Linux).
+_MEASURED_RUN = """
+import json, resource, sys
+import incast
+from incast import ScenarioError
+before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+try:
+    incast.run(incast.Scenario.parse(json.loads(sys.argv[1])))
+    outcome = "complete"
+except ScenarioError as e:
+    outcome = str(e)
+grew = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - before
+print(json.dumps({"outcome": outcome, "grew_kib": grew}))
+"""
+
+#: Random scenarios with pathological retransmission timers (RTO_min 0, RTO_max
+#: down to a microsecond, below one full frame's 12 us) and NIC queues with or
+#: without a limit, long enough for a retransmission storm to pass the budget.
+storms = st.fixed_dictionaries(
+    {
+        "servers": st.integers(1, 4),
+        "duration": st.sampled_from(["20ms", "300ms"]),
+        "seed": st.integers(0, 2**32),
+        "memory_budget": st.just(f"{BUDGET_MIB}MiB"),
+        "link": st.fixed_dictionaries(
+            {"rate": st.sampled_from(["1Gbps", "10Gbps"]), "tx_queue": st.sampled_from(["off", "off", 100])}
+        ),
+        "tcp": st.fixed_dictionaries(
+            {
+                "rto_min": st.sampled_from(["0", "1ns", "200us"]),
+                "rto_max": st.sampled_from(["1us", "5us", "100us", "120s"]),
+                "delayed_ack": st.sampled_from(["40ms", "off"]),
+            }
+        ),
+        "stats": st.fixed_dictionaries({"timeouts": st.booleans()}),
+        "workload": st.fixed_dictionaries({"sru": st.sampled_from(["1KiB", "256KiB"])}),
+    }
+).filter(lambda d: d["tcp"]["rto_min"] != "200us" or d["tcp"]["rto_max"] == "120s")
+
+#: The storm of issue 49 at a microsecond: it passes the budget in about a second of simulated time.
+_STORM = {
+    "servers": 2, "duration": "2s", "seed": 1, "memory_budget": f"{BUDGET_MIB}MiB",
+    "link": {"rate": "1Gbps", "tx_queue": "off"}, "tcp": {"rto_min": "0", "rto_max": "1us", "delayed_ack": "40ms"},
+    "stats": {"timeouts": False}, "workload": {"sru": "256KiB"},
+}  # fmt: skip
+
+
+@settings(max_examples=max(EXAMPLES // 25, 8), deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(_STORM).via("issue 49")
+@given(storms)
+def test_a_run_completes_or_stops_at_its_memory_budget(data: dict[str, Any]) -> None:
+    """Whatever grows with simulated time (records, packets in flight, NIC queues) is held to
+    ``memory_budget``: a run completes, or stops with the budget's one-line error naming the
+    setting to change, and the process's memory grows by less than the budget either way."""
+    import json
+    import subprocess
+    import sys
+
+    done = subprocess.run(
+        [sys.executable, "-c", _MEASURED_RUN, json.dumps(data)], capture_output=True, text=True, check=True
+    )
+    measured = json.loads(done.stdout)
+    outcome = measured["outcome"]
+    budget_errors = ("link.tx_queue: the packets in flight (", "stats.timeouts: what it records grew past")
+    assert outcome == "complete" or outcome.startswith(budget_errors), outcome
+    assert f"memory_budget ({BUDGET_MIB}MiB)" in outcome or outcome == "complete"
+    assert measured["grew_kib"] < BUDGET_MIB * 1024, measured

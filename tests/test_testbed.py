@@ -191,7 +191,7 @@ def test_the_simulator_s_best_goodput_is_the_testbed_s() -> None:
         ({"tcp": {"rto_max": "500ms"}}, "tcp.rto_max"),
         ({"trace": {"queue": True}}, "trace.queue"),
         ({"servers": 251}, "servers"),
-        ({"link": {"rate": "1bps"}}, "link.rate"),
+        ({"link": {"rate": "7bps"}}, "link.rate"),
     ],
 )
 def test_what_the_kernel_cannot_run_is_refused_naming_the_field(fields: dict[str, Any], field: str) -> None:
@@ -529,7 +529,7 @@ def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
     reno = Scenario.parse({"servers": 4}, {"tcp.recovery": "reno"})
     overrides = simulator_overrides(reno, 0.004)
     assert overrides["tcp.recovery"] == "newreno"
-    assert overrides["tcp.clock_granularity"] == 0.004
+    assert overrides["tcp.clock_granularity"] == "4ms"
     assert overrides["tcp.rtt_resolution"] == "us", "the kernel here (3.15 or later) samples RTT in microseconds"
     assert LINUX_STACK.items() <= overrides.items()
     assert "tcp.recovery" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.cc": "cubic"}), 0.004)

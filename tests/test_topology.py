@@ -67,7 +67,7 @@ def test_a_slow_trunk_in_a_file_takes_the_drops(tmp_path: Path) -> None:
     (tmp_path / "ring.toml").write_text(RING)
     code = main(["run", "--servers", "2", "--duration", "50ms", "--topology", str(tmp_path / "ring.toml"), "--json"])
     assert code == 0
-    s = Scenario(servers=2, duration=0.05, topology={"kind": "graph", **tomllib.loads(RING)})
+    s = Scenario(servers=2, duration="50ms", topology={"kind": "graph", **tomllib.loads(RING)})
     ports = incast.run(s).ports.set_index(["node", "peer"])
     assert ports.loc[("y", "x"), "rate_mbps"] == 500.0
     assert ports.loc[("y", "x"), "drops"] > 0
@@ -107,7 +107,7 @@ def test_topology_flag_rejects_anything_else(capsys: pytest.CaptureFixture[str])
 def test_pause_and_background_reach_the_engine_and_round_trip() -> None:
     s = Scenario(
         servers=4,
-        duration=0.05,
+        duration="50ms",
         topology={"kind": "tree", "trunk_rate": "10Gbps"},
         switch={"buffer": "64KiB", "pause": True, "pause_xoff": "20KiB"},
         background={"tcp_flows": 1},
@@ -143,7 +143,7 @@ def test_cli_flags_for_pause_and_background(capsys: pytest.CaptureFixture[str]) 
 
 @pytest.mark.parametrize(("model", "written"), [("qos:4", "qos:4"), ("Shared:0.50", "shared:0.5")])
 def test_buffer_models_reach_the_engine(model: str, written: str) -> None:
-    s = Scenario(servers=8, duration=0.05, switch={"buffer_model": model})
+    s = Scenario(servers=8, duration="50ms", switch={"buffer_model": model})
     assert json.loads(s.to_json())["switch"]["buffer_model"] == written
     assert Scenario.parse(tomllib.loads(s.to_toml())) == s
     r = incast.run(s)

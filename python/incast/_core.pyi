@@ -16,6 +16,7 @@ __all__ = [
     "bench_serve",
     "bench_start_server",
     "engine_version",
+    "panic_for_test",
     "pcap_shift",
     "resolve_json",
     "run",
@@ -66,6 +67,9 @@ def pcap_shift(file: bytes, by_ns: int) -> bytes:
 
     Raises ``ValueError`` if a timestamp would pass 2106-02-07 or ``file`` is not such a capture.
     """
+
+def panic_for_test(message: str) -> None:
+    """Panic with ``message`` inside the guard: raises SimulationError (the test suite's check of the guard)."""
 
 def engine_version() -> str:
     """Version of the engine this module was built from."""

@@ -8,8 +8,9 @@ canonical form (TOML shape, human units), the same settings in plain SI
 numbers (seconds, bit/s, bytes), and the content hash.
 
 A scenario is written in TOML or passed as keyword fields; every quantity
-accepts a unit string (``"100us"``, ``"1Gbps"``, ``"32KiB"``, ``"64pkt"``) or a
-plain number in SI base units::
+carries its unit (``"100us"``, ``"1Gbps"``, ``"32KiB"``, ``"64pkt"``). A plain
+number other than 0 is refused, never guessed (``tcp.rto_min: 1 needs a unit,
+e.g. "1s" or "200ms"``), in files, ``--set`` and this API alike::
 
     servers = 16
     duration = "2s"         # or blocks = 100; neither: 1 s
@@ -17,6 +18,14 @@ plain number in SI base units::
     buffer = "64KiB"
     [tcp]
     rto_min = "1ms"
+
+**The plain-SI form** is the one place plain numbers are read: a mapping
+whose top-level ``units`` is ``"si"`` gives every duration in seconds, every
+rate in bit/s and every size or buffer in bytes. :meth:`Scenario.to_dict`
+writes that form (marked so), and :meth:`Scenario.parse` reads it back to
+the same scenario::
+
+    Scenario.parse({"units": "si", "servers": 4, "tcp": {"rto_min": 0.001}})
 
 ``incast.scenario.schema()`` lists every setting with its type, default, what
 it allows and its doc line (``incast run --help-settings`` prints it).
@@ -261,7 +270,8 @@ class Scenario:
     # -- output ------------------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        """Plain SI numbers in the TOML shape (JSON-safe); ``Scenario.parse`` reads it back."""
+        """The plain-SI form: SI numbers in the TOML shape, marked ``units = "si"`` (JSON-safe);
+        ``Scenario.parse`` reads it back (see the module's doc)."""
         return json.loads(json.dumps(self._si))  # type: ignore[no-any-return]
 
     def to_toml(self) -> str:

@@ -12,7 +12,10 @@
 //! the run: the report names it and the block, and keeps the blocks done so
 //! far. A server that refuses a request (or the connection) says why in a
 //! [`Refusal`] frame at the start of the answer; its reason becomes the
-//! report's (`refused: <reason>`). `should_stop` is asked at least every [`POLL_INTERVAL`]; when it says
+//! report's (`refused: <reason>`). An answer shorter than the frame's
+//! four-byte magic is payload whatever its bytes: the client knows its
+//! length from its own request, and a refusal in its place arrives as more
+//! bytes than asked for. `should_stop` is asked at least every [`POLL_INTERVAL`]; when it says
 //! yes the block in progress is dropped and the report is marked interrupted.
 //!
 //! Deliberately simple: stagger delays shorter than 2 ms are timed by
@@ -20,7 +23,7 @@
 
 use crate::config::{ConfigError, Plan, ReadConfig, Stop};
 use crate::netstat::Counters;
-use crate::protocol::{AnswerStart, Refusal, Request, MAX_REASON_LEN, REFUSAL_HEADER_LEN};
+use crate::protocol::{AnswerStart, Refusal, Request, MAX_REASON_LEN, REFUSAL_HEADER_LEN, REFUSAL_MAGIC};
 use crate::report::{BlockRow, ReadFailure, ReadReport, Status};
 use crate::server::POLL_INTERVAL;
 use crate::sockopt::SocketOptions;
@@ -244,6 +247,12 @@ impl<'a> Run<'a> {
                 }
                 Ok(n) => {
                     let data = &self.buf[..n];
+                    if !c.payload && c.phase == Phase::Answering && c.want < REFUSAL_MAGIC.len() as u64 {
+                        // An answer shorter than the refusal's magic is payload whatever its bytes
+                        // ("INC" included): the request said how long it is. A refusal in its place
+                        // shows as more bytes than asked for (below).
+                        c.payload = true;
+                    }
                     if !c.payload {
                         // The answer's first bytes: a refusal, or payload?
                         let room = MAX_REFUSAL - c.head.len();
@@ -268,6 +277,11 @@ impl<'a> Run<'a> {
                         continue; // the start of a refusal, before any request
                     }
                     c.got += n as u64;
+                    if c.payload && c.got > c.want && c.want < REFUSAL_MAGIC.len() as u64 && c.got == n as u64 {
+                        if let AnswerStart::Refused(r) = Refusal::decode(data) {
+                            return Err(fail(&c.name, Some(block), format!("refused: {}", r.reason)));
+                        }
+                    }
                     if c.payload && c.got > c.want {
                         let why = format!("sent {} bytes more than the {} requested", c.got - c.want, c.want);
                         return Err(fail(&c.name, Some(block), why));

@@ -14,7 +14,9 @@
 //!
 //! The response carries no header: it is `count` bytes of payload (zeros in
 //! this implementation; a client must not rely on their value beyond the
-//! first four, which never spell `INCE`).
+//! first four, which never spell `INCE`). An answer of 1 to 3 bytes may be
+//! any bytes, `INC` included: the client knows from its own `count` that it
+//! cannot be a refusal's start.
 //!
 //! A server that refuses a request (or, right after accepting it, a whole
 //! connection: too many open) sends a [`Refusal`] frame in place of the
@@ -27,7 +29,9 @@
 //! | 8      | length | reason | one line of UTF-8 text                  |
 //!
 //! A payload never starts with `INCE`, so the first four bytes of an answer
-//! tell a refusal from data. A client that predates the frame counts it as
+//! of at least four tell a refusal from data; a refusal in place of a
+//! shorter answer arrives as more bytes than were asked for, and is whole
+//! from the first of them. A client that predates the frame counts it as
 //! payload and sees the connection close short of the count, as before.
 
 use thiserror::Error;

@@ -422,3 +422,44 @@ fn a_refusal_cut_short_is_reported_as_such() {
         format!("server {addr}, block 0: closed the connection in the middle of a refusal (9 bytes of it)")
     );
 }
+
+/// A server that answers every request on its one connection with the
+/// first `count` bytes of `payload`, until the client closes it.
+fn answering_with(payload: &'static [u8]) -> (SocketAddr, thread::JoinHandle<()>) {
+    scripted_server(move |mut s| {
+        let mut header = [0u8; HEADER_LEN];
+        while s.read_exact(&mut header).is_ok() {
+            let count = u64::from_be_bytes(header[16..24].try_into().unwrap()) as usize;
+            s.write_all(&payload[..count]).unwrap();
+        }
+    })
+}
+
+/// PROTOCOL.md, Short answers: the client knows an answer's length from its
+/// own request, so an answer of 1 to 3 bytes is payload whatever its bytes,
+/// the prefixes of the refusal's magic (`I`, `IN`, `INC`) included; from 4
+/// bytes on, only `INCE` is reserved.
+#[test]
+fn answers_of_one_to_four_bytes_are_payload_whatever_their_bytes() {
+    for sru in 1..=4u64 {
+        let (addr, answerer) = answering_with(b"INCB");
+        let cfg = ReadConfig { sru: Some(sru), blocks: Some(5), warmup: 1, ..config(&[addr.to_string()]) };
+        let report = read(&cfg, &mut never_stop()).unwrap();
+        answerer.join().unwrap();
+        assert_eq!(report.status, Status::Complete, "--sru {sru}B: {:?}", report.error);
+        assert_eq!((report.blocks, report.bytes_delivered), (5, 5 * sru), "--sru {sru}B");
+    }
+}
+
+/// A refusal in place of a 3-byte answer arrives as more bytes than were
+/// asked for, a whole frame from the first of them: the reader says why.
+#[test]
+fn a_refusal_in_place_of_a_short_answer_is_told_by_its_length() {
+    let (addr, refuser) = scripted_server(|mut s| {
+        next_request(&mut s);
+        s.write_all(&Refusal::new("no short reads today").encode()).unwrap();
+    });
+    let report = read(&ReadConfig { sru: Some(3), ..config(&[addr.to_string()]) }, &mut never_stop()).unwrap();
+    refuser.join().unwrap();
+    assert_eq!(report.error.unwrap().to_string(), format!("server {addr}, block 0: refused: no short reads today"));
+}

@@ -15,6 +15,11 @@
 //! settings go in as JSON and its report comes back as JSON. Its loops run
 //! with the GIL released and reattach briefly every 50 ms to run Python's
 //! signal handlers, so Ctrl-C (and a SIGTERM handler that raises) stops them.
+//!
+//! Every function runs inside [`guarded`]: a panic (a bug) becomes one
+//! `SimulationError` line naming where it happened, never PyO3's
+//! `PanicException`, which derives from `BaseException` and so escapes
+//! `except Exception`.
 
 use incast_bench::{ReadConfig, RunningServer, Server, ServerConfig};
 use incast_sim::{Scenario, SimError};
@@ -60,6 +65,42 @@ fn panic_message(payload: &(dyn std::any::Any + Send)) -> String {
     }
 }
 
+thread_local! {
+    /// Inside a [`guarded`] call on this thread: its panics are reported as errors.
+    static GUARDED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+    /// Where the last guarded panic on this thread happened.
+    static PANIC_AT: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
+/// Keep quiet about a panic inside a [`guarded`] call (its error says it all,
+/// in one line) and note where it happened; any other thread's panic (a
+/// benchmark server's) is printed as before.
+fn install_panic_hook() {
+    let previous = panic::take_hook();
+    panic::set_hook(Box::new(move |info| {
+        if GUARDED.with(std::cell::Cell::get) {
+            let at = info.location().map(|l| format!("{}:{}", l.file(), l.line())).unwrap_or_default();
+            PANIC_AT.with(|p| *p.borrow_mut() = at);
+        } else {
+            previous(info);
+        }
+    }));
+}
+
+/// Run `f`; a panic in it becomes a one-line `SimulationError`.
+fn guarded<T>(f: impl FnOnce() -> PyResult<T>) -> PyResult<T> {
+    let outer = GUARDED.with(|g| g.replace(true));
+    let outcome = panic::catch_unwind(AssertUnwindSafe(f));
+    GUARDED.with(|g| g.set(outer));
+    outcome.unwrap_or_else(|payload| {
+        let at = PANIC_AT.with(|p| std::mem::take(&mut *p.borrow_mut()));
+        let message = panic_message(&*payload).replace('\n', " ");
+        Err(SimulationError::new_err(format!(
+            "internal error: {message} (at {at}); a bug in incast: please report it with the scenario"
+        )))
+    })
+}
+
 /// JSON from Python, which `json.dumps` wrote: anything else is a caller's bug.
 fn parse_json(json: &str) -> PyResult<Json> {
     serde_json::from_str(json).map_err(|e| ScenarioError::new_err(format!("scenario: not JSON: {e}")))
@@ -78,21 +119,23 @@ fn parse_scenario(json: &str) -> PyResult<Scenario> {
 /// Raises `ScenarioError` naming an unknown path.
 #[pyfunction]
 fn apply_overrides_json(scenario_json: &str, overrides_json: &str) -> PyResult<String> {
-    let raw = parse_json(scenario_json)?;
-    let Json::Object(mut raw) = raw else {
-        let got = incast_sim::settings::python_repr(&raw);
-        return Err(ScenarioError::new_err(format!("scenario: must be a table of settings, got {got}")));
-    };
-    let Json::Array(overrides) = parse_json(overrides_json)? else {
-        return Err(ScenarioError::new_err("overrides: must be a list of [path, value] pairs"));
-    };
-    for pair in overrides {
-        let Some([Json::String(path), value]) = pair.as_array().map(Vec::as_slice) else {
-            return Err(ScenarioError::new_err(format!("overrides: {pair} is not a [path, value] pair")));
+    guarded(|| {
+        let raw = parse_json(scenario_json)?;
+        let Json::Object(mut raw) = raw else {
+            let got = incast_sim::settings::python_repr(&raw);
+            return Err(ScenarioError::new_err(format!("scenario: must be a table of settings, got {got}")));
         };
-        Scenario::apply_override(&mut raw, path, value.clone()).map_err(to_py_err)?;
-    }
-    Ok(Json::Object(raw).to_string())
+        let Json::Array(overrides) = parse_json(overrides_json)? else {
+            return Err(ScenarioError::new_err("overrides: must be a list of [path, value] pairs"));
+        };
+        for pair in overrides {
+            let Some([Json::String(path), value]) = pair.as_array().map(Vec::as_slice) else {
+                return Err(ScenarioError::new_err(format!("overrides: {pair} is not a [path, value] pair")));
+            };
+            Scenario::apply_override(&mut raw, path, value.clone()).map_err(to_py_err)?;
+        }
+        Ok(Json::Object(raw).to_string())
+    })
 }
 
 /// Read a scenario in the user's shape (`scenario_json`) and return
@@ -104,11 +147,13 @@ fn apply_overrides_json(scenario_json: &str, overrides_json: &str) -> PyResult<S
 /// Raises `ScenarioError` naming the dotted setting.
 #[pyfunction]
 fn resolve_json(scenario_json: &str) -> PyResult<String> {
-    let scenario = parse_scenario(scenario_json)?;
-    let written = scenario.written();
-    let host_rtt_s = 2.0 * scenario.link.host_delay().as_secs_f64();
-    Ok(serde_json::json!({"toml": written.toml, "si": written.si, "hash": scenario.hash(), "host_rtt_s": host_rtt_s})
-        .to_string())
+    guarded(|| {
+        let scenario = parse_scenario(scenario_json)?;
+        let written = scenario.written();
+        let host_rtt_s = 2.0 * scenario.link.host_delay().as_secs_f64();
+        Ok(serde_json::json!({"toml": written.toml, "si": written.si, "hash": scenario.hash(), "host_rtt_s": host_rtt_s})
+            .to_string())
+    })
 }
 
 /// The name of every single-number figure of a run's summary, as a JSON list
@@ -121,16 +166,18 @@ fn summary_figures_json() -> String {
 /// Every setting of a scenario as a JSON list of `{name, kind, default,
 /// allowed, none, doc}`, in order: what the command line and docs are built from.
 #[pyfunction]
-fn schema_json() -> String {
-    let entries: Vec<Json> = Scenario::schema()
-        .into_iter()
-        .map(|e| {
-            let s = e.setting;
-            serde_json::json!({"name": e.name, "kind": s.kind, "default": s.default, "allowed": s.allowed,
-                "none": s.none, "doc": s.doc})
-        })
-        .collect();
-    Json::Array(entries).to_string()
+fn schema_json() -> PyResult<String> {
+    guarded(|| {
+        let entries: Vec<Json> = Scenario::schema()
+            .into_iter()
+            .map(|e| {
+                let s = e.setting;
+                serde_json::json!({"name": e.name, "kind": s.kind, "default": s.default, "allowed": s.allowed,
+                    "none": s.none, "doc": s.doc})
+            })
+            .collect();
+        Ok(Json::Array(entries).to_string())
+    })
 }
 
 /// One column as it crosses: name, numpy dtype, labels of a coded column,
@@ -157,29 +204,23 @@ fn columns_out(py: Python<'_>, columns: Vec<incast_sim::stats::columns::Column>)
 /// encoding, so runs in several threads proceed in parallel.
 #[pyfunction]
 fn run(py: Python<'_>, scenario_json: &str) -> PyResult<RunOut> {
-    use incast_sim::stats::columns;
-    let scenario = parse_scenario(scenario_json)?;
-    let outcome = py.detach(|| {
-        panic::catch_unwind(AssertUnwindSafe(|| {
+    guarded(|| {
+        use incast_sim::stats::columns;
+        let scenario = parse_scenario(scenario_json)?;
+        let outcome = py.detach(|| {
             incast_sim::run(&scenario).map(|mut r| {
                 let files = r.capture.take().map(|c| c.host_files()).unwrap_or_default();
                 let timeouts = columns::timeouts(&std::mem::take(&mut r.timeouts));
                 let traces = columns::traces(std::mem::take(&mut r.traces));
                 (serde_json::to_string(&r), timeouts, traces, files)
             })
-        }))
-        .map_err(|p| panic_message(&*p))
-    });
-    match outcome {
-        Ok(Ok((json, timeouts, traces, files))) => {
-            let json = json.map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
-            let traces = traces.into_iter().map(|(name, cols)| (name, columns_out(py, cols))).collect();
-            let files = files.iter().map(|f| PyBytes::new(py, f).unbind()).collect();
-            Ok((json, columns_out(py, timeouts), traces, files))
-        }
-        Ok(Err(err)) => Err(to_py_err(err)),
-        Err(msg) => Err(SimulationError::new_err(format!("engine panicked: {msg}"))),
-    }
+        });
+        let (json, timeouts, traces, files) = outcome.map_err(to_py_err)?;
+        let json = json.map_err(|e| SimulationError::new_err(format!("cannot serialize the run result: {e}")))?;
+        let traces = traces.into_iter().map(|(name, cols)| (name, columns_out(py, cols))).collect();
+        let files = files.iter().map(|f| PyBytes::new(py, f).unbind()).collect();
+        Ok((json, columns_out(py, timeouts), traces, files))
+    })
 }
 
 /// A pcap file from `run` with every timestamp moved `by_ns`
@@ -187,10 +228,19 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<RunOut> {
 /// if a timestamp would pass 2106-02-07 or `file` is not such a capture.
 #[pyfunction]
 fn pcap_shift(py: Python<'_>, file: &[u8], by_ns: u64) -> PyResult<Py<PyBytes>> {
-    let shifted = py.detach(|| incast_sim::stats::pcap::shift(file, by_ns));
-    shifted
-        .map(|f| PyBytes::new(py, &f).unbind())
-        .ok_or_else(|| PyValueError::new_err("pcap: not an engine capture, or a timestamp past 2106-02-07"))
+    guarded(|| {
+        let shifted = py.detach(|| incast_sim::stats::pcap::shift(file, by_ns));
+        shifted
+            .map(|f| PyBytes::new(py, &f).unbind())
+            .ok_or_else(|| PyValueError::new_err("pcap: not an engine capture, or a timestamp past 2106-02-07"))
+    })
+}
+
+/// Panic with `message`, inside the guard every function runs in: the test
+/// suite's way to check that a panic crosses as one `SimulationError` line.
+#[pyfunction]
+fn panic_for_test(message: &str) -> PyResult<()> {
+    guarded(|| panic!("{message}"))
 }
 
 /// Version of the engine this module was built from.
@@ -245,13 +295,16 @@ fn bind_server(addr: SocketAddr, config: ServerConfig) -> PyResult<Server> {
 /// by a signal handler ends the read and propagates.
 #[pyfunction]
 fn bench_read_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
-    let config: ReadConfig =
-        serde_json::from_str(config_json).map_err(|e| ScenarioError::new_err(format!("read: {e}")))?;
-    let mut raised = None;
-    let report = py.detach(|| incast_bench::read(&config, &mut signal_check(&mut raised)));
-    let report = report.map_err(|e| ScenarioError::new_err(e.to_string()))?;
-    reraise_unless_interrupt(py, raised)?;
-    serde_json::to_string(&report).map_err(|e| SimulationError::new_err(format!("cannot serialize the report: {e}")))
+    guarded(|| {
+        let config: ReadConfig =
+            serde_json::from_str(config_json).map_err(|e| ScenarioError::new_err(format!("read: {e}")))?;
+        let mut raised = None;
+        let report = py.detach(|| incast_bench::read(&config, &mut signal_check(&mut raised)));
+        let report = report.map_err(|e| ScenarioError::new_err(e.to_string()))?;
+        reraise_unless_interrupt(py, raised)?;
+        serde_json::to_string(&report)
+            .map_err(|e| SimulationError::new_err(format!("cannot serialize the report: {e}")))
+    })
 }
 
 /// Serve the benchmark protocol on `bind` (`host:port`) until a signal
@@ -264,12 +317,14 @@ fn bench_read_json(py: Python<'_>, config_json: &str) -> PyResult<String> {
 /// while serving.
 #[pyfunction]
 fn bench_serve(py: Python<'_>, bind: &str, config_json: &str) -> PyResult<()> {
-    let (addr, config) = parse_server(bind, config_json)?;
-    let server = bind_server(addr, config)?;
-    let mut raised = None;
-    let served = py.detach(|| server.run(&mut signal_check(&mut raised)));
-    served.map_err(|e| PyOSError::new_err(format!("serving on {addr}: {e}")))?;
-    reraise_unless_interrupt(py, raised)
+    guarded(|| {
+        let (addr, config) = parse_server(bind, config_json)?;
+        let server = bind_server(addr, config)?;
+        let mut raised = None;
+        let served = py.detach(|| server.run(&mut signal_check(&mut raised)));
+        served.map_err(|e| PyOSError::new_err(format!("serving on {addr}: {e}")))?;
+        reraise_unless_interrupt(py, raised)
+    })
 }
 
 /// A benchmark server running on a background thread (`bench_start_server`).
@@ -289,6 +344,12 @@ impl BenchServer {
 
     /// Stop serving and close every connection; stopping twice does nothing.
     fn stop(&self, py: Python<'_>) -> PyResult<()> {
+        guarded(|| self.stop_now(py))
+    }
+}
+
+impl BenchServer {
+    fn stop_now(&self, py: Python<'_>) -> PyResult<()> {
         let running = self.running.lock().map_err(|_| SimulationError::new_err("server lock poisoned"))?.take();
         if let Some(server) = running {
             py.detach(|| server.stop()).map_err(|e| PyOSError::new_err(format!("{}: {e}", self.address)))?;
@@ -301,11 +362,13 @@ impl BenchServer {
 /// on a background thread; errors as for `bench_serve`.
 #[pyfunction]
 fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
-    let (addr, config) = parse_server(bind, config_json)?;
-    let server = bind_server(addr, config)?;
-    let address = server.local_addr().to_string();
-    let running = server.spawn().map_err(|e| PyOSError::new_err(format!("cannot start the server thread: {e}")))?;
-    Ok(BenchServer { address, running: Mutex::new(Some(running)) })
+    guarded(|| {
+        let (addr, config) = parse_server(bind, config_json)?;
+        let server = bind_server(addr, config)?;
+        let address = server.local_addr().to_string();
+        let running = server.spawn().map_err(|e| PyOSError::new_err(format!("cannot start the server thread: {e}")))?;
+        Ok(BenchServer { address, running: Mutex::new(Some(running)) })
+    })
 }
 
 /// Native core of the `incast` package (private; import `incast` instead).
@@ -313,7 +376,14 @@ fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
 mod _core {
     #[pymodule_export]
     use super::{
-        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, pcap_shift,
-        resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError, ScenarioError, SimulationError,
+        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, panic_for_test,
+        pcap_shift, resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError, ScenarioError,
+        SimulationError,
     };
+
+    #[pymodule_init]
+    fn init(_m: &pyo3::Bound<'_, pyo3::types::PyModule>) -> pyo3::PyResult<()> {
+        super::install_panic_hook();
+        Ok(())
+    }
 }

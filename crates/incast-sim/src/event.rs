@@ -531,6 +531,16 @@ impl<E: Copy> EventQueue<E> {
             + self.far.len()
     }
 
+    /// Bytes the queue holds for its entries, pending or not (what its
+    /// vectors and heap have allocated).
+    pub fn held_bytes(&self) -> u64 {
+        let entries = self.present.capacity()
+            + self.ring.iter().map(Vec::capacity).sum::<usize>()
+            + self.slots.iter().map(Vec::capacity).sum::<usize>()
+            + self.spill.capacity();
+        (entries * std::mem::size_of::<(Key, E)>() + self.far.capacity() * std::mem::size_of::<Far<E>>()) as u64
+    }
+
     /// True when nothing is pending.
     pub fn is_empty(&self) -> bool {
         self.len() == 0

@@ -18,6 +18,8 @@ fn message(s: &Scenario) -> String {
 fn a_run_past_the_end_of_representable_time_is_refused() {
     let mut s = Scenario::fast08(4);
     s.link.rate = BitRate::bps(1);
+    // The smallest segment takes 672 s at 1 bit/s: a timer capped below that is refused.
+    s.tcp.rto.max = SimDuration::from_secs(1000);
     (s.stop.blocks, s.stop.duration) = (Some(5), None);
     let m = message(&s);
     assert!(m.starts_with("scenario: the run needs more than 2^64 ps (about 213 days)"), "{m}");
@@ -142,4 +144,46 @@ fn records_that_outgrow_the_memory_budget_stop_the_run_naming_their_setting() {
     s.memory_budget = Some(Bytes::new(room(&s).get() + 1_000_000));
     let q = run(&s).unwrap().traces.queue.expect("the queue trace is on");
     assert!(q.time_s.len() > 125, "more entries than 10 kB would have held: {}", q.time_s.len());
+}
+
+/// RFC 6298 (5.5): the timer backs off no further than `tcp.rto_max`. A cap
+/// shorter than the fastest link takes to send the smallest segment would
+/// queue a retransmission at a NIC faster than it sends one, for as long as
+/// the run lasts: it is refused up front, naming the setting.
+#[test]
+fn an_rto_max_shorter_than_the_smallest_frame_is_refused_up_front() {
+    let mut s = Scenario::fast08(2);
+    s.tcp.rto.min = SimDuration::ZERO;
+    s.tcp.rto.max = SimDuration::from_ps(1);
+    s.stats.timeouts = false;
+    let m = s.validate().unwrap_err().to_string();
+    assert_eq!(
+        m,
+        "tcp.rto_max: 1ps is shorter than the 672ns the fastest link (1Gbps) takes to send the smallest segment: \
+         every timeout would queue a retransmission faster than a NIC sends one; at least 672ns"
+    );
+    s.tcp.rto.max = SimDuration::from_ps(672_000);
+    s.validate().unwrap();
+}
+
+/// Packets in flight grow with simulated time when every 1 µs timeout queues
+/// a 12 µs frame at a NIC without a limit (`link.tx_queue = "off"`): the run
+/// holds them to `memory_budget` as it does its records, and stops naming
+/// the NIC queue limit once they pass it, whether or not it keeps timeout
+/// rows. With a NIC queue limit the same run completes.
+#[test]
+fn a_retransmission_storm_stops_at_the_memory_budget_naming_the_nic_queue() {
+    use incast_sim::time::Bytes;
+    let mut s = Scenario::fast08(2);
+    (s.tcp.rto.min, s.tcp.rto.max) = (SimDuration::ZERO, SimDuration::from_micros(1));
+    s.stats.timeouts = false;
+    s.stop.duration = Some(SimDuration::from_secs(1));
+    s.memory_budget = Some(Bytes::mib(64));
+    let m = message(&s);
+    assert!(m.starts_with("link.tx_queue: the packets in flight ("), "{m}");
+    assert!(m.contains(") grew past memory_budget (64MiB) at "), "{m}");
+    s.link.tx_queue = Some(100);
+    s.stop.duration = Some(SimDuration::from_millis(20));
+    let r = run(&s).unwrap();
+    assert!(r.summary.packets_in_flight <= 2 * 100 + 64, "{}", r.summary.packets_in_flight);
 }

@@ -149,3 +149,44 @@ fn buffer_models_move_the_collapse() {
         assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
     }
 }
+
+/// A client `c` and four servers on one switch `x`, the client's link at
+/// `client` and each server's at `server` (the host links' `link.rate` stays 1 Gbps).
+fn one_switch_file(client: BitRate, server: BitRate) -> TopologyConfig {
+    let node = |name: &str, kind| NodeSpec { name: name.into(), kind };
+    let mut nodes = vec![node("c", NodeKind::Client), node("x", NodeKind::Switch)];
+    let mut links = vec![LinkSpec { rate: Some(client), ..LinkSpec::between("c", "x") }];
+    for i in 0..4 {
+        let name = format!("s{i}");
+        links.push(LinkSpec { rate: Some(server), ..LinkSpec::between(&name, "x") });
+        nodes.push(node(&name, NodeKind::Server));
+    }
+    TopologyConfig::Graph(GraphConfig { nodes, links, ..GraphConfig::default() })
+}
+
+/// The best goodput a run is measured against is what the routes can carry
+/// to the client (the max flow along them), not what a `link.rate` link
+/// would: a 10 Gbps fabric is not held to 949 Mbps, a 100 Mbps client link
+/// or four 100 Mbps servers not to a gigabit, a 500 Mbps trunk not to its
+/// host links. Full-sized frames carry 1460 of 1538 wire bytes.
+#[test]
+fn best_goodput_is_what_the_routes_carry_to_the_client() {
+    let payload = 1460.0 / 1538.0;
+    let cases = [
+        ("star", TopologyConfig::Star, 1e9),
+        ("10 Gbps file", one_switch_file(BitRate::gbps(10), BitRate::gbps(10)), 1e10),
+        ("100 Mbps client link", one_switch_file(BitRate::mbps(100), BitRate::gbps(10)), 1e8),
+        ("four 100 Mbps servers", one_switch_file(BitRate::gbps(10), BitRate::mbps(100)), 4e8),
+        ("a 500 Mbps trunk", tree(1, Some(BitRate::mbps(500))), 5e8),
+        ("two edge switches, 300 Mbps trunks", tree(2, Some(BitRate::mbps(300))), 6e8),
+    ];
+    for (name, topology, bottleneck_bps) in cases {
+        let mut s = Scenario::fast08(4);
+        s.topology = topology;
+        s.stop.blocks = Some(2);
+        let r = run(&s).unwrap();
+        let best = r.summary.best_goodput_mbps;
+        assert!((best - bottleneck_bps * payload / 1e6).abs() < 1e-6, "{name}: {best}");
+        assert!(r.summary.utilization > 0.0 && r.summary.utilization <= 1.0, "{name}: {}", r.summary.utilization);
+    }
+}

@@ -18,7 +18,6 @@ from incast.reference.base import Figure, Reference
 from incast.result import Result
 from incast.result import run as simulate
 from incast.scenario import Scenario
-from incast.units import format_duration
 
 __all__ = ["FIGURES", "SideBySide", "comparison", "side_by_side"]
 
@@ -34,8 +33,6 @@ FIGURES = (
     Figure("retransmitted packets", "retransmitted_packets"),
     Figure("drops", "drops"),
 )
-#: Settings shown as durations, not seconds, in the overrides line and the JSON.
-_DURATIONS = ("tcp.clock_granularity", "workload.server_jitter")
 
 
 def _figure(data: dict[str, Any], f: Figure) -> float:
@@ -81,8 +78,8 @@ class SideBySide:
     notes: list[str] = field(default_factory=list)
 
     def shown_overrides(self) -> dict[str, Any]:
-        """``overrides`` as JSON shows them: durations as unit strings."""
-        return {k: format_duration(v) if k in _DURATIONS else v for k, v in self.overrides.items()}
+        """``overrides`` as JSON shows them: as given, quantities with their units (the engine reads no other)."""
+        return dict(self.overrides)
 
     def to_dict(self, preset: str) -> dict[str, Any]:
         """``incast validate --json``'s object for this scenario."""

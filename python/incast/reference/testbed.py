@@ -52,7 +52,9 @@ KERNEL_FIGURES = (
 
 def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
-    overrides: dict[str, Any] = {"tcp.clock_granularity": jiffy_s, "tcp.rtt_resolution": "us", **LINUX_STACK}
+    # With its unit: the engine never guesses one (format_duration reads back to the same seconds).
+    overrides: dict[str, Any] = {"tcp.clock_granularity": format_duration(jiffy_s), "tcp.rtt_resolution": "us"}
+    overrides |= LINUX_STACK
     if scenario.tcp.recovery == "reno":
         overrides["tcp.recovery"] = "newreno"
     d = scenario.tcp.delayed_ack
@@ -118,7 +120,7 @@ def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
     sim = one.with_overrides(simulator_overrides(one, jiffy_s))
 
     def block_ms(jitter_s: float) -> float:
-        return simulate(sim.with_overrides({"workload.server_jitter": jitter_s})).block_time_ms.p50
+        return simulate(sim.with_overrides({"workload.server_jitter": format_duration(jitter_s)})).block_time_ms.p50
 
     as_given = simulate(sim).block_time_ms.p50
     lo, hi = 0.0, max(2 * scenario.workload.server_jitter, 1e-4)
@@ -174,7 +176,7 @@ class Testbed(Reference):
         return testbed.notes(scenario)
 
     def simulator_overrides(self, scenario: Scenario) -> dict[str, Any]:
-        hosts = {} if self.turnaround is None else {"workload.server_jitter": self.turnaround}
+        hosts = {} if self.turnaround is None else {"workload.server_jitter": format_duration(self.turnaround)}
         return simulator_overrides(scenario, self.kernel.jiffy_s) | hosts
 
     def run(self, scenario: Scenario) -> dict[str, Any]:

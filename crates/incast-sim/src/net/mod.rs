@@ -17,6 +17,7 @@
 //! host may take a random time to handle each frame it receives ([`host_jitter`]).
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
 
+pub mod bottleneck;
 pub mod buffer;
 pub mod fabric;
 pub mod fabric_table;

@@ -118,4 +118,8 @@ impl PacketPool {
     pub fn live(&self) -> usize {
         self.slots.len() - self.free.len() - 1
     }
+    /// Bytes the pool has allocated: its slots and its free list.
+    pub fn held_bytes(&self) -> u64 {
+        (self.slots.capacity() * std::mem::size_of::<Packet>() + self.free.capacity() * 4) as u64
+    }
 }

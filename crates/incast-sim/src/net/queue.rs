@@ -47,7 +47,8 @@ impl Spec<BufferLimit> for BufferLimitSpec {
                 _ => Err(format!("must hold at least 1 and at most 2^32-1 packets, got {}", python_repr(raw))),
             };
         }
-        Size::bytes(raw, "a buffer limit", Self::FORMS).map(|b| BufferLimit::Bytes(Bytes::new(b)))
+        Size::bytes(raw, "a buffer limit", Self::FORMS, "\"32KiB\" or \"64pkt\"")
+            .map(|b| BufferLimit::Bytes(Bytes::new(b)))
     }
     fn toml(&self, value: &BufferLimit) -> Json {
         match value {

@@ -11,8 +11,10 @@
 //! table; and per connection its result rows ([`RESULT_ROW_BYTES`]). Each part is charged to the setting that
 //! drives it, so a refusal names the one to change.
 //! **Not modelled:** what grows with simulated time (the timeout rows of
-//! `stats.timeouts`, flow traces, the packet capture), which `duration` and
-//! `blocks` bound; the goodput bins (`trace.goodput_bin`, capped apart at
+//! `stats.timeouts`, flow traces, the packet capture, and packets in flight
+//! beyond the windows, retransmissions queued at a NIC faster than it sends
+//! them), which the run holds to what this estimate leaves of the budget
+//! while it goes (`sim::record`); the goodput bins (`trace.goodput_bin`, capped apart at
 //! ten million); the state an endpoint keeps out of line for the parts a
 //! Reno run leaves off (Cubic's, DCTCP's, Linux's and the adaptive delayed
 //! ACK's, the Linux and ns-2 RTO estimators', RACK-TLP's, PRR's): at most
@@ -35,6 +37,10 @@ pub const DEFAULT_MEMORY_BUDGET: Bytes = Bytes::mib(4096);
 /// per server measured at 10,000 servers), with room for the columns built
 /// from them.
 pub const RESULT_ROW_BYTES: u64 = 1024;
+
+/// What the part for the packets in flight is called: the run counts what
+/// they really hold against this estimate of them (`sim::record`).
+pub const IN_FLIGHT: &str = "packets in flight";
 
 /// Bytes of one event-queue entry (time key and event).
 const EVENT_BYTES: u64 = 24;
@@ -82,7 +88,7 @@ impl Scenario {
         };
         vec![
             Part { setting: "servers", what: "endpoints", bytes: conns * endpoint },
-            Part { setting: "servers", what: "packets in flight", bytes: conns * in_flight },
+            Part { setting: "servers", what: IN_FLIGHT, bytes: conns * in_flight },
             Part { setting: "servers", what: "result rows", bytes: conns * RESULT_ROW_BYTES },
             Part { setting: "servers", what: "ports", bytes: links * 2 * size_of::<Port>() as u64 },
             Part {

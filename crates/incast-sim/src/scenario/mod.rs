@@ -92,7 +92,8 @@ pub struct Scenario {
     pub trace: TraceConfig,
     /// Master seed; every random choice derives from it.
     pub seed: u64,
-    /// Refuse a run whose estimated memory exceeds this (`footprint`);
+    /// Refuse a run whose estimated memory exceeds this (`footprint`), and
+    /// stop one whose records or packets in flight grow past it (`sim::record`);
     /// `None`: [`footprint::DEFAULT_MEMORY_BUDGET`].
     pub memory_budget: Option<Bytes>,
 }
@@ -468,6 +469,7 @@ impl Scenario {
             ));
         }
         let fabric = self.fabric()?;
+        self.validate_rto_max(&fabric)?;
         let lossy = fabric.links.iter().any(|l| l.ab.loss_ppb > 0);
         if lossy && self.switch.pause_config().is_some() {
             return Err(invalid("link.loss", "random loss together with switch.pause is not modelled"));
@@ -489,6 +491,32 @@ impl Scenario {
             net.path(b, a)?;
         }
         Ok(())
+    }
+
+    /// The retransmission timer may fire no faster than the fastest link of
+    /// `fabric` sends the smallest segment: RFC 6298 (5.4) retransmits one
+    /// segment each time it expires, and (5.5) backs off no further than
+    /// `tcp.rto_max`, so a shorter cap queues retransmissions at a NIC faster
+    /// than it can send them, and the packets in flight grow for as long as
+    /// the run lasts.
+    fn validate_rto_max(&self, fabric: &Fabric) -> Result<(), SimError> {
+        let fastest = fabric.links.iter().flat_map(|l| [l.ab.rate, l.ba.rate]).max().unwrap_or(self.link.rate);
+        let smallest = fastest.tx_time(frame::wire_bytes(1));
+        if self.tcp.rto.max >= smallest {
+            return Ok(());
+        }
+        let f = Duration::format;
+        Err(invalid(
+            "tcp.rto_max",
+            format!(
+                "{} is shorter than the {} the fastest link ({}) takes to send the smallest segment: \
+                 every timeout would queue a retransmission faster than a NIC sends one; at least {}",
+                f(self.tcp.rto.max),
+                f(smallest),
+                Rate::format(fastest),
+                f(smallest)
+            ),
+        ))
     }
 
     /// The wide-area delay model's fields agree with each other (`net::wan`).
@@ -544,12 +572,38 @@ impl Scenario {
         }
     }
 
-    /// The best goodput one client link can carry with full-sized segments:
-    /// `rate · payload / (payload + per-frame overhead)` — 949.28 Mbps at 1 Gbps,
-    /// MSS 1460 (941.48 Mbps with timestamps: 1448 payload bytes per segment).
+    /// The best goodput one client link of `link.rate` can carry with
+    /// full-sized segments: `rate · payload / (payload + per-frame overhead)`
+    /// — 949.28 Mbps at 1 Gbps, MSS 1460 (941.48 Mbps with timestamps: 1448
+    /// payload bytes per segment).
     pub fn best_goodput_bps(&self) -> f64 {
+        self.goodput_at(self.link.rate.0)
+    }
+
+    /// The goodput of full-sized segments on a link of `bps` bit/s.
+    fn goodput_at(&self, bps: u64) -> f64 {
         // With timestamps the 12 option bytes replace payload: the frame stays `mss` + headers.
-        self.link.rate.0 as f64 * self.tcp.segment_payload() as f64 / frame::wire_bytes(self.tcp.mss) as f64
+        bps as f64 * self.tcp.segment_payload() as f64 / frame::wire_bytes(self.tcp.mss) as f64
+    }
+
+    /// The best goodput of all clients together on the network `net` built
+    /// for this scenario, Mbps: for each client, the most its servers can
+    /// deliver to it along their routes (the max flow on the tree the routes
+    /// form, `net::bottleneck`: the client's access link unless a trunk or
+    /// the servers' own links are slower), carried in full-sized segments;
+    /// summed over the clients (links that several clients' routes share
+    /// are counted for each). On a star that is the client link's figure
+    /// ([`Scenario::best_goodput_bps`]) times the clients.
+    pub fn best_goodput_mbps(&self, net: &Network) -> Result<f64, SimError> {
+        let reads = self.reads();
+        // Clients with the same figure are counted together: a star's is one product.
+        let mut clients_at: std::collections::BTreeMap<u64, u32> = std::collections::BTreeMap::new();
+        for client in 0..reads.clients {
+            let servers: Vec<u32> =
+                (0..reads.servers).map(|i| reads.flow_hosts(client * reads.servers + i).1).collect();
+            *clients_at.entry(crate::net::bottleneck::deliverable_bps(net, client, &servers)?).or_default() += 1;
+        }
+        Ok(clients_at.iter().map(|(&bps, &n)| self.goodput_at(bps) / 1e6 * f64::from(n)).sum())
     }
 }
 

@@ -8,6 +8,12 @@
 //! two rules that span tables: exactly one of `workload.sru` and
 //! `workload.block`, and a 1 s run when neither `blocks` nor `duration` is
 //! given.
+//! **Units:** a quantity is written with its unit (`"200ms"`); a plain
+//! number other than 0 is refused (`settings::quantity`). The one exception
+//! is the plain-SI form ([`Written::si`], Python's `Scenario.to_dict`), which
+//! says so in its top-level key `units = "si"`: there every plain number of a
+//! duration is in seconds, of a rate in bit/s and of a size or buffer in
+//! bytes, and reads back to the same scenario.
 
 use super::footprint::DEFAULT_MEMORY_BUDGET;
 use super::{invalid, invalid_owned, Scenario, StopConfig, DEFAULT_DURATION, DEFAULT_SEED, MAX_SERVERS};
@@ -35,6 +41,8 @@ const SERVERS: Count = Count::new(1, MAX_SERVERS as u64, "servers");
 const SEED: Count = Count::new(0, u64::MAX, "");
 const BLOCKS: Count = Count::new(1, u64::MAX, "blocks");
 const MEMORY: Size = Size { min: 1 };
+/// The top-level key that marks the plain-SI form, and its one value.
+const UNITS: (&str, &str) = ("units", "si");
 
 /// One setting's line in the scenario's schema: its dotted name and the
 /// table's line for it.
@@ -52,7 +60,7 @@ pub struct SchemaEntry {
 pub struct Written {
     /// Canonical TOML shape (`"200ms"`, `"32KiB"`).
     pub toml: Json,
-    /// Plain SI numbers (`0.2`, `32768`), words kept.
+    /// Plain SI numbers (`0.2`, `32768`), words kept, marked `units = "si"`.
     pub si: Json,
 }
 
@@ -74,7 +82,25 @@ impl Scenario {
                 format!("must be a table of settings, got {}", python_repr(raw)),
             ));
         };
+        let si;
+        let raw = match raw.get(UNITS.0) {
+            None => raw,
+            Some(Json::String(u)) if u == UNITS.1 => {
+                si = Self::with_si_units(raw);
+                &si
+            }
+            Some(other) => {
+                return Err(invalid(
+                    UNITS.0,
+                    format!(
+                    "must be \"si\" (plain numbers in seconds, bit/s and bytes, as Scenario.to_dict writes), got {}",
+                    python_repr(other)
+                ),
+                ))
+            }
+        };
         let mut s = Scenario { seed: DEFAULT_SEED, ..Scenario::default() };
+        Self::refuse_unknown_keys(raw)?;
         if !raw.contains_key("servers") {
             return Err(invalid("servers", format!("required; {}", Spec::<u32>::allowed(&SERVERS))));
         }
@@ -82,6 +108,7 @@ impl Scenario {
         let (mut blocks, mut duration) = (None, None);
         for (key, value) in raw {
             match key.as_str() {
+                k if k == UNITS.0 => {}
                 "servers" => s.servers = SERVERS.parse(value).map_err(|m| at(key, m))?,
                 "seed" => s.seed = SEED.parse(value).map_err(|m| at(key, m))?,
                 "blocks" if value.is_null() => {}
@@ -97,7 +124,7 @@ impl Scenario {
                     let field = |k: String| if k.is_empty() { table.to_owned() } else { format!("{table}.{k}") };
                     s.read_table(table, map).map_err(|(k, m)| at(&field(k), m))?;
                 }
-                _ => return Err(at(key, Self::unknown_top())),
+                _ => unreachable!("unknown keys are refused above"),
             }
         }
         let switch = raw.get("switch").and_then(Json::as_object);
@@ -111,9 +138,97 @@ impl Scenario {
         Ok(s)
     }
 
-    fn unknown_top() -> String {
+    /// The plain-SI form with every plain number of a quantity given its SI
+    /// unit (`0.2` seconds → `"0.2s"`), so that it reads as the TOML shape does.
+    fn with_si_units(raw: &Map<String, Json>) -> Map<String, Json> {
+        fn unit_of(kind: &str) -> Option<&'static str> {
+            match kind {
+                "duration" | "delayed ack" => Some("s"),
+                "rate" => Some("bps"),
+                "size" | "buffer" => Some("B"),
+                _ => None,
+            }
+        }
+        fn give(value: &mut Json, unit: &str) {
+            if let Json::Number(n) = value {
+                *value = Json::String(format!("{n}{unit}"));
+            }
+        }
+        let mut out = raw.clone();
+        out.remove(UNITS.0);
+        for (key, kind) in [("duration", "duration"), ("memory_budget", "size")] {
+            if let (Some(v), Some(unit)) = (out.get_mut(key), unit_of(kind)) {
+                give(v, unit);
+            }
+        }
+        for table in TABLES {
+            let Some(Json::Object(map)) = out.get_mut(table) else { continue };
+            let mut settings = Vec::new();
+            Self::describe_table(table, &mut settings);
+            for setting in settings {
+                if let (Some(v), Some(unit)) = (map.get_mut(setting.key), unit_of(setting.kind)) {
+                    give(v, unit);
+                }
+            }
+            // A graph's links carry their own rates and delays.
+            if let Some(Json::Array(links)) = map.get_mut("links").filter(|_| table == "topology") {
+                for link in links.iter_mut().filter_map(Json::as_object_mut) {
+                    for (key, unit) in [("rate", "bps"), ("rate_ba", "bps"), ("delay", "s"), ("delay_ba", "s")] {
+                        if let Some(v) = link.get_mut(key) {
+                            give(v, unit);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// "unknown setting; did you mean servers?", or what a scenario has.
+    fn unknown_top(key: &str) -> String {
+        if let Some(near) = settings::closest(key, TOP.into_iter().chain(TABLES)) {
+            return format!("unknown setting; did you mean {near}?");
+        }
         let tables: Vec<String> = TABLES.iter().map(|t| format!("[{t}]")).collect();
         format!("unknown setting; a scenario has {} and the tables {}", TOP.join(", "), tables.join(", "))
+    }
+
+    /// Every unknown key of `raw`, as one error: the first names its dotted
+    /// key and says what it may have meant (or, retired, what replaced it);
+    /// the others follow, each with a close name where there is one.
+    fn refuse_unknown_keys(raw: &Map<String, Json>) -> Result<(), SimError> {
+        let mut unknown: Vec<(String, String)> = Vec::new();
+        for (key, value) in raw {
+            if TOP.contains(&key.as_str()) || key == UNITS.0 {
+                continue;
+            }
+            if !TABLES.contains(&key.as_str()) {
+                unknown.push((key.clone(), Self::unknown_top(key)));
+                continue;
+            }
+            let Json::Object(map) = value else { continue };
+            let keys = Self::table_keys(key);
+            for k in map.keys().filter(|k| !keys.contains(&k.as_str())) {
+                // A setting that was retired names what replaced it.
+                let message = match TcpConfig::retired(k).filter(|_| key == "tcp") {
+                    Some(why) => why.to_owned(),
+                    None => settings::unknown(key, &keys, k),
+                };
+                unknown.push((format!("{key}.{k}"), message));
+            }
+        }
+        let Some((field, message)) = unknown.first().cloned() else { return Ok(()) };
+        if unknown.len() == 1 {
+            return Err(invalid_owned(field, message));
+        }
+        let others: Vec<String> = unknown[1..]
+            .iter()
+            .map(|(k, m)| match m.strip_prefix("unknown setting; did you mean ") {
+                Some(near) => format!("{k} (did you mean {})", near.trim_end_matches('?')),
+                None => k.clone(),
+            })
+            .collect();
+        Err(invalid_owned(field, format!("{message}; also unknown: {}", others.join(", "))))
     }
 
     fn read_table(&mut self, table: &str, map: &Map<String, Json>) -> Result<(), (String, String)> {
@@ -128,12 +243,7 @@ impl Scenario {
                 }
                 self.switch = settings::read_table(table, &map)?;
             }
-            "tcp" => {
-                if let Some((key, why)) = map.keys().find_map(|k| TcpConfig::retired(k).map(|why| (k, why))) {
-                    return Err((key.clone(), why.to_owned()));
-                }
-                self.tcp = settings::read_table(table, map)?;
-            }
+            "tcp" => self.tcp = settings::read_table(table, map)?,
             "workload" => {
                 ResponseSize::check_keys(map).map_err(|m| (String::new(), m))?;
                 self.workload = settings::read_table(table, map)?;
@@ -171,7 +281,7 @@ impl Scenario {
                     return fail(why.to_owned());
                 }
                 if !keys.contains(key) {
-                    return fail(settings::unknown(table, &keys));
+                    return fail(settings::unknown(table, &keys, key));
                 }
                 let entry = raw.entry((*table).to_owned()).or_insert_with(|| Json::Object(Map::new()));
                 let Json::Object(map) = entry else {
@@ -186,16 +296,12 @@ impl Scenario {
                 map.insert((*key).to_owned(), value);
                 Ok(())
             }
-            [table, ..] if TABLES.contains(table) => fail(settings::unknown(table, &Self::table_keys(table))),
-            [top, ..] if TOP.contains(top) => fail(format!("unknown setting; {top} is a single value, not a table")),
-            _ => {
-                let tables: Vec<String> = TABLES.iter().map(|t| format!("[{t}]")).collect();
-                fail(format!(
-                    "unknown setting; the settings are {}, and the tables {}",
-                    TOP.join(", "),
-                    tables.join(", ")
-                ))
+            [table, rest @ ..] if TABLES.contains(table) => {
+                fail(settings::unknown(table, &Self::table_keys(table), &rest.join(".")))
             }
+            [top, ..] if TOP.contains(top) => fail(format!("unknown setting; {top} is a single value, not a table")),
+            [top, ..] => fail(Self::unknown_top(top)),
+            [] => fail(Self::unknown_top("")),
         }
     }
 
@@ -265,7 +371,8 @@ impl Scenario {
                 MEMORY.allowed(),
                 None,
                 "Refuse a run whose memory, estimated before it starts (endpoints, packets in flight, \
-                 route tables, result rows: scenario::footprint), would exceed this.",
+                 route tables, result rows: scenario::footprint), would exceed this, and stop one whose \
+                 records or packets in flight grow past it as it runs (sim::record).",
             ),
         ];
         let mut out: Vec<SchemaEntry> = top
@@ -295,6 +402,7 @@ impl Scenario {
     /// The canonical TOML shape and the plain-SI form of the scenario.
     pub fn written(&self) -> Written {
         let (mut toml, mut si) = (Map::new(), Map::new());
+        si.insert(UNITS.0.to_owned(), Json::from(UNITS.1));
         fn put(e: Entry, toml: &mut Map<String, Json>, si: &mut Map<String, Json>) {
             if !e.toml.is_null() {
                 toml.insert(e.key.to_owned(), e.toml);

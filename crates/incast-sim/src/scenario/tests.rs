@@ -215,6 +215,46 @@ fn unknown_keys_are_refused_naming_the_table_and_what_it_has() {
     );
 }
 
+/// Every unknown key is named at once, not only the first, each with the
+/// setting it is a slip for where there is one.
+#[test]
+fn every_unknown_key_is_named_with_a_close_name() {
+    let raw = json!({"server": 2, "link": {"rtt": "100us", "rat": "1Gbps", "speed": 5},
+        "tcp": {"rto_mn": "1ms"}, "swich": {}});
+    assert_eq!(
+        Scenario::from_json(&raw).unwrap_err().to_string(),
+        "server: unknown setting; did you mean servers?; also unknown: link.rat (did you mean rate), \
+         link.speed, tcp.rto_mn (did you mean rto_min), swich (did you mean switch)"
+    );
+    let mut raw = Map::new();
+    let err = Scenario::apply_override(&mut raw, "tcp.rto_mn", json!("1ms")).unwrap_err();
+    assert_eq!(err.to_string(), "tcp.rto_mn: unknown setting; did you mean rto_min?");
+}
+
+/// The plain-SI form says so (`units = "si"`) and reads back to the same
+/// scenario; without the mark its plain numbers are refused, never guessed.
+#[test]
+fn the_plain_si_form_reads_back_only_when_marked() {
+    let graph = json!({"kind": "graph", "nodes": [{"name": "c", "kind": "client"}, {"name": "x", "kind": "switch"},
+        {"name": "s", "kind": "server"}], "links": [{"a": "c", "b": "x", "rate": "100Mbps"}, {"a": "x", "b": "s",
+        "delay": "3us"}]});
+    let raw = json!({"servers": 1, "duration": "20ms", "memory_budget": "1GiB", "topology": graph,
+        "tcp": {"rto_min": "1ms", "delayed_ack": "40ms"}, "switch": {"buffer": "64KiB"}});
+    let s = Scenario::from_json(&raw).unwrap();
+    let si = s.written().si;
+    assert_eq!(si["units"], json!("si"));
+    assert_eq!(Scenario::from_json(&si).unwrap(), s);
+    let mut unmarked = si.clone();
+    unmarked.as_object_mut().unwrap().remove("units");
+    assert_eq!(
+        Scenario::from_json(&unmarked).unwrap_err().to_string(),
+        "duration: 0.02 needs a unit, e.g. \"1s\" or \"200ms\""
+    );
+    let mut other = si;
+    other["units"] = json!("ms");
+    assert!(Scenario::from_json(&other).unwrap_err().to_string().starts_with("units: must be \"si\""));
+}
+
 /// The canonical form reads back to the same scenario, and the SI form
 /// keeps plain numbers.
 #[test]
@@ -225,6 +265,7 @@ fn the_written_form_reads_back() {
     let s = Scenario::from_json(&raw).unwrap();
     let w = s.written();
     assert_eq!(Scenario::from_json(&w.toml).unwrap(), s);
+    assert_eq!(Scenario::from_json(&w.si).unwrap().hash(), s.hash(), "the SI form holds the budget that applies");
     assert_eq!(w.toml["tcp"]["rto_min"], json!("200ms"));
     assert_eq!(w.si["tcp"]["rto_min"], json!(0.2));
     assert_eq!(w.si["switch"]["buffer"], json!("64pkt"));

@@ -106,15 +106,50 @@ pub fn read_table<T: Table>(table: &str, raw: &Map<String, Json>) -> Result<T, (
         match out.read(key, value) {
             Some(Ok(())) => {}
             Some(Err(message)) => return Err((key.clone(), message)),
-            None => return Err((key.clone(), unknown(table, &keys::<T>()))),
+            None => return Err((key.clone(), unknown(table, &keys::<T>(), key))),
         }
     }
     Ok(out)
 }
 
-/// "unknown setting; [tcp] has mss, init_cwnd, ..."
-pub fn unknown(table: &str, keys: &[&str]) -> String {
-    format!("unknown setting; [{table}] has {}", keys.join(", "))
+/// "unknown setting; did you mean rto_min?" when one of the table's `keys`
+/// is close to `key`, else "unknown setting; [tcp] has mss, init_cwnd, ...".
+pub fn unknown(table: &str, keys: &[&str], key: &str) -> String {
+    match closest(key, keys.iter().copied()) {
+        Some(near) => format!("unknown setting; did you mean {near}?"),
+        None => format!("unknown setting; [{table}] has {}", keys.join(", ")),
+    }
+}
+
+/// The one of `names` closest to `word` when it is close enough to be a
+/// slip of the keyboard: at most one edit (insertion, deletion, change or
+/// swap of neighbours) per three letters of `word`, and at least one.
+pub fn closest<'a>(word: &str, names: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let most = (word.chars().count() / 3).max(1);
+    names.into_iter().map(|n| (edits(word, n), n)).filter(|&(d, _)| d <= most).min_by_key(|&(d, _)| d).map(|(_, n)| n)
+}
+
+/// Edits between `a` and `b` (optimal string alignment distance).
+fn edits(a: &str, b: &str) -> usize {
+    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
+    let mut rows = vec![vec![0usize; b.len() + 1]; a.len() + 1];
+    for (i, row) in rows.iter_mut().enumerate() {
+        row[0] = i;
+    }
+    for (j, cell) in rows[0].iter_mut().enumerate() {
+        *cell = j;
+    }
+    for i in 1..=a.len() {
+        for j in 1..=b.len() {
+            let change = usize::from(a[i - 1] != b[j - 1]);
+            let mut d = (rows[i - 1][j] + 1).min(rows[i][j - 1] + 1).min(rows[i - 1][j - 1] + change);
+            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
+                d = d.min(rows[i - 2][j - 2] + 1);
+            }
+            rows[i][j] = d;
+        }
+    }
+    rows[a.len()][b.len()]
 }
 
 /// The first paragraph of a doc comment, as one line.

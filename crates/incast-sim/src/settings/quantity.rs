@@ -2,8 +2,10 @@
 //! counts for buffer limits).
 //!
 //! Unit strings are parsed exactly, as decimals (`"1.1Gbps"` is exactly
-//! 1 100 000 000 bit/s); a plain number is in SI base units (seconds, bit/s,
-//! bytes). Printing picks the largest unit that keeps the value exact.
+//! 1 100 000 000 bit/s). A unit is never guessed: a plain number other than
+//! 0 is refused, naming the units it needs (the plain-SI form of a whole
+//! scenario says so once, `scenario::shape`, and gets its units there).
+//! Printing picks the largest unit that keeps the value exact.
 
 use super::spec::python_repr;
 use super::Spec;
@@ -21,6 +23,8 @@ struct Decimal {
 }
 
 impl Decimal {
+    const ZERO: Decimal = Decimal { digits: 0, exp: 0 };
+
     /// `"1.5"`, `"2e-3"`, `".5"`: digits with an optional point and exponent, no sign.
     fn parse(text: &str) -> Option<Decimal> {
         let (mantissa, exp) = match text.find(['e', 'E']) {
@@ -37,20 +41,12 @@ impl Decimal {
         let trailing = (all.len() - significant.len()) as i64;
         let exp = exp.checked_sub(frac.len() as i64)?.checked_add(trailing)?;
         if significant.is_empty() {
-            return Some(Decimal { digits: 0, exp: 0 });
+            return Some(Decimal::ZERO);
         }
         if significant.len() > 38 {
             return None;
         }
         Some(Decimal { digits: significant.parse().ok()?, exp })
-    }
-
-    /// The shortest decimal that round-trips `f` (Python's `Decimal(repr(f))`).
-    fn of_float(f: f64) -> Decimal {
-        let sci = format!("{f:e}");
-        let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
-        let d = Decimal::parse(mantissa).expect("a float's digits");
-        Decimal { digits: d.digits, exp: d.exp + exp.parse::<i64>().expect("an integer exponent") }
     }
 
     /// Decimal exponent of the leading digit (Python's `Decimal.adjusted`).
@@ -113,30 +109,25 @@ fn in_largest_unit(n: u64, units: &[(&str, u32)], base: &str) -> String {
     }
 }
 
-/// What a quantity was given as: a number in SI units, or digits with a unit.
+/// What a quantity was given as: zero, or digits with a unit.
 enum Quantity<'a> {
-    Number(Decimal),
+    Zero,
     WithUnit(Decimal, &'a str),
 }
 
-/// Split a quantity: a non-negative finite number, or a string of digits and a
-/// unit. Errors name `what` the value should be and the `forms` allowed.
-fn quantity<'a>(raw: &'a Json, what: &str, forms: &str) -> Result<Quantity<'a>, String> {
+/// Split a quantity: the number 0 (`-0.0` included), or a string of digits
+/// and a unit. Errors name `what` the value should be, the `forms` allowed
+/// and, for a number without its unit, an `example` of each form.
+fn quantity<'a>(raw: &'a Json, what: &str, forms: &str, example: &str) -> Result<Quantity<'a>, String> {
     let r = python_repr(raw);
     match raw {
-        Json::Number(n) => {
-            if let Some(u) = n.as_u64() {
-                return Ok(Quantity::Number(Decimal { digits: u128::from(u), exp: 0 }));
-            }
-            let f = n.as_f64().unwrap_or(f64::NAN);
-            if !f.is_finite() {
-                return Err(format!("{r} is not {what}: it must be finite"));
-            }
-            if f < 0.0 {
-                return Err(format!("{r} is not {what}: it must not be negative"));
-            }
-            Ok(Quantity::Number(Decimal::of_float(f)))
-        }
+        // A JSON number is never NaN or infinite; a float pattern compares
+        // with `==`, so `-0.0` is zero too.
+        Json::Number(n) => match n.as_f64() {
+            Some(0.0) => Ok(Quantity::Zero),
+            Some(f) if f < 0.0 => Err(format!("{r} is not {what}: it must not be negative")),
+            _ => Err(format!("{r} needs a unit, e.g. {example}")),
+        },
         Json::String(s) => {
             let text = s.trim();
             if text.starts_with('-') {
@@ -150,9 +141,9 @@ fn quantity<'a>(raw: &'a Json, what: &str, forms: &str) -> Result<Quantity<'a>, 
             };
             if unit.is_empty() {
                 return if d.digits == 0 && what == "a duration" && text == "0" {
-                    Ok(Quantity::Number(d))
+                    Ok(Quantity::Zero)
                 } else {
-                    Err(format!("{r} needs a unit: use {forms}"))
+                    Err(format!("{r} needs a unit, e.g. {example}"))
                 };
             }
             if d.adjusted() > MAX_EXPONENT {
@@ -216,6 +207,7 @@ impl Duration {
     /// A duration of at least 1 ps.
     pub const POSITIVE: Duration = Duration { positive: true };
     const FORMS: &'static str = "a number with one of ps, ns, us, µs, ms, s (e.g. \"100us\"), or 0";
+    const EXAMPLE: &'static str = "\"1s\" or \"200ms\"";
 
     fn unit_exponent(unit: &str) -> Option<i64> {
         Some(match unit {
@@ -240,8 +232,8 @@ impl Duration {
 impl Spec<SimDuration> for Duration {
     fn parse(&self, raw: &Json) -> Result<SimDuration, String> {
         let r = python_repr(raw);
-        let (d, e) = match quantity(raw, "a duration", Self::FORMS)? {
-            Quantity::Number(d) => (d, 12),
+        let (d, e) = match quantity(raw, "a duration", Self::FORMS, Self::EXAMPLE)? {
+            Quantity::Zero => (Decimal::ZERO, 0),
             Quantity::WithUnit(d, unit) => match Self::unit_exponent(unit) {
                 Some(e) => (d, e),
                 None => return Err(format!("{r} is not a duration: use {}", Self::FORMS)),
@@ -278,6 +270,7 @@ pub struct Rate;
 
 impl Rate {
     const FORMS: &'static str = "a number with one of bps, Kbps, Mbps, Gbps, Tbps (e.g. \"1Gbps\")";
+    const EXAMPLE: &'static str = "\"1Gbps\" or \"100Mbps\"";
 
     /// A rate as the largest unit that keeps it exact: `"1Gbps"`, `"2.5Mbps"`.
     pub fn format(rate: BitRate) -> String {
@@ -288,8 +281,8 @@ impl Rate {
 impl Spec<BitRate> for Rate {
     fn parse(&self, raw: &Json) -> Result<BitRate, String> {
         let r = python_repr(raw);
-        let (d, e) = match quantity(raw, "a rate", Self::FORMS)? {
-            Quantity::Number(d) => (d, 0),
+        let (d, e) = match quantity(raw, "a rate", Self::FORMS, Self::EXAMPLE)? {
+            Quantity::Zero => (Decimal::ZERO, 0),
             Quantity::WithUnit(d, unit) => match unit {
                 "bps" => (d, 0),
                 "Kbps" => (d, 3),
@@ -332,6 +325,7 @@ pub struct Size {
 
 impl Size {
     const FORMS: &'static str = "a whole number of bytes with one of B, KB, MB, GB, KiB, MiB, GiB (e.g. \"32KiB\")";
+    const EXAMPLE: &'static str = "\"1500B\" or \"32KiB\"";
 
     /// Bytes with an exact binary or decimal unit when one fits: `"32KiB"`.
     pub fn format(b: u64) -> String {
@@ -350,12 +344,12 @@ impl Size {
         format!("{b}B")
     }
 
-    /// Whole bytes of a quantity; the error names `what` it should have been
-    /// and the `forms` allowed.
-    pub fn bytes(raw: &Json, what: &str, forms: &str) -> Result<u64, String> {
+    /// Whole bytes of a quantity; the error names `what` it should have been,
+    /// the `forms` allowed and an `example` of each for a number without its unit.
+    pub fn bytes(raw: &Json, what: &str, forms: &str, example: &str) -> Result<u64, String> {
         let r = python_repr(raw);
-        let (d, factor) = match quantity(raw, what, forms)? {
-            Quantity::Number(d) => (d, 1u64),
+        let (d, factor) = match quantity(raw, what, forms, example)? {
+            Quantity::Zero => (Decimal::ZERO, 1u64),
             Quantity::WithUnit(d, unit) => match unit {
                 "B" => (d, 1),
                 "KB" => (d, 1000),
@@ -383,7 +377,7 @@ fn too_large(r: &str) -> String {
 
 impl Spec<Bytes> for Size {
     fn parse(&self, raw: &Json) -> Result<Bytes, String> {
-        let b = Size::bytes(raw, "a size", Self::FORMS)?;
+        let b = Size::bytes(raw, "a size", Self::FORMS, Self::EXAMPLE)?;
         if b < self.min {
             let s = if self.min == 1 { "" } else { "s" };
             return Err(format!("must be at least {} byte{s}, got {}", self.min, python_repr(raw)));
@@ -431,14 +425,10 @@ mod tests {
         assert_eq!(d(json!("100us")), Ok(100_000_000));
         assert_eq!(d(json!("1.5 ms")), Ok(1_500_000_000));
         assert_eq!(d(json!("0")), Ok(0));
-        assert_eq!(d(json!(0.0002)), Ok(200_000_000));
         assert_eq!(d(json!("2e-3s")), Ok(2_000_000_000));
         assert_eq!(d(json!("0.6ps")), Ok(1));
         assert_eq!(d(json!("0.1ps")).unwrap_err(), "'0.1ps' rounds to 0: durations are kept in whole picoseconds");
-        assert_eq!(
-            d(json!("100")).unwrap_err(),
-            "'100' needs a unit: use a number with one of ps, ns, us, µs, ms, s (e.g. \"100us\"), or 0"
-        );
+        assert_eq!(d(json!("100")).unwrap_err(), "'100' needs a unit, e.g. \"1s\" or \"200ms\"");
         assert_eq!(
             d(json!("100xs")).unwrap_err(),
             "'100xs' is not a duration: use a number with one of ps, ns, us, µs, ms, s (e.g. \"100us\"), or 0"
@@ -454,11 +444,33 @@ mod tests {
     #[test]
     fn rates_and_sizes_are_whole_and_print_in_the_largest_exact_unit() {
         assert_eq!(Rate.parse(&json!("1.1Gbps")), Ok(BitRate::bps(1_100_000_000)));
-        assert_eq!(Rate.parse(&json!(1e10)), Ok(BitRate::gbps(10)));
         assert_eq!(Rate.parse(&json!("0Gbps")).unwrap_err(), "must be a positive rate (e.g. \"1Gbps\"), got '0Gbps'");
         assert_eq!(Rate::format(BitRate::bps(2_500_000)), "2.5Mbps");
         assert_eq!(Size { min: 1 }.parse(&json!("1.5KB")), Ok(Bytes::new(1500)));
         assert_eq!(Size::format(32768), "32KiB");
         assert_eq!(Size { min: 1 }.parse(&json!("1.5B")).unwrap_err(), "'1.5B' is not a whole number of bytes");
+    }
+
+    /// A unit is never guessed: a plain number other than zero is refused,
+    /// naming the units it needs, whatever the quantity.
+    #[test]
+    fn a_plain_number_other_than_zero_needs_a_unit() {
+        assert_eq!(Duration::ANY.parse(&json!(1)).unwrap_err(), "1 needs a unit, e.g. \"1s\" or \"200ms\"");
+        assert_eq!(Duration::ANY.parse(&json!(0.0002)).unwrap_err(), "0.0002 needs a unit, e.g. \"1s\" or \"200ms\"");
+        assert_eq!(Rate.parse(&json!(1e10)).unwrap_err(), "10000000000.0 needs a unit, e.g. \"1Gbps\" or \"100Mbps\"");
+        assert_eq!(Size { min: 1 }.parse(&json!(1500)).unwrap_err(), "1500 needs a unit, e.g. \"1500B\" or \"32KiB\"");
+        assert_eq!(Duration::ANY.parse(&json!(-1)).unwrap_err(), "-1 is not a duration: it must not be negative");
+        assert_eq!(Duration::ANY.parse(&json!(0)), Ok(SimDuration::ZERO));
+        assert_eq!(Size { min: 0 }.parse(&json!(0)), Ok(Bytes::new(0)));
+    }
+
+    /// Negative zero is zero (IEEE 754 compares them equal), for every kind
+    /// of quantity; it once panicked formatting its digits.
+    #[test]
+    fn negative_zero_is_zero() {
+        assert_eq!(Duration::ANY.parse(&json!(-0.0)), Ok(SimDuration::ZERO));
+        assert_eq!(Duration::POSITIVE.parse(&json!(-0.0)).unwrap_err(), "must be positive (at least 1ps), got -0.0");
+        assert_eq!(Rate.parse(&json!(-0.0)).unwrap_err(), "must be a positive rate (e.g. \"1Gbps\"), got -0.0");
+        assert_eq!(Size { min: 1 }.parse(&json!(-0.0)).unwrap_err(), "must be at least 1 byte, got -0.0");
     }
 }

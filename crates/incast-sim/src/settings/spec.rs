@@ -60,9 +60,10 @@ fn python_float(f: f64) -> String {
     if f == 0.0 {
         return if f.is_sign_negative() { "-0.0" } else { "0.0" }.into();
     }
+    // `{:e}` always writes `<digits>e<exponent>`; were it not to, the plain form serves.
     let sci = format!("{f:e}");
-    let (mantissa, exp) = sci.split_once('e').expect("{:e} has an exponent");
-    let exp: i32 = exp.parse().expect("an integer exponent");
+    let (mantissa, exp) = sci.split_once('e').unwrap_or((&sci, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
     if (-4..16).contains(&exp) {
         let plain = format!("{f}");
         if plain.contains('.') {

@@ -49,7 +49,7 @@ use ahead::{Ahead, NO_PORT};
 use endpoints::{Endpoints, Route};
 use network::DataPlane;
 use reads::Reads;
-use record::{Recorder, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES};
+use record::{Recorder, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES, MEMORY_CHECK_EVENTS};
 use udp::UdpSource;
 
 /// Host index of client 0, where the UDP source sends.
@@ -117,10 +117,18 @@ fn run_as<const EXTRAS: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult
     if let Some(setting) = sim.record.over {
         let at = crate::settings::Duration::format(sim.now.since(SimTime::ZERO));
         let budget = crate::settings::Size::format(scenario.memory_budget.unwrap_or(DEFAULT_MEMORY_BUDGET).get());
-        let message = format!(
-            "what it records grew past memory_budget ({budget}) at {at} simulated; turn it off, \
-             shorten the run, or raise memory_budget if this machine has the memory"
-        );
+        let message = match sim.record.over_in_flight {
+            Some(packets) => format!(
+                "the packets in flight ({packets}) grew past memory_budget ({budget}) at {at} simulated: \
+                 retransmissions queue at a NIC faster than it sends them; bound the NIC queues \
+                 (link.tx_queue), raise tcp.rto_min or tcp.rto_max, shorten the run, or raise memory_budget \
+                 if this machine has the memory"
+            ),
+            None => format!(
+                "what it records grew past memory_budget ({budget}) at {at} simulated; turn it off, \
+                 shorten the run, or raise memory_budget if this machine has the memory"
+            ),
+        };
         return Err(SimError::InvalidScenario { field: setting.into(), message });
     }
     if sim.stopped_at.is_none() {
@@ -186,11 +194,14 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
 struct Sim<const EXTRAS: bool> {
     now: SimTime,
     events: EventQueue<Event>,
-    /// Events the run may take: the event cap, or the count at which a stop
+    /// Events the run may take in all: the event cap, or none (`u64::MAX`) with a duration.
+    cap: u64,
+    /// Events at which the current stretch ends: the next look at the
+    /// memory the run holds, the event cap, or the count at which a stop
     /// condition came.
     budget: u64,
-    /// Of those, the events not taken yet (one test per event for both
-    /// limits; `budget - left` have run).
+    /// Of those, the events not taken yet (one test per event for all three;
+    /// `budget - left` have run).
     left: u64,
     /// The simulated-time limit (`stop.duration`; `NEVER` if none).
     end: SimTime,
@@ -230,11 +241,12 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let sim = Sim {
             now: SimTime::ZERO,
             events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
+            cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,
             end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
             stopped_at: None,
-            best_goodput_mbps: s.best_goodput_bps() / 1e6 * f64::from(reads.layout.clients),
+            best_goodput_mbps: s.best_goodput_mbps(&net.net).expect("validation checked every route"),
             hosts,
             udp,
             record,
@@ -261,8 +273,10 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     fn run(&mut self, cap: u64) {
         let end = self.end;
         if end == NEVER {
-            (self.budget, self.left) = (cap, cap);
+            self.cap = cap;
         }
+        let stretch = MEMORY_CHECK_EVENTS.min(self.cap);
+        (self.budget, self.left) = (stretch, stretch);
         if let Some(at) = self.hosts.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
         }
@@ -317,7 +331,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 Event::Resume { port } => self.net.on_tx_resume(events, now, port),
             }
             self.left -= 1;
-            if self.left == 0 {
+            if self.left == 0 && !self.next_stretch() {
                 return self.take_back(None);
             }
         }
@@ -327,6 +341,29 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             return;
         }
         self.stopped_at = Some(if end == NEVER { self.now } else { end });
+    }
+
+    /// A stretch of events has run: unless the run stopped or took every
+    /// event it may, look at the memory its packets in flight, pending events
+    /// and block rows hold (`Recorder::hold`), and go on for another stretch
+    /// if it fits. False when the run ends here.
+    #[cold]
+    fn next_stretch(&mut self) -> bool {
+        if self.stopped_at.is_some() || self.budget >= self.cap {
+            return false;
+        }
+        // A vector that grows copies itself into one twice its size, holding
+        // both meanwhile: the pool and the queue may take twice what they hold
+        // before the next look.
+        let held = 2 * (self.net.pool.held_bytes() + self.events.held_bytes())
+            + (self.reads.blocks.capacity() * std::mem::size_of::<crate::stats::BlockRecord>()) as u64;
+        if !self.record.hold(held, self.net.pool.live()) {
+            self.stopped_at = Some(self.now);
+            return false;
+        }
+        let stretch = MEMORY_CHECK_EVENTS.min(self.cap - self.budget);
+        (self.budget, self.left) = (self.budget + stretch, stretch);
+        true
     }
 
     /// The run ended: take back from the ports taken ahead (`sim::ahead`)

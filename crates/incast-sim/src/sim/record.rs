@@ -21,12 +21,19 @@
 //! The queue trace is kept by the bottleneck's queue, out of the recorder's
 //! reach on the per-frame path, so it takes half the room as a number of
 //! entries ([`QUEUE_SAMPLE_BYTES`] each) and the rest keep the other half.
+//! The packets in flight (the pool that holds them, the NICs' and switches'
+//! queues included, and the event queue's entries) and the block rows grow
+//! with simulated time too, without bound when retransmissions queue at a
+//! NIC faster than it sends them: every [`MEMORY_CHECK_EVENTS`] events the
+//! engine hands the recorder what they hold ([`Recorder::hold`]), which
+//! counts what passes the footprint's estimate of them against the same
+//! room, and names the setting to change once it is full.
 //! **Deliberately different:** traces and the capture follow the reading
 //! connections only, not the background flows.
 //! **Not modelled:** see `stats::trace` and `stats::pcap`.
 
 use crate::net::Direction;
-use crate::scenario::footprint::DEFAULT_MEMORY_BUDGET;
+use crate::scenario::footprint::{DEFAULT_MEMORY_BUDGET, IN_FLIGHT};
 use crate::scenario::Scenario;
 use crate::stats::pcap::{Capture, CapturedPacket, Way};
 use crate::stats::trace::{TraceFlags, TraceRecorder};
@@ -52,6 +59,11 @@ pub const BLOCK_CWND_BYTES: u64 = 40;
 /// rounded up.
 pub const QUEUE_SAMPLE_BYTES: u64 = 40;
 
+/// Events between two looks at what the packets in flight hold
+/// ([`Recorder::hold`]): the growth between two looks is a few packets an
+/// event, a few MiB at most.
+pub const MEMORY_CHECK_EVENTS: u64 = 1 << 16;
+
 /// The timeout rows, the traces and the capture.
 pub(super) struct Recorder {
     /// Keep one row per timeout (`stats.timeouts`).
@@ -68,8 +80,15 @@ pub(super) struct Recorder {
     room: u64,
     /// Bytes they hold so far.
     used: u64,
-    /// The setting whose records passed the room, once one has.
+    /// Bytes the footprint counted for the packets in flight (`scenario::footprint`).
+    in_flight_estimate: u64,
+    /// The setting to change once the records, or the packets in flight, passed the room.
     pub(super) over: Option<&'static str>,
+    /// The packets held when the packets in flight passed the room (`over` names the setting).
+    pub(super) over_in_flight: Option<usize>,
+    /// The setting that bounds the packets in flight: a NIC queue limit where
+    /// one may be set, else the retransmission timer's floor.
+    in_flight_setting: &'static str,
 }
 
 /// The side of endpoint `ep`: odd endpoints are servers.
@@ -90,6 +109,9 @@ impl Recorder {
 
     /// What `s` asks to record about the connections of `reads`.
     pub(super) fn new(s: &Scenario, reads: Layout) -> Self {
+        let footprint = s.footprint();
+        let in_flight_estimate = footprint.iter().filter(|p| p.what == IN_FLIGHT).map(|p| p.bytes).sum();
+        let nic_limit_allowed = s.switch.pause_config().is_none() && !s.classes();
         Recorder {
             keep_timeouts: s.stats.timeouts,
             timeouts: Vec::new(),
@@ -100,10 +122,31 @@ impl Recorder {
                 .memory_budget
                 .unwrap_or(DEFAULT_MEMORY_BUDGET)
                 .get()
-                .saturating_sub(s.footprint().iter().map(|p| p.bytes).sum()),
+                .saturating_sub(footprint.iter().map(|p| p.bytes).sum()),
             used: 0,
+            in_flight_estimate,
             over: None,
+            over_in_flight: None,
+            in_flight_setting: if s.link.tx_queue.is_none() && nic_limit_allowed {
+                "link.tx_queue"
+            } else {
+                "tcp.rto_min"
+            },
         }
+    }
+
+    /// The run holds `bytes` for its `packets` packets in flight and its
+    /// pending events and block rows: what passes the footprint's estimate
+    /// of them counts against the room with the records. False, with the
+    /// setting that bounds them noted, once the room is full.
+    #[cold]
+    pub(super) fn hold(&mut self, bytes: u64, packets: usize) -> bool {
+        if self.used.saturating_add(bytes.saturating_sub(self.in_flight_estimate)) <= self.room {
+            return true;
+        }
+        self.over.get_or_insert(self.in_flight_setting);
+        self.over_in_flight = Some(packets);
+        false
     }
 
     /// Entries the queue trace may keep: half the room, which the other
