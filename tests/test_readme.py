@@ -168,6 +168,8 @@ def test_the_readme_block_runs(block: list[str], tmp_path: Path) -> None:
 
 def test_the_readme_python_runs(tmp_path: Path) -> None:
     (code,) = [body for lang, body in FENCE.findall(README) if lang == "python"]
+    for name, text in files().items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
     done = subprocess.run([sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert done.returncode == 0, done.stderr[-3000:]
     assert "servers = 8" in done.stdout, done.stdout
