@@ -212,10 +212,20 @@ BAD_INPUTS = [
     (["--servers", "2", "--frobnicate"], "error: --frobnicate: no such option; see 'incast run --help'"),
     (["--servers"], "error: --servers: requires an argument"),
     (["--blocks", "2"], "error: servers: required; a whole number of servers between 1 and 100000"),
+    (
+        ["--servers", "32", "--duration", "2s", "--tcp", "dctcp"],
+        'error: tcp.cc: "dctcp" needs ECN marks: set switch.ecn_threshold ("dctcp" is the DCTCP paper\'s K',
+    ),
     (["{unknown}"], "error: link.speed: unknown setting; [link] has rate, rtt"),
     (["{malformed}"], "error: {malformed}: not valid TOML: "),
     (["{missing}"], "error: {missing}: no such file or directory"),
 ]
+
+
+def test_dctcp_runs_with_the_papers_k_for_the_link_rate(capsys: pytest.CaptureFixture[str]) -> None:
+    """DCTCP is DCTCP: the switch marks, and --ecn-threshold dctcp follows the link rate."""
+    [d] = run_json(capsys, "--servers", "8", "--blocks", "3", "--tcp", "dctcp", "--ecn-threshold", "dctcp")
+    assert d["ecn_marks"] > 0 and d["scenario"]["switch"]["ecn_threshold"] == "20pkt"
 
 
 @pytest.mark.parametrize(("args", "expected"), BAD_INPUTS, ids=[" ".join(a) for a, _ in BAD_INPUTS])
