@@ -336,7 +336,8 @@ def test_classes_are_refused_against_the_testbed_in_one_line(capsys: pytest.Capt
 
 @needs_ns
 def test_validate_against_ns2_compares_timeouts_by_class(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["validate", "--against", "ns2", "--servers", "16", "--blocks", "2", "--buffer", "32pkt", "--tcp", "reno"]
+    args = ["validate", "--against", "ns2", "--servers", "16", "--blocks", "2", "--buffer", "32pkt"]
+    args += ["--recovery", "reno"]
     assert main([*args, "--classes", "--json"]) == 0
     out = json.loads(capsys.readouterr().out)
     classes = [k for k in out["figures"] if k.startswith("timeout_classes.")]
