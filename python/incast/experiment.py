@@ -87,7 +87,6 @@ import itertools
 import json
 import math
 import re
-import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -97,6 +96,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from incast import _core
 from incast.errors import ScenarioError
+from incast.files import check_depth, read_toml
 from incast.labels import describe
 from incast.presets import with_preset
 from incast.scenario import Scenario, apply_overrides
@@ -104,11 +104,6 @@ from incast.units import format_duration
 
 if TYPE_CHECKING:
     import pandas as pd
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = [
     "AXIS_CASE",
@@ -636,15 +631,14 @@ def load(source: str | Path | Mapping[str, Any]) -> Experiment:
     if isinstance(source, Mapping):
         data: Mapping[str, Any] = source
         label = "experiment"
+        check_depth(data, label)
     else:
         path = find(str(source))
         label = path.name
         try:
-            data = tomllib.loads(path.read_text(encoding="utf-8"))
-        except tomllib.TOMLDecodeError as e:
-            raise ExperimentError(f"{label}: not valid TOML: {e}") from None
-        except UnicodeDecodeError:
-            raise ExperimentError(f"{label}: not valid TOML: not UTF-8 text") from None
+            data = read_toml(path, label)
+        except ScenarioError as e:
+            raise ExperimentError(str(e)) from None
     try:
         spec = _File.model_validate(data)
     except ValidationError as e:

@@ -38,19 +38,15 @@ from __future__ import annotations
 import functools
 import json
 import math
-import sys
 from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from incast import _core
+from incast import _core, files
 from incast.errors import ScenarioError
 from incast.units import format_buffer, format_duration, format_rate, format_size
 
 __all__ = ["DESCRIBED", "Scenario", "apply_overrides", "read_toml", "schema", "settings"]
-
-#: Largest scenario file read, in bytes (a scenario is a few KiB; a topology file a few hundred).
-MAX_FILE_BYTES = 16 * 2**20
 
 
 @functools.cache
@@ -106,15 +102,20 @@ def _dumps(data: Any) -> str:
 
 
 def _check_finite(data: Any, path: str) -> None:
-    """JSON has no infinity or NaN: refuse them here, naming the setting."""
+    """JSON has no infinity or NaN: refuse them here, naming the setting (after checking the nesting)."""
+    files.check_depth(data, path or "scenario")
+    _check_finite_values(data, path)
+
+
+def _check_finite_values(data: Any, path: str) -> None:
     if isinstance(data, float) and not math.isfinite(data):
         raise ScenarioError(f"{path or 'scenario'}: {data!r} is not a finite number")
     if isinstance(data, Mapping):
         for k, v in data.items():
-            _check_finite(v, f"{path}.{k}" if path else str(k))
+            _check_finite_values(v, f"{path}.{k}" if path else str(k))
     elif isinstance(data, (list, tuple)):
         for v in data:
-            _check_finite(v, path)
+            _check_finite_values(v, path)
 
 
 #: Dotted settings and their values: a mapping, or ``(setting, value)`` pairs where one setting may come twice.
@@ -151,23 +152,9 @@ def apply_overrides(data: Mapping[str, Any], overrides: Overrides) -> dict[str, 
 
 
 def read_toml(path: str | Path) -> dict[str, Any]:
-    """The raw table of a TOML file. ``OSError`` if unreadable; ScenarioError if not TOML, not UTF-8 or too large."""
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover
-        import tomli as tomllib
-
-    p = Path(path)
-    with p.open("rb") as f:
-        raw = f.read(MAX_FILE_BYTES + 1)
-    if len(raw) > MAX_FILE_BYTES:
-        raise ScenarioError(f"{p}: not a scenario file: larger than {MAX_FILE_BYTES // 2**20} MiB")
-    try:
-        return tomllib.loads(raw.decode("utf-8"))
-    except UnicodeDecodeError as e:
-        raise ScenarioError(f"{p}: not valid TOML: not UTF-8 text ({e.reason} at byte {e.start})") from None
-    except tomllib.TOMLDecodeError as e:
-        raise ScenarioError(f"{p}: not valid TOML: {e}") from None
+    """The raw table of a TOML file. ``OSError`` if unreadable; ScenarioError if not TOML, not UTF-8,
+    not a regular file, larger than :data:`~incast.files.MAX_FILE_BYTES` or nested too deep."""
+    return files.read_toml(path)
 
 
 class _Table:

@@ -18,7 +18,6 @@ block, and the status is 1. Ctrl-C prints the partial results too (status 130).
 import json
 import math
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -143,10 +142,12 @@ def _start_until(text: str | None) -> float | None:
 
 def _servers_file(path: str) -> list[str]:
     """The servers listed in ``path``: one per line, blank lines and ``#`` comments skipped."""
+    from incast.files import read_text
+
     try:
-        lines = Path(path).read_text(encoding="utf-8").splitlines()
-    except UnicodeDecodeError as e:
-        raise ScenarioError(f"servers_file: {path} is not UTF-8 text ({e.reason} at byte {e.start})") from None
+        lines = read_text(path).splitlines()
+    except ScenarioError as e:
+        raise ScenarioError(f"servers_file: {e}") from None
     names = [line.split("#", 1)[0].strip() for line in lines]
     names = [name for name in names if name]
     if not names:

@@ -21,6 +21,8 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from incast.errors import ScenarioError
+from incast.files import read_bytes, read_text
 from incast.testbed.errors import TestbedUnavailable
 
 __all__ = ["KernelClock", "available_congestion_controls", "clock", "require_privileges"]
@@ -62,7 +64,7 @@ def require_privileges() -> None:
 
 def available_congestion_controls() -> list[str]:
     """The congestion controls this kernel has built in or loaded (``tcp_available_congestion_control``)."""
-    return Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
+    return read_text("/proc/sys/net/ipv4/tcp_available_congestion_control").split()
 
 
 def clock() -> KernelClock:
@@ -70,17 +72,17 @@ def clock() -> KernelClock:
     release = platform.release()
     for path in (Path(f"/boot/config-{release}"), Path("/proc/config.gz")):
         try:
-            text = gzip.decompress(path.read_bytes()).decode() if path.suffix == ".gz" else path.read_text()
-        except OSError:
+            text = gzip.decompress(read_bytes(path)).decode() if path.suffix == ".gz" else read_text(path)
+        except (OSError, ScenarioError):
             continue
-        if m := re.search(r"^CONFIG_HZ=(\d+)$", text, re.MULTILINE):
+        if m := re.search(r"^CONFIG_HZ=([0-9]+)$", text, re.MULTILINE):
             return KernelClock(int(m.group(1)), f"CONFIG_HZ in {path}")
     return KernelClock(_measure_hz(), "measured from jiffies in /proc/timer_list")
 
 
 def _jiffies() -> int:
-    text = Path("/proc/timer_list").read_text()
-    m = re.search(r"^jiffies: (\d+)$", text, re.MULTILINE)
+    text = read_text("/proc/timer_list")
+    m = re.search(r"^jiffies: ([0-9]+)$", text, re.MULTILINE)
     if m is None:
         raise TestbedUnavailable("testbed: cannot find the kernel's HZ (no CONFIG_HZ, no jiffies in /proc/timer_list)")
     return int(m.group(1))

@@ -40,6 +40,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from incast.errors import ScenarioError
+from incast.files import read_json, read_text
 from incast.testbed.errors import TestbedError
 
 __all__ = [
@@ -275,7 +277,7 @@ def run_of(ns: str) -> str:
 def _start_time(pid: int) -> str | None:
     """The start time of ``pid`` in clock ticks since boot (``/proc/PID/stat`` field 22), or None if it is gone."""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = read_text(f"/proc/{pid}/stat")
     except OSError:
         return None
     return stat.rsplit(")", 1)[1].split()[19]
@@ -284,8 +286,10 @@ def _start_time(pid: int) -> str | None:
 def owner(run_id: str) -> int | None:
     """The running process that owns run ``run_id`` (its registry file names it), or None if it is gone."""
     try:
-        record = json.loads((REGISTRY / f"{run_id}.json").read_text())
-    except (OSError, ValueError):
+        record = read_json(REGISTRY / f"{run_id}.json")
+    except (OSError, ScenarioError):
+        return None
+    if not isinstance(record, dict):
         return None
     pid, start = record.get("pid"), record.get("start")
     if not isinstance(pid, int) or start is None or not alive(pid) or _start_time(pid) != start:
@@ -335,7 +339,7 @@ def _remove(run_id: str, names: Sequence[str]) -> None:
 def alive(pid: int | str) -> bool:
     """Is process ``pid`` running (not gone, and not a zombie waiting for a parent that may never reap it)?"""
     try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
+        stat = read_text(f"/proc/{pid}/stat")
     except OSError:
         return False
     return stat.rsplit(")", 1)[1].split()[0] != "Z"
@@ -343,4 +347,4 @@ def alive(pid: int | str) -> bool:
 
 def _pids(ns: str) -> list[str]:
     done = subprocess.run(["ip", "netns", "pids", ns], check=False, capture_output=True, text=True)
-    return [p for p in done.stdout.split() if p.isdigit() and int(p) != os.getpid()]
+    return [p for p in done.stdout.split() if p.isascii() and p.isdigit() and int(p) != os.getpid()]
