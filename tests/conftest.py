@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import signal
+from collections.abc import Iterator
+
+import pytest
 
 
 def default_sigint() -> None:
@@ -11,3 +15,15 @@ def default_sigint() -> None:
     KeyboardInterrupt even when pytest runs as a background job (which starts
     with SIGINT ignored, and children inherit that)."""
     signal.signal(signal.SIGINT, signal.SIG_DFL)
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _own_cache_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Sweeps sign their cache with a key in ``$XDG_CONFIG_HOME``: the tests' own, not the user's."""
+    previous = os.environ.get("XDG_CONFIG_HOME")
+    os.environ["XDG_CONFIG_HOME"] = str(tmp_path_factory.mktemp("config"))
+    yield
+    if previous is None:
+        del os.environ["XDG_CONFIG_HOME"]
+    else:
+        os.environ["XDG_CONFIG_HOME"] = previous

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import base64
+import json
 import re
 import shutil
 import subprocess
@@ -27,9 +29,9 @@ def page(results: Path) -> str:
     return (results / "report.html").read_text()
 
 
-def test_the_report_holds_the_figure_inline_and_every_claim_with_its_verdict(page: str) -> None:
+def test_the_report_holds_the_figure_as_an_image_and_every_claim_with_its_verdict(page: str) -> None:
     section = page[page.index("<h3 id='fast08-table3'>") :]
-    assert "<svg" in section.split("<h3", 2)[1]
+    assert "<img alt='the figure' src='data:image/svg+xml;base64," in section.split("<h3", 2)[1]
     for claim in ("NewReno transmits more data blocks than Reno", "full window losses are the majority"):
         assert claim in section
     verdicts = re.findall(r"<td class='(holds|fails|disputed|not-run)'>", section.split("<h3", 2)[1])
@@ -85,8 +87,8 @@ def test_the_report_lists_experiments_that_did_not_run(page: str) -> None:
 
 def test_the_report_needs_nothing_beside_itself(page: str) -> None:
     assert not re.search(r"""(src|href)=["']?(https?:|//|file:)""", page)
-    assert "<link" not in page and "<script" not in page
-    assert "<img" not in page, "figures are inline SVG, not files"
+    assert "<link" not in page and "<script" not in page and "<svg" not in page
+    assert re.findall(r"<img [^>]*src='([a-z]+):", page) == ["data"], "the figure is a data URL, not a file"
 
 
 def test_the_report_renders_in_headless_chromium(results: Path, page: str, tmp_path: Path) -> None:
@@ -106,3 +108,71 @@ def test_the_report_renders_in_headless_chromium(results: Path, page: str, tmp_p
     colour = (pixels.max(axis=-1) - pixels.min(axis=-1) > 0.3).mean()
     assert ink > 0.02, "the page rendered (nearly) blank"
     assert colour > 0.0005, "no coloured pixels: the inline figure or the verdicts did not render"
+
+
+def manifest(**changes: object) -> dict[str, object]:
+    """A run.json as ``incast reproduce`` writes it, for fast08-fig06, with ``changes`` applied."""
+    doc: dict[str, object] = {
+        "name": "fast08-fig06", "mode": "quick", "points": 4, "done": 4, "cached": 0, "computed": 4,
+        "wall_s": 1.0, "compute_s": 1.0, "engine": "0.1.0", "tables": {}, "figures": [],
+        "claims": [{"text": "a claim", "verdict": "holds", "detail": "d", "reason": ""}],
+    }  # fmt: skip
+    doc.update(changes)
+    return doc
+
+
+def write_results(root: Path, doc: object, svg: str | None = None) -> Path:
+    folder = root / "fast08-fig06"
+    folder.mkdir(parents=True)
+    (folder / "run.json").write_text(json.dumps(doc))
+    if svg is not None:
+        (folder / "figure.svg").write_text(svg)
+    return folder / "run.json"
+
+
+HOSTILE = "<script>alert(1)</script><img src=x onerror=alert(2)>"
+
+
+def test_nothing_from_the_results_folder_becomes_markup(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    claim = {"text": HOSTILE, "verdict": "fails", "detail": HOSTILE, "reason": HOSTILE}
+    svg = f"<svg xmlns='http://www.w3.org/2000/svg' onload='alert(3)'>{HOSTILE}<script>alert(4)</script></svg>"
+    write_results(tmp_path, manifest(claims=[claim], engine=HOSTILE), svg)
+    assert main(["report", "--out", str(tmp_path)]) == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "<script" not in page and "<svg" not in page
+    assert not re.search(r"<[^>]*\son\w+=", page), "an event handler in a tag of the page"
+    assert page.count("&lt;script&gt;alert(1)&lt;/script&gt;") == 6  # text and reason twice each, detail, engine
+    [data] = re.findall(r"src='data:image/svg\+xml;base64,([A-Za-z0-9+/=]+)'", page)
+    assert base64.b64decode(data).decode() == svg, "the figure is the file's bytes, shown only as an image"
+
+
+@pytest.mark.parametrize(
+    ("doc", "field"),
+    [
+        (manifest(claims=5), "claims: must be a list"),
+        ({"done": 1}, "name: missing"),
+        (manifest(claims=[{"verdict": "holds", "detail": "", "reason": ""}]), "claims[0].text: missing"),
+        (manifest(claims=[{"text": "t", "verdict": "<b>", "detail": "", "reason": ""}]), "claims[0].verdict: must be"),
+        (manifest(done="<script>"), "done: must be a whole number"),
+        (manifest(done=5), "done: 5 is more than points (4)"),
+        ([1, 2], "must be a JSON object"),
+        ("[" * 100_000 + "]" * 100_000, "nested deeper than 64 levels"),
+    ],
+    ids=["claims-5", "done-only", "no-text", "verdict", "done-text", "done-above-points", "list", "deep"],
+)
+def test_a_malformed_run_json_is_one_warning_and_that_experiment_is_listed_unreadable(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], doc: object, field: str
+) -> None:
+    path = write_results(tmp_path, doc) if not isinstance(doc, str) else None
+    if path is None:
+        (tmp_path / "fast08-fig06").mkdir()
+        path = tmp_path / "fast08-fig06" / "run.json"
+        path.write_text(doc)  # type: ignore[arg-type]
+    write_results(tmp_path / "other", manifest())
+    (tmp_path / "other" / "fast08-fig06").rename(tmp_path / "fast08-fig07")
+    assert main(["report", "--out", str(tmp_path)]) == 0
+    err = capsys.readouterr().err
+    assert err.startswith(f"warning: {path}: {field}") and err.count("\n") == 1 and "Traceback" not in err, err
+    page = (tmp_path / "report.html").read_text()
+    section = page[page.index("<h3 id='fast08-fig06'>") :].split("<h3", 2)[1]
+    assert "not run" in section and "Its results are unreadable" in section

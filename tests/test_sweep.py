@@ -177,10 +177,10 @@ def test_one_seed_has_no_confidence_interval(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("tamper", "why"),
     [
-        (lambda d, other: d["metrics"].update({"goodput_mbps": "abc"}), "checksum mismatch"),
+        (lambda d, other: d["metrics"].update({"goodput_mbps": "abc"}), "MAC mismatch"),
         (lambda d, other: other, "computed for another point"),
-        (lambda d, other: d["metrics"].update({"goodput_mbps": d["metrics"]["goodput_mbps"] * 10}), "checksum"),
-        (lambda d, other: d["metrics"].update({"drops": None}), "checksum mismatch"),
+        (lambda d, other: d["metrics"].update({"goodput_mbps": d["metrics"]["goodput_mbps"] * 10}), "MAC mismatch"),
+        (lambda d, other: d["metrics"].update({"drops": None}), "MAC mismatch"),
     ],
 )
 def test_a_tampered_cache_entry_is_recomputed_with_a_warning(
@@ -200,19 +200,21 @@ def test_a_tampered_cache_entry_is_recomputed_with_a_warning(
     pd.testing.assert_frame_equal(first.points, again.points)
 
 
-def test_an_implausible_entry_with_a_valid_checksum_is_recomputed(
+def test_an_implausible_entry_with_a_valid_mac_is_recomputed(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Goodput above what the link carries, or infinite, is never used even if the checksum was recomputed."""
-    from incast.sweep import _checksum
+    """Goodput above what the link carries, infinite or NaN is never used, even signed with this user's key."""
+    from incast.cache import PointCache, point_key
 
     exp, _ = experiment(tmp_path)
     first = sweep(exp, out=tmp_path, jobs=1)
-    victim = sorted((tmp_path / "fast08-fig98" / "cache").glob("*.json"))[0]
-    for bad in (10 * 949.28, math.inf):
+    cache = PointCache(tmp_path / "fast08-fig98" / "cache")
+    point = exp.points()[0]
+    victim = cache.directory / f"{point_key(point.scenario)}.json"
+    for bad in (10 * 949.28, math.inf, math.nan):
         doc = json.loads(victim.read_text())
         doc["metrics"]["goodput_mbps"] = bad
-        doc["checksum"] = _checksum(doc["key"], doc["metrics"])
+        doc["mac"] = cache._mac(doc["key"], point.scenario, doc["metrics"], doc["compute_s"])
         victim.write_text(json.dumps(doc))
         again = sweep(exp, out=tmp_path, jobs=1)
         assert again.computed == 1 and "recomputing the point" in capsys.readouterr().err

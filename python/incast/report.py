@@ -1,8 +1,15 @@
 """One self-contained HTML page: every experiment's figure, the paper's claims and the verdicts.
 
 The page reads what ``incast reproduce`` left under the results root (each
-experiment's ``run.json`` and ``figure.svg``) and inlines the figures as SVG,
-so the single file opens anywhere without the results directory. The studies
+experiment's ``run.json`` and ``figure.svg``) and embeds each figure as an
+image (``<img src="data:image/svg+xml;base64,...">``), so the single file
+opens anywhere without the results directory. What the page shows from the
+results folder is data, never markup: every text is escaped, a figure is an
+image (an SVG shown as an image runs no script), and each ``run.json`` is
+checked field by field (:mod:`incast.manifest`); a packaged experiment whose
+manifest is not valid is listed as unreadable, a study of one's own left out,
+each with a warning line on standard error naming the file and the field. A
+results root with no manifest at all is refused: there is nothing to report. The studies
 of one's own found there (every ``<out>/<name>/run.json`` of an experiment
 that is not packaged) come first, then the papers' experiments, laid out by
 paper: a table of contents with each group's verdict counts, then per group
@@ -15,8 +22,9 @@ that runs it.
 
 from __future__ import annotations
 
+import base64
 import html
-import re
+import sys
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -24,7 +32,10 @@ from typing import Any
 from pydantic import ValidationError
 
 from incast._core import engine_version
+from incast.errors import ScenarioError
 from incast.experiment import PAPERS, Meta, count_verdicts, load, packaged
+from incast.files import read_bytes
+from incast.manifest import ManifestError
 from incast.sweep import read_manifest
 
 __all__ = ["OWN", "own_studies", "write_report"]
@@ -35,7 +46,7 @@ h1 { font-size: 1.6em; } h2 { font-size: 1.35em; margin-top: 2.5em; border-botto
 h3 { font-size: 1.1em; margin-top: 2em; border-bottom: 1px solid #ccc; }
 table { border-collapse: collapse; margin: .5em 0; }
 td, th { padding: .25em .6em; text-align: left; vertical-align: top; }
-tr:nth-child(even) { background: #f6f6f6; } .figure svg { width: 100%; height: auto; }
+tr:nth-child(even) { background: #f6f6f6; } .figure img { width: 100%; height: auto; }
 .holds { color: #1a7f37; font-weight: 600; } .fails { color: #cf222e; font-weight: 600; }
 .disputed { color: #9a6700; font-weight: 600; }
 .not-run { color: #888; font-weight: 600; } .detail { color: #555; font-size: 12px; } .meta { color: #555; }
@@ -63,11 +74,22 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
     """Write the report for the results under ``out`` to ``path`` (default ``<out>/report.html``)."""
     root = Path(out)
     target = Path(path) if path is not None else root / "report.html"
+    if not root.is_dir():
+        raise ScenarioError(f"--out: {root} is not a folder of results; run 'incast reproduce' first")
+    unreadable: dict[str, str] = {}
     by_paper: dict[str, list[tuple[Meta, dict[str, Any] | None]]] = {OWN: own_studies(root)}
     by_paper.update({p: [] for p in PAPERS})
     for file in packaged():
         meta = load(file).spec.meta
-        by_paper.setdefault(meta.paper or OWN, []).append((meta, read_manifest(root, meta.name)))
+        try:
+            manifest = read_manifest(root, meta.name)
+        except ManifestError as e:
+            print(f"warning: {e}; {meta.name} is listed as unreadable", file=sys.stderr)
+            unreadable[meta.name] = str(e)
+            manifest = None
+        by_paper.setdefault(meta.paper or OWN, []).append((meta, manifest))
+    if not unreadable and all(m is None for runs in by_paper.values() for _, m in runs):
+        raise ScenarioError(f"--out: {root} holds no results (no NAME/run.json); run 'incast reproduce' first")
     every = [c["verdict"] for runs in by_paper.values() for _, m in runs for c in (m or {}).get("claims", [])]
     toc: list[str] = []
     sections: list[str] = []
@@ -79,25 +101,25 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         counts = count_verdicts(verdicts) or "no claims checked"
         anchor = "own" if paper == OWN else paper.lower()
         toc.append(
-            f"<li><a href='#paper-{anchor}'>{paper}</a>: {html.escape(counts)} "
+            f"<li><a href='#paper-{anchor}'>{_e(paper)}</a>: {_e(counts)} "
             f"<span class='meta'>({ran} of {len(runs)} experiments run)</span></li>"
         )
         rows = "".join(_overview_row(meta, manifest) for meta, manifest in runs)
         failing = "".join(
-            f"<li><a href='#{meta.name}'>{meta.name}</a>: {html.escape(c['text'])}"
-            f"<div class='reason {c['verdict']}-reason'>{html.escape(c.get('reason', ''))}</div></li>"
+            f"<li><a href='#{_e(meta.name)}'>{_e(meta.name)}</a>: {_e(c['text'])}"
+            f"<div class='reason {c['verdict']}-reason'>{_e(c['reason'])}</div></li>"
             for meta, manifest in runs
             for c in (manifest or {}).get("claims", [])
             if c["verdict"] in ("fails", "disputed")
         )
         sections.append(
-            f"<h2 id='paper-{anchor}'>{paper}</h2>"
-            f"<p class='meta'>{html.escape(PAPER_TITLES.get(paper, f'Experiments of your own in {root}'))}. "
-            f"Claims: {html.escape(counts)}.</p>"
+            f"<h2 id='paper-{anchor}'>{_e(paper)}</h2>"
+            f"<p class='meta'>{_e(PAPER_TITLES.get(paper, f'Experiments of your own in {root}'))}. "
+            f"Claims: {_e(counts)}.</p>"
             f"<table><tr><th>experiment</th><th>{'title' if paper == OWN else 'reproduces'}</th><th>claims</th>"
             f"<th>run</th></tr>{rows}</table>"
             + (f"<p>Claims that fail or are disputed, and why:</p><ul class='failing'>{failing}</ul>" * bool(failing))
-            + "".join(_section(root, meta, manifest) for meta, manifest in runs)
+            + "".join(_section(root, meta, manifest, unreadable.get(meta.name)) for meta, manifest in runs)
         )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
@@ -126,7 +148,11 @@ def own_studies(root: str | Path) -> list[tuple[Meta, dict[str, Any] | None]]:
     studies: list[tuple[Meta, dict[str, Any] | None]] = []
     for run in sorted(root.glob("*/run.json")):
         name = run.parent.name
-        manifest = read_manifest(root, name)
+        try:
+            manifest = read_manifest(root, name)
+        except ManifestError as e:
+            print(f"warning: {e}; the study {name} is left out", file=sys.stderr)
+            continue
         meta = None if name in packaged_names or manifest is None else _meta(name, manifest.get("meta"))
         if meta is not None:
             studies.append((meta, manifest))
@@ -143,11 +169,16 @@ def _meta(name: str, kept: Any) -> Meta | None:
     return None
 
 
+def _e(value: object) -> str:
+    """Any value as HTML text: escaped, quotes included."""
+    return html.escape(str(value), quote=True)
+
+
 def _overview_row(meta: Meta, manifest: dict[str, Any] | None) -> str:
     verdicts = count_verdicts([c["verdict"] for c in (manifest or {}).get("claims", [])])
     return (
-        f"<tr><td><a href='#{meta.name}'>{meta.name}</a></td><td>{html.escape(meta.figure or meta.title)}</td>"
-        f"<td>{html.escape(verdicts or 'no verdicts')}</td><td>{_cost(manifest)}</td></tr>"
+        f"<tr><td><a href='#{_e(meta.name)}'>{_e(meta.name)}</a></td><td>{_e(meta.figure or meta.title)}</td>"
+        f"<td>{_e(verdicts or 'no verdicts')}</td><td>{_e(_cost(manifest))}</td></tr>"
     )
 
 
@@ -164,34 +195,48 @@ def _compute_time(manifest: dict[str, Any]) -> str:
     return f"{compute:.1f} s to compute" if isinstance(compute, (int, float)) and compute == compute else "time unknown"
 
 
-def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None) -> str:
-    name = meta.name
-    head = f"<h3 id='{name}'>{html.escape(meta.heading + (f', {meta.title}' if meta.paper else ''))}</h3>"
-    head += f"<p class='meta'>{html.escape(meta.notes)}</p>" if meta.notes else ""
+def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None, unreadable: str | None) -> str:
+    name = _e(meta.name)
+    head = f"<h3 id='{name}'>{_e(meta.heading + (f', {meta.title}' if meta.paper else ''))}</h3>"
+    head += f"<p class='meta'>{_e(meta.notes)}</p>" if meta.notes else ""
     if manifest is None:
+        why = f"<p class='meta'>Its results are unreadable: {_e(unreadable)}.</p>" if unreadable else ""
         return (
-            head + "<p class='not-run'>not run</p>"
-            f"<p class='meta'>Run it with <code>incast reproduce {name}</code> "
+            head
+            + "<p class='not-run'>not run</p>"
+            + why
+            + f"<p class='meta'>Run it with <code>incast reproduce {name}</code> "
             f"(or <code>incast reproduce {name} --quick</code> for the short version), "
             "then <code>incast report</code>.</p>"
         )
-    svg = root / name / "figure.svg"
-    figure_html = f"<div class='figure'>{_inline_svg(svg.read_text(encoding='utf-8'))}</div>" if svg.exists() else ""
     claims = "".join(
-        f"<tr><td class='{c['verdict']}'>{c['verdict']}</td><td>{html.escape(c['text'])}"
-        + (f"<div class='reason {c['verdict']}-reason'>{html.escape(c['reason'])}</div>" if c.get("reason") else "")
-        + f"<div class='detail'>{html.escape(c['detail'])}</div></td></tr>"
-        for c in manifest.get("claims", [])
+        f"<tr><td class='{c['verdict']}'>{c['verdict']}</td><td>{_e(c['text'])}"
+        + (f"<div class='reason {c['verdict']}-reason'>{_e(c['reason'])}</div>" if c["reason"] else "")
+        + f"<div class='detail'>{_e(c['detail'])}</div></td></tr>"
+        for c in manifest["claims"]
     )
     run = (
         f"<p class='meta'>{manifest['done']} of {manifest['points']} points, {manifest['mode']} mode: "
-        f"{_compute_time(manifest)}; the last run took {manifest['wall_s']:.1f} s of wall time "
-        f"({manifest['cached']} points from the cache); engine {html.escape(manifest['engine'])}.</p>"
+        f"{_e(_compute_time(manifest))}; the last run took {manifest['wall_s'] or 0:.1f} s of wall time "
+        f"({manifest['cached']} points from the cache); engine {_e(manifest['engine'])}.</p>"
     )
-    return head + figure_html + (f"<table>{claims}</table>" if claims else "<p>No claims.</p>") + run
+    return (
+        head
+        + _figure(root / meta.name / "figure.svg")
+        + (f"<table>{claims}</table>" if claims else "<p>No claims.</p>")
+        + run
+    )
 
 
-def _inline_svg(text: str) -> str:
-    """An SVG file's markup without its XML prolog and DOCTYPE, ready to sit inside HTML."""
-    start = text.find("<svg")
-    return re.sub(r"<!--.*?-->", "", text[start:], flags=re.S) if start >= 0 else ""
+def _figure(svg: Path) -> str:
+    """The experiment's figure as an image with the SVG inside a data URL, or nothing if there is none.
+
+    An SVG placed as an image is never parsed as the page's markup and runs no
+    script (HTML's image "secure animated mode"), whatever the file holds.
+    """
+    try:
+        data = read_bytes(svg)
+    except (OSError, ScenarioError):
+        return ""
+    url = "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
+    return f"<div class='figure'><img alt='the figure' src='{url}'></div>"

@@ -4,11 +4,17 @@ Each (point, seed) is one :func:`incast.run`. Its metrics are cached in
 ``<out>/<name>/cache/<key>.json`` where ``key`` is the SHA-256 of the
 engine's hash of the resolved scenario and the engine version, so a rerun
 reuses finished points and an interrupted sweep resumes where it stopped. An
-entry carries its key and a checksum and is validated before use; one that
-fails is recomputed with a warning (:class:`_Cache`). The executor is a local
+entry is signed with this user's cache key and checked before use; one that
+fails is recomputed with a warning (:mod:`incast.cache`). The executor is a local
 ``ProcessPoolExecutor`` on all cores, or the ``concurrent.futures`` executor of
 a Dask ``distributed.Client`` (``dask="tcp://host:8786"``, or ``"local"`` for a
-``LocalCluster`` started here).
+``LocalCluster`` started here). A local worker dies with the sweep
+(``PR_SET_PDEATHSIG`` on Linux), so a sweep killed with SIGKILL leaves no
+worker behind; SIGTERM stops a sweep as Ctrl-C does.
+
+A sweep expands at most :data:`MAX_POINTS` (point, seed) pairs unless told
+more (``max_points``): the product of the axes' lengths and the seeds is
+checked before anything is built.
 
 Output under ``<out>/<name>/``:
 
@@ -23,13 +29,16 @@ Output under ``<out>/<name>/``:
 
 From a notebook, ``incast.sweep(experiment)`` runs :func:`table`: the same sweep,
 its summary returned as a DataFrame.
+
+These files are replaced as one set (:mod:`incast.publish`): a failed write
+leaves the previous set whole.
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import math
+import multiprocessing
 import os
 import signal
 import sys
@@ -44,8 +53,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
+from incast.bench import _stop_signals_raise_keyboard_interrupt
+from incast.cache import PointCache
 from incast.errors import ScenarioError
 from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate, load
+from incast.publish import publish, recover
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
@@ -55,19 +67,21 @@ if TYPE_CHECKING:
     import pyarrow as pa
 
 __all__ = [
+    "DASK_MISSING",
+    "MAX_POINTS",
+    "OUTPUTS",
     "Interrupted",
     "SweepResult",
+    "check_size",
     "executor",
     "metrics_of",
     "read_manifest",
     "reproduce",
-    "point_key",
     "simulate",
     "summarize",
     "sweep",
     "t_975",
     "table",
-    "write_manifest",
 ]
 
 
@@ -137,11 +151,6 @@ class SweepResult:
 # One point.
 
 
-def point_key(scenario: Scenario) -> str:
-    """Content hash of the resolved scenario (the engine's canonical form) and the engine version."""
-    return hashlib.sha256(f"{scenario.hash} {engine_version()}".encode()).hexdigest()
-
-
 def simulate(scenario: Mapping[str, Any]) -> dict[str, float]:
     """Run one scenario (its ``to_dict()`` form) and return its metrics.
 
@@ -188,8 +197,32 @@ def metrics_of(result: Result) -> dict[str, float]:
 # Executors.
 
 
-def _ignore_sigint() -> None:
+#: ``PR_SET_PDEATHSIG`` of ``<linux/prctl.h>``: the signal a process gets when the thread that forked it exits.
+_PR_SET_PDEATHSIG = 1
+
+
+def _worker_init() -> None:
+    """Start of a local worker: Ctrl-C and SIGTERM are the sweep's to handle, and the worker dies with the sweep.
+
+    Linux's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` kills the worker when its
+    parent exits, however it exits (SIGKILL included); a parent gone before the
+    signal was armed is caught by asking whether it is still alive.
+    """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    if sys.platform.startswith("linux"):
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    parent = multiprocessing.parent_process()
+    if parent is not None and not parent.is_alive():
+        os._exit(1)
+
+
+#: The line a Dask cluster asked for without Dask installed gives.
+DASK_MISSING = "--dask: needs the 'distributed' package; install it with: pip install 'incast[dask]'"
 
 
 @contextmanager
@@ -199,13 +232,16 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
     """
     workers = jobs or os.cpu_count() or 1
     if dask is None:
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_ignore_sigint)
+        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
         try:
             yield pool
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
         return
-    from distributed import Client, LocalCluster
+    try:
+        from distributed import Client, LocalCluster
+    except ImportError:
+        raise ScenarioError(DASK_MISSING) from None
 
     cluster = None
     if dask == "local":
@@ -216,7 +252,7 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
     else:
         try:
             client = Client(dask, timeout="10s")  # type: ignore[no-untyped-call]
-        except (OSError, TimeoutError) as e:
+        except (OSError, TimeoutError, ValueError) as e:
             raise ScenarioError(f"--dask: cannot reach a Dask scheduler at {dask} ({e})") from None
     try:
         with client.get_executor() as ex:  # type: ignore[no-untyped-call]
@@ -231,90 +267,28 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
 # The sweep.
 
 
-class _Cache:
-    """One JSON file per point: its key, the scenario, the metrics and a checksum.
-
-    An entry is used only if it is the point's own (its key), intact (its
-    checksum) and plausible (every metric a number, none infinite, goodput
-    within the best the link carries); otherwise it is recomputed with a
-    warning on standard error. A file that cannot be written is skipped with a
-    warning, leaving no temporary file behind.
-    """
-
-    def __init__(self, directory: Path) -> None:
-        self.directory = directory
-
-    def get(self, key: str) -> tuple[dict[str, float], float] | None:
-        """The point's metrics and the seconds they took to compute (NaN if not recorded), if usable."""
-        path = self.directory / f"{key}.json"
-        if not path.exists():
-            return None
-        try:
-            doc = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as e:
-            return self._reject(path, f"unreadable ({e.__class__.__name__})")
-        if isinstance(doc, dict) and "checksum" not in doc:
-            return None  # written by an older incast: recomputed without a warning
-        why = _invalid_entry(doc, key)
-        if why:
-            return self._reject(path, why)
-        compute_s = doc.get("compute_s")
-        return dict(doc["metrics"]), float(compute_s) if isinstance(compute_s, (int, float)) else math.nan
-
-    def put(self, key: str, point: Point, metrics: Mapping[str, float], compute_s: float) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        path = self.directory / f"{key}.json"
-        tmp = self.directory / f".{key}.{os.getpid()}.tmp"
-        doc = {
-            "key": key,
-            "engine": engine_version(),
-            "scenario": point.scenario.to_dict(),
-            "metrics": dict(metrics),
-            "checksum": _checksum(key, metrics),
-            "compute_s": round(compute_s, 6),
-        }
-        try:
-            tmp.write_text(json.dumps(doc, allow_nan=True), encoding="utf-8")
-            tmp.replace(path)
-        except OSError as e:
-            tmp.unlink(missing_ok=True)
-            why = e.strerror or e
-            print(f"warning: {path}: cannot cache this point ({why}); it will be recomputed", file=sys.stderr)
-
-    @staticmethod
-    def _reject(path: Path, why: str) -> None:
-        print(f"warning: {path}: {why}; recomputing the point", file=sys.stderr)
-        return None
-
-
-def _checksum(key: str, metrics: Mapping[str, Any]) -> str:
-    """SHA-256 of the key and the metrics: a copied or edited entry no longer matches."""
-    body = json.dumps({"key": key, "metrics": dict(metrics)}, sort_keys=True, allow_nan=True)
-    return hashlib.sha256(body.encode()).hexdigest()
-
-
-def _invalid_entry(doc: Any, key: str) -> str | None:
-    """Why a cache entry cannot be used for ``key``, or None if it can."""
-    if not isinstance(doc, dict) or not isinstance(doc.get("metrics"), dict):
-        return "not a cache entry"
-    if doc.get("key") != key:
-        return "computed for another point"
-    metrics = doc["metrics"]
-    if doc.get("checksum") != _checksum(key, metrics):
-        return "checksum mismatch (edited or damaged)"
-    for m in METRICS:
-        v = metrics.get(m)
-        if isinstance(v, bool) or not isinstance(v, (int, float)):
-            return f"metric {m} is {v!r}, not a number"
-        if math.isinf(v) or v < 0:
-            return f"metric {m} is {v!r}"
-    best = metrics["best_goodput_mbps"]
-    if metrics["goodput_mbps"] > best * 1.000001 or metrics["utilization"] > 1.000001:
-        return f"goodput {metrics['goodput_mbps']} Mbps exceeds the best the link carries ({best} Mbps)"
-    return None
-
-
 Progress = Callable[[int, int], None]
+
+#: Most (point, seed) pairs a sweep expands unless told more (a packaged experiment has at most a few thousand).
+MAX_POINTS = 100_000
+
+
+def check_size(experiment: Experiment, quick: bool = False, max_points: int = MAX_POINTS) -> int:
+    """The number of (point, seed) pairs of the sweep; ScenarioError if more than ``max_points``.
+
+    Counted from the axes' lengths and the seeds, before any point is built.
+    """
+    axes = experiment.quick_axes if quick else experiment.axes
+    spec = experiment.spec
+    seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
+    total = math.prod(len(v) for v in axes.values()) * seeds
+    if total > max_points:
+        factors = " x ".join([*(f"{len(v)} {k}" for k, v in axes.items()), f"{seeds} seeds"])
+        raise ScenarioError(
+            f"sweep: {experiment.name} has {total:,} points ({factors}), more than {max_points:,}; "
+            "pass --max-points N to run that many"
+        )
+    return total
 
 
 def sweep(
@@ -325,25 +299,45 @@ def sweep(
     dask: str | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
+    max_points: int = MAX_POINTS,
 ) -> SweepResult:
     """Run the missing points of ``experiment``, write its tables, and return them.
 
-    ``progress(done, total)`` is called as points finish. On Ctrl-C the pending
-    points are cancelled, the finished ones kept, the partial tables written,
-    and :class:`Interrupted` raised carrying the partial result.
+    ``progress(done, total)`` is called as points finish. On Ctrl-C or SIGTERM
+    the pending points are cancelled, the finished ones kept, the partial
+    tables written, and :class:`Interrupted` raised carrying the partial
+    result. More than ``max_points`` (point, seed) pairs raise ScenarioError
+    before anything is run or written.
     """
+    result, interrupted = _compute(experiment, Path(out), quick, dask, jobs, progress, max_points)
+    publish(result.directory, OUTPUTS, partial(_write, experiment, result, False))
+    if interrupted:
+        raise Interrupted(result)
+    return result
+
+
+def _compute(
+    experiment: Experiment,
+    out: Path,
+    quick: bool,
+    dask: str | None,
+    jobs: int | None,
+    progress: Progress | None,
+    max_points: int,
+) -> tuple[SweepResult, bool]:
+    """Run the missing points; the result (tables not yet written), and whether it was interrupted."""
+    check_size(experiment, quick, max_points)
     points = experiment.points(quick)
-    directory = Path(out) / experiment.name
-    directory.mkdir(parents=True, exist_ok=True)
-    cache = _Cache(directory / "cache")
+    directory = out / experiment.name
+    recover(directory)
+    cache = PointCache(directory / "cache")
     rows: dict[int, dict[str, float]] = {}
     compute_s: dict[int, float] = {}
-    todo: list[tuple[int, Point, str]] = []
+    todo: list[tuple[int, Point]] = []
     for i, p in enumerate(points):
-        key = point_key(p.scenario)
-        hit = cache.get(key)
+        hit = cache.get(p)
         if hit is None:
-            todo.append((i, p, key))
+            todo.append((i, p))
         else:
             rows[i], compute_s[i] = hit
     cached = len(rows)
@@ -352,25 +346,26 @@ def sweep(
     if progress:
         progress(len(rows), len(points))
     if todo:
-        with executor(dask, jobs) as ex:
-            futures: dict[Future[tuple[dict[str, float], float]], tuple[int, Point, str]] = {
-                ex.submit(_timed, p.scenario.to_dict()): (i, p, key) for i, p, key in todo
+        workers = min(jobs or os.cpu_count() or 1, len(todo))  # no more processes than points to run
+        with _stop_signals_raise_keyboard_interrupt(), executor(dask, workers) as ex:
+            futures: dict[Future[tuple[dict[str, float], float]], tuple[int, Point]] = {
+                ex.submit(_timed, p.scenario.to_dict()): (i, p) for i, p in todo
             }
             try:
                 for f in as_completed(futures):
-                    i, p, key = futures[f]
+                    i, p = futures[f]
                     rows[i], compute_s[i] = f.result()
-                    cache.put(key, p, rows[i], compute_s[i])
+                    cache.put(p, rows[i], compute_s[i])
                     if progress:
                         progress(len(rows), len(points))
             except KeyboardInterrupt:
                 interrupted = True
                 for f in futures:
                     f.cancel()
-                for f, (i, p, key) in futures.items():
+                for f, (i, p) in futures.items():
                     if f.done() and not f.cancelled() and f.exception() is None and i not in rows:
                         rows[i], compute_s[i] = f.result()
-                        cache.put(key, p, rows[i], compute_s[i])
+                        cache.put(p, rows[i], compute_s[i])
     table = _points_table(experiment, points, rows)
     summary = summarize(experiment, table)
     result = SweepResult(
@@ -387,10 +382,7 @@ def sweep(
         meta=experiment.spec.meta.model_dump(),
     )
     result.verdicts = evaluate(experiment, summary)
-    _write(experiment, result)
-    if interrupted:
-        raise Interrupted(result)
-    return result
+    return result, interrupted
 
 
 def _points_table(experiment: Experiment, points: list[Point], rows: Mapping[int, Mapping[str, float]]) -> pd.DataFrame:
@@ -442,7 +434,20 @@ def t_975(df: int) -> float:
     return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
 
 
-def _write(experiment: Experiment, result: SweepResult) -> None:
+#: The files of an experiment's output set (:func:`incast.publish.publish` replaces them together).
+OUTPUTS = (
+    "points.parquet",
+    "points.csv",
+    "summary.parquet",
+    "summary.csv",
+    "run.json",
+    "figure.png",
+    "figure.svg",
+)
+
+
+def _write(experiment: Experiment, result: SweepResult, figures: bool, folder: Path) -> None:
+    """Write the output set of ``result`` into ``folder``: the tables, the figures if asked, ``run.json``."""
     import pyarrow as pa
 
     meta = {
@@ -453,9 +458,14 @@ def _write(experiment: Experiment, result: SweepResult) -> None:
     for name, frame in (("points", result.points), ("summary", result.summary)):
         table = pa.Table.from_pandas(_uniform(frame, experiment.axis_names), preserve_index=False)
         table = table.replace_schema_metadata({**(table.schema.metadata or {}), **meta})
-        _atomic(result.directory / f"{name}.parquet", partial(_write_parquet, table))
-        _atomic(result.directory / f"{name}.csv", partial(_write_csv, frame))
-    write_manifest(result)
+        _write_parquet(table, folder / f"{name}.parquet")
+        _write_csv(frame, folder / f"{name}.csv")
+    if figures:
+        from incast.plots import draw
+
+        drawn = draw(experiment, result.summary, folder, quick=result.quick)
+        result.figures = [result.directory / p.name for p in drawn]
+    (folder / "run.json").write_text(json.dumps(result.manifest(), indent=1, allow_nan=False), encoding="utf-8")
 
 
 def _write_parquet(table: pa.Table, path: Path) -> None:
@@ -474,25 +484,15 @@ def _uniform(frame: pd.DataFrame, axes: list[str]) -> pd.DataFrame:
     return frame.astype({a: str for a in mixed}) if mixed else frame
 
 
-def write_manifest(result: SweepResult) -> None:
-    """Write ``run.json`` for ``result`` (again after the figures are drawn)."""
-    text = json.dumps(result.manifest(), indent=1, allow_nan=False)
-    _atomic(result.directory / "run.json", lambda p: p.write_text(text))
-
-
-def _atomic(path: Path, write: Callable[[Path], object]) -> None:
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    write(tmp)
-    tmp.replace(path)
-
-
 def read_manifest(out: str | Path, name: str) -> dict[str, Any] | None:
-    """The last ``run.json`` of experiment ``name`` under ``out``, or None if it never ran."""
-    try:
-        doc = json.loads((Path(out) / name / "run.json").read_text())
-    except (OSError, ValueError):
-        return None
-    return doc if isinstance(doc, dict) else None
+    """The last ``run.json`` of experiment ``name`` under ``out``, or None if it never ran.
+
+    Raises :class:`~incast.manifest.ManifestError` naming the file and the
+    field if the file is there but not a manifest incast wrote.
+    """
+    from incast.manifest import read
+
+    return read(Path(out) / name / "run.json")
 
 
 def reproduce(
@@ -503,21 +503,16 @@ def reproduce(
     dask: str | None = None,
     jobs: int | None = None,
     progress: Progress | None = None,
+    max_points: int = MAX_POINTS,
 ) -> SweepResult:
-    """:func:`sweep`, then draw the figures and record their paths in ``run.json``.
+    """:func:`sweep`, with the figures drawn and their paths recorded in ``run.json``, all in one set.
 
     An interrupted sweep still draws what it has before :class:`Interrupted` propagates.
     """
-    from incast.plots import draw
-
-    try:
-        result = sweep(experiment, out=out, quick=quick, dask=dask, jobs=jobs, progress=progress)
-    except Interrupted as e:
-        e.result.figures = draw(experiment, e.result.summary, e.result.directory, quick=quick)
-        write_manifest(e.result)
-        raise
-    result.figures = draw(experiment, result.summary, result.directory, quick=quick)
-    write_manifest(result)
+    result, interrupted = _compute(experiment, Path(out), quick, dask, jobs, progress, max_points)
+    publish(result.directory, OUTPUTS, partial(_write, experiment, result, True))
+    if interrupted:
+        raise Interrupted(result)
     return result
 
 

@@ -7,6 +7,7 @@ experiment of the papers, run or not.
 """
 
 import json
+import sys
 from typing import Annotated
 
 import typer
@@ -14,10 +15,12 @@ import typer
 __all__ = ["experiments", "register", "status"]
 
 
-def status(manifest: dict[str, object] | None) -> str:
-    """``claims hold``, ``N of M claims fail``, or ``not run`` for a run's manifest."""
+def status(manifest: dict[str, object] | str | None) -> str:
+    """``claims hold``, ``N of M claims fail``, or ``not run`` for a run's manifest (a text: why it is unreadable)."""
     if manifest is None:
         return "not run"
+    if isinstance(manifest, str):
+        return manifest
     claims = manifest.get("claims")
     verdicts = [c.get("verdict") for c in claims] if isinstance(claims, list) else []
     fails = verdicts.count("fails") + verdicts.count("disputed")
@@ -45,6 +48,7 @@ def experiments(
 ) -> None:
     """List your studies found in the results directory, then the papers' experiments, and their status."""
     from incast.experiment import load, packaged
+    from incast.manifest import ManifestError
     from incast.report import own_studies
     from incast.sweep import read_manifest
 
@@ -52,7 +56,12 @@ def experiments(
     for path in packaged():
         experiment = load(path)
         meta = experiment.spec.meta
-        found.append((meta, read_manifest(out, meta.name), len(experiment.spec.claim)))
+        try:
+            manifest: dict[str, object] | str | None = read_manifest(out, meta.name)
+        except ManifestError as e:
+            print(f"warning: {e}", file=sys.stderr)
+            manifest = "unreadable run.json"
+        found.append((meta, manifest, len(experiment.spec.claim)))
     rows: list[tuple[str, ...]] = []
     for meta, manifest, claims in found:
         if as_json:

@@ -13,7 +13,7 @@ from typing import Annotated
 import typer
 
 from incast.cli.output import plural
-from incast.cli.sweep import DaskOption, JobsOption, OutOption, QuickOption, run_experiments
+from incast.cli.sweep import DaskOption, JobsOption, MaxPointsOption, OutOption, QuickOption, run_experiments
 from incast.errors import ScenarioError
 
 __all__ = ["register", "reproduce"]
@@ -31,6 +31,7 @@ def reproduce(
     as_json: Annotated[
         bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")
     ] = False,
+    max_points: MaxPointsOption = None,
 ) -> int:
     """Regenerate the papers' simulated figures and check each claim against the data."""
     from incast.experiment import count_verdicts, load, packaged
@@ -39,7 +40,9 @@ def reproduce(
         raise ScenarioError("NAME: give experiment names or --all, not both or neither; see 'incast experiments'")
     experiments = [load(p) for p in packaged()] if all_ else [load(n) for n in names or []]
     start = time.perf_counter()
-    results, status = run_experiments(experiments, quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json)
+    results, status = run_experiments(
+        experiments, quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json, max_points=max_points
+    )
     if as_json:
         return status
     width = max((len(r.name) for r in results), default=0)

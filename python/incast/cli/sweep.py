@@ -8,6 +8,7 @@ the finished ones, writes the partial tables and exits with status 130.
 """
 
 import json
+import re
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -23,7 +24,16 @@ if TYPE_CHECKING:
     from incast.experiment import Experiment
     from incast.sweep import SweepResult
 
-__all__ = ["DaskOption", "JobsOption", "OutOption", "QuickOption", "register", "run_experiments", "sweep"]
+__all__ = [
+    "DaskOption",
+    "JobsOption",
+    "MaxPointsOption",
+    "OutOption",
+    "QuickOption",
+    "register",
+    "run_experiments",
+    "sweep",
+]
 
 QuickOption = Annotated[
     bool, typer.Option("--quick", help="Fewer seeds and cheaper settings (the file's [quick] table).")
@@ -36,7 +46,14 @@ DaskOption = Annotated[
     ),
 ]
 JobsOption = Annotated[
-    int | None, typer.Option("--jobs", metavar="N", min=1, help="Worker processes (default: all cores).")
+    int | None,
+    typer.Option("--jobs", metavar="N", min=1, max=1024, help="Worker processes, at most 1024 (default: all cores)."),
+]
+MaxPointsOption = Annotated[
+    int | None,
+    typer.Option(
+        "--max-points", metavar="N", min=1, help="Run a sweep of more than 100,000 (point, seed) pairs, up to N."
+    ),
 ]
 JsonOption = Annotated[bool, typer.Option("--json", help="Print one JSON object per experiment; no progress bar.")]
 
@@ -77,21 +94,54 @@ def _progress(enabled: bool) -> "Iterator[Progress | None]":
         yield bar
 
 
+#: A Dask scheduler's address: ``tcp://HOST:PORT``, an IPv6 host in brackets (``tcp://[::1]:8786``).
+_DASK_ADDRESS = re.compile(r"tcp://(\[[0-9A-Fa-f:.]+\]|[^\s\[\]:/]+):[0-9]{1,5}", re.ASCII)
+
+
 def _check_dask(dask: str | None) -> None:
-    if dask is not None and dask != "local" and not dask.startswith("tcp://"):
-        raise ScenarioError(f"--dask: must be tcp://HOST:PORT or local, got {dask!r}")
+    import importlib.util
+
+    from incast.sweep import DASK_MISSING
+
+    address = dask is not None and dask != "local" and _DASK_ADDRESS.fullmatch(dask)
+    if dask is not None and dask != "local" and not (address and int(dask.rsplit(":", 1)[1]) <= 65535):
+        raise ScenarioError(f"--dask: must be tcp://HOST:PORT (an IPv6 host in brackets) or local, got {dask!r}")
+    if dask is not None and importlib.util.find_spec("distributed") is None:
+        raise ScenarioError(DASK_MISSING)
+
+
+def _check_out(out: str) -> None:
+    from pathlib import Path
+
+    if not out.strip():
+        raise ScenarioError("--out: give the folder the results go to, e.g. --out results")
+    if Path(out).exists() and not Path(out).is_dir():
+        raise ScenarioError(f"--out: {out} is not a folder")
 
 
 def run_experiments(
-    experiments: "list[Experiment]", *, quick: bool, out: str, dask: str | None, jobs: int | None, as_json: bool
+    experiments: "list[Experiment]",
+    *,
+    quick: bool,
+    out: str,
+    dask: str | None,
+    jobs: int | None,
+    as_json: bool,
+    max_points: int | None = None,
 ) -> "tuple[list[SweepResult], int]":
-    """Reproduce each experiment in turn with a progress bar; stop at Ctrl-C.
+    """Reproduce each experiment in turn with a progress bar; stop at Ctrl-C or SIGTERM.
 
-    Returns the results and the exit status (130 if interrupted).
+    Every input is checked before the first point runs: the Dask address, and
+    each experiment's size against ``max_points``. Returns the results and the
+    exit status (130 if interrupted).
     """
-    from incast.sweep import Interrupted, reproduce
+    from incast.sweep import MAX_POINTS, Interrupted, check_size, reproduce
 
     _check_dask(dask)
+    _check_out(out)
+    limit = max_points or MAX_POINTS
+    for experiment in experiments:
+        check_size(experiment, quick, limit)
     results: list[SweepResult] = []
     with _progress(not as_json) as bar:
         for experiment in experiments:
@@ -102,7 +152,9 @@ def run_experiments(
                     bar.update(task, completed=done, total=total)  # type: ignore[arg-type]
 
             try:
-                result = reproduce(experiment, out=out, quick=quick, dask=dask, jobs=jobs, progress=tick)
+                result = reproduce(
+                    experiment, out=out, quick=quick, dask=dask, jobs=jobs, progress=tick, max_points=limit
+                )
             except Interrupted as e:
                 if bar is not None:
                     bar.stop()
@@ -128,12 +180,15 @@ def sweep(
     dask: DaskOption = None,
     jobs: JobsOption = None,
     as_json: JsonOption = False,
+    max_points: MaxPointsOption = None,
 ) -> int:
     """Run an experiment's sweep (cached, resumable) and write its tables and figure."""
     from incast.experiment import load
 
     experiment = load(file)
-    results, status = run_experiments([experiment], quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json)
+    results, status = run_experiments(
+        [experiment], quick=quick, out=out, dask=dask, jobs=jobs, as_json=as_json, max_points=max_points
+    )
     if status or as_json:
         return status
     _print_summary(experiment, results[0])
