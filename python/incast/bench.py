@@ -24,8 +24,10 @@ Ctrl-C :class:`ReadInterrupted`; both carry the blocks completed so far as
 
 from __future__ import annotations
 
+import ipaddress
 import json
 import math
+import re
 import signal
 import threading
 from collections.abc import Iterator, Sequence
@@ -47,11 +49,13 @@ __all__ = [
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_MAX_RESPONSE",
     "DEFAULT_PORT",
+    "MAX_TIMEOUT_S",
     "ReadError",
     "ReadInterrupted",
     "ReadResult",
     "Server",
     "read",
+    "check_timeout",
     "serve",
 ]
 
@@ -216,6 +220,21 @@ def _duration(name: str, value: Any) -> float | None:
         raise ScenarioError(f"{name}: {e}") from None
 
 
+#: Longest per-block timeout, in seconds (``MAX_TIMEOUT`` of ``crates/incast-bench/src/config.rs``).
+MAX_TIMEOUT_S = 86_400
+
+
+def check_timeout(value: Any) -> float:
+    """A per-block timeout in seconds, more than 0 and at most a day; ScenarioError naming ``timeout`` if not.
+
+    The engine checks the same when a read starts; this lets a caller refuse it before building anything.
+    """
+    seconds = _duration("timeout", value)
+    if seconds is None or not 0 < seconds <= MAX_TIMEOUT_S:
+        raise ScenarioError(f"timeout: {value!r} must be more than 0 and at most one day (86400s)")
+    return seconds
+
+
 def _count(name: str, value: Any, most: int = _MAX_COUNT) -> int | None:
     if value is None:
         return None
@@ -272,7 +291,7 @@ def read(
     if isinstance(servers, str):
         servers = [servers]
     config: dict[str, Any] = {
-        "servers": list(servers),
+        "servers": [_server(s) for s in servers],
         "sru": _size("sru", sru),
         "block": _size("block", block),
         "blocks": _count("blocks", blocks),
@@ -290,6 +309,33 @@ def read(
     if result.status == "interrupted":
         raise ReadInterrupted(result)
     return result
+
+
+#: ``[IPv6]`` or ``[IPv6]:PORT``, as RFC 3986 §3.2.2 writes an IPv6 host beside a port.
+_BRACKETED = re.compile(r"\[([^\[\]]*)\](?::([^:]*))?")
+
+
+def _server(text: Any) -> str:
+    """A server's ``HOST[:PORT]`` with its brackets checked; the engine resolves the name.
+
+    A bracket opens an IPv6 address and must close after it (``[::1]:7470``):
+    ``[::1`` is refused, not looked up as the host name ``[:``.
+    """
+    if not isinstance(text, str):
+        raise ScenarioError(f"servers: {text!r} is not HOST[:PORT]")
+    name = text.strip()
+    if "[" not in name and "]" not in name:
+        return text
+    m = _BRACKETED.fullmatch(name)
+    if m is None:
+        raise ScenarioError(
+            f"servers: {text!r}: a '[' opens an IPv6 address and needs its ']', e.g. [::1]:{DEFAULT_PORT}"
+        )
+    try:
+        ipaddress.IPv6Address(m.group(1))
+    except ValueError:
+        raise ScenarioError(f"servers: {text!r}: {m.group(1)!r} inside brackets is not an IPv6 address") from None
+    return text
 
 
 def _server_config(

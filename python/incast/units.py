@@ -71,7 +71,7 @@ _PACKET_UNITS: Final = ("pkt", "pkts")
 #: Larger numbers are rejected before any arithmetic (no quantity here needs 10^40).
 _MAX_DIGITS: Final = 40
 
-_QUANTITY = re.compile(r"^\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([^\s0-9.][^\s]*)?\s*$")
+_QUANTITY = re.compile(r"\s*([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*([^\s0-9.][^\s]*)?\s*")
 
 _DURATION_FORMS = 'a number with one of ps, ns, us, µs, ms, s (e.g. "100us"), or 0'
 _RATE_FORMS = 'a number with one of bps, Kbps, Mbps, Gbps, Tbps (e.g. "1Gbps")'
@@ -85,7 +85,7 @@ class UnitError(ValueError):
 
 def _split(text: str) -> tuple[Decimal, str] | None:
     """``"1.5 ms"`` -> ``(Decimal("1.5"), "ms")``; ``None`` if it is not number+unit."""
-    m = _QUANTITY.match(text)
+    m = _QUANTITY.fullmatch(text)
     return None if m is None else (Decimal(m.group(1)), m.group(2) or "")
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import inspect
+import re
 import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Annotated, Any, TypeVar, cast
@@ -46,6 +47,7 @@ __all__ = [
     "Timeout",
     "named_options",
     "named_overrides",
+    "nonempty",
     "option",
     "parse_counts",
     "parse_names",
@@ -253,11 +255,15 @@ Timeout = Annotated[
 ]
 
 
+#: A whole number in ASCII digits (``str.isdigit`` also takes ``"²"``, which ``int`` refuses).
+_WHOLE = re.compile(r"[0-9]+", re.ASCII)
+
+
 def parse_counts(text: str, field: str, example: str) -> list[int]:
     """``"1,4,16"`` -> ``[1, 4, 16]``; an error names ``field`` and gives ``example`` (``"a count like 16 or ..."``)."""
     values = [part.strip() for part in text.split(",")]
     for part in values:
-        if not part.isdigit():
+        if not _WHOLE.fullmatch(part):
             raise ScenarioError(f"{field}: {part!r} is not a whole number; give {example}")
     return [int(part) for part in values]
 

@@ -45,6 +45,7 @@ from incast.cli.options import (
     SetOpt,
     named_options,
     named_overrides,
+    nonempty,
     option,
     parse_counts,
     parse_names,
@@ -163,6 +164,7 @@ def run(
     seeds = parse_counts(seed, "seed", "a seed like 7 or a list like 1,2,3") if seed is not None else [None]
     runs = [_Run(p, n, s) for p in presets for n in counts for s in seeds]
     scenarios = [resolve(file, r.overrides() + overrides, r.preset) for r in runs]
+    trace_dir, pcap = nonempty(trace_dir, "--trace-dir", "a folder"), nonempty(pcap, "--pcap", "a folder")
     trace_dirs: list[Path | None] = [None] * len(scenarios)
     if trace_dir is not None:
         scenarios = [_goodput_bin(s) for s in scenarios]

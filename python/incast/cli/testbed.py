@@ -83,9 +83,13 @@ def testbed(
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
     from rich.console import Console
 
-    from incast.testbed import TestbedError, TestbedUnavailable, cleanup, notes, require_privileges
+    from incast.bench import check_timeout
+    from incast.testbed import TestbedError, TestbedUnavailable, cleanup, clock, require_privileges
     from incast.testbed import run as run_testbed
+    from incast.testbed.kernel import available_congestion_controls
+    from incast.testbed.plan import plan
 
+    check_timeout(timeout)
     try:
         require_privileges()
     except TestbedUnavailable as e:
@@ -101,7 +105,9 @@ def testbed(
             print("nothing to remove")
         return 0
     todo = scenarios(scenario_file, servers, named, set_)
-    for note in notes(todo[0]):
+    kernel, controls = clock(), available_congestion_controls()
+    plans = [plan(scenario, kernel, controls) for scenario in todo]  # every scenario refused or not, first
+    for note in plans[0].notes:
         print(f"note: {note}", file=sys.stderr)
     console = Console(highlight=False, width=None if sys.stdout.isatty() else 120)
     results: list[TestbedResult] = []

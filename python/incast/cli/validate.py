@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 import typer
 
-from incast.cli.options import AsJson, ScenarioFile, Servers, SetOpt, Timeout, named_options
+from incast.cli.options import AsJson, ScenarioFile, Servers, SetOpt, Timeout, named_options, nonempty
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
 from incast.cli.testbed import NAMED_OPTIONS, kernel_line, scenarios
 
@@ -104,6 +104,7 @@ def validate(
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
 
+    nonempty(preset, "--preset", "a preset's name; see 'incast presets'")
     if calibrate and against != "testbed":
         why = f"--calibrate: measures the testbed's hosts; it does not apply with --against {against}"
         return fail(why, EXIT_USAGE)

@@ -30,7 +30,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from incast.bench import _stop_signals_raise_keyboard_interrupt
+from incast.bench import _stop_signals_raise_keyboard_interrupt, check_timeout
 from incast.result import BlockTimes
 from incast.scenario import Scenario
 from incast.testbed.errors import TestbedError
@@ -174,6 +174,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
     the client printed nothing. A client that fails or is interrupted after
     printing its partial results gives a result whose ``status`` says so.
     """
+    check_timeout(timeout)
     require_privileges()
     kernel = clock()
     p = plan(scenario, kernel, available_congestion_controls())
@@ -330,7 +331,8 @@ def _stop(servers: list[subprocess.Popen[str]]) -> list[str]:
 
 #: The kernel's round trip in an ``incast serve`` shutdown line.
 _RTT_LINE = re.compile(
-    r"kernel RTT (\d+) us, RTTVAR (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests"
+    r"kernel RTT (\d+) us, RTTVAR (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests",
+    re.ASCII,
 )
 
 
