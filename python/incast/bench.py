@@ -28,15 +28,13 @@ import ipaddress
 import json
 import math
 import re
-import signal
-import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
-from types import FrameType, TracebackType
+from collections.abc import Sequence
+from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 from incast import _core
 from incast.errors import IncastError, ScenarioError
+from incast.signals import stop_signals_raise_keyboard_interrupt
 from incast.units import UnitError, parse_duration, parse_size
 
 if TYPE_CHECKING:
@@ -362,26 +360,6 @@ def _bind(host: str, port: int) -> str:
     return f"[{host}]:{port}" if ":" in host else f"{host}:{port}"
 
 
-@contextmanager
-def _stop_signals_raise_keyboard_interrupt() -> Iterator[None]:
-    """Within the block, SIGINT and SIGTERM raise KeyboardInterrupt, even in a
-    process started with SIGINT ignored (a shell's background job). Main
-    thread only, as Python allows handlers nowhere else."""
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
-
-    def handler(signum: int, frame: FrameType | None) -> None:
-        raise KeyboardInterrupt(signal.Signals(signum).name)
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 def serve(
     port: int = DEFAULT_PORT,
     *,
@@ -411,7 +389,7 @@ def serve(
     when the address cannot be bound.
     """
     config = _server_config(max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf)
-    with _stop_signals_raise_keyboard_interrupt():
+    with stop_signals_raise_keyboard_interrupt():
         _core.bench_serve(_bind(host, port), config)
 
 

@@ -17,6 +17,8 @@ import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from incast.signals import signals_held
+
 __all__ = ["publish", "recover"]
 
 #: What the old folder keeps across a new set (the resumable point cache).
@@ -41,14 +43,15 @@ def publish(target: Path, names: Iterable[str], write: Callable[[Path], None]) -
                     entry.rename(staging / entry.name)
                     kept.append(entry.name)
         old = staging.with_name(staging.name.replace(".tmp-", ".old-", 1))
-        if target.exists():
-            target.rename(old)
-        try:
-            staging.rename(target)
-        except BaseException:
-            if old.exists():
-                old.rename(target)
-            raise
+        with signals_held():  # Ctrl-C or SIGTERM between the two renames waits for the second
+            if target.exists():
+                target.rename(old)
+            try:
+                staging.rename(target)
+            except BaseException:
+                if old.exists():
+                    old.rename(target)
+                raise
     except BaseException:
         for name in kept:
             if target.is_dir() and (staging / name).exists():

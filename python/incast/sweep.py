@@ -53,7 +53,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
-from incast.bench import _stop_signals_raise_keyboard_interrupt
 from incast.cache import PointCache
 from incast.errors import ScenarioError
 from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate, load
@@ -61,6 +60,7 @@ from incast.publish import publish, recover
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
+from incast.signals import STOP_SIGNALS, signals_held, stop_signals_raise_keyboard_interrupt
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -201,21 +201,29 @@ def metrics_of(result: Result) -> dict[str, float]:
 _PR_SET_PDEATHSIG = 1
 
 
-def _worker_init() -> None:
+def _worker_init(sweep: int, start_method: str) -> None:
     """Start of a local worker: Ctrl-C and SIGTERM are the sweep's to handle, and the worker dies with the sweep.
 
     Linux's ``prctl(PR_SET_PDEATHSIG, SIGKILL)`` kills the worker when its
-    parent exits, however it exits (SIGKILL included); a parent gone before the
-    signal was armed is caught by asking whether it is still alive.
+    parent exits, however it exits (SIGKILL included). A sweep gone before the
+    signal was armed is caught after arming it: a forked worker has been
+    handed to another parent (``getppid`` is no longer the sweep); a worker
+    started by a fork server, whose parent is that server, asks whether the
+    sweep is alive.
     """
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, STOP_SIGNALS)  # held by the sweep while it forked this worker
     if sys.platform.startswith("linux"):
         import ctypes
 
         libc = ctypes.CDLL(None, use_errno=True)
         if libc.prctl(_PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) != 0:
             raise OSError(ctypes.get_errno(), "prctl(PR_SET_PDEATHSIG) failed")
+    if start_method == "fork":
+        if os.getppid() != sweep:
+            os._exit(1)
+        return
     parent = multiprocessing.parent_process()
     if parent is not None and not parent.is_alive():
         os._exit(1)
@@ -232,7 +240,13 @@ def executor(dask: str | None = None, jobs: int | None = None) -> Iterator[Execu
     """
     workers = jobs or os.cpu_count() or 1
     if dask is None:
-        pool = ProcessPoolExecutor(max_workers=workers, initializer=_worker_init)
+        context = multiprocessing.get_context()
+        pool = ProcessPoolExecutor(
+            max_workers=workers,
+            mp_context=context,
+            initializer=_worker_init,
+            initargs=(os.getpid(), context.get_start_method()),
+        )
         try:
             yield pool
         finally:
@@ -347,11 +361,11 @@ def _compute(
         progress(len(rows), len(points))
     if todo:
         workers = min(jobs or os.cpu_count() or 1, len(todo))  # no more processes than points to run
-        with _stop_signals_raise_keyboard_interrupt(), executor(dask, workers) as ex:
-            futures: dict[Future[tuple[dict[str, float], float]], tuple[int, Point]] = {
-                ex.submit(_timed, p.scenario.to_dict()): (i, p) for i, p in todo
-            }
+        with stop_signals_raise_keyboard_interrupt(), executor(dask, workers) as ex:
+            futures: dict[Future[tuple[dict[str, float], float]], tuple[int, Point]] = {}
             try:
+                with signals_held():  # the workers are forked here: a stop waits until they all are
+                    futures.update({ex.submit(_timed, p.scenario.to_dict()): (i, p) for i, p in todo})
                 for f in as_completed(futures):
                     i, p = futures[f]
                     rows[i], compute_s[i] = f.result()

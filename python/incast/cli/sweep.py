@@ -135,6 +135,7 @@ def run_experiments(
     each experiment's size against ``max_points``. Returns the results and the
     exit status (130 if interrupted).
     """
+    from incast.signals import stop_signals_raise_keyboard_interrupt
     from incast.sweep import MAX_POINTS, Interrupted, check_size, reproduce
 
     _check_dask(dask)
@@ -143,7 +144,7 @@ def run_experiments(
     for experiment in experiments:
         check_size(experiment, quick, limit)
     results: list[SweepResult] = []
-    with _progress(not as_json) as bar:
+    with stop_signals_raise_keyboard_interrupt(), _progress(not as_json) as bar:
         for experiment in experiments:
             task = bar.add_task(experiment.name, total=None) if bar else None
 

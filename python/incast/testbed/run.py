@@ -26,13 +26,12 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
-from incast.bench import _stop_signals_raise_keyboard_interrupt, check_timeout
+from incast.bench import check_timeout
 from incast.result import BlockTimes
 from incast.scenario import Scenario
+from incast.signals import signals_held, stop_signals_raise_keyboard_interrupt
 from incast.testbed.errors import TestbedError
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
 from incast.testbed.netns import Network, command
@@ -181,7 +180,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
     net = Network(p.servers)
     servers: list[subprocess.Popen[str]] = []
     last_lines: list[str] = []
-    with _stop_signals_raise_keyboard_interrupt():
+    with stop_signals_raise_keyboard_interrupt():
         try:
             net.build(p.shaping, {host: p.sysctls for host in net.hosts}, {host: p.routes for host in net.hosts})
             servers = _start_servers(net, p)
@@ -193,7 +192,7 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
             counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
         finally:
-            with _signals_held():
+            with signals_held():
                 last_lines = _stop(servers)
                 net.teardown()
     return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines))
@@ -284,17 +283,6 @@ def _read(net: Network, p: Plan, timeout: str) -> dict[str, Any]:
         raise TestbedError(f"testbed: incast read failed: {reason.removeprefix('error: ')}")
     result: dict[str, Any] = json.loads(lines[-1])
     return result
-
-
-@contextmanager
-def _signals_held() -> Iterator[None]:
-    """SIGINT and SIGTERM wait until the block ends, so that a second Ctrl-C cannot cut a teardown short."""
-    held = {signal.SIGINT, signal.SIGTERM}
-    previous = signal.pthread_sigmask(signal.SIG_BLOCK, held)
-    try:
-        yield
-    finally:
-        signal.pthread_sigmask(signal.SIG_SETMASK, previous)
 
 
 def _check_servers(servers: list[subprocess.Popen[str]]) -> None:
