@@ -208,9 +208,9 @@ def test_the_point_cap_is_set_by_a_flag(tmp_path: Path, capsys: pytest.CaptureFi
 @pytest.mark.parametrize(
     ("name", "why"),
     [
-        ("fast08-fig06\\n", "meta.name: must look like <paper>-<fig|table><NN>"),
-        ("fast08-fig94\\n", "meta.name: must look like <paper>-<fig|table><NN>"),
-        ("fast08-" + "x" * 300, "meta.name: must be at most 64 characters"),
+        ("fast08-fig06\\n", "meta.name: must be lower-case letters, digits and single hyphens"),
+        ("fast08-fig94\\n", "meta.name: must be lower-case letters, digits and single hyphens"),
+        ("fast08-" + "x" * 300, "meta.name: must be lower-case letters, digits and single hyphens, at most 64"),
     ],
 )
 def test_an_experiment_name_is_checked_whole_and_by_length(

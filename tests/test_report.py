@@ -176,3 +176,14 @@ def test_a_malformed_run_json_is_one_warning_and_that_experiment_is_listed_unrea
     page = (tmp_path / "report.html").read_text()
     section = page[page.index("<h3 id='fast08-fig06'>") :].split("<h3", 2)[1]
     assert "not run" in section and "Its results are unreadable" in section
+
+
+def test_a_study_of_ones_own_shows_its_title_as_text(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    folder = tmp_path / "my-study"
+    folder.mkdir()
+    doc = manifest(name="my-study", meta={"name": "my-study", "title": HOSTILE, "notes": HOSTILE})
+    (folder / "run.json").write_text(json.dumps(doc))
+    assert main(["report", "--out", str(tmp_path)]) == 0
+    page = (tmp_path / "report.html").read_text()
+    assert "<h3 id='my-study'>" in page and "<script" not in page
+    assert not re.search(r"<[^>]*\son\w+=", page), "an event handler in a tag of the page"

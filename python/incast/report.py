@@ -148,12 +148,14 @@ def own_studies(root: str | Path) -> list[tuple[Meta, dict[str, Any] | None]]:
     studies: list[tuple[Meta, dict[str, Any] | None]] = []
     for run in sorted(root.glob("*/run.json")):
         name = run.parent.name
+        if name in packaged_names:
+            continue
         try:
             manifest = read_manifest(root, name)
         except ManifestError as e:
             print(f"warning: {e}; the study {name} is left out", file=sys.stderr)
             continue
-        meta = None if name in packaged_names or manifest is None else _meta(name, manifest.get("meta"))
+        meta = None if manifest is None else _meta(name, manifest.get("meta"))
         if meta is not None:
             studies.append((meta, manifest))
     return studies

@@ -47,12 +47,14 @@ def experiments(
     as_json: Annotated[bool, typer.Option("--json", help="One JSON object per experiment.")] = False,
 ) -> None:
     """List your studies found in the results directory, then the papers' experiments, and their status."""
-    from incast.experiment import load, packaged
+    from incast.experiment import Meta, load, packaged
     from incast.manifest import ManifestError
     from incast.report import own_studies
     from incast.sweep import read_manifest
 
-    found = [(meta, manifest, len((manifest or {}).get("claims", []))) for meta, manifest in own_studies(out)]
+    found: list[tuple[Meta, dict[str, object] | str | None, int]] = [
+        (meta, manifest, len((manifest or {}).get("claims", []))) for meta, manifest in own_studies(out)
+    ]
     for path in packaged():
         experiment = load(path)
         meta = experiment.spec.meta

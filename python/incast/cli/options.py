@@ -281,6 +281,13 @@ def parse_names(text: str, field: str) -> list[str]:
     return names
 
 
+def nonempty(value: str | None, flag: str, example: str) -> str | None:
+    """``value`` unless it is empty or blank (a path or name left out by mistake, not "the current folder")."""
+    if value is not None and not value.strip():
+        raise ScenarioError(f"{flag}: empty; give {example}")
+    return value
+
+
 def parse_set(item: str) -> tuple[str, Any]:
     """``"tcp.rto_min=1ms"`` -> ``("tcp.rto_min", "1ms")``."""
     key, sep, text = item.partition("=")
