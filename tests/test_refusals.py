@@ -242,9 +242,11 @@ def test_a_malformed_dask_address_is_one_line_before_any_point_runs(
         ["run", "--servers", "2", "--blocks", "1", "--trace-dir", " "],
         ["validate", "--servers", "1", "--blocks", "1", "--preset", ""],
         ["sweep", "fast08-table3", "--quick", "--out", ""],
+        ["read", "127.0.0.1:1", "--stagger", ""],
+        ["read", "127.0.0.1:1", "--delayed-ack", ""],
         ["sweep", "fast08-table3", "--quick", "--jobs", "100000"],
     ],
-    ids=["pcap", "trace-dir", "preset", "out", "jobs"],
+    ids=["pcap", "trace-dir", "preset", "out", "read-stagger", "read-delayed-ack", "jobs"],
 )
 def test_an_empty_path_or_name_or_a_fork_bomb_of_workers_is_refused(
     capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path, args: list[str]

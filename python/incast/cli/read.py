@@ -22,7 +22,18 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from incast.cli.options import AsJson, Congestion, Nodelay, Rcvbuf, Sndbuf, Timeout, named_options, option, toml_value
+from incast.cli.options import (
+    AsJson,
+    Congestion,
+    Nodelay,
+    Rcvbuf,
+    Sndbuf,
+    Timeout,
+    named_options,
+    nonempty,
+    option,
+    toml_value,
+)
 from incast.cli.output import EXIT_ENGINE, fail, ms
 from incast.errors import ScenarioError
 
@@ -79,6 +90,8 @@ def read(
     """Read synchronized blocks from real servers and print goodput, block times and TCP counters."""
     from incast import bench
 
+    for name, value in named.items():  # an empty value is a mistake, not the default
+        nonempty(value, f"--{name.replace('_', '-')}", "a value (leave the option out for the default)")
     delayed_ack = named["delayed_ack"] or "linux"
     if delayed_ack not in ("linux", "off"):
         raise ScenarioError(f"delayed_ack: the kernel has linux (its own, the default) or off, got {delayed_ack!r}")
