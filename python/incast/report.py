@@ -123,9 +123,9 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         )
     when = datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC")
     page = f"""<!DOCTYPE html>
-<html lang="en"><head><meta charset="utf-8"><title>incast: the papers reproduced</title>
+<html lang="en"><head><meta charset="utf-8"><title>incast: your studies and the papers, simulated</title>
 <style>{_STYLE}</style></head><body>
-<h1>incast: the papers' figures, simulated</h1>
+<h1>incast: your studies and the papers' figures, simulated</h1>
 <p class="meta">Engine {html.escape(engine_version())}; report written {when}
 from <code>{html.escape(str(root))}</code>.
 Claims: {html.escape(count_verdicts(every) or "none checked")}.</p>
