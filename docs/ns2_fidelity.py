@@ -43,7 +43,7 @@ GRID = [
 ]
 #: FAST08 Table 3's setting: (stack, --tcp, extra settings); seeds 1 and 2.
 CLASS_CASES = [
-    ("Reno", "reno", []),
+    ("Reno", "reno", ["tcp.recovery=reno"]),
     ("NewReno", "newreno", []),
     ("NewReno, da_thresh 1", "newreno", ["tcp.dupack_threshold=1"]),
 ]
@@ -260,7 +260,8 @@ def render(run: Run, results: dict[str, Any]) -> None:
         grid_tables(results["skew"], skew=True),
         "\n## Timeouts by class\n",
         "FAST08 Table 3's setting: `incast validate --against ns2 --servers 16 --blocks 60 --buffer 64pkt "
-        "--delayed-ack off --tcp T --classes --set seed=N` (`--set tcp.dupack_threshold=1` for da_thresh 1); "
+        "--delayed-ack off --tcp T --classes --set seed=N` (`--set tcp.recovery=reno` for Reno, "
+        "`--set tcp.dupack_threshold=1` for da_thresh 1); "
         "incast / ns-2.35 in each cell.\n",
         classes_table(results["classes"]),
         "\n## GIP\n",
