@@ -124,13 +124,16 @@ class Verification:
 
     def summary(self, baseline: str | None) -> str:
         """One sentence for the page: what was compared, and the renames found."""
-        parts = [f"{n:,} {what}" for what, n in self.compared.items()]
-        text = "recomputed and identical to the run's: " + ", ".join(parts)
-        if baseline:
-            text += f" (the testbed's plans against those of commit {baseline})"
+        figures = {what: n for what, n in self.compared.items() if what != "testbed plans"}
+        text = "recomputed and identical to the run's: " + ", ".join(f"{n:,} {what}" for what, n in figures.items())
+        if "testbed plans" in self.compared:
+            text += (
+                f"; the testbed's plans of {self.compared['testbed plans']:,} testbed runs (sysctls, qdiscs, routes, "
+                f"serve and read options) as commit {baseline} made them"
+            )
         if self.renames:
             names = [f"`{' '.join(RENAMES[k][0])}` now `{' '.join(RENAMES[k][1])}`" for k in sorted(self.renames)]
-            text += "; option spellings renamed with their meaning kept: " + ", ".join(names)
+            text += ", but for option spellings renamed with their meaning kept: " + ", ".join(names)
         return text + "."
 
     def note(self, baseline: str | None = None, **extra: Any) -> dict[str, Any]:
