@@ -137,10 +137,7 @@ class Run:
         saved = json.loads(path.read_text(encoding="utf-8"))
         run = cls(**saved["run"])
         if current and fingerprint(run.depends) != run.inputs:
-            raise SystemExit(
-                f"error: {path.relative_to(ROOT)}: its inputs changed since it ran; "
-                f"run python {run.generator} --verify, or run it again"
-            )
+            raise SystemExit(f"error: {path.relative_to(ROOT)}: its inputs changed since it ran; run it again")
         return run, saved["results"]
 
     def restamp(self, depends: Iterable[str], note: dict[str, Any]) -> None:
