@@ -45,6 +45,21 @@ RENAMES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
 ]
 
 
+#: The plural nouns of what a verification counts, and their singular.
+_SINGULAR = {"runs": "run", "points": "point", "cases": "case", "plans": "plan"}
+
+
+def counted(n: int, what: str) -> str:
+    """``n`` and ``what`` (a plural phrase such as ``ns-3 runs``), in the singular when ``n`` is 1."""
+    if n == 1:
+        words = what.split(" ")
+        k = next((i for i, w in enumerate(words) if w in _SINGULAR), None)
+        if k is not None:
+            words[k] = _SINGULAR[words[k]]
+        what = " ".join(words)
+    return f"{n:,} {what}"
+
+
 class Moved(Exception):
     """A recomputed figure or setting differs from the saved one; the message names the first."""
 
@@ -125,11 +140,11 @@ class Verification:
     def summary(self, baseline: str | None) -> str:
         """One sentence for the page: what was compared, and the renames found."""
         figures = {what: n for what, n in self.compared.items() if what != "testbed plans"}
-        text = "recomputed and identical to the run's: " + ", ".join(f"{n:,} {what}" for what, n in figures.items())
+        text = "recomputed and identical to the run's: " + ", ".join(counted(n, what) for what, n in figures.items())
         if "testbed plans" in self.compared:
             text += (
-                f"; the testbed's plans of {self.compared['testbed plans']:,} testbed runs (sysctls, qdiscs, routes, "
-                f"serve and read options) as commit {baseline} made them"
+                f"; the testbed's plans of {counted(self.compared['testbed plans'], 'testbed runs')} (sysctls, "
+                f"qdiscs, routes, serve and read options) as commit {baseline} made them"
             )
         if self.renames:
             names = [f"`{' '.join(RENAMES[k][0])}` now `{' '.join(RENAMES[k][1])}`" for k in sorted(self.renames)]

@@ -65,7 +65,8 @@ def test_a_page_whose_numbers_did_not_move_is_verified(ns3_tree: tuple[ModuleTyp
     assert results == record["results"]
     assert (run.commit, run.started, run.load_before) == tuple(record["run"][k] for k in ("commit", "started",
                                                                                        "load_before"))  # fmt: skip
-    (note,) = run.verified
+    assert len(run.verified) == len(record["run"].get("verified", [])) + 1
+    note = run.verified[-1]
     assert note["compared"] == {"incast runs": 2 * len(results["rows"]) * results["seeds"]}
     text = page.read_text()
     assert f"at commit {record['run']['commit']}, started" in text
@@ -131,6 +132,11 @@ def test_a_plan_that_sets_up_something_else_is_refused(part: str, index: Any, va
     now[part][index] = value
     with pytest.raises(verify.Moved, match=f"^{re.escape('a testbed run.' + named)}$"):
         check.same_plan(PLAN, now, "a testbed run")
+
+
+def test_one_of_a_kind_is_counted_in_the_singular() -> None:
+    assert verify.counted(1, "ns-2 class cases (both sides)") == "1 ns-2 class case (both sides)"
+    assert verify.counted(1_440, "simulator grid points") == "1,440 simulator grid points"
 
 
 def test_a_difference_is_named_where_it_first_is() -> None:
