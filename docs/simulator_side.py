@@ -86,10 +86,10 @@ def _blank_references(plans: list[dict[str, Any]]) -> Any:
 
 
 def validate(args: list[str]) -> list[dict[str, Any]]:
-    """The JSON objects of ``incast validate --json ARGS``, the reference's figures blank; ``plans`` added.
+    """The JSON objects of ``incast validate --json ARGS``, the reference's figures blank.
 
-    Against the testbed, each object gets ``plans``: every plan the testbed was asked for while
-    that line's command ran (the host-cost run's, then the scenario's), in order.
+    Against the testbed the last object gets ``plans``: every plan the testbed was asked for while
+    the command ran (the host-cost run's, then each scenario's), in order.
     """
     from incast.cli import main
 

@@ -89,7 +89,10 @@ def first_difference(saved: Any, fresh: Any, where: str) -> str | None:
 
 
 def renamed(old: list[str], new: list[str]) -> tuple[list[str], list[int]]:
-    """``old`` with :data:`RENAMES` applied, and the index in :data:`RENAMES` of each rename applied."""
+    """``old`` with :data:`RENAMES` applied, and the index in :data:`RENAMES` of each rename applied.
+
+    An old spelling that ``new`` still has at the same place is kept: it was not renamed there.
+    """
     out: list[str] = []
     used: list[int] = []
     i = 0
