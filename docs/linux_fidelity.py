@@ -271,7 +271,7 @@ def verify(core: Path) -> None:
             (d,) = simulator_side.validate(args)
             where = f"{name} {CONFIGS[i]} seed {seed}"
             fresh = [d["simulator"]["goodput_mbps"], d["simulator"]["timeouts"]]
-            check.same("simulator runs", _saved_sim(results, name, i, seed), fresh, where)
+            check.same("simulator runs", _saved_sim(results, name, i, seed), fresh, where, ("goodput", "timeouts"))
             if len(indices) != len(d["plans"]):
                 raise Moved(f"{where}: {len(indices)} testbed runs at {run.commit}, {len(d['plans'])} now")
             for k, (j, plan) in enumerate(zip(indices, d["plans"], strict=True)):

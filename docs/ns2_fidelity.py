@@ -274,8 +274,15 @@ def render(run: Run, results: dict[str, Any]) -> None:
     run.write(PAGE, "Against ns-2.35", f"python docs/ns2_fidelity.py --seeds {seeds}", "\n".join(body))
 
 
+#: The figures of one grid point's seed, both sides.
+GRID_FIGURES = ("goodput", "ns-2 goodput", "timeouts", "ns-2 timeouts")
 #: The figures of a GIP row (``ns2_gip.HEADS``) the simulator gives, by index; the rest are ns-2's.
 GIP_SIMULATOR = (0, 1, 2, 4, 6, 7, 9)
+#: A GIP row's heads, each ns-2 column named after the simulator's beside it.
+GIP_LABELS = tuple(
+    prev.replace("incast", "ns-2") if head == "ns-2" else head
+    for prev, head in zip(["", *ns2_gip.HEADS], ns2_gip.HEADS, strict=False)
+)
 
 
 def _sim(d: dict[str, Any]) -> list[Any]:
@@ -300,12 +307,13 @@ def verify(n: int) -> None:
             for k, (servers, d) in enumerate(zip(SERVERS, fresh, strict=True)):
                 p, where = table[f"{tcp} {rto} {buffer} {servers}"], f"grid {tcp} {rto} {buffer} {servers} seed {seed}"
                 where += ", link.skew=1ps" if skew else ""
-                check.same("simulator grid points", [p["sim"][seed - 1], p["sim_t"][seed - 1]], _sim(d), where)
+                saved = [p["sim"][seed - 1], p["sim_t"][seed - 1]]
+                check.same("simulator grid points", saved, _sim(d), where, ("goodput", "timeouts"))
                 if real is not None:
                     f = real[k]["figures"]
                     both_sides = [f[x][side] for x in ("goodput_mbps", "timeouts") for side in ("simulator", "ns2")]
                     saved = [p[x][seed - 1] for x in ("sim", "ns2", "sim_t", "ns2_t")]
-                    check.same("ns-2 grid points (both sides)", saved, both_sides, where)
+                    check.same("ns-2 grid points (both sides)", saved, both_sides, where, GRID_FIGURES)
         cases = [(stack, tcp, sets, seed) for stack, tcp, sets in CLASS_CASES for seed in (1, 2)]
         for (stack, tcp, sets, seed), saved in zip(cases, results["classes"], strict=True):
             args = class_args(tcp, sets, seed)
@@ -320,14 +328,15 @@ def verify(n: int) -> None:
         for (rate, servers), saved in zip(ns2_gip.POINTS, results["gip"], strict=True):
             where = f"GIP {rate} {servers}"
             if (rate, servers) in picked_gip:
-                check.same("GIP points (both sides)", saved, ns2_gip.row(rate, servers), where)
+                check.same("GIP points (both sides)", saved, ns2_gip.row(rate, servers), where, GIP_LABELS)
                 continue
             ru, rt, _, _ = ns2_gip.point(rate, servers, "reset", False)
             fu = ns2_gip.point(rate, servers, "full", False)[0]
             mu = ns2_gip.point(rate, servers, "2ms", False)[0]
             wu = ns2_gip.point(rate, servers, "newreno", False)[0]
             fresh = [rate.replace("Gbps", " Gbps"), servers, ru, rt, fu, mu, wu]
-            check.same("GIP points (simulator)", [saved[i] for i in GIP_SIMULATOR], fresh, where)
+            labels = tuple(GIP_LABELS[i] for i in GIP_SIMULATOR)
+            check.same("GIP points (simulator)", [saved[i] for i in GIP_SIMULATOR], fresh, where, labels)
     except Moved as moved:
         raise check.refuse(moved, "docs/ns2_fidelity.py") from None
     check.restamp(run, results, DEPENDS, render, check.note())

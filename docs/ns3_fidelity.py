@@ -185,6 +185,10 @@ def render(run: Run, results: dict[str, Any]) -> None:
     run.write(PAGE, "Against ns-3 3.44", command, "\n".join(body))
 
 
+#: The figures of each run the page keeps.
+FIGURES = ("goodput", "timeouts", "drops")
+
+
 def verify(python: str | None, n: int) -> None:
     """``--verify``: every incast run as saved, and the ``n`` ns-3 runs of the least data (servers times
     blocks), equal cables first (ns-3 is deterministic for a seed)."""
@@ -200,10 +204,12 @@ def verify(python: str | None, n: int) -> None:
             where = f"{r['servers']} servers, RTO_min {r['rto_min']}, {r['blocks']} blocks, seed {seed}, skew {skew}"
             d = incast(*point, seed, skew)
             saved = r[skew]
-            check.same("incast runs", saved["incast"][seed - 1], [d["goodput_mbps"], d["timeouts"], d["drops"]], where)
+            fresh = [d["goodput_mbps"], d["timeouts"], d["drops"]]
+            check.same("incast runs", saved["incast"][seed - 1], fresh, where, FIGURES)
             if python is not None and (r, seed, skew) in picked:
                 e = ns3(python, *point, seed, skew)
-                check.same("ns-3 runs", saved["ns3"][seed - 1], [e["goodput_mbps"], e["timeouts"], e["drops"]], where)
+                fresh = [e["goodput_mbps"], e["timeouts"], e["drops"]]
+                check.same("ns-3 runs", saved["ns3"][seed - 1], fresh, where, FIGURES)
     except Moved as moved:
         raise check.refuse(moved, "docs/ns3_fidelity.py") from None
     check.restamp(run, results, DEPENDS, render, check.note())

@@ -118,8 +118,15 @@ class Verification:
     compared: Counter[str] = field(default_factory=Counter)
     renames: Counter[int] = field(default_factory=Counter)
 
-    def same(self, what: str, saved: Any, fresh: Any, where: str) -> None:
-        """Count one ``what``; raise :class:`Moved` unless ``fresh`` is ``saved`` exactly."""
+    def same(self, what: str, saved: Any, fresh: Any, where: str, labels: tuple[str, ...] = ()) -> None:
+        """Count one ``what``; raise :class:`Moved` unless ``fresh`` is ``saved`` exactly.
+
+        ``labels`` name the figures of two lists, so that a difference names its figure.
+        """
+        if len(set(labels)) != len(labels):
+            raise ValueError(f"labels must differ: {labels}")
+        if labels:
+            saved, fresh = dict(zip(labels, saved, strict=True)), dict(zip(labels, fresh, strict=True))
         found = first_difference(saved, fresh, where)
         if found:
             raise Moved(found)
