@@ -1,7 +1,9 @@
 """Writes docs/validation/linux.md: ``incast validate`` against the Linux kernel on a set of configurations.
 
 Run as root: ``python docs/linux_fidelity.py [--runs 3] [--calibrate] [--raw FILE]``, or
-``--render`` to write the page again from the numbers of the last run. Each configuration runs
+``--render`` to write the page again from the numbers of the last run, or ``--verify`` to bring it
+current without the kernel (``docs/verify.py``): every run's simulator figures recomputed, and every
+testbed run's plan compared with the plan of the run's own commit. Each configuration runs
 ``incast validate --json`` once per run, the simulator with seeds 1, 2, 3 and the testbed afresh each
 time, twice over: as the simulator runs by default, and with ``--set link.host_jitter=30us`` (each
 host takes a random time to handle each frame). Each table gives both goodputs (mean and range),
@@ -14,14 +16,21 @@ after is stamped on the page: the testbed shares two cores with everything else.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
+import os
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from pages import Run
+import simulator_side
+from pages import ROOT, Run
+from verify import Moved, Verification
 
 PAGE = "linux.md"
 #: What the page's numbers depend on besides this script and the engine.
@@ -180,6 +189,101 @@ def render(run: Run, results: dict[str, Any]) -> None:
     run.write(PAGE, "Against the Linux kernel (the testbed)", command, "\n".join(body))
 
 
+def _lines(results: dict[str, Any]) -> list[tuple[str, int, int, list[str]]]:
+    """Every ``incast validate`` line of the run: variant, row, seed, and its arguments after ``--json``."""
+    return [
+        (name, i, seed, c.argv(seed, results["calibrate"], sets)[3:])
+        for name, sets in VARIANTS.items()
+        for i, c in enumerate(CONFIGS)
+        for seed in range(1, results["runs"] + 1)
+    ]
+
+
+#: Run in the run's own commit's docs/: that generator's ``incast validate`` lines, as ``_lines`` makes them.
+_OLD_LINES = """\
+import json, sys
+import linux_fidelity as g
+runs, calibrate = int(sys.argv[1]), sys.argv[2] == "1"
+print(json.dumps([c.argv(seed, calibrate, sets)[3:] for sets in g.VARIANTS.values()
+                  for c in g.CONFIGS for seed in range(1, runs + 1)]))
+"""
+
+
+def _saved_sim(results: dict[str, Any], name: str, i: int, seed: int) -> list[float]:
+    row = results["tables"][name][i]
+    return [row["sim_g"][seed - 1], row["sim_t"][seed - 1]]
+
+
+def baseline(run: Run, results: dict[str, Any], core: Path) -> dict[str, Any]:
+    """Every line's testbed plans as the run's own commit's code makes them.
+
+    Kept with the first verification's note (each distinct plan once, and each line's plans as
+    indices), so a later verification need not run that commit again; otherwise made in a temporary git
+    worktree at the commit with ``core`` as its engine, which must give every simulator figure the
+    run saved (else it is not that commit's engine).
+    """
+    for note in run.verified:
+        if note.get("baseline", {}).get("commit") == run.commit:
+            return dict(note["baseline"])
+    with tempfile.TemporaryDirectory(prefix="incast-baseline-") as tmp:
+        tree = Path(tmp) / "tree"
+        subprocess.run(["git", "worktree", "add", "--detach", str(tree), run.commit], cwd=ROOT, check=True,
+                       capture_output=True)  # fmt: skip
+        try:
+            shutil.copy(core, tree / "python" / "incast" / "_core.abi3.so")
+            env = os.environ | {"PYTHONPATH": str(tree / "python")}
+            flags = [str(results["runs"]), "1" if results["calibrate"] else "0"]
+            argv = subprocess.run([sys.executable, "-c", _OLD_LINES, *flags], cwd=tree / "docs", env=env, check=True,
+                                  capture_output=True, text=True).stdout  # fmt: skip
+            done = subprocess.run([sys.executable, str(ROOT / "docs" / "simulator_side.py")], input=argv, cwd=tmp,
+                                  env=env, capture_output=True, text=True)  # fmt: skip
+        finally:
+            subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
+    if done.returncode != 0:
+        why = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        raise SystemExit(f"error: the code of {run.commit} with {core} as its engine failed ({why}): "
+                         "give --baseline-core an engine built at that commit")  # fmt: skip
+    objects = [line[0] for line in json.loads(done.stdout)]
+    for (name, i, seed, _), d in zip(_lines(results), objects, strict=True):
+        if _saved_sim(results, name, i, seed) != [d["simulator"]["goodput_mbps"], d["simulator"]["timeouts"]]:
+            raise SystemExit(f"error: {core} does not give the run's simulator figures at {run.commit} "
+                             f"({name} {CONFIGS[i]} seed {seed}): give --baseline-core one built there")  # fmt: skip
+    distinct: dict[str, int] = {}
+    lines = [[distinct.setdefault(json.dumps(p, sort_keys=True), len(distinct)) for p in d["plans"]] for d in objects]
+    return {
+        "commit": run.commit,
+        "engine_sha256": hashlib.sha256(core.read_bytes()).hexdigest(),
+        "simulator_runs_reproduced": len(objects),
+        "plans": list(distinct),
+        "lines": lines,
+    }
+
+
+def verify(core: Path) -> None:
+    """``--verify``: every line's simulator figures as saved, its testbed plans as at the run's commit."""
+    run, results = Run.load(PAGE, current=False)
+    check = Verification(PAGE, "python docs/linux_fidelity.py --verify")
+    if results["calibrate"]:
+        raise SystemExit("error: a --calibrate run's simulator ran with the kernel's turnaround: run it again")
+    old = baseline(run, results, core)
+    try:
+        for (name, i, seed, args), indices in zip(_lines(results), old["lines"], strict=True):
+            (d,) = simulator_side.validate(args)
+            where = f"{name} {CONFIGS[i]} seed {seed}"
+            fresh = [d["simulator"]["goodput_mbps"], d["simulator"]["timeouts"]]
+            check.same("simulator runs", _saved_sim(results, name, i, seed), fresh, where, ("goodput", "timeouts"))
+            if len(indices) != len(d["plans"]):
+                raise Moved(f"{where}: {len(indices)} testbed runs at {run.commit}, {len(d['plans'])} now")
+            for k, (j, plan) in enumerate(zip(indices, d["plans"], strict=True)):
+                check.same_plan(json.loads(old["plans"][j]), plan, f"{where} testbed run {k + 1} plan")
+    except Moved as moved:
+        raise check.refuse(moved, "docs/linux_fidelity.py") from None
+    note = check.note(run.commit)
+    if not any("baseline" in n for n in run.verified):
+        note["baseline"] = old
+    check.restamp(run, results, DEPENDS, render, note)
+
+
 def main() -> int:
     """Run every configuration in both variants (or take the last run's numbers) and write the page."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -187,9 +291,19 @@ def main() -> int:
     ap.add_argument("--calibrate", action="store_true", help="run incast validate --calibrate")
     ap.add_argument("--raw", type=argparse.FileType("w"), help="write every incast validate JSON object here")
     ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
+    ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
+    ap.add_argument(
+        "--baseline-core",
+        type=Path,
+        default=ROOT / "python" / "incast" / "_core.abi3.so",
+        help="with --verify, the engine to run the run's own commit's code with (built at that commit)",
+    )
     args = ap.parse_args()
     if args.render:
         render(*Run.load(PAGE))
+        return 0
+    if args.verify:
+        verify(args.baseline_core)
         return 0
     run = Run(__file__, DEPENDS)
     tables = {

@@ -1,7 +1,9 @@
 """Writes docs/validation/ns2.md: the simulator beside ns-2.35 on the same scenarios.
 
 Run: ``python docs/ns2_fidelity.py [--seeds 40]`` (needs ``ns``, Debian's ``ns2``), or ``--render`` to
-write the page again from the numbers of the last run. It runs ``incast validate --against ns2`` on
+write the page again from the numbers of the last run, or ``--verify [--sample N]`` to bring it
+current without the full run (``docs/verify.py``): the simulator's side of every line recomputed, and
+both sides of N grid lines, a class case and a GIP point per link rate. It runs ``incast validate --against ns2`` on
 the grid of NewReno and SACK, RTO_min 200 ms and 1 ms, 32- and 64-packet ports and 2 to 64 servers
 (20 blocks, seeds 1 to ``--seeds``), once with equal cables and once with ``link.skew=1ps``; FAST08
 Table 3's setting with ``--classes`` (timeouts by class, seeds 1 and 2); and GIP §VII's points
@@ -19,7 +21,9 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 import ns2_gip
+import simulator_side
 from pages import Run, settings_table
+from verify import Moved, Verification, sample
 
 PAGE = "ns2.md"
 DEPENDS = [
@@ -39,7 +43,7 @@ GRID = [
 ]
 #: FAST08 Table 3's setting: (stack, --tcp, extra settings); seeds 1 and 2.
 CLASS_CASES = [
-    ("Reno", "reno", []),
+    ("Reno", "reno", ["tcp.recovery=reno"]),
     ("NewReno", "newreno", []),
     ("NewReno, da_thresh 1", "newreno", ["tcp.dupack_threshold=1"]),
 ]
@@ -131,17 +135,27 @@ def validate(args: list[str]) -> list[dict[str, Any]]:
     return [json.loads(line) for line in done.stdout.splitlines() if line.strip()]
 
 
+def grid_lines(seeds: int) -> list[tuple[str, str, str, int]]:
+    """Every ``incast validate`` line of a grid: --tcp, RTO_min, buffer and seed."""
+    return [(tcp, rto, buffer, seed) for _, tcp, rto in GRID for buffer in BUFFERS for seed in range(1, seeds + 1)]
+
+
+def grid_args(line: tuple[str, str, str, int], skew: bool) -> list[str]:
+    """The options of one grid line."""
+    tcp, rto, buffer, seed = line
+    args = ["--servers", ",".join(map(str, SERVERS)), "--blocks", "20", "--buffer", buffer]
+    args += ["--rto-min", rto, "--tcp", tcp, "--set", f"seed={seed}"]
+    args += ["--set", "tcp.rto_tick=1us"] if rto == "1ms" else []
+    return args + (["--set", "link.skew=1ps"] if skew else [])
+
+
 def grid(seeds: int, skew: bool, jobs: int) -> dict[str, dict[str, list[float]]]:
     """Every grid point: each seed's goodput and timeouts on both sides, keyed by point."""
-    lines = [(tcp, rto, buffer, seed) for _, tcp, rto in GRID for buffer in BUFFERS for seed in range(1, seeds + 1)]
+    lines = grid_lines(seeds)
 
     def one(line: tuple[str, str, str, int]) -> list[dict[str, Any]]:
         tcp, rto, buffer, seed = line
-        args = ["--servers", ",".join(map(str, SERVERS)), "--blocks", "20", "--buffer", buffer]
-        args += ["--rto-min", rto, "--tcp", tcp, "--set", f"seed={seed}"]
-        args += ["--set", "tcp.rto_tick=1us"] if rto == "1ms" else []
-        args += ["--set", "link.skew=1ps"] if skew else []
-        out = validate(args)
+        out = validate(grid_args(line, skew))
         print(f"grid {tcp} {rto} {buffer} seed {seed} skew={skew}: done", file=sys.stderr, flush=True)
         return out
 
@@ -161,18 +175,23 @@ def grid(seeds: int, skew: bool, jobs: int) -> dict[str, dict[str, list[float]]]
 
 def classes() -> list[dict[str, Any]]:
     """FAST08 Table 3's setting in both simulators, timeouts by class."""
-    out = []
-    for stack, tcp, sets in CLASS_CASES:
-        for seed in (1, 2):
-            args = ["--servers", "16", "--blocks", "60", "--buffer", "64pkt", "--delayed-ack", "off", "--tcp", tcp]
-            args += ["--classes", "--set", f"seed={seed}", *(a for kv in sets for a in ("--set", kv))]
-            (d,) = validate(args)
-            f = d["figures"]
-            row = {"stack": stack, "seed": seed, "timeouts": [f["timeouts"]["simulator"], f["timeouts"]["ns2"]]}
-            for c in CLASSES:
-                row[c] = [f[f"timeout_classes.{c}"]["simulator"], f[f"timeout_classes.{c}"]["ns2"]]
-            out.append(row)
-    return out
+    return [class_row(stack, seed, validate(class_args(tcp, sets, seed))[0]) for stack, tcp, sets in CLASS_CASES
+            for seed in (1, 2)]  # fmt: skip
+
+
+def class_args(tcp: str, sets: list[str], seed: int) -> list[str]:
+    """The options of one line of FAST08 Table 3's setting."""
+    args = ["--servers", "16", "--blocks", "60", "--buffer", "64pkt", "--delayed-ack", "off", "--tcp", tcp]
+    return args + ["--classes", "--set", f"seed={seed}", *(a for kv in sets for a in ("--set", kv))]
+
+
+def class_row(stack: str, seed: int, d: dict[str, Any]) -> dict[str, Any]:
+    """A row of the classes table from one ``incast validate --classes`` object."""
+    f = d["figures"]
+    row = {"stack": stack, "seed": seed, "timeouts": [f["timeouts"]["simulator"], f["timeouts"]["ns2"]]}
+    for c in CLASSES:
+        row[c] = [f[f"timeout_classes.{c}"]["simulator"], f[f"timeout_classes.{c}"]["ns2"]]
+    return row
 
 
 def agreement(points: dict[str, dict[str, list[float]]]) -> str:
@@ -241,7 +260,8 @@ def render(run: Run, results: dict[str, Any]) -> None:
         grid_tables(results["skew"], skew=True),
         "\n## Timeouts by class\n",
         "FAST08 Table 3's setting: `incast validate --against ns2 --servers 16 --blocks 60 --buffer 64pkt "
-        "--delayed-ack off --tcp T --classes --set seed=N` (`--set tcp.dupack_threshold=1` for da_thresh 1); "
+        "--delayed-ack off --tcp T --classes --set seed=N` (`--set tcp.recovery=reno` for Reno, "
+        "`--set tcp.dupack_threshold=1` for da_thresh 1); "
         "incast / ns-2.35 in each cell.\n",
         classes_table(results["classes"]),
         "\n## GIP\n",
@@ -254,15 +274,88 @@ def render(run: Run, results: dict[str, Any]) -> None:
     run.write(PAGE, "Against ns-2.35", f"python docs/ns2_fidelity.py --seeds {seeds}", "\n".join(body))
 
 
+#: The figures of one grid point's seed, both sides.
+GRID_FIGURES = ("goodput", "ns-2 goodput", "timeouts", "ns-2 timeouts")
+#: The figures of a GIP row (``ns2_gip.HEADS``) the simulator gives, by index; the rest are ns-2's.
+GIP_SIMULATOR = (0, 1, 2, 4, 6, 7, 9)
+#: A GIP row's heads, each ns-2 column named after the simulator's beside it.
+GIP_LABELS = tuple(
+    prev.replace("incast", "ns-2") if head == "ns-2" else head
+    for prev, head in zip(["", *ns2_gip.HEADS], ns2_gip.HEADS, strict=False)
+)
+
+
+def _sim(d: dict[str, Any]) -> list[Any]:
+    f = d["figures"]
+    return [f["goodput_mbps"]["simulator"], f["timeouts"]["simulator"]]
+
+
+def verify(n: int) -> None:
+    """``--verify``: the simulator's side of every line as saved; both sides of ``n`` grid lines, the first
+    class case and the first GIP point of each link rate (ns-2 is deterministic for a seed)."""
+    run, results = Run.load(PAGE, current=False)
+    check = Verification(PAGE, f"python docs/ns2_fidelity.py --verify --sample {n}")
+    lines = grid_lines(results["seeds"])
+    both = [(line, skew) for skew in (False, True) for line in lines]
+    picked = sample(both, n)
+    try:
+        for line, skew in both:
+            tcp, rto, buffer, seed = line
+            table = results["skew" if skew else "equal"]
+            fresh = simulator_side.validate(["--against", "ns2", *grid_args(line, skew)])
+            real = validate(grid_args(line, skew)) if (line, skew) in picked else None
+            for k, (servers, d) in enumerate(zip(SERVERS, fresh, strict=True)):
+                p, where = table[f"{tcp} {rto} {buffer} {servers}"], f"grid {tcp} {rto} {buffer} {servers} seed {seed}"
+                where += ", link.skew=1ps" if skew else ""
+                saved = [p["sim"][seed - 1], p["sim_t"][seed - 1]]
+                check.same("simulator grid points", saved, _sim(d), where, ("goodput", "timeouts"))
+                if real is not None:
+                    f = real[k]["figures"]
+                    both_sides = [f[x][side] for x in ("goodput_mbps", "timeouts") for side in ("simulator", "ns2")]
+                    saved = [p[x][seed - 1] for x in ("sim", "ns2", "sim_t", "ns2_t")]
+                    check.same("ns-2 grid points (both sides)", saved, both_sides, where, GRID_FIGURES)
+        cases = [(stack, tcp, sets, seed) for stack, tcp, sets in CLASS_CASES for seed in (1, 2)]
+        for (stack, tcp, sets, seed), saved in zip(cases, results["classes"], strict=True):
+            args = class_args(tcp, sets, seed)
+            (d,) = simulator_side.validate(["--against", "ns2", *args])
+            fresh = class_row(stack, seed, d)
+            where = f"classes {stack} seed {seed}"
+            check.same("simulator class cases", {k: v[0] if isinstance(v, list) else v for k, v in saved.items()},
+                       {k: v[0] if isinstance(v, list) else v for k, v in fresh.items()}, where)  # fmt: skip
+            if (stack, tcp, sets, seed) == cases[0]:
+                check.same("ns-2 class cases (both sides)", saved, class_row(stack, seed, validate(args)[0]), where)
+        picked_gip = [next(p for p in ns2_gip.POINTS if p[0] == rate) for rate in ("1Gbps", "10Gbps")]
+        for (rate, servers), saved in zip(ns2_gip.POINTS, results["gip"], strict=True):
+            where = f"GIP {rate} {servers}"
+            if (rate, servers) in picked_gip:
+                check.same("GIP points (both sides)", saved, ns2_gip.row(rate, servers), where, GIP_LABELS)
+                continue
+            ru, rt, _, _ = ns2_gip.point(rate, servers, "reset", False)
+            fu = ns2_gip.point(rate, servers, "full", False)[0]
+            mu = ns2_gip.point(rate, servers, "2ms", False)[0]
+            wu = ns2_gip.point(rate, servers, "newreno", False)[0]
+            fresh = [rate.replace("Gbps", " Gbps"), servers, ru, rt, fu, mu, wu]
+            labels = tuple(GIP_LABELS[i] for i in GIP_SIMULATOR)
+            check.same("GIP points (simulator)", [saved[i] for i in GIP_SIMULATOR], fresh, where, labels)
+    except Moved as moved:
+        raise check.refuse(moved, "docs/ns2_fidelity.py") from None
+    check.restamp(run, results, DEPENDS, render, check.note())
+
+
 def main() -> int:
     """Run the grids, the classes and GIP's points (or take the last run's numbers) and write the page."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--seeds", type=int, default=40, help="seeds 1..N of each grid point (default 40)")
     ap.add_argument("--jobs", type=int, default=1, help="grid lines run at once")
     ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
+    ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
+    ap.add_argument("--sample", type=int, default=4, help="with --verify, grid lines run in ns-2 too (default 4)")
     args = ap.parse_args()
     if args.render:
         render(*Run.load(PAGE))
+        return 0
+    if args.verify:
+        verify(args.sample)
         return 0
     run = Run(__file__, DEPENDS)
     results = {

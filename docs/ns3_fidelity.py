@@ -2,7 +2,10 @@
 
 Run: ``python docs/ns3_fidelity.py --ns3-python PATH [--seeds 4] [--servers 4,16,32,64] [--jobs 2]``,
 where PATH is an interpreter with the ``ns3`` wheel (``python3 -m venv ns3env && ns3env/bin/pip install
-ns3==3.44.post0``, about 670 MiB), or ``--render`` to write the page again from the last run's numbers.
+ns3==3.44.post0``, about 670 MiB), or ``--render`` to write the page again from the last run's numbers,
+or ``--verify --ns3-python PATH [--sample 1]`` to bring it current without the full run
+(``docs/verify.py``): every incast run recomputed, and ``--sample`` of the ns-3 runs, those of the
+least data first.
 Each point runs ``python/incast/reference/ns3.py`` and ``incast run --preset ns3`` for seeds 1 to
 ``--seeds``, with equal cables and with a 1 ns skew. Each ns-3 run first compiles its scenario
 before it runs, so the full table, six points over four seeds, takes hours;
@@ -20,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from pages import ROOT, Run, settings_table
+from verify import Moved, Verification
 
 PAGE = "ns3.md"
 DEPENDS = ["python/incast/reference/ns3.py"]
@@ -181,6 +185,36 @@ def render(run: Run, results: dict[str, Any]) -> None:
     run.write(PAGE, "Against ns-3 3.44", command, "\n".join(body))
 
 
+#: The figures of each run the page keeps.
+FIGURES = ("goodput", "timeouts", "drops")
+
+
+def verify(python: str | None, n: int) -> None:
+    """``--verify``: every incast run as saved, and the ``n`` ns-3 runs of the least data (servers times
+    blocks), equal cables first (ns-3 is deterministic for a seed)."""
+    run, results = Run.load(PAGE, current=False)
+    check = Verification(PAGE, f"python docs/ns3_fidelity.py --verify --sample {n}")
+    runs = [(r, seed, skew) for r in results["rows"] for skew in SKEWS for seed in range(1, results["seeds"] + 1)]
+    picked = sorted(runs, key=lambda x: (x[0]["servers"] * x[0]["blocks"], SKEWS.index(x[2]), x[1]))[:n]
+    if picked and python is None:
+        raise SystemExit("error: --verify runs ns-3 too: give --ns3-python (or --sample 0)")
+    try:
+        for r, seed, skew in runs:
+            point = (r["servers"], r["rto_min"], r["blocks"])
+            where = f"{r['servers']} servers, RTO_min {r['rto_min']}, {r['blocks']} blocks, seed {seed}, skew {skew}"
+            d = incast(*point, seed, skew)
+            saved = r[skew]
+            fresh = [d["goodput_mbps"], d["timeouts"], d["drops"]]
+            check.same("incast runs", saved["incast"][seed - 1], fresh, where, FIGURES)
+            if python is not None and (r, seed, skew) in picked:
+                e = ns3(python, *point, seed, skew)
+                fresh = [e["goodput_mbps"], e["timeouts"], e["drops"]]
+                check.same("ns-3 runs", saved["ns3"][seed - 1], fresh, where, FIGURES)
+    except Moved as moved:
+        raise check.refuse(moved, "docs/ns3_fidelity.py") from None
+    check.restamp(run, results, DEPENDS, render, check.note())
+
+
 def main() -> int:
     """Run the points (or take the last run's numbers) and write the page."""
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
@@ -189,9 +223,14 @@ def main() -> int:
     ap.add_argument("--servers", default=",".join(sorted({str(p[0]) for p in POINTS}, key=int)))
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs at once")
     ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
+    ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
+    ap.add_argument("--sample", type=int, default=1, help="with --verify, ns-3 runs to repeat (default 1)")
     args = ap.parse_args()
     if args.render:
         render(*Run.load(PAGE))
+        return 0
+    if args.verify:
+        verify(args.ns3_python, args.sample)
         return 0
     if not args.ns3_python:
         ap.error("--ns3-python: give an interpreter that has the ns3 wheel (pip install ns3==3.44.post0)")
