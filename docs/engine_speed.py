@@ -9,7 +9,6 @@ line: ``incast run`` on 64 senders with one row per timeout, and ``incast --help
 
 from __future__ import annotations
 
-import argparse
 import json
 import resource
 import statistics
@@ -18,7 +17,7 @@ import sys
 import time
 from typing import Any
 
-from pages import ROOT, Run
+from pages import ROOT, Run, generate, parser, render_again
 
 PAGE = "speed.md"
 #: Speed depends on the engine's code itself, not only on its results.
@@ -120,26 +119,22 @@ def render(run: Run, results: dict[str, Any]) -> None:
 
 def main() -> int:
     """Run the benchmark and the command-line timings (or take the last run's numbers) and write the page."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--htsim", metavar="PATH", help="htsim's incast driver, built by its build_run.sh")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=int, default=2048)
-    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     args = ap.parse_args()
     if args.render:
-        render(*Run.load(PAGE))
-        return 0
-    run = Run(__file__, DEPENDS)
-    cli = cli_cost()  # first: the children's peak memory is then this run's alone
-    argv = [sys.executable, str(ROOT / "bench" / "speed.py"), "--json", "--repeat", str(args.repeat)]
-    argv += ["--scale", str(args.scale), *(["--htsim", args.htsim] if args.htsim else [])]
-    bench = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
-    results = {"args": {"repeat": args.repeat, "scale": args.scale, "htsim": args.htsim}, "bench": bench}
-    results["cli"] = cli
-    run.finish()
-    run.save(PAGE, results)
-    render(run, results)
-    return 0
+        return render_again(PAGE, render)
+
+    def measure() -> dict[str, Any]:
+        cli = cli_cost()  # first: the children's peak memory is then this run's alone
+        argv = [sys.executable, str(ROOT / "bench" / "speed.py"), "--json", "--repeat", str(args.repeat)]
+        argv += ["--scale", str(args.scale), *(["--htsim", args.htsim] if args.htsim else [])]
+        bench = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
+        return {"args": {"repeat": args.repeat, "scale": args.scale, "htsim": args.htsim}, "bench": bench, "cli": cli}
+
+    return generate(PAGE, __file__, DEPENDS, measure, render)
 
 
 if __name__ == "__main__":

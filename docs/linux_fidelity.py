@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any
 
 import simulator_side
-from pages import ROOT, Run
+from pages import ROOT, Run, generate, parser, render_again
 from verify import Moved, Verification
 
 PAGE = "linux.md"
@@ -286,11 +286,10 @@ def verify(core: Path) -> None:
 
 def main() -> int:
     """Run every configuration in both variants (or take the last run's numbers) and write the page."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--calibrate", action="store_true", help="run incast validate --calibrate")
     ap.add_argument("--raw", type=argparse.FileType("w"), help="write every incast validate JSON object here")
-    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
     ap.add_argument(
         "--baseline-core",
@@ -300,21 +299,19 @@ def main() -> int:
     )
     args = ap.parse_args()
     if args.render:
-        render(*Run.load(PAGE))
-        return 0
+        return render_again(PAGE, render)
     if args.verify:
         verify(args.baseline_core)
         return 0
-    run = Run(__file__, DEPENDS)
-    tables = {
-        name: [run_row(c, args.runs, args.calibrate, sets, args.raw) for c in CONFIGS]
-        for name, sets in VARIANTS.items()
-    }
-    run.finish()
-    results = {"runs": args.runs, "calibrate": args.calibrate, "tables": tables}
-    run.save(PAGE, results)
-    render(run, results)
-    return 0
+
+    def measure() -> dict[str, Any]:
+        tables = {
+            name: [run_row(c, args.runs, args.calibrate, sets, args.raw) for c in CONFIGS]
+            for name, sets in VARIANTS.items()
+        }
+        return {"runs": args.runs, "calibrate": args.calibrate, "tables": tables}
+
+    return generate(PAGE, __file__, DEPENDS, measure, render)
 
 
 if __name__ == "__main__":

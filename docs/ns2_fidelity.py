@@ -12,7 +12,6 @@ Table 3's setting with ``--classes`` (timeouts by class, seeds 1 and 2); and GIP
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ from typing import Any
 
 import ns2_gip
 import simulator_side
-from pages import Run, settings_table
+from pages import Run, generate, parser, render_again, settings_table
 from verify import Moved, Verification, sample
 
 PAGE = "ns2.md"
@@ -344,31 +343,30 @@ def verify(n: int) -> None:
 
 def main() -> int:
     """Run the grids, the classes and GIP's points (or take the last run's numbers) and write the page."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--seeds", type=int, default=40, help="seeds 1..N of each grid point (default 40)")
     ap.add_argument("--jobs", type=int, default=1, help="grid lines run at once")
-    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
     ap.add_argument("--sample", type=int, default=4, help="with --verify, grid lines run in ns-2 too (default 4)")
     args = ap.parse_args()
     if args.render:
-        render(*Run.load(PAGE))
-        return 0
+        return render_again(PAGE, render)
     if args.verify:
         verify(args.sample)
         return 0
-    run = Run(__file__, DEPENDS)
-    results = {
-        "seeds": args.seeds,
-        "equal": grid(args.seeds, False, args.jobs),
-        "skew": grid(args.seeds, True, args.jobs),
-        "classes": classes(),
-        "gip": ns2_gip.rows(args.jobs),
-    }
-    run.finish()
-    run.save(PAGE, results)
-    render(run, results)
-    return 0
+    return generate(
+        PAGE,
+        __file__,
+        DEPENDS,
+        lambda: {
+            "seeds": args.seeds,
+            "equal": grid(args.seeds, False, args.jobs),
+            "skew": grid(args.seeds, True, args.jobs),
+            "classes": classes(),
+            "gip": ns2_gip.rows(args.jobs),
+        },
+        render,
+    )
 
 
 if __name__ == "__main__":

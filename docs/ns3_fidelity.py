@@ -14,7 +14,6 @@ before it runs, so the full table, six points over four seeds, takes hours;
 
 from __future__ import annotations
 
-import argparse
 import json
 import statistics
 import subprocess
@@ -22,7 +21,7 @@ import sys
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from pages import ROOT, Run, settings_table
+from pages import ROOT, Run, generate, parser, render_again, settings_table
 from verify import Moved, Verification
 
 PAGE = "ns3.md"
@@ -217,18 +216,16 @@ def verify(python: str | None, n: int) -> None:
 
 def main() -> int:
     """Run the points (or take the last run's numbers) and write the page."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--ns3-python", metavar="PATH", help="an interpreter that has the ns3 wheel")
     ap.add_argument("--seeds", type=int, default=4)
     ap.add_argument("--servers", default=",".join(sorted({str(p[0]) for p in POINTS}, key=int)))
     ap.add_argument("--jobs", type=int, default=1, help="ns-3 runs at once")
-    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     ap.add_argument("--verify", action="store_true", help="bring the page current if its results did not move")
     ap.add_argument("--sample", type=int, default=1, help="with --verify, ns-3 runs to repeat (default 1)")
     args = ap.parse_args()
     if args.render:
-        render(*Run.load(PAGE))
-        return 0
+        return render_again(PAGE, render)
     if args.verify:
         verify(args.ns3_python, args.sample)
         return 0
@@ -236,12 +233,13 @@ def main() -> int:
         ap.error("--ns3-python: give an interpreter that has the ns3 wheel (pip install ns3==3.44.post0)")
     wanted = {int(n) for n in args.servers.split(",")}
     points = [p for p in POINTS if p[0] in wanted]
-    run = Run(__file__, DEPENDS)
-    results = {"seeds": args.seeds, "rows": measure(args.ns3_python, points, args.seeds, args.jobs)}
-    run.finish()
-    run.save(PAGE, results)
-    render(run, results)
-    return 0
+    return generate(
+        PAGE,
+        __file__,
+        DEPENDS,
+        lambda: {"seeds": args.seeds, "rows": measure(args.ns3_python, points, args.seeds, args.jobs)},
+        render,
+    )
 
 
 if __name__ == "__main__":

@@ -15,13 +15,14 @@ its comment lines left out, so that rewording a comment does not make a page sta
 
 from __future__ import annotations
 
+import argparse
 import hashlib
 import json
 import os
 import re
 import subprocess
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -196,3 +197,28 @@ def stale(page: Path) -> str | None:
     if fingerprint(deps) != recorded:
         return f"{page.relative_to(ROOT)} is stale (its inputs changed): rerun python {generator}"
     return None
+
+
+def parser(doc: str) -> argparse.ArgumentParser:
+    """A generator's command line: its module docstring's first line, and ``--render``."""
+    ap = argparse.ArgumentParser(description=doc.splitlines()[0])
+    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
+    return ap
+
+
+def generate(
+    page: str, generator: str, depends: list[str], measure: Callable[[], Any], render: Callable[[Run, Any], object]
+) -> int:
+    """Run what ``page`` reports (``measure``), keep the record and numbers beside it, and write it (``render``)."""
+    run = Run(generator, depends)
+    results = measure()
+    run.finish()
+    run.save(page, results)
+    render(run, results)
+    return 0
+
+
+def render_again(page: str, render: Callable[[Run, Any], object]) -> int:
+    """Write ``page`` again from its last run's record and numbers (``--render``)."""
+    render(*Run.load(page))
+    return 0

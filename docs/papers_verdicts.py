@@ -9,7 +9,6 @@ does not hold with what the run gave.
 
 from __future__ import annotations
 
-import argparse
 import json
 import subprocess
 import sys
@@ -17,7 +16,7 @@ import tempfile
 from collections import Counter
 from typing import Any
 
-from pages import Run
+from pages import Run, generate, parser, render_again
 
 import incast.experiment
 
@@ -82,18 +81,20 @@ def render(run: Run, results: dict[str, Any]) -> None:
 
 def main() -> int:
     """Reproduce every experiment (or take the last run's numbers) and write the page."""
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap = parser(__doc__)
     ap.add_argument("--full", action="store_true", help="every seed and axis value, not the quick tables")
     ap.add_argument("--jobs", type=int, help="worker processes (default: all cores)")
-    ap.add_argument("--render", action="store_true", help="write the page again from the last run's numbers")
     args = ap.parse_args()
     if args.render:
-        render(*Run.load(PAGE))
-        return 0
-    run = Run(__file__, DEPENDS)
+        return render_again(PAGE, render)
+    return generate(PAGE, __file__, DEPENDS, lambda: reproduce(args.full, args.jobs), render)
+
+
+def reproduce(full: bool, jobs: int | None) -> dict[str, Any]:
+    """Every experiment's claims and verdicts, from ``incast reproduce --all --json``."""
     with tempfile.TemporaryDirectory() as out:
-        argv = ["incast", "reproduce", "--all", "--json", "--out", out, *([] if args.full else ["--quick"])]
-        argv += ["--jobs", str(args.jobs)] if args.jobs else []
+        argv = ["incast", "reproduce", "--all", "--json", "--out", out, *([] if full else ["--quick"])]
+        argv += ["--jobs", str(jobs)] if jobs else []
         done = subprocess.run(argv, capture_output=True, text=True)
     if done.returncode not in (0, 1):  # 1: some claim fails, which the page reports
         raise SystemExit(f"error: incast reproduce exited {done.returncode}: {done.stderr.strip()[-500:]}")
@@ -105,11 +106,7 @@ def main() -> int:
         experiments.append(
             {"name": d["name"], "paper": meta.paper, "figure": meta.figure, "points": d["points"], "claims": claims}
         )
-    run.finish()
-    results = {"mode": "full" if args.full else "quick", "experiments": experiments}
-    run.save(PAGE, results)
-    render(run, results)
-    return 0
+    return {"mode": "full" if full else "quick", "experiments": experiments}
 
 
 if __name__ == "__main__":
