@@ -27,3 +27,27 @@ def _own_cache_key(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
         del os.environ["XDG_CONFIG_HOME"]
     else:
         os.environ["XDG_CONFIG_HOME"] = previous
+
+
+def two_point_experiment(name: str, figure: int, plot: bool = False) -> str:
+    """An experiment file of two points (1 and 4 servers, 3 blocks of 64 KiB each), one seed, a plot if asked."""
+    text = f"""
+[meta]
+name = "{name}"
+paper = "FAST08"
+section = "4"
+figure = "Figure {figure}"
+title = "two points"
+
+[base]
+blocks = 3
+[base.workload]
+sru = "64KiB"
+
+[sweep]
+servers = [1, 4]
+
+[run]
+seeds = 1
+"""
+    return text + ('\n[[plot]]\nx = "servers"\ny = "goodput_mbps"\n' if plot else "")

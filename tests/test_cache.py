@@ -18,25 +18,9 @@ import pytest
 
 from incast.experiment import load
 
-TINY = """
-[meta]
-name = "fast08-fig97"
-paper = "FAST08"
-section = "4"
-figure = "Figure 97"
-title = "two points"
+from conftest import two_point_experiment
 
-[base]
-blocks = 3
-[base.workload]
-sru = "64KiB"
-
-[sweep]
-servers = [1, 4]
-
-[run]
-seeds = 1
-"""
+TINY = two_point_experiment("fast08-fig97", 97)
 
 
 def _limit_memory() -> None:

@@ -11,29 +11,9 @@ from matplotlib.figure import Figure
 from incast import sweep as sweeps
 from incast.experiment import load
 
-TINY = """
-[meta]
-name = "fast08-fig95"
-paper = "FAST08"
-section = "4"
-figure = "Figure 95"
-title = "two points"
+from conftest import two_point_experiment
 
-[base]
-blocks = 3
-[base.workload]
-sru = "64KiB"
-
-[sweep]
-servers = [1, 4]
-
-[run]
-seeds = 1
-
-[[plot]]
-x = "servers"
-y = "goodput_mbps"
-"""
+TINY = two_point_experiment("fast08-fig95", 95, plot=True)
 
 SET = ("points.parquet", "points.csv", "summary.parquet", "summary.csv", "run.json", "figure.svg", "figure.png")
 
