@@ -323,8 +323,22 @@ def sweep(
     result. More than ``max_points`` (point, seed) pairs raise ScenarioError
     before anything is run or written.
     """
-    result, interrupted = _compute(experiment, Path(out), quick, dask, jobs, progress, max_points)
-    publish(result.directory, OUTPUTS, partial(_write, experiment, result, False))
+    return _run(experiment, Path(out), quick, dask, jobs, progress, max_points, figures=False)
+
+
+def _run(
+    experiment: Experiment,
+    out: Path,
+    quick: bool,
+    dask: str | None,
+    jobs: int | None,
+    progress: Progress | None,
+    max_points: int,
+    figures: bool,
+) -> SweepResult:
+    """Compute the missing points, then publish the tables (and with ``figures`` the figures) as one set."""
+    result, interrupted = _compute(experiment, out, quick, dask, jobs, progress, max_points)
+    publish(result.directory, OUTPUTS, partial(_write, experiment, result, figures))
     if interrupted:
         raise Interrupted(result)
     return result
@@ -523,11 +537,7 @@ def reproduce(
 
     An interrupted sweep still draws what it has before :class:`Interrupted` propagates.
     """
-    result, interrupted = _compute(experiment, Path(out), quick, dask, jobs, progress, max_points)
-    publish(result.directory, OUTPUTS, partial(_write, experiment, result, True))
-    if interrupted:
-        raise Interrupted(result)
-    return result
+    return _run(experiment, Path(out), quick, dask, jobs, progress, max_points, figures=True)
 
 
 def table(
