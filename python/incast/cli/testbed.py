@@ -117,6 +117,8 @@ def testbed(
         except TestbedError as e:
             return fail(str(e), EXIT_ENGINE)
         results.append(result)
+        if (line := result.port_check.line()) is not None:
+            print(f"warning: {line}", file=sys.stderr)
         if as_json:
             print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
         elif len(todo) == 1 or result.status != "complete":

@@ -103,6 +103,7 @@ def validate(
     from incast.reference.ns3_options import Ns3, Ns3Error
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
+    from incast.testbed.emulation import PortCheck
 
     nonempty(preset, "--preset", "a preset's name; see 'incast presets'")
     if calibrate and against != "testbed":
@@ -147,6 +148,8 @@ def validate(
             return fail(str(e), EXIT_ENGINE)
         for note in run.notes:
             print(f"note: {against}: {note}", file=sys.stderr)
+        if "port_check" in run.measured and (line := PortCheck.from_dict(run.measured["port_check"]).line()):
+            print(f"warning: {line}", file=sys.stderr)
         if as_json:
             print(json.dumps(run.to_dict(preset) | host, allow_nan=False), flush=True)
         elif len(todo) == 1:
