@@ -34,7 +34,7 @@ from incast.reference.testbed import host_cost, simulator_overrides
 from incast.result import BlockTimes
 from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
-from incast.testbed.emulation import PortCheck
+from incast.testbed.emulation import PortCheck, port_check
 from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, every_cpu_mask, namespaces, owner, run_of
 from incast.testbed.plan import rules
 from incast.testbed.run import kernel_rtt
@@ -339,19 +339,21 @@ def test_link_loss_without_nft_is_refused_naming_the_field(monkeypatch: pytest.M
         plan(scenario(link={"loss": 0.01}), HZ250, CONGESTION)
 
 
-def test_a_round_trip_past_what_the_buffer_allows_says_the_port_was_not_emulated() -> None:
-    """32 KiB at 1 Gbps hold a frame at most 0.26 ms; the kernel's 2.06 ms says the frames waited elsewhere."""
-    slow = PortCheck(rate=1_000_000_000, buffer=32 * 1024, srtt_ms=2.06)
+def test_a_round_trip_longer_than_the_simulator_s_by_more_than_the_buffer_says_the_port_was_not_emulated() -> None:
+    """32 KiB at 1 Gbps hold a frame at most 0.26 ms: a kernel SRTT 1.86 ms over the simulator's says
+    the frames waited where the model has no queue; 0.1 ms over it is within the buffer."""
+    slow = PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=3.51, model_srtt_ms=1.65)
     assert slow.allowed_ms == pytest.approx(0.262144)
     assert slow.emulated is False
     assert slow.line() == (
-        "testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 2.06 ms, "
-        "where a 32KiB buffer at 1Gbps queues a frame at most 0.26 ms (the frames waited in front of the port, "
-        "not in it)"
+        "testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 3.51 ms "
+        "against the simulator's 1.65 ms, 1.86 ms more where a 32KiB buffer at 1Gbps queues a frame at most "
+        "0.26 ms (the frames waited in front of the port, not in it)"
     )
-    assert PortCheck.from_dict(slow.to_dict()) == slow
-    assert PortCheck(rate=200_000_000, buffer=32 * 1024, srtt_ms=1.16).line() is None
-    assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, srtt_ms=None).emulated is None
+    measured = {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 3.51}
+    assert port_check(measured, 1.65) == slow
+    assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=1.75, model_srtt_ms=1.65).line() is None
+    assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=None, model_srtt_ms=1.65).emulated is None
 
 
 @needs_root

@@ -9,8 +9,7 @@ the client namespace, and the kernel's TCP counters of every server namespace
 are read before and after it: the timeouts reported are the servers'
 ``TCPTimeouts``, the retransmissions their ``RetransSegs``, and the drops the
 client port's ``tbf`` drop count; with ``link.loss``, the frames the links lost
-are the loss rules' counters. Whether the port was emulated at all is
-:mod:`incast.testbed.emulation`'s check of the servers' round trip.
+are the loss rules' counters.
 
 Teardown runs in a ``finally`` block, on success, failure, Ctrl-C and
 SIGTERM: the children are stopped and every namespace of the run deleted,
@@ -34,7 +33,6 @@ from incast.bench import check_timeout
 from incast.result import BlockTimes
 from incast.scenario import Scenario
 from incast.signals import signals_held, stop_signals_raise_keyboard_interrupt
-from incast.testbed.emulation import PortCheck
 from incast.testbed.errors import TestbedError
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
 from incast.testbed.netns import Network, command
@@ -80,8 +78,8 @@ class TestbedResult:
     ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
     over the servers), ``timeouts_per_server``, ``server_rtt`` (the servers' kernel RTT and RTO as
-    requests arrived, :func:`kernel_rtt`; None when none was sampled), ``port_check`` (that round trip
-    against what the buffer allows, :class:`~incast.testbed.emulation.PortCheck`); ``kernel`` (release, HZ, the
+    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``shaping`` (the plan's rate, port
+    buffer, MTU and loss); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
     client's ``incast read --json`` object (per-connection ``TCP_INFO``).
     """
@@ -121,7 +119,7 @@ class TestbedResult:
         self.lost = lost
         self.port = port
         self.server_rtt = rtt
-        self.port_check = PortCheck(plan.shaping.rate, plan.shaping.buffer, None if rtt is None else rtt["rtt_ms"])
+        self.shaping = plan.shaping
         self.kernel: dict[str, Any] = {
             "release": platform.release(),
             "hz": kernel.hz,
@@ -149,8 +147,9 @@ class TestbedResult:
         out["lost_retransmits"] = self.lost_retransmits
         out["drops"] = self.drops
         out["lost"] = self.lost
+        sh = self.shaping
+        out["shaping"] = {"rate_bps": sh.rate, "buffer_bytes": sh.buffer, "mtu_bytes": sh.mtu, "loss_ppb": sh.loss_ppb}
         out["port"] = self.port
-        out["port_check"] = self.port_check.to_dict()
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
         out["server_rtt"] = self.server_rtt
