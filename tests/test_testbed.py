@@ -356,6 +356,31 @@ def test_a_round_trip_longer_than_the_simulator_s_by_more_than_the_buffer_says_t
     assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=None, model_srtt_ms=1.65).emulated is None
 
 
+class _SlowMachine:
+    """What a testbed run returns on a machine whose cores cannot keep up: a 50 ms round trip."""
+
+    status, error, blocks = "complete", None, 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 50.0}
+
+
+def test_incast_testbed_says_in_one_line_when_the_port_was_not_emulated(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(testbed, "require_privileges", lambda: None)
+    monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _SlowMachine())
+    code, out, err = cli(capfd, "testbed", "--servers", "4", "--link", "1Gbps", "--blocks", "2", "--json")
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "warning: testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 50.00 ms "
+        "against the simulator's "
+    )
+    assert json.loads(out)["port_check"]["emulated"] is False
+
+
 @needs_root
 def test_frames_of_one_flow_arrive_in_order_so_nothing_unlost_is_retransmitted(clean: None) -> None:
     """Eight servers at 1 Gbps into a port too deep to drop: a veth hands each frame to the backlog
