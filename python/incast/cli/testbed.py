@@ -121,12 +121,14 @@ def testbed(
             return fail(str(e), EXIT_ENGINE)
         results.append(result)
         measured = result.to_dict()
-        model = simulate(scenario.with_overrides(simulator_overrides(scenario, kernel.jiffy_s)))
-        port = port_check(measured, model.server_srtt_ms)
-        if (line := port.line()) is not None:
-            print(f"warning: {line}", file=sys.stderr)
+        if result.status == "complete":  # a failed or interrupted run ends now, with what it measured
+            model = simulate(scenario.with_overrides(simulator_overrides(scenario, kernel.jiffy_s)))
+            port = port_check(measured, model.server_srtt_ms)
+            measured["port_check"] = port.to_dict()
+            if (line := port.line()) is not None:
+                print(f"warning: {line}", file=sys.stderr)
         if as_json:
-            print(json.dumps(measured | {"port_check": port.to_dict()}, allow_nan=False), flush=True)
+            print(json.dumps(measured, allow_nan=False), flush=True)
         elif len(todo) == 1 or result.status != "complete":
             print_summary(console, result)
         if result.status == "failed":
