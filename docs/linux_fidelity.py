@@ -162,8 +162,9 @@ defaults (Cubic with SACK, a 256 KiB SRU), with the buffer and RTO_min of each r
 goodputs: the frames each side's client port dropped (the means agree when within a factor of 2, or
 both 0); both sides' servers' mean SRTT; the buffer's
 drain time at 1 Gbps (the most the port adds to a round trip); in how many runs the port was
-emulated, that is the kernel's SRTT exceeded the simulator's by at most that drain time (`incast
-validate` prints a `warning:` line for each run where it did not); and the load average (1 min) as
+emulated, that is the kernel's SRTT exceeded the simulator's by at most that drain time and its port
+dropped at least a tenth of the simulator's drops (`incast validate` prints a `warning:` line for
+each run where it did not); and the load average (1 min) as
 each run started. A port that drops nothing where the simulator's drops, with a kernel SRTT far
 above the simulator's, means the frames waited in front of the port (the cores could not move them
 at 1 Gbps), not in it.

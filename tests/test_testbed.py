@@ -342,18 +342,33 @@ def test_link_loss_without_nft_is_refused_naming_the_field(monkeypatch: pytest.M
 def test_a_round_trip_longer_than_the_simulator_s_by_more_than_the_buffer_says_the_port_was_not_emulated() -> None:
     """32 KiB at 1 Gbps hold a frame at most 0.26 ms: a kernel SRTT 1.86 ms over the simulator's says
     the frames waited where the model has no queue; 0.1 ms over it is within the buffer."""
-    slow = PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=3.51, model_srtt_ms=1.65)
+    slow = PortCheck(
+        1_000_000_000, 32 * 1024, kernel_srtt_ms=3.51, model_srtt_ms=1.65, kernel_drops=0, model_drops=4164
+    )
     assert slow.allowed_ms == pytest.approx(0.262144)
     assert slow.emulated is False
     assert slow.line() == (
         "testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 3.51 ms "
         "against the simulator's 1.65 ms, 1.86 ms more where a 32KiB buffer at 1Gbps queues a frame at most "
-        "0.26 ms (the frames waited in front of the port, not in it)"
+        "0.26 ms, and its port dropped 0 frames against the simulator's 4,164 (the frames waited in front of "
+        "the port, not in it)"
     )
-    measured = {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 3.51}
-    assert port_check(measured, 1.65) == slow
-    assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=1.75, model_srtt_ms=1.65).line() is None
-    assert PortCheck(rate=1_000_000_000, buffer=32 * 1024, kernel_srtt_ms=None, model_srtt_ms=1.65).emulated is None
+    measured = {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 3.51, "drops": 0}
+    assert port_check(measured, {"server_srtt_ms": 1.65, "drops": 4164}) == slow
+    faithful = PortCheck(10**9, 32 * 1024, kernel_srtt_ms=1.75, model_srtt_ms=1.65, kernel_drops=3000, model_drops=4164)
+    assert faithful.line() is None
+    assert (
+        PortCheck(10**9, 32 * 1024, kernel_srtt_ms=None, model_srtt_ms=1.65, kernel_drops=0, model_drops=9).emulated
+        is None
+    )
+
+
+def test_a_port_that_drops_under_a_tenth_of_the_simulator_s_drops_was_not_emulated() -> None:
+    """The simulator's SRTT grows with its timeouts (2.36 ms at 8 servers and 32 KiB), so a kernel's
+    2.59 ms passes the round trip; its port's 7 drops against 3,872 do not."""
+    check = PortCheck(10**9, 32 * 1024, kernel_srtt_ms=2.59, model_srtt_ms=2.36, kernel_drops=7, model_drops=3872)
+    assert check.emulated is False
+    assert PortCheck(10**9, 32 * 1024, kernel_srtt_ms=2.59, model_srtt_ms=2.36, kernel_drops=0, model_drops=0).emulated
 
 
 class _SlowMachine:
@@ -362,7 +377,7 @@ class _SlowMachine:
     status, error, blocks = "complete", None, 2
 
     def to_dict(self) -> dict[str, Any]:
-        return {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 50.0}
+        return {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 50.0, "drops": 0}
 
 
 def test_incast_testbed_says_in_one_line_when_the_port_was_not_emulated(

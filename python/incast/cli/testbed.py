@@ -123,7 +123,7 @@ def testbed(
         measured = result.to_dict()
         if result.status == "complete":  # a failed or interrupted run ends now, with what it measured
             model = simulate(scenario.with_overrides(simulator_overrides(scenario, kernel.jiffy_s)))
-            port = port_check(measured, model.server_srtt_ms)
+            port = port_check(measured, model.to_dict())
             measured["port_check"] = port.to_dict()
             if (line := port.line()) is not None:
                 print(f"warning: {line}", file=sys.stderr)

@@ -150,7 +150,7 @@ def validate(
             print(f"note: {against}: {note}", file=sys.stderr)
         check = {}
         if reference is bed:
-            port = port_check(run.measured, run.simulator.server_srtt_ms)
+            port = port_check(run.measured, run.simulator.to_dict())
             check = {"port_check": port.to_dict()}
             if (line := port.line()) is not None:
                 print(f"warning: {line}", file=sys.stderr)

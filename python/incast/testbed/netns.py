@@ -32,7 +32,8 @@ a frame occupies the line as long as the simulator's does.
 With ``link.loss``, every direction of every link loses frames at random on
 the wire, as the simulator's links do: an nftables rule draws ``numgen random``
 for each frame where it arrives, after the sender's queue and line time, and
-drops it when the draw falls below the loss in parts per billion. The links
+drops it when the draw falls below the loss in parts per billion (IPv4 frames
+only: the simulator's links carry no ARP). The links
 into the switch lose theirs on the bridge's ``prerouting`` hook in the switch
 namespace; the links out of it on the ``ingress`` hook of each host's NIC.
 
@@ -286,8 +287,11 @@ def _tbf(ns: str, dev: str, shaping: Shaping, limit: int) -> None:
 
 
 def _lossy(ns: str, family: str, hook: str, loss_ppb: int) -> None:
-    """In ``ns``, drop each frame on ``hook`` when its random draw in [0, LOSS_SCALE) is below ``loss_ppb``."""
-    rule = f"numgen random mod {LOSS_SCALE} < {loss_ppb} counter drop"
+    """In ``ns``, drop each IPv4 frame on ``hook`` when its random draw in [0, LOSS_SCALE) is below ``loss_ppb``.
+
+    ARP is spared: the simulator's links carry no ARP, and a lost request would hold a connection a second.
+    """
+    rule = f"meta protocol ip numgen random mod {LOSS_SCALE} < {loss_ppb} counter drop"
     table = f"table {family} {LOSS_TABLE} {{ chain loss {{ {hook}; policy accept; {rule}; }}; }}"
     command("ip", "netns", "exec", ns, "nft", table)
 
