@@ -200,7 +200,7 @@ PRESETS: dict[str, Preset] = {
             "ns-3 3.44's TCP as its incast reference harness runs it: NewReno with SACK recovery and PRR, IW 10, "
             "an ACK per segment, no restart after idle, the back-off dropped on every new ACK.",
             "So a scenario can be compared with ns-3 (python/incast/reference/ns3.py, docs/validation/ns3.md): "
-            'TcpSocketBase::Sack on (tcp.recovery = "sack"), TcpSocket::DelAckCount 1, InitialCwnd 10, '
+            "TcpSocketBase::Sack on (tcp.recovery = \"sack\"), TcpSocket::DelAckCount 1, InitialCwnd 10, "
             "SegmentSize 1460, 1 MiB socket buffers (the window never limits), LimitedTransmit on, cwnd set "
             "to ssthresh when recovery ends (tcp.recovery_exit), ssthresh cut from half of RFC 6675's pipe, "
             "the head counted lost at a fast retransmit (TcpSocketBase::EnterRecovery and ReTxTimeout pass "
@@ -212,7 +212,7 @@ PRESETS: dict[str, Preset] = {
             "servers answering at once, and what the packet-by-packet comparison found "
             "(docs/validation/ns3.md): frames "
             "arriving at one instant in the order their transmissions started, an arrival at the instant a "
-            "port's frame ends ahead of that departure (ns-3's scheduler: link.arrival_order = \"ns3\"), a port "
+            'port\'s frame ends ahead of that departure (ns-3\'s scheduler: link.arrival_order = "ns3"), a port '
             "taking frames only while a full-sized one would fit (a device queue stops with less than an MTU "
             'free: switch.admission = "full_frame"), TcpPrrRecovery as TcpSocketBase calls it (tcp.prr, '
             'tcp.prr_flavor = "ns3"), TcpTxBuffer\'s pipe, NextSeg without a rescue retransmission, its '
@@ -280,7 +280,7 @@ PRESETS: dict[str, Preset] = {
         Preset(
             "dctcp",
             "DCTCP: ECN marking above the DCTCP paper's K at every switch port, alpha-proportional window cuts.",
-            'RFC 8257; K follows the link rate as the DCTCP paper sets it (switch.ecn_threshold = "dctcp": '
+            "RFC 8257; K follows the link rate as the DCTCP paper sets it (switch.ecn_threshold = \"dctcp\": "
             "20 packets at 1 Gbps, 65 at 10 Gbps). DCTCP runs on SACK recovery as in Linux.",
             {"tcp.cc": "dctcp", "tcp.recovery": "sack", "switch.ecn_threshold": "dctcp"},
         ),
