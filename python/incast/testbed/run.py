@@ -8,7 +8,8 @@ process, which stops the children in order), ``incast read --json`` runs in
 the client namespace, and the kernel's TCP counters of every server namespace
 are read before and after it: the timeouts reported are the servers'
 ``TCPTimeouts``, the retransmissions their ``RetransSegs``, and the drops the
-client port's ``tbf`` drop count.
+client port's ``tbf`` drop count; with ``link.loss``, the frames the links lost
+are the loss rules' counters.
 
 Teardown runs in a ``finally`` block, on success, failure, Ctrl-C and
 SIGTERM: the children are stopped and every namespace of the run deleted,
@@ -55,6 +56,10 @@ SERVER_COUNTERS = (
     "TCPRenoRecovery",
     "TCPSackRecovery",
     "TCPSpuriousRTOs",
+    "TCPSACKReorder",
+    "TCPRenoReorder",
+    "TCPTSReorder",
+    "TCPDSACKRecv",
     "OutSegs",
 )
 
@@ -69,10 +74,12 @@ class TestbedResult:
     ``retransmitted_packets`` (their ``RetransSegs``), ``fast_retransmits`` (their
     ``TCPSackRecovery`` and ``TCPRenoRecovery``: entries into fast recovery),
     ``loss_probes`` (``TCPLossProbes``), ``lost_retransmits`` (``TCPLostRetransmit``), ``drops`` (the client
-    port's ``tbf`` drops), ``port`` (the client port's ``frames``, ``bytes`` and
+    port's ``tbf`` drops), ``lost`` (frames the links lost on the wire, ``link.loss``),
+    ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
     over the servers), ``timeouts_per_server``, ``server_rtt`` (the servers' kernel RTT and RTO as
-    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``kernel`` (release, HZ, the
+    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``shaping`` (the plan's rate, port
+    buffer, MTU and loss); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
     client's ``incast read --json`` object (per-connection ``TCP_INFO``).
     """
@@ -86,6 +93,7 @@ class TestbedResult:
         counters: list[dict[str, int]],
         port: dict[str, int],
         rtt: dict[str, float] | None = None,
+        lost: int = 0,
     ) -> None:
         self.scenario = scenario
         self.notes = list(plan.notes)
@@ -108,8 +116,10 @@ class TestbedResult:
         self.loss_probes = self.server_counters["TCPLossProbes"]
         self.lost_retransmits = self.server_counters["TCPLostRetransmit"]
         self.drops = port["drops"]
+        self.lost = lost
         self.port = port
         self.server_rtt = rtt
+        self.shaping = plan.shaping
         self.kernel: dict[str, Any] = {
             "release": platform.release(),
             "hz": kernel.hz,
@@ -136,6 +146,9 @@ class TestbedResult:
         out["loss_probes"] = self.loss_probes
         out["lost_retransmits"] = self.lost_retransmits
         out["drops"] = self.drops
+        out["lost"] = self.lost
+        sh = self.shaping
+        out["shaping"] = {"rate_bps": sh.rate, "buffer_bytes": sh.buffer, "mtu_bytes": sh.mtu, "loss_ppb": sh.loss_ppb}
         out["port"] = self.port
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
@@ -191,11 +204,12 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
                 _check_servers(servers)
             counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
+            lost = net.lost() if p.shaping.loss_ppb else 0
         finally:
             with signals_held():
                 last_lines = _stop(servers)
                 net.teardown()
-    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines))
+    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost)
 
 
 def _start_servers(net: Network, p: Plan) -> list[subprocess.Popen[str]]:
