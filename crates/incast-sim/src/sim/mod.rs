@@ -43,7 +43,7 @@ use crate::stats::RunResult;
 use crate::tcp::forensics::Timeout;
 use crate::tcp::SendFlags;
 use crate::time::SimTime;
-use crate::workload::background::BULK_BYTES;
+use crate::workload::background::{udp_host, BULK_BYTES};
 use crate::workload::{Progress, Release};
 use ahead::{Ahead, NO_PORT};
 use endpoints::{Endpoints, Route};
@@ -229,10 +229,12 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let flows = reads.conns + s.background.tcp_flows;
         let mut record = Recorder::new(s, reads.layout);
         let queue_trace = s.trace.queue.then(|| record.lend_to_queue_trace());
-        let net = DataPlane::new(s, reads.layout, flows, queue_trace);
+        let mut net = DataPlane::new(s, reads.layout, flows, queue_trace);
         let mut hosts = Endpoints::new(s, &net.net, reads.layout, flows);
         let udp = UdpSource::new(s, &net.net, reads.layout, flows);
-        if !net.uses_optional_parts() && !udp.is_on() {
+        let udp_hosts = udp.is_on().then(|| (udp_host(&reads.layout, &s.background), CLIENT0));
+        net.hash_flows(&hosts.routes, udp_hosts, s.seed);
+        if !net.uses_optional_parts() && !udp.is_on() && !net.net.is_multipath() {
             let ports = Ahead::ports(&net.net, &hosts.routes);
             for (route, port) in hosts.routes.iter_mut().zip(ports) {
                 route.ahead = port;
