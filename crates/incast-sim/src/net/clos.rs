@@ -32,19 +32,29 @@ const DIGITS: usize = 3;
 
 /// A node's place in a hierarchical fabric: its first `len` digits. A host
 /// has every digit; a switch the prefix it owns (an edge switch (pod,
-/// edge), an aggregation switch (pod), a core none).
+/// edge), an aggregation switch (pod), a core none). The digits are packed
+/// 16 bits each, the first highest, so a prefix is a shift.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Address {
-    digits: [u16; DIGITS],
+    packed: u64,
     len: u8,
 }
 
 impl Address {
-    /// The address of `digits`.
+    /// The address of `digits` (at most three).
     pub fn new(digits: &[u16]) -> Self {
-        let mut a = Address { digits: [0; DIGITS], len: digits.len() as u8 };
-        a.digits[..digits.len()].copy_from_slice(digits);
-        a
+        assert!(digits.len() <= DIGITS, "an address has at most {DIGITS} digits");
+        let mut packed = 0;
+        for (i, &d) in digits.iter().enumerate() {
+            packed |= u64::from(d) << (16 * (DIGITS - 1 - i));
+        }
+        Address { packed, len: digits.len() as u8 }
+    }
+
+    /// The first `len` digits, packed.
+    #[inline]
+    fn prefix(&self, len: usize) -> u64 {
+        self.packed >> (16 * (DIGITS - len))
     }
 
     /// Digits it has.
@@ -61,13 +71,13 @@ impl Address {
     /// Digit `i`.
     #[inline]
     pub fn digit(&self, i: usize) -> u16 {
-        self.digits[i]
+        (self.packed >> (16 * (DIGITS - 1 - i))) as u16
     }
 
     /// `other` lies below this prefix: it is longer and starts with it.
     #[inline]
     pub fn covers(&self, other: &Address) -> bool {
-        other.len > self.len && other.digits[..self.len()] == self.digits[..self.len()]
+        other.len > self.len && other.prefix(self.len()) == self.prefix(self.len())
     }
 }
 

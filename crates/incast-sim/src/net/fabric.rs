@@ -1,13 +1,16 @@
 //! The fabric a run uses: named hosts and switches, the links between them
 //! and how switches route, as a scenario describes it.
 //!
-//! **Models:** four topologies. `star`: every host on one switch (FAST08 §3,
+//! **Models:** six topologies. `star`: every host on one switch (FAST08 §3,
 //! CMU09 §3; the default). `tree`: the client on a core switch and the
 //! servers spread round-robin over K edge switches, each joined to the core
 //! by one trunk (FAST08 §3.2's Procurve tree); with K = 1 this is the GIP
 //! Fig 14 path, where the trunk is the intermediate link that becomes the
 //! bottleneck (GIP §VI-C). `graph`: any set of nodes and links from a file,
-//! each link with its own rate and delay in each direction. In the star and
+//! each link with its own rate and delay in each direction. `fat_tree` and
+//! `leaf_spine`: the datacenter fabrics of `net::clos`, whose switches
+//! forward over equal-cost paths (`net::ecmp`); the workload's hosts are
+//! its first hosts, and every other host of the fabric exists too. In the star and
 //! the tree every cable is `link.propagation` long, or server i's i·`link.skew`
 //! longer, so that servers sending in step stop reaching a switch at the same
 //! picosecond (where `event`'s tie order would decide the drops). With several
@@ -24,8 +27,8 @@
 //! a file, the links that say `wan = true`; by default the clients').
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
-//! **Not modelled:** link aggregation, equal-cost multipath, routing
-//! protocols and their convergence, link failures.
+//! **Not modelled:** link aggregation, equal-cost multipath outside the fat
+//! tree and leaf-spine, routing protocols and their convergence, link failures.
 
 use super::clos::{self, Multipath, Shape, Spreading};
 use crate::error::SimError;

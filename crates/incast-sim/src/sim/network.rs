@@ -60,6 +60,8 @@ pub(super) struct DataPlane {
     /// In a multipath fabric, the 5-tuple hash of each endpoint's frames
     /// (`net::ecmp`), by `endpoint_of(flow, dir)`, the UDP source's last; else empty.
     keys: Vec<u64>,
+    /// The seed of those hashes (the run's).
+    ecmp_seed: u64,
     /// Packets handed to a NIC.
     pub(super) sent: u64,
     /// Packets that reached their destination host.
@@ -132,6 +134,7 @@ impl DataPlane {
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
             tx_queue: s.link.tx_queue,
             keys: Vec::new(),
+            ecmp_seed: 0,
             sent: 0,
             delivered: 0,
             dropped: 0,
@@ -143,30 +146,40 @@ impl DataPlane {
         }
     }
 
-    /// In a multipath fabric, hash each endpoint's 5-tuple (`net::ecmp`):
-    /// `routes[endpoint_of(flow, dir)]` sends `flow` from its host to its peer;
-    /// `udp` is the UDP source's host and destination, when it sends.
+    /// In a multipath fabric, hash each endpoint's 5-tuple (`net::ecmp`)
+    /// under `seed`: `routes[endpoint_of(flow, dir)]` sends `flow` from its
+    /// host to its peer; `udp` is the UDP source's host and destination, when
+    /// it sends (its datagrams carry the flow number one past the routes').
     pub(super) fn hash_flows(&mut self, routes: &[Route], udp: Option<(u32, u32)>, seed: u64) {
         if !self.net.is_multipath() {
             return;
         }
-        let host_of = |nic| match self.net.node(self.net.port(nic).node) {
-            Node::Host { host, .. } => *host,
-            _ => unreachable!("a NIC is a host's"),
-        };
-        let mut keys: Vec<u64> = routes
-            .iter()
-            .enumerate()
-            .map(|(ep, r)| {
-                let flow = (ep / 2) as u32;
-                FiveTuple::tcp(flow, host_of(r.nic), r.dst, r.dir == Direction::ToServer).key(seed)
-            })
-            .collect();
+        self.ecmp_seed = seed;
+        self.hash_endpoints(0, routes);
         if let Some((src, dst)) = udp {
             let tuple = FiveTuple { src, dst, sport: SERVER_PORT, dport: SERVER_PORT, proto: UDP };
-            keys.push(tuple.key(seed));
+            self.keys.push(tuple.key(seed));
         }
-        self.keys = keys;
+    }
+
+    /// Hash the 5-tuples of endpoints `first..first + routes.len()` (`net::ecmp`),
+    /// as [`DataPlane::hash_flows`] does: a connection opened while the run
+    /// goes calls this with its two routes. Nothing in a single-path fabric.
+    pub(super) fn hash_endpoints(&mut self, first: usize, routes: &[Route]) {
+        if !self.net.is_multipath() {
+            return;
+        }
+        if self.keys.len() < first + routes.len() {
+            self.keys.resize(first + routes.len(), 0);
+        }
+        for (i, r) in routes.iter().enumerate() {
+            let Node::Host { host, .. } = *self.net.node(self.net.port(r.nic).node) else {
+                unreachable!("a NIC is a host's")
+            };
+            let flow = ((first + i) / 2) as u32;
+            let tuple = FiveTuple::tcp(flow, host, r.dst, r.dir == Direction::ToServer);
+            self.keys[first + i] = tuple.key(self.ecmp_seed);
+        }
     }
 
     /// The port switch `node` sends `pkt` out of.
