@@ -25,11 +25,12 @@ and M - 1 bulk background flows, each from a host of its own to a host of its
 own in the next pod; htsim runs ``-conns M`` (M flows of its permutation:
 distinct senders, distinct receivers). The two run alternately ``--repeat``
 times for the same simulated ``--duration``, and the medians of their wall
-times (the whole process for htsim, the whole ``incast.run`` for the engine,
-fabric building included) and their ratio are printed, with each one's
+times and CPU times (the whole process for htsim, the whole ``incast.run``
+for the engine, fabric building included) and their ratios are printed (on a
+shared machine the CPU times are the steadier), with each one's
 goodput (htsim's counts packet headers: 1,500-byte packets), the engine's
-events, packets and simulated seconds per wall-clock second and its peak
-resident memory. Both run one core.
+events, packets and simulated seconds per CPU second and its peak resident
+memory. Both run one core.
 """
 
 from __future__ import annotations
@@ -67,18 +68,18 @@ def scenario(k: int, duration: str) -> Scenario:
 
 def engine(s: Scenario) -> dict[str, float]:
     """One run of the engine: its wall time and rates."""
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     r = incast.run(s)
-    wall = time.perf_counter() - start
+    wall, cpu = time.perf_counter() - start, time.process_time() - cpu
     packets = float(r.packets_sent)
     return {
         "wall_s": wall,
-        "engine_wall_s": r.wall_s,
+        "cpu_s": cpu,
         "events": float(r.events),
-        "events_per_s": r.events / r.wall_s,
+        "events_per_s": r.events / cpu,
         "packets": packets,
-        "packets_per_s": packets / r.wall_s,
-        "sim_s_per_wall_s": r.sim_time_s / r.wall_s,
+        "packets_per_s": packets / cpu,
+        "sim_s_per_s": r.sim_time_s / cpu,
         "goodput_gbps": (r.goodput_mbps + r.background_goodput_mbps) / 1e3,
     }
 
@@ -88,14 +89,17 @@ def htsim(binary: str, k: int, duration_us: float) -> dict[str, float]:
     hosts = k**3 // 4
     args = [binary, "-nodes", str(hosts), "-conns", str(hosts // 2), "-end", f"{duration_us:g}"]
     with tempfile.TemporaryDirectory() as scratch:  # it writes logout.dat where it runs
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         start = time.perf_counter()
         out = subprocess.run(args, cwd=scratch, check=True, capture_output=True, text=True).stdout
         wall = time.perf_counter() - start
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime
     found = re.search(r"BENCH events (\d+) acked_bytes (\d+)", out)
     if found is None:
         raise SystemExit("error: htsim_tcp printed no BENCH line (build it with the patch the docstring gives)")
     events, acked = (float(g) for g in found.groups())
-    return {"wall_s": wall, "events": events, "goodput_gbps": acked * 8 / (duration_us * 1e-6) / 1e9}
+    return {"wall_s": wall, "cpu_s": cpu, "events": events, "goodput_gbps": acked * 8 / (duration_us * 1e-6) / 1e9}
 
 
 def main() -> None:
@@ -125,21 +129,23 @@ def main() -> None:
     if theirs:
         for key in theirs[0]:
             report[f"htsim_{key}"] = statistics.median(r[key] for r in theirs)
-        report["ratio_to_htsim"] = median["wall_s"] / report["htsim_wall_s"]
-        report["ratios_run_by_run"] = [o["wall_s"] / t["wall_s"] for o, t in zip(ours, theirs, strict=True)]
+        for key in ("wall_s", "cpu_s"):
+            report[f"ratio_{key}"] = median[key] / report[f"htsim_{key}"]
+            report[f"ratios_{key}_run_by_run"] = [o[key] / t[key] for o, t in zip(ours, theirs, strict=True)]
     if a.json:
         print(json.dumps(report))
         return
     print(f"k = {a.k}: {report['hosts']} hosts, {report['flows']} flows, {a.duration} simulated, median of {a.repeat}")
-    print(f"incast: {median['wall_s']:.3f} s wall, {median['goodput_gbps']:.0f} Gbps goodput "
-          f"({median['events']:,.0f} events, {median['events_per_s']:,.0f}/s; "
-          f"{median['packets_per_s']:,.0f} packets/s; {median['sim_s_per_wall_s']:.2e} simulated s per wall s; "
-          f"peak RSS {report['peak_rss_mib']:.0f} MiB)")  # fmt: skip
+    print(f"incast: {median['wall_s']:.3f} s wall, {median['cpu_s']:.3f} s CPU, {median['goodput_gbps']:.0f} Gbps "
+          f"goodput ({median['events']:,.0f} events, {median['events_per_s']:,.0f}/s; "
+          f"{median['packets_per_s']:,.0f} packets/s; {median['sim_s_per_s']:.2e} simulated s per s; "
+          f"peak RSS {report['peak_rss_mib']:.0f} MiB); rates per CPU second")  # fmt: skip
     if theirs:
-        print(f"htsim_tcp: {report['htsim_wall_s']:.3f} s wall, {report['htsim_goodput_gbps']:.0f} Gbps acked "
-              f"({report['htsim_events']:,.0f} events)")  # fmt: skip
-        print(f"ratio incast/htsim: {report['ratio_to_htsim']:.2f} "
-              f"(run by run: {', '.join(f'{r:.2f}' for r in report['ratios_run_by_run'])})")  # fmt: skip
+        print(f"htsim_tcp: {report['htsim_wall_s']:.3f} s wall, {report['htsim_cpu_s']:.3f} s CPU, "
+              f"{report['htsim_goodput_gbps']:.0f} Gbps acked ({report['htsim_events']:,.0f} events)")  # fmt: skip
+        for key in ("wall_s", "cpu_s"):
+            runs = ", ".join(f"{r:.2f}" for r in report[f"ratios_{key}_run_by_run"])
+            print(f"ratio incast/htsim, {key[:-2]} time: {report[f'ratio_{key}']:.2f} (run by run: {runs})")
 
 
 if __name__ == "__main__":

@@ -95,8 +95,8 @@ def test_engine_names_the_offending_node(tmp_path: Path, capsys: pytest.CaptureF
         ({"kind": "tree", "trunk_rate": "fast"}, 'topology.trunk_rate: must be "link"'),
         ({"kind": "fat_tree", "k": 5}, "topology.k: must be even"),
         ({"kind": "leaf_spine", "spines": 0}, "topology.spines: must be"),
-        ({"kind": "star", "trunk_rate": "10Gbps"}, 'topology.kind: trunk_rate needs kind = "tree", "fat_tree" or "leaf_spine"'),
-        ({"kind": "tree", "ecmp": "packet"}, 'topology.kind: ecmp needs kind = "fat_tree" or "leaf_spine", not "tree"'),
+        ({"kind": "star", "trunk_rate": "1Gbps"}, 'topology.kind: trunk_rate needs kind = "tree", "fat_tree" or'),
+        ({"kind": "tree", "ecmp": "packet"}, 'topology.kind: ecmp needs kind = "fat_tree" or "leaf_spine"'),
         ({"kind": "fat_tree", "k": 2}, "topology.k: a fat tree of k = 2 has 2 hosts, fewer than the 3"),
     ],
 )
