@@ -165,6 +165,7 @@ impl Network {
                     host_nodes[h as usize] = NodeId(i as u32);
                     Node::Host { host: h, nic: NO_ROUTE }
                 }
+                // Replaced by its multipath table below, without a table per host first.
                 None if fabric.multipath.is_some() => Node::Switch { route: Vec::new() },
                 None => Node::Switch { route: vec![NO_ROUTE; hosts] },
             })
@@ -317,25 +318,20 @@ impl Network {
         let mut ports = vec![self.nic(src)];
         let mut at = self.port(ports[0]).peer;
         loop {
-            match self.node(at) {
+            let next = match self.node(at) {
                 Node::Host { host, .. } if *host == dst => return Ok(ports),
                 Node::Host { .. } => return Err(broken(format!("the route ends at host {}", self.name(at)))),
-                Node::Switch { .. } | Node::Multipath { .. } => {
-                    let next = match self.node(at) {
-                        Node::Multipath { table } => table.route(&self.addresses[dst as usize], key),
-                        Node::Switch { route } => route[dst as usize],
-                        Node::Host { .. } => unreachable!("matched a switch"),
-                    };
-                    if next == NO_ROUTE {
-                        return Err(broken(format!("switch {} has no route", self.name(at))));
-                    }
-                    if ports.len() > self.nodes.len() {
-                        return Err(broken(format!("the route loops through switch {}", self.name(at))));
-                    }
-                    ports.push(next);
-                    at = self.port(next).peer;
-                }
+                Node::Switch { route } => route[dst as usize],
+                Node::Multipath { table } => table.route(&self.addresses[dst as usize], key),
+            };
+            if next == NO_ROUTE {
+                return Err(broken(format!("switch {} has no route", self.name(at))));
             }
+            if ports.len() > self.nodes.len() {
+                return Err(broken(format!("the route loops through switch {}", self.name(at))));
+            }
+            ports.push(next);
+            at = self.port(next).peer;
         }
     }
 
