@@ -134,12 +134,16 @@ impl EcmpTable {
     }
 
     /// The port this frame, toward `dst` with flow hash `key`, takes.
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&mut self, dst: &Address, key: u64) -> PortId {
-        match &mut self.spray {
-            Some(rng) if !self.prefix.covers(dst) => self.up[rng.below(self.up.len() as u64) as usize],
-            _ => self.route(dst, key),
+        if self.prefix.covers(dst) {
+            return self.down[usize::from(dst.digit(self.prefix.len()))];
         }
+        let up = match &mut self.spray {
+            None => region(mix(key ^ self.salt), self.up.len()),
+            Some(rng) => rng.below(self.up.len() as u64) as usize,
+        };
+        self.up[up]
     }
 
     /// Entries the table holds: one per port down, one per port up.

@@ -379,7 +379,7 @@ impl Network {
 
     /// The port multipath switch `node` sends this frame to host `dst` of
     /// flow hash `key` out of (`net::ecmp`).
-    #[inline]
+    #[inline(always)]
     pub fn next_hop(&mut self, node: NodeId, dst: u32, key: u64) -> PortId {
         let Node::Multipath { table } = &mut self.nodes[node.0 as usize] else {
             unreachable!("next_hop is asked of multipath switches")

@@ -42,7 +42,7 @@ use crate::stats::trace::{FlowSample, MAX_GOODPUT_BINS};
 use crate::stats::RunResult;
 use crate::tcp::forensics::Timeout;
 use crate::tcp::SendFlags;
-use crate::time::SimTime;
+use crate::time::{SimDuration, SimTime};
 use crate::workload::background::{udp_host, BULK_BYTES};
 use crate::workload::{Progress, Release};
 use ahead::{Ahead, NO_PORT};
@@ -189,6 +189,20 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
     2 * flow as usize + usize::from(dir == Direction::ToServer)
 }
 
+/// The frame time the event queue sizes its buckets from: a full-sized
+/// frame on the fastest link; in a multipath fabric, an eighth of it, since
+/// such a fabric keeps many links busy at once and a bucket a frame wide
+/// would hold hundreds of events to sort (`event`). The order of events is
+/// the same whatever the width.
+fn bucket_frame(net: &crate::net::Network, mss: u32) -> SimDuration {
+    let frame = net.fastest().tx_time(frame::wire_bytes(mss));
+    if net.is_multipath() {
+        frame / 8
+    } else {
+        frame
+    }
+}
+
 /// One run: the clock, the event queue and the parts it composes; built
 /// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without.
 struct Sim<const EXTRAS: bool> {
@@ -242,7 +256,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         }
         let sim = Sim {
             now: SimTime::ZERO,
-            events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
+            events: EventQueue::for_frame_time(bucket_frame(&net.net, s.tcp.mss)),
             cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,

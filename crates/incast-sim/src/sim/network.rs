@@ -192,7 +192,7 @@ impl DataPlane {
     }
 
     /// The port multipath switch `node` sends `pkt` out of.
-    #[inline]
+    #[inline(always)]
     fn multipath_hop(&mut self, node: NodeId, pkt: PktId) -> PortId {
         let p = self.pool.get(pkt);
         let key = self.keys[endpoint_of(p.flow, p.dir)];
