@@ -14,6 +14,7 @@ from incast.cli import main
 from incast.errors import ScenarioError
 from incast.presets import with_preset
 from incast.result import PORT_COLUMNS
+from incast.topology import parse_topology_flag
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -87,11 +88,16 @@ def test_engine_names_the_offending_node(tmp_path: Path, capsys: pytest.CaptureF
     [
         (
             {"kind": "star", "edge_switches": 3},
-            'topology.kind: edge_switches, trunk_rate and trunk_delay need kind = "tree"',
+            'topology.kind: edge_switches needs kind = "tree", not "star"',
         ),
         ({"kind": "graph"}, "topology.nodes: a graph needs its nodes"),
         ({"kind": "ring"}, "topology.kind: must be"),
         ({"kind": "tree", "trunk_rate": "fast"}, 'topology.trunk_rate: must be "link"'),
+        ({"kind": "fat_tree", "k": 5}, "topology.k: must be even"),
+        ({"kind": "leaf_spine", "spines": 0}, "topology.spines: must be"),
+        ({"kind": "star", "trunk_rate": "1Gbps"}, 'topology.kind: trunk_rate needs kind = "tree", "fat_tree" or'),
+        ({"kind": "tree", "ecmp": "packet"}, 'topology.kind: ecmp needs kind = "fat_tree" or "leaf_spine"'),
+        ({"kind": "fat_tree", "k": 2}, "topology.k: a fat tree of k = 2 has 2 hosts, fewer than the 3"),
     ],
 )
 def test_bad_topology_tables_name_the_field(topology: dict[str, object], message: str) -> None:
@@ -102,6 +108,31 @@ def test_bad_topology_tables_name_the_field(topology: dict[str, object], message
 def test_topology_flag_rejects_anything_else(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["run", "--servers", "2", "--topology", "mesh"]) == 2
     assert "topology: must be \"star\", \"tree:K\"" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("fat-tree:3", "error: topology.k: must be even (k/2 ports of a switch face down, k/2 up), got 3"),
+        ("leaf-spine:4x0x2", "error: topology.spines: must be"),
+        ("leaf-spine:4x2", "error: topology: leaf-spine needs LxSxH"),
+    ],
+)
+def test_bad_datacenter_fabrics_get_one_line(flag: str, message: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["run", "--servers", "2", "--topology", flag]) == 2
+    lines = capsys.readouterr().err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith(message)
+
+
+def test_a_read_on_a_fat_tree_and_a_leaf_spine_crosses_pods_and_leaves() -> None:
+    for flag, edge in (("fat-tree:4", "pod1.edge0"), ("leaf-spine:4x2x4", "leaf1")):
+        s = Scenario(servers=3, duration="20ms", switch={"buffer": "1MiB"}, topology=parse_topology_flag(flag))
+        r = incast.run(s)
+        assert (r.drops, r.blocks > 0) == (0, True)
+        ports = r.ports.set_index(["node", "peer"])
+        assert (edge, "server0") in ports.index
+        assert s.describe().split(", ")[4] == flag
 
 
 def test_pause_and_background_reach_the_engine_and_round_trip() -> None:

@@ -69,6 +69,11 @@ DESCRIBED = frozenset(
         "topology.nodes",
         "topology.links",
         "topology.routes",
+        "topology.k",
+        "topology.leaves",
+        "topology.spines",
+        "topology.hosts_per_leaf",
+        "topology.ecmp",
         "wan.delay",
         "switch.buffer",
         "switch.pause",
@@ -305,7 +310,14 @@ class Scenario:
         servers = f"{self.servers} server{'s' if self.servers != 1 else ''}"
         if wl.clients > 1:
             servers = f"{wl.clients} clients x {servers} ({wl.server_sets})"
-        fabric = {"star": [], "tree": [f"tree:{topo.edge_switches}"], "graph": [f"graph ({len(topo.nodes)} nodes)"]}
+        spraying = [] if topo.ecmp == "flow" else ["ECMP per packet"]
+        fabric = {
+            "star": [],
+            "tree": [f"tree:{topo.edge_switches}"],
+            "graph": [f"graph ({len(topo.nodes)} nodes)"],
+            "fat_tree": [f"fat-tree:{topo.k}", *spraying],
+            "leaf_spine": [f"leaf-spine:{topo.leaves}x{topo.spines}x{topo.hosts_per_leaf}", *spraying],
+        }
         return ", ".join(
             [
                 servers,

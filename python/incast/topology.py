@@ -1,6 +1,6 @@
 """Topologies from the command line and from files (the engine reads the ``[topology]`` table).
 
-The ``[topology]`` table of a scenario picks one of three fabrics::
+The ``[topology]`` table of a scenario picks one of five fabrics::
 
     [topology]
     kind = "star"               # every host on one switch (default)
@@ -17,6 +17,18 @@ The ``[topology]`` table of a scenario picks one of three fabrics::
     nodes = [{name = "c", kind = "client"}, {name = "s0", kind = "server"}, {name = "sw", kind = "switch"}]
     links = [{a = "c", b = "sw"}, {a = "s0", b = "sw", rate = "10Gbps", delay = "5us"}]
     routes = [{at = "sw", to = "s0", via = "s0"}]
+
+    [topology]
+    kind = "fat_tree"           # k-ary fat tree: k^3/4 hosts, equal-cost multipath
+    k = 4                       # even
+    ecmp = "flow"               # or "packet" (spraying)
+
+    [topology]
+    kind = "leaf_spine"         # every leaf joined to every spine, equal-cost multipath
+    leaves = 4
+    spines = 2
+    hosts_per_leaf = 4
+    trunk_rate = "link"         # the leaf-spine links (oversubscription), as trunk_delay
 
 A link's ``rate``/``delay``/``loss`` default to the host links' (``link.rate``,
 ``link.rtt / 4``, ``link.loss``); ``rate_ba``/``delay_ba`` set the ``b -> a``
@@ -54,8 +66,18 @@ def read_topology(path: str | Path) -> dict[str, Any]:
     return {"kind": "graph", **data}
 
 
+_FLAG_FORMS = (
+    '"star", "tree:K" (K edge switches), "fat-tree:K" (a k-ary fat tree), '
+    '"leaf-spine:LxSxH" (L leaves, S spines, H hosts per leaf) or a topology file'
+)
+
+
 def parse_topology_flag(value: str) -> dict[str, Any]:
-    """``star``, ``tree:K`` or a topology file's path, as a ``[topology]`` table."""
+    """``star``, ``tree:K``, ``fat-tree:K``, ``leaf-spine:LxSxH`` or a topology file's path, as a ``[topology]`` table.
+
+    The counts go to the engine as written, which checks them (``k`` even, at
+    least one spine, ...) and names the setting.
+    """
     text = value.strip()
     if text == "star":
         return {"kind": "star"}
@@ -63,6 +85,13 @@ def parse_topology_flag(value: str) -> dict[str, Any]:
         return {"kind": "tree", "edge_switches": text[len("tree:") :]}
     if text == "tree":
         return {"kind": "tree"}
+    if text.startswith("fat-tree:"):
+        return {"kind": "fat_tree", "k": text[len("fat-tree:") :]}
+    if text.startswith("leaf-spine:"):
+        counts = text[len("leaf-spine:") :].split("x")
+        if len(counts) != 3:
+            raise ScenarioError(f"topology: leaf-spine needs LxSxH (leaves x spines x hosts per leaf), got {value!r}")
+        return {"kind": "leaf_spine", **dict(zip(("leaves", "spines", "hosts_per_leaf"), counts, strict=True))}
     if not Path(text).is_file():
-        raise ScenarioError(f'topology: must be "star", "tree:K" (K edge switches) or a topology file, got {value!r}')
+        raise ScenarioError(f"topology: must be {_FLAG_FORMS}, got {value!r}")
     return read_topology(text)

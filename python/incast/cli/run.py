@@ -80,7 +80,10 @@ def run(
     topology: Annotated[
         str | None,
         option(
-            "--topology", "star|tree:K|FILE", "One switch; a two-tier tree with K edge switches; or a topology file."
+            "--topology",
+            "star|tree:K|fat-tree:K|leaf-spine:LxSxH|FILE",
+            "One switch; a two-tier tree with K edge switches; a k-ary fat tree; L leaves, S spines and H hosts "
+            "per leaf; or a topology file. Fat trees and leaf-spines forward over equal-cost paths (topology.ecmp).",
         ),
     ] = None,
     wan_spikes: Annotated[

@@ -1,13 +1,16 @@
 //! The fabric a run uses: named hosts and switches, the links between them
 //! and how switches route, as a scenario describes it.
 //!
-//! **Models:** four topologies. `star`: every host on one switch (FAST08 §3,
+//! **Models:** six topologies. `star`: every host on one switch (FAST08 §3,
 //! CMU09 §3; the default). `tree`: the client on a core switch and the
 //! servers spread round-robin over K edge switches, each joined to the core
 //! by one trunk (FAST08 §3.2's Procurve tree); with K = 1 this is the GIP
 //! Fig 14 path, where the trunk is the intermediate link that becomes the
 //! bottleneck (GIP §VI-C). `graph`: any set of nodes and links from a file,
-//! each link with its own rate and delay in each direction. In the star and
+//! each link with its own rate and delay in each direction. `fat_tree` and
+//! `leaf_spine`: the datacenter fabrics of `net::clos`, whose switches
+//! forward over equal-cost paths (`net::ecmp`); the workload's hosts are
+//! its first hosts, and every other host of the fabric exists too. In the star and
 //! the tree every cable is `link.propagation` long, or server i's i·`link.skew`
 //! longer, so that servers sending in step stop reaching a switch at the same
 //! picosecond (where `event`'s tie order would decide the drops). With several
@@ -24,9 +27,10 @@
 //! a file, the links that say `wan = true`; by default the clients').
 //! **Deliberately different:** a host has exactly one link (one NIC);
 //! hosts never forward.
-//! **Not modelled:** link aggregation, equal-cost multipath, routing
-//! protocols and their convergence, link failures.
+//! **Not modelled:** link aggregation, equal-cost multipath outside the fat
+//! tree and leaf-spine, routing protocols and their convergence, link failures.
 
+use super::clos::{self, Multipath, Shape, Spreading};
 use crate::error::SimError;
 use crate::time::{BitRate, SimDuration};
 use crate::workload::clients::{Layout, ServerSets};
@@ -43,6 +47,62 @@ pub enum TopologyConfig {
     Tree(TreeConfig),
     /// Any fabric, node by node and link by link.
     Graph(GraphConfig),
+    /// A k-ary fat tree with equal-cost multipath (`net::clos`).
+    FatTree(FatTreeConfig),
+    /// Leaves joined to every spine, with equal-cost multipath (`net::clos`).
+    LeafSpine(LeafSpineConfig),
+}
+
+impl TopologyConfig {
+    /// The kind's name when its switches forward over equal-cost paths (`net::ecmp`).
+    pub fn multipath_kind(&self) -> Option<&'static str> {
+        match self {
+            TopologyConfig::FatTree(_) => Some("fat_tree"),
+            TopologyConfig::LeafSpine(_) => Some("leaf_spine"),
+            _ => None,
+        }
+    }
+}
+
+/// A k-ary fat tree (Al-Fares et al., SIGCOMM 2008 §3.1): k³/4 hosts.
+///
+/// Default values: k = 4; the links between switches like the host links
+/// (`link.rate`, `link.propagation`); per-flow spreading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FatTreeConfig {
+    /// Ports per switch (even).
+    pub k: u32,
+    /// The links between switches: rate and delay (`None`: the host links').
+    pub trunk: Trunk,
+    /// How switches spread flows over equal-cost next hops.
+    pub spreading: Spreading,
+}
+
+/// A two-tier leaf-spine.
+///
+/// Default values: 4 leaves, 2 spines, 4 hosts per leaf; the links between
+/// switches like the host links; per-flow spreading.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LeafSpineConfig {
+    /// Leaf (top-of-rack) switches.
+    pub leaves: u32,
+    /// Spine switches, each joined to every leaf.
+    pub spines: u32,
+    /// Hosts on each leaf.
+    pub hosts_per_leaf: u32,
+    /// The leaf-spine links: rate and delay (`None`: the host links').
+    pub trunk: Trunk,
+    /// How switches spread flows over equal-cost next hops.
+    pub spreading: Spreading,
+}
+
+/// Rate and one-way delay of the links between switches, each `None` for the host links' value.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Trunk {
+    /// Line rate, both directions.
+    pub rate: Option<BitRate>,
+    /// One-way propagation delay.
+    pub delay: Option<SimDuration>,
 }
 
 /// A two-tier tree: the client (and any background receiver) on the core
@@ -224,6 +284,9 @@ pub struct Fabric {
     pub shortest_path: bool,
     /// Explicit routes as (switch node, destination host, neighbour node).
     pub routes: Vec<(usize, u32, usize)>,
+    /// Switches route on hierarchical addresses over equal-cost next hops
+    /// (`net::clos`) instead of by the per-host table.
+    pub multipath: Option<Multipath>,
 }
 
 /// Hosts a fabric must hold besides its switches.
@@ -250,6 +313,30 @@ impl HostCounts {
         HostCounts { reads, background_senders: 0, background_receivers: true, udp_sender: false }
     }
 
+    /// Hosts the workload numbers: the reads', the background flows' and the UDP source.
+    pub fn total(&self) -> u32 {
+        let per_flow = if self.background_receivers { 2 } else { 1 };
+        self.reads.hosts() + per_flow * self.background_senders + u32::from(self.udp_sender)
+    }
+
+    /// The name the workload gives host `h` (as the star names it), or `None`
+    /// for a host it does not use.
+    pub fn name(&self, h: u32) -> Option<String> {
+        let reads = self.reads.hosts();
+        if h < self.reads.clients {
+            return Some(self.client_name(h));
+        }
+        if h < reads {
+            return Some(format!("server{}", h - self.reads.clients));
+        }
+        let per_flow = if self.background_receivers { 2 } else { 1 };
+        let (i, role) = ((h - reads) / per_flow, (h - reads) % per_flow);
+        if i < self.background_senders {
+            return Some(if role == 0 { format!("bg_sender{i}") } else { format!("bg_receiver{i}") });
+        }
+        (self.udp_sender && h == self.total() - 1).then(|| "udp_sender".into())
+    }
+
     /// Name of client `c`: `client` when it is the only one, else `client<c>`.
     fn client_name(&self, c: u32) -> String {
         if self.reads.clients == 1 {
@@ -270,7 +357,8 @@ impl Fabric {
         self.nodes.len() - 1
     }
 
-    fn link(&mut self, a: usize, b: usize, hop: Hop) {
+    /// Join nodes `a` and `b` by a link `hop` both ways.
+    pub(super) fn link(&mut self, a: usize, b: usize, hop: Hop) {
         self.links.push(FabricLink { a, b, ab: hop, ba: hop });
     }
 
@@ -295,7 +383,12 @@ impl Fabric {
     }
 
     fn empty() -> Self {
-        Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new() }
+        Fabric { nodes: Vec::new(), links: Vec::new(), shortest_path: true, routes: Vec::new(), multipath: None }
+    }
+
+    /// A fabric of `nodes` routed on their addresses (`net::clos`), links to be joined.
+    pub(super) fn hierarchical(nodes: Vec<FabricNode>, multipath: Multipath) -> Self {
+        Fabric { nodes, multipath: Some(multipath), shortest_path: false, ..Fabric::empty() }
     }
 
     /// Every host on one switch, each link `host` both ways (FAST08 §3),
@@ -339,6 +432,34 @@ impl Fabric {
         }
         f.background(hosts, edge[0], core, host.local());
         f
+    }
+
+    /// A fat tree or leaf-spine (`net::clos`) whose first hosts are the
+    /// workload's (`hosts`, named as the star names them); host links `host`
+    /// without the wide-area model, the links between switches `trunk`'s or
+    /// the host links' rate and delay.
+    pub fn clos(
+        shape: Shape,
+        trunk: Trunk,
+        spreading: Spreading,
+        hosts: HostCounts,
+        host: Hop,
+    ) -> Result<Self, SimError> {
+        let (field, of) = match shape {
+            Shape::FatTree { k } => ("topology.k", format!("a fat tree of k = {k}")),
+            Shape::LeafSpine { leaves, hosts_per_leaf, .. } => {
+                ("topology.hosts_per_leaf", format!("{leaves} leaves of {hosts_per_leaf} hosts"))
+            }
+        };
+        if u64::from(hosts.total()) > shape.hosts() {
+            return Err(invalid(
+                field,
+                format!("{of} has {} hosts, fewer than the {} the workload places", shape.hosts(), hosts.total()),
+            ));
+        }
+        let host = host.local();
+        let trunk = Hop { rate: trunk.rate.unwrap_or(host.rate), delay: trunk.delay.unwrap_or(host.delay), ..host };
+        clos::build(shape, spreading, host, trunk, |h| hosts.name(h))
     }
 
     /// The fabric of a topology file; `default` fills unset link fields

@@ -1,13 +1,19 @@
 //! The `[topology]` table: how a scenario writes its fabric (`net::fabric`).
 //!
 //! **Models:** one flat table whose `kind` picks the fabric: `star` (no other
-//! key), `tree` (`edge_switches`, `trunk_rate`, `trunk_delay`) or `graph`
-//! (`routing`, `nodes`, `links`, `routes`, as a topology file holds them).
-//! A key of another kind is refused, naming `topology.kind`. A graph link's
+//! key), `tree` (`edge_switches`, `trunk_rate`, `trunk_delay`), `graph`
+//! (`routing`, `nodes`, `links`, `routes`, as a topology file holds them),
+//! `fat_tree` (`k`, `trunk_rate`, `trunk_delay`, `ecmp`) or `leaf_spine`
+//! (`leaves`, `spines`, `hosts_per_leaf`, `trunk_rate`, `trunk_delay`,
+//! `ecmp`). A key of another kind is refused, naming `topology.kind`. A graph link's
 //! rates and delays default to the host links' (`"link"`).
 //! **Not modelled:** mixing kinds (a tree with extra links).
 
-use super::fabric::{GraphConfig, LinkSpec, NodeKind, NodeSpec, RouteSpec, Routing, TopologyConfig, TreeConfig};
+use super::clos::Spreading;
+use super::fabric::{
+    FatTreeConfig, GraphConfig, LeafSpineConfig, LinkSpec, NodeKind, NodeSpec, RouteSpec, Routing, TopologyConfig,
+    TreeConfig, Trunk,
+};
 use crate::settings::{
     python_repr, Choice, Count, Duration, Entry, Flag, OrWord, Probability, Rate, Setting, Spec, Table,
 };
@@ -24,10 +30,29 @@ pub enum TopologyKind {
     Tree,
     /// Node by node.
     Graph,
+    /// A k-ary fat tree.
+    FatTree,
+    /// Leaves and spines.
+    LeafSpine,
 }
+
+/// How the kinds are written.
+const KINDS: Choice<TopologyKind> = Choice(&[
+    ("star", TopologyKind::Star),
+    ("tree", TopologyKind::Tree),
+    ("graph", TopologyKind::Graph),
+    ("fat_tree", TopologyKind::FatTree),
+    ("leaf_spine", TopologyKind::LeafSpine),
+]);
 
 /// Most edge switches of a tree.
 const MAX_EDGE_SWITCHES: u64 = 100_000;
+
+/// Largest fat tree: k = 64 holds 65,536 hosts (an address digit is 16 bits).
+const MAX_K: u64 = 64;
+
+/// Most leaves, spines or hosts on a leaf (an address digit is 16 bits).
+const MAX_LEAF_SPINE: u64 = 10_000;
 
 const SAME_AS_LINK_RATE: OrWord<Rate> = OrWord { word: "link", spec: Rate, what: "a rate" };
 const SAME_AS_LINK_DELAY: OrWord<Duration> = OrWord { word: "link", spec: Duration::ANY, what: "a duration" };
@@ -40,15 +65,33 @@ crate::settings! {
     #[derive(Clone, Debug, PartialEq, Eq)]
     pub struct TopologyTable {
         /// "star" (every host on one switch), "tree" (client on a core switch,
-        /// servers round-robin on edge switches) or "graph" (node by node).
-        "kind" kind: TopologyKind = TopologyKind::Star,
-            Choice(&[("star", TopologyKind::Star), ("tree", TopologyKind::Tree), ("graph", TopologyKind::Graph)]);
+        /// servers round-robin on edge switches), "graph" (node by node),
+        /// "fat_tree" (k-ary, k³/4 hosts) or "leaf_spine" (every leaf joined to
+        /// every spine); the last two forward over equal-cost paths.
+        "kind" kind: TopologyKind = TopologyKind::Star, KINDS;
         /// Tree: edge switches the servers are spread over (1 = GIP Fig 14's path).
         "edge_switches" edge_switches: u32 = 1, Count::new(1, MAX_EDGE_SWITCHES, "edge switches");
-        /// Tree: line rate of each trunk, or "link" (the host links' rate).
+        /// Tree, fat tree, leaf-spine: line rate of each link between two
+        /// switches, or "link" (the host links' rate); below link.rate ×
+        /// hosts_per_leaf / spines a leaf is oversubscribed.
         "trunk_rate" trunk_rate: Option<BitRate> = None, SAME_AS_LINK_RATE;
-        /// Tree: one-way delay of each trunk, or "link" (link.propagation).
+        /// Tree, fat tree, leaf-spine: one-way delay of each link between two
+        /// switches, or "link" (link.propagation).
         "trunk_delay" trunk_delay: Option<SimDuration> = None, SAME_AS_LINK_DELAY;
+        /// Fat tree: ports per switch, even; k³/4 hosts in k pods, (k/2)² core
+        /// switches (Al-Fares et al., SIGCOMM 2008).
+        "k" k: u32 = 4, Count::new(2, MAX_K, "ports");
+        /// Leaf-spine: leaf (top-of-rack) switches.
+        "leaves" leaves: u32 = 4, Count::new(1, MAX_LEAF_SPINE, "leaves");
+        /// Leaf-spine: spine switches, each joined to every leaf.
+        "spines" spines: u32 = 2, Count::new(1, MAX_LEAF_SPINE, "spines");
+        /// Leaf-spine: hosts on each leaf.
+        "hosts_per_leaf" hosts_per_leaf: u32 = 4, Count::new(1, MAX_LEAF_SPINE, "hosts");
+        /// Fat tree, leaf-spine: how a switch picks among equal-cost next hops:
+        /// "flow" (a seeded hash of each frame's 5-tuple, so a flow keeps one
+        /// path, as switches do) or "packet" (a random uplink for every frame: spraying).
+        "ecmp" ecmp: Spreading = Spreading::Flow,
+            Choice(&[("flow", Spreading::Flow), ("packet", Spreading::Packet)]);
         /// Graph: "shortest_path" (then the routes on top) or "static" (only the routes listed).
         "routing" routing: Routing = Routing::ShortestPath,
             Choice(&[("shortest_path", Routing::ShortestPath), ("static", Routing::Static)]);
@@ -64,26 +107,40 @@ crate::settings! {
 impl TopologyTable {
     /// The fabric the table describes; the error names the offending key.
     pub fn config(self) -> Result<TopologyConfig, (&'static str, String)> {
-        let tree = self.edge_switches != 1 || self.trunk_rate.is_some() || self.trunk_delay.is_some();
+        use TopologyKind::{FatTree, Graph, LeafSpine, Tree};
+        let defaults = TopologyTable::default();
         let graph = !self.nodes.is_empty()
             || !self.links.is_empty()
             || !self.routes.is_empty()
             || self.routing != Routing::ShortestPath;
-        let named =
-            Choice(&[("star", TopologyKind::Star), ("tree", TopologyKind::Tree), ("graph", TopologyKind::Graph)])
-                .word(self.kind);
-        if tree && self.kind != TopologyKind::Tree {
-            return Err((
-                "topology.kind",
-                format!("edge_switches, trunk_rate and trunk_delay need kind = \"tree\", not \"{named}\""),
-            ));
+        let switched: &[TopologyKind] = &[Tree, FatTree, LeafSpine];
+        let own: [(&str, bool, &[TopologyKind]); 9] = [
+            ("edge_switches", self.edge_switches != defaults.edge_switches, &[Tree]),
+            ("trunk_rate", self.trunk_rate.is_some(), switched),
+            ("trunk_delay", self.trunk_delay.is_some(), switched),
+            ("nodes, links, routes and routing", graph, &[Graph]),
+            ("k", self.k != defaults.k, &[FatTree]),
+            ("leaves", self.leaves != defaults.leaves, &[LeafSpine]),
+            ("spines", self.spines != defaults.spines, &[LeafSpine]),
+            ("hosts_per_leaf", self.hosts_per_leaf != defaults.hosts_per_leaf, &[LeafSpine]),
+            ("ecmp", self.ecmp != defaults.ecmp, &[FatTree, LeafSpine]),
+        ];
+        for (key, set, kinds) in own {
+            if set && !kinds.contains(&self.kind) {
+                let words: Vec<String> = kinds.iter().map(|&k| format!("\"{}\"", KINDS.word(k))).collect();
+                let need = match words.split_last() {
+                    Some((last, [])) => last.clone(),
+                    Some((last, rest)) => format!("{} or {last}", rest.join(", ")),
+                    None => unreachable!("a key belongs to some kind"),
+                };
+                let verb = if key.contains(" and ") { "need" } else { "needs" };
+                return Err((
+                    "topology.kind",
+                    format!("{key} {verb} kind = {need}, not \"{}\"", KINDS.word(self.kind)),
+                ));
+            }
         }
-        if graph && self.kind != TopologyKind::Graph {
-            return Err((
-                "topology.kind",
-                format!("nodes, links, routes and routing need kind = \"graph\", not \"{named}\""),
-            ));
-        }
+        let trunk = Trunk { rate: self.trunk_rate, delay: self.trunk_delay };
         Ok(match self.kind {
             TopologyKind::Star => TopologyConfig::Star,
             TopologyKind::Tree => TopologyConfig::Tree(TreeConfig {
@@ -102,6 +159,20 @@ impl TopologyTable {
                 links: self.links,
                 routing: self.routing,
                 routes: self.routes,
+            }),
+            TopologyKind::FatTree if self.k % 2 == 1 => {
+                return Err((
+                    "topology.k",
+                    format!("must be even (k/2 ports of a switch face down, k/2 up), got {}", self.k),
+                ))
+            }
+            TopologyKind::FatTree => TopologyConfig::FatTree(FatTreeConfig { k: self.k, trunk, spreading: self.ecmp }),
+            TopologyKind::LeafSpine => TopologyConfig::LeafSpine(LeafSpineConfig {
+                leaves: self.leaves,
+                spines: self.spines,
+                hosts_per_leaf: self.hosts_per_leaf,
+                trunk,
+                spreading: self.ecmp,
             }),
         })
     }
@@ -126,6 +197,24 @@ impl TopologyTable {
                 routes: g.routes.clone(),
                 ..t
             },
+            TopologyConfig::FatTree(f) => TopologyTable {
+                kind: TopologyKind::FatTree,
+                k: f.k,
+                trunk_rate: f.trunk.rate,
+                trunk_delay: f.trunk.delay,
+                ecmp: f.spreading,
+                ..t
+            },
+            TopologyConfig::LeafSpine(l) => TopologyTable {
+                kind: TopologyKind::LeafSpine,
+                leaves: l.leaves,
+                spines: l.spines,
+                hosts_per_leaf: l.hosts_per_leaf,
+                trunk_rate: l.trunk.rate,
+                trunk_delay: l.trunk.delay,
+                ecmp: l.spreading,
+                ..t
+            },
         }
     }
 
@@ -137,6 +226,10 @@ impl TopologyTable {
             TopologyKind::Tree => matches!(key, "kind" | "edge_switches" | "trunk_rate" | "trunk_delay"),
             TopologyKind::Graph => {
                 matches!(key, "kind" | "routing" | "nodes" | "links") || key == "routes" && !self.routes.is_empty()
+            }
+            TopologyKind::FatTree => matches!(key, "kind" | "k" | "trunk_rate" | "trunk_delay" | "ecmp"),
+            TopologyKind::LeafSpine => {
+                matches!(key, "kind" | "leaves" | "spines" | "hosts_per_leaf" | "trunk_rate" | "trunk_delay" | "ecmp")
             }
         }
     }

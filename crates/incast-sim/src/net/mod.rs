@@ -19,6 +19,8 @@
 
 pub mod bottleneck;
 pub mod buffer;
+pub mod clos;
+pub mod ecmp;
 pub mod fabric;
 pub mod fabric_table;
 pub mod frame;

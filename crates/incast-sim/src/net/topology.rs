@@ -10,10 +10,15 @@
 //! its own substream per frame and loses the frame on the wire (it takes its
 //! link time, and never arrives). A port whose link carries the wide-area
 //! delay model (`net::wan`) delays each frame it sends by the model's draw,
-//! on the wire and in order.
-//! **Not modelled:** multipath forwarding, learning bridges, spanning tree.
+//! on the wire and in order. The switches of a fat tree or leaf-spine route
+//! on addresses instead, over equal-cost next hops (`net::ecmp`), with one
+//! entry per port.
+//! **Not modelled:** multipath forwarding in other fabrics, learning
+//! bridges, spanning tree.
 
 use super::buffer::{BufferModel, SharedPool};
+use super::clos::Address;
+use super::ecmp::EcmpTable;
 use super::fabric::Fabric;
 use super::frame;
 use super::host_jitter::HostJitter;
@@ -50,6 +55,19 @@ pub enum Node {
         /// `route[h]` is the output port toward host `h`.
         route: Vec<PortId>,
     },
+    /// A switch of a multipath fabric, routing on addresses (`net::ecmp`).
+    Multipath {
+        /// Its forwarding table.
+        table: Box<EcmpTable>,
+    },
+}
+
+impl Node {
+    /// Is it a switch (of either kind)?
+    #[inline]
+    pub fn is_switch(&self) -> bool {
+        !matches!(self, Node::Host { .. })
+    }
 }
 
 /// An output port: a queue in front of a link to `peer`.
@@ -107,6 +125,8 @@ pub struct Network {
     wire: Vec<Wire>,
     /// Frames each port's link lost.
     lost: Vec<u64>,
+    /// Each host's address, in a multipath fabric (else empty).
+    addresses: Vec<Address>,
 }
 
 /// The impairments of one direction of a link, each `None` when off.
@@ -145,6 +165,8 @@ impl Network {
                     host_nodes[h as usize] = NodeId(i as u32);
                     Node::Host { host: h, nic: NO_ROUTE }
                 }
+                // Replaced by its multipath table below, without a table per host first.
+                None if fabric.multipath.is_some() => Node::Switch { route: Vec::new() },
                 None => Node::Switch { route: vec![NO_ROUTE; hosts] },
             })
             .collect();
@@ -174,8 +196,17 @@ impl Network {
                 }
             }
         }
+        let mut addresses = Vec::new();
+        if let Some(m) = &fabric.multipath {
+            addresses = host_nodes.iter().map(|n| m.addresses[n.0 as usize]).collect();
+            for (s, node) in nodes.iter_mut().enumerate().filter(|(s, _)| !is_host(*s)) {
+                let neighbours = adjacency[s].iter().map(|&(v, port)| (m.addresses[v], port));
+                let table = EcmpTable::new(m.addresses[s], neighbours, m.spreading, seed, &fabric.nodes[s].name);
+                *node = Node::Multipath { table: Box::new(table) };
+            }
+        }
         for s in 0..nodes.len() {
-            if is_host(s) {
+            if is_host(s) || fabric.multipath.is_some() {
                 continue;
             }
             let mut route = vec![NO_ROUTE; hosts];
@@ -222,7 +253,7 @@ impl Network {
         }
         let names = fabric.nodes.iter().map(|n| n.name.clone()).collect();
         let lost = vec![0; ports.len()];
-        Network { nodes, names, ports, host_nodes, pools, wire, lost }
+        Network { nodes, names, ports, host_nodes, pools, wire, lost, addresses }
     }
 
     /// Every host takes `delay` from the last bit of a frame on its NIC to
@@ -270,8 +301,16 @@ impl Network {
     }
 
     /// The output ports a frame from host `src` to host `dst` crosses, the
-    /// source's NIC first; the error names where the route breaks.
+    /// source's NIC first; the error names where the route breaks. In a
+    /// multipath fabric, the path of flow hash 0: every equal-cost path of a
+    /// fat tree or leaf-spine crosses the same tiers' links.
     pub fn path(&self, src: u32, dst: u32) -> Result<Vec<PortId>, SimError> {
+        self.path_of(src, dst, 0)
+    }
+
+    /// [`Network::path`] of a flow with hash `key` (`net::ecmp`): the path
+    /// every frame of it takes with per-flow spreading.
+    pub fn path_of(&self, src: u32, dst: u32, key: u64) -> Result<Vec<PortId>, SimError> {
         let broken = |why: String| SimError::InvalidScenario {
             field: "topology.routes".into(),
             message: format!("{} to {}: {why}", self.name(self.host_node(src)), self.name(self.host_node(dst))),
@@ -279,21 +318,20 @@ impl Network {
         let mut ports = vec![self.nic(src)];
         let mut at = self.port(ports[0]).peer;
         loop {
-            match self.node(at) {
+            let next = match self.node(at) {
                 Node::Host { host, .. } if *host == dst => return Ok(ports),
                 Node::Host { .. } => return Err(broken(format!("the route ends at host {}", self.name(at)))),
-                Node::Switch { route } => {
-                    let next = route[dst as usize];
-                    if next == NO_ROUTE {
-                        return Err(broken(format!("switch {} has no route", self.name(at))));
-                    }
-                    if ports.len() > self.nodes.len() {
-                        return Err(broken(format!("the route loops through switch {}", self.name(at))));
-                    }
-                    ports.push(next);
-                    at = self.port(next).peer;
-                }
+                Node::Switch { route } => route[dst as usize],
+                Node::Multipath { table } => table.route(&self.addresses[dst as usize], key),
+            };
+            if next == NO_ROUTE {
+                return Err(broken(format!("switch {} has no route", self.name(at))));
             }
+            if ports.len() > self.nodes.len() {
+                return Err(broken(format!("the route loops through switch {}", self.name(at))));
+            }
+            ports.push(next);
+            at = self.port(next).peer;
         }
     }
 
@@ -318,7 +356,7 @@ impl Network {
     /// (`switch.admission = "full_frame"`).
     pub fn require_room_for(&mut self, bytes: u64) {
         for p in &mut self.ports {
-            if matches!(self.nodes[p.node.0 as usize], Node::Switch { .. }) {
+            if self.nodes[p.node.0 as usize].is_switch() {
                 p.queue.require_room_for(bytes);
             }
         }
@@ -327,7 +365,7 @@ impl Network {
     /// Mark ECN-capable frames at every switch output port above `k` (RFC 8257 §3.1).
     pub fn set_ecn_threshold(&mut self, k: QueueLimit) {
         for p in &mut self.ports {
-            if matches!(self.nodes[p.node.0 as usize], Node::Switch { .. }) {
+            if self.nodes[p.node.0 as usize].is_switch() {
                 p.queue.set_mark_threshold(k);
             }
         }
@@ -337,6 +375,34 @@ impl Network {
     #[inline]
     pub fn node(&self, id: NodeId) -> &Node {
         &self.nodes[id.0 as usize]
+    }
+
+    /// The port multipath switch `node` sends this frame to host `dst` of
+    /// flow hash `key` out of (`net::ecmp`).
+    #[inline(always)]
+    pub fn next_hop(&mut self, node: NodeId, dst: u32, key: u64) -> PortId {
+        let Node::Multipath { table } = &mut self.nodes[node.0 as usize] else {
+            unreachable!("next_hop is asked of multipath switches")
+        };
+        table.next_hop(&self.addresses[dst as usize], key)
+    }
+
+    /// Entries of every switch's forwarding table: a host per entry in a
+    /// single-path switch, a port per entry in a multipath one.
+    pub fn route_entries(&self) -> Vec<usize> {
+        self.nodes
+            .iter()
+            .filter_map(|n| match n {
+                Node::Host { .. } => None,
+                Node::Switch { route } => Some(route.len()),
+                Node::Multipath { table } => Some(table.entries()),
+            })
+            .collect()
+    }
+
+    /// Is this a multipath fabric (`net::ecmp`)?
+    pub fn is_multipath(&self) -> bool {
+        !self.addresses.is_empty()
     }
 
     /// The node of host `h`.
@@ -369,7 +435,7 @@ impl Network {
     pub fn nic(&self, h: u32) -> PortId {
         match self.nodes[self.host_nodes[h as usize].0 as usize] {
             Node::Host { nic, .. } => nic,
-            Node::Switch { .. } => unreachable!("host_nodes holds hosts only"),
+            Node::Switch { .. } | Node::Multipath { .. } => unreachable!("host_nodes holds hosts only"),
         }
     }
 

@@ -8,7 +8,7 @@
 //! (the largest window its receiver may offer or its whole response,
 //! whichever is smaller, in segments, with
 //! their ACKs and event-queue entries); one route per host in every switch's
-//! table; and per connection its result rows ([`RESULT_ROW_BYTES`]). Each part is charged to the setting that
+//! table (per port in a fat tree's or leaf-spine's, `net::ecmp`); and per connection its result rows ([`RESULT_ROW_BYTES`]). Each part is charged to the setting that
 //! drives it, so a refusal names the one to change.
 //! **Not modelled:** what grows with simulated time (the timeout rows of
 //! `stats.timeouts`, flow traces, the packet capture, and packets in flight
@@ -22,6 +22,7 @@
 //! side's copies of the tables.
 
 use super::Scenario;
+use crate::net::clos::Address;
 use crate::net::fabric::TopologyConfig;
 use crate::net::{Packet, Port, PortId};
 use crate::tcp::sack::Scoreboard;
@@ -85,17 +86,23 @@ impl Scenario {
             TopologyConfig::Tree(_) => "topology.edge_switches",
             TopologyConfig::Graph(_) => "topology.nodes",
             TopologyConfig::Star => "servers",
+            TopologyConfig::FatTree(_) => "topology.k",
+            TopologyConfig::LeafSpine(_) => "topology.leaves",
+        };
+        // A single-path switch holds a port per host; a multipath one a port
+        // per neighbour (each link an entry at each switch end) and the
+        // network each host's address (`net::ecmp`).
+        let routes = if self.topology.multipath_kind().is_some() {
+            links * 2 * size_of::<PortId>() as u64 + hosts * size_of::<Address>() as u64
+        } else {
+            switches * hosts * size_of::<PortId>() as u64
         };
         vec![
             Part { setting: "servers", what: "endpoints", bytes: conns * endpoint },
             Part { setting: "servers", what: IN_FLIGHT, bytes: conns * in_flight },
             Part { setting: "servers", what: "result rows", bytes: conns * RESULT_ROW_BYTES },
             Part { setting: "servers", what: "ports", bytes: links * 2 * size_of::<Port>() as u64 },
-            Part {
-                setting: routes_setting,
-                what: "route tables",
-                bytes: switches * hosts * size_of::<PortId>() as u64,
-            },
+            Part { setting: routes_setting, what: "route tables", bytes: routes },
         ]
     }
 

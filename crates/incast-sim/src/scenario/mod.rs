@@ -22,6 +22,7 @@
 
 use crate::error::SimError;
 use crate::net::buffer::BufferModel;
+use crate::net::clos::Shape;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pfc::PriorityMask;
 use crate::net::wan::WanConfig;
@@ -434,6 +435,11 @@ impl Scenario {
                 Ok(Fabric::tree(hosts, host, trunk, t.edge_switches, self.link.skew))
             }
             TopologyConfig::Graph(g) => Fabric::graph(g, hosts, host),
+            TopologyConfig::FatTree(f) => Fabric::clos(Shape::FatTree { k: f.k }, f.trunk, f.spreading, hosts, host),
+            TopologyConfig::LeafSpine(l) => {
+                let shape = Shape::LeafSpine { leaves: l.leaves, spines: l.spines, hosts_per_leaf: l.hosts_per_leaf };
+                Fabric::clos(shape, l.trunk, l.spreading, hosts, host)
+            }
         }
     }
 
@@ -467,6 +473,17 @@ impl Scenario {
                 "link.skew",
                 "0 only with topology.kind = \"graph\": a graph's links give their own delays",
             ));
+        }
+        if let Some(kind) = self.topology.multipath_kind() {
+            if !self.link.skew.is_zero() {
+                return Err(invalid(
+                    "link.skew",
+                    format!("0 only with topology.kind = \"{kind}\": its cables are equal"),
+                ));
+            }
+            if self.wan.is_on() {
+                return Err(invalid("wan.delay", format!("the wide-area model on a {kind} is not modelled")));
+            }
         }
         let fabric = self.fabric()?;
         self.validate_rto_max(&fabric)?;

@@ -22,7 +22,8 @@
 //! Ports qualify with their own buffer (no shared memory), no loss, wide-area
 //! delay or host handling time on their link, and no occupancy log; and
 //! only when the network runs none of PAUSE, classes, ECN, rude policing,
-//! another arrival order, a NIC queue limit or the UDP source.
+//! another arrival order, a NIC queue limit or the UDP source, and routes
+//! on one path (not over equal-cost next hops, `net::ecmp`).
 //! **Deliberately different:** the run's event count (`events`) leaves
 //! these hops out, and so does the cap on events of a run without a duration.
 //! Only a frame's first switch is taken ahead.

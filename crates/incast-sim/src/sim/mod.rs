@@ -42,8 +42,8 @@ use crate::stats::trace::{FlowSample, MAX_GOODPUT_BINS};
 use crate::stats::RunResult;
 use crate::tcp::forensics::Timeout;
 use crate::tcp::SendFlags;
-use crate::time::SimTime;
-use crate::workload::background::BULK_BYTES;
+use crate::time::{SimDuration, SimTime};
+use crate::workload::background::{udp_host, BULK_BYTES};
 use crate::workload::{Progress, Release};
 use ahead::{Ahead, NO_PORT};
 use endpoints::{Endpoints, Route};
@@ -189,6 +189,20 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
     2 * flow as usize + usize::from(dir == Direction::ToServer)
 }
 
+/// The frame time the event queue sizes its buckets from: a full-sized
+/// frame on the fastest link; in a multipath fabric, an eighth of it, since
+/// such a fabric keeps many links busy at once and a bucket a frame wide
+/// would hold hundreds of events to sort (`event`). The order of events is
+/// the same whatever the width.
+fn bucket_frame(net: &crate::net::Network, mss: u32) -> SimDuration {
+    let frame = net.fastest().tx_time(frame::wire_bytes(mss));
+    if net.is_multipath() {
+        frame / 8
+    } else {
+        frame
+    }
+}
+
 /// One run: the clock, the event queue and the parts it composes; built
 /// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without.
 struct Sim<const EXTRAS: bool> {
@@ -229,10 +243,12 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let flows = reads.conns + s.background.tcp_flows;
         let mut record = Recorder::new(s, reads.layout);
         let queue_trace = s.trace.queue.then(|| record.lend_to_queue_trace());
-        let net = DataPlane::new(s, reads.layout, flows, queue_trace);
+        let mut net = DataPlane::new(s, reads.layout, flows, queue_trace);
         let mut hosts = Endpoints::new(s, &net.net, reads.layout, flows);
         let udp = UdpSource::new(s, &net.net, reads.layout, flows);
-        if !net.uses_optional_parts() && !udp.is_on() {
+        let udp_hosts = udp.is_on().then(|| (udp_host(&reads.layout, &s.background), CLIENT0));
+        net.hash_flows(&hosts.routes, udp_hosts, s.seed);
+        if !net.uses_optional_parts() && !udp.is_on() && !net.net.is_multipath() {
             let ports = Ahead::ports(&net.net, &hosts.routes);
             for (route, port) in hosts.routes.iter_mut().zip(ports) {
                 route.ahead = port;
@@ -240,7 +256,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         }
         let sim = Sim {
             now: SimTime::ZERO,
-            events: EventQueue::for_frame_time(net.net.fastest().tx_time(frame::wire_bytes(s.tcp.mss))),
+            events: EventQueue::for_frame_time(bucket_frame(&net.net, s.tcp.mss)),
             cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,

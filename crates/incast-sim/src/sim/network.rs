@@ -16,13 +16,15 @@
 
 use super::ahead::{Ahead, NO_PORT};
 use super::double_clock::DoubleClock;
+use super::endpoints::Route;
 use super::pause::{Lossless, Priorities};
-use super::{Event, CLIENT0};
+use super::{endpoint_of, Event, CLIENT0};
 use crate::event::{EventQueue, Ticket};
 use crate::net::buffer::BufferModel;
+use crate::net::ecmp::{FiveTuple, SERVER_PORT, UDP};
 use crate::net::pfc::PRIORITIES;
 use crate::net::ArrivalOrder;
-use crate::net::{frame, Network, Node, NodeId, PacketPool, PktId, PortId};
+use crate::net::{frame, Direction, Network, Node, NodeId, PacketPool, PktId, PortId};
 use crate::net::{Admission, RudePolicy};
 use crate::scenario::Scenario;
 use crate::stats::PortStats;
@@ -55,6 +57,11 @@ pub(super) struct DataPlane {
     police_rude: bool,
     /// Frames a host's NIC queue holds before its TCP waits (`link.tx_queue`).
     tx_queue: Option<u32>,
+    /// In a multipath fabric, the 5-tuple hash of each endpoint's frames
+    /// (`net::ecmp`), by `endpoint_of(flow, dir)`, the UDP source's last; else empty.
+    keys: Vec<u64>,
+    /// The seed of those hashes (the run's).
+    ecmp_seed: u64,
     /// Packets handed to a NIC.
     pub(super) sent: u64,
     /// Packets that reached their destination host.
@@ -126,6 +133,8 @@ impl DataPlane {
             double_clock: ns2.then(|| Box::new(DoubleClock::new(ports))),
             police_rude: s.switch.rude_policy == RudePolicy::Drop,
             tx_queue: s.link.tx_queue,
+            keys: Vec::new(),
+            ecmp_seed: 0,
             sent: 0,
             delivered: 0,
             dropped: 0,
@@ -135,6 +144,59 @@ impl DataPlane {
             flow_drops: vec![0; flows as usize + 1],
             ahead: Ahead::default(),
         }
+    }
+
+    /// In a multipath fabric, hash each endpoint's 5-tuple (`net::ecmp`)
+    /// under `seed`: `routes[endpoint_of(flow, dir)]` sends `flow` from its
+    /// host to its peer; `udp` is the UDP source's host and destination, when
+    /// it sends (its datagrams carry the flow number one past the routes').
+    pub(super) fn hash_flows(&mut self, routes: &[Route], udp: Option<(u32, u32)>, seed: u64) {
+        if !self.net.is_multipath() {
+            return;
+        }
+        self.ecmp_seed = seed;
+        self.hash_endpoints(0, routes);
+        if let Some((src, dst)) = udp {
+            let tuple = FiveTuple { src, dst, sport: SERVER_PORT, dport: SERVER_PORT, proto: UDP };
+            self.keys.push(tuple.key(seed));
+        }
+    }
+
+    /// Hash the 5-tuples of endpoints `first..first + routes.len()` (`net::ecmp`),
+    /// as [`DataPlane::hash_flows`] does: a connection opened while the run
+    /// goes calls this with its two routes. Nothing in a single-path fabric.
+    pub(super) fn hash_endpoints(&mut self, first: usize, routes: &[Route]) {
+        if !self.net.is_multipath() {
+            return;
+        }
+        if self.keys.len() < first + routes.len() {
+            self.keys.resize(first + routes.len(), 0);
+        }
+        for (i, r) in routes.iter().enumerate() {
+            let Node::Host { host, .. } = *self.net.node(self.net.port(r.nic).node) else {
+                unreachable!("a NIC is a host's")
+            };
+            let flow = ((first + i) / 2) as u32;
+            let tuple = FiveTuple::tcp(flow, host, r.dst, r.dir == Direction::ToServer);
+            self.keys[first + i] = tuple.key(self.ecmp_seed);
+        }
+    }
+
+    /// The port switch `node` sends `pkt` out of.
+    pub(super) fn switch_port(&mut self, node: NodeId, pkt: PktId) -> PortId {
+        match self.net.node(node) {
+            Node::Switch { route } => route[self.pool.get(pkt).dst as usize],
+            Node::Multipath { .. } => self.multipath_hop(node, pkt),
+            Node::Host { .. } => unreachable!("only switches forward"),
+        }
+    }
+
+    /// The port multipath switch `node` sends `pkt` out of.
+    #[inline(always)]
+    fn multipath_hop(&mut self, node: NodeId, pkt: PktId) -> PortId {
+        let p = self.pool.get(pkt);
+        let key = self.keys[endpoint_of(p.flow, p.dir)];
+        self.net.next_hop(node, p.dst, key)
     }
 
     /// True when the switches and links run a part the plain build leaves
@@ -160,9 +222,14 @@ impl DataPlane {
         pkt: PktId,
         node: NodeId,
     ) -> bool {
-        let Node::Switch { route } = self.net.node(node) else { return true };
         let p = self.pool.get(pkt);
-        let (port, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
+        let (tcp_bytes, flow) = (p.tcp_bytes, p.flow);
+        let port = match self.net.node(node) {
+            Node::Switch { route } => route[p.dst as usize],
+            Node::Host { .. } => return true,
+            Node::Multipath { .. } => self.multipath_hop(node, pkt),
+        };
+        let p = self.pool.get(pkt);
         if EXTRAS && self.police_rude && p.seg.has(flags::RUDE) {
             // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
             self.drop_packet(pkt, flow);
@@ -362,7 +429,7 @@ impl DataPlane {
     pub(super) fn port_stats(&self, end: SimTime) -> Vec<PortStats> {
         (0..self.net.ports() as u32)
             .map(PortId)
-            .filter(|&id| matches!(self.net.node(self.net.port(id).node), Node::Switch { .. }))
+            .filter(|&id| self.net.node(self.net.port(id).node).is_switch())
             .map(|id| {
                 let p = self.net.port(id);
                 let q = p.queue.stats();

@@ -198,9 +198,10 @@ impl DataPlane {
     ) -> bool {
         let node = self.net.port(port).peer;
         match self.net.node(node) {
-            Node::Switch { route } => {
+            Node::Switch { .. } | Node::Multipath { .. } => {
                 let p = self.pool.get(pkt);
-                let (out, tcp_bytes, flow) = (route[p.dst as usize], p.tcp_bytes, p.flow);
+                let (tcp_bytes, flow) = (p.tcp_bytes, p.flow);
+                let out = self.switch_port(node, pkt);
                 self.forward_lossless(events, now, pkt, out, tcp_bytes, flow, Some(port));
                 false
             }
