@@ -138,12 +138,15 @@ crate::settings! {
         "dupack_threshold" dupack_threshold: u32 = 3, Count::new(1, u32::MAX as u64, "duplicate ACKs");
         /// Congestion control (Linux net.ipv4.tcp_congestion_control): "reno"
         /// (RFC 5681: additive increase, halving at a loss), "cubic" (RFC 9438
-        /// window growth and β = 0.7 decrease) or "dctcp" (RFC 8257:
-        /// ECN-capable, cwnd cut by α/2 on marks; needs switch.ecn_threshold).
+        /// window growth and β = 0.7 decrease), "dctcp" (RFC 8257:
+        /// ECN-capable, cwnd cut by α/2 on marks; needs switch.ecn_threshold)
+        /// or "bbr" (BBRv1 as Linux tcp_bbr.c: paced at its estimate of the
+        /// bottleneck bandwidth, the window twice the bandwidth-delay product).
         "cc" cc: CcChoice = CcChoice::Reno, Choice(&[
             ("reno", CcChoice::Reno),
             ("cubic", CcChoice::Cubic),
             ("dctcp", CcChoice::Dctcp),
+            ("bbr", CcChoice::Bbr),
         ]);
         /// Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast
         /// recovery), "newreno" (RFC 6582: partial ACKs retransmit the next
@@ -365,6 +368,7 @@ impl TcpConfig {
             cubic: self.cubic,
             dctcp: self.dctcp,
             granularity: self.rto.granularity,
+            init_cwnd: self.init_cwnd,
         }
     }
 

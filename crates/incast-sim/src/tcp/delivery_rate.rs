@@ -57,6 +57,14 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// The RTT of the newest segment the ACK covered, when it gave one.
     pub rtt: Option<SimDuration>,
+    /// C.delivered when the newest segment the ACK delivered left (`prior_delivered`; 0 when it delivered none).
+    pub prior_delivered: u64,
+    /// C.delivered after the ACK (Linux `tp->delivered`).
+    pub total_delivered: u64,
+    /// C.delivered_time after the ACK: when data was last delivered (Linux `tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// When the ACK arrived.
+    pub now: SimTime,
 }
 
 impl RateSample {
@@ -147,8 +155,17 @@ impl DeliveryRate {
             self.app_limited = 0;
         }
         let acked_sacked = self.delivered - self.delivered_before;
-        let mut rs = RateSample { acked_sacked, prior_in_flight, rtt, ..RateSample::default() };
+        let mut rs = RateSample {
+            acked_sacked,
+            prior_in_flight,
+            rtt,
+            total_delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            now,
+            ..RateSample::default()
+        };
         let Some(Newest { stamp, .. }) = self.newest else { return rs };
+        rs.prior_delivered = stamp.delivered;
         // "Model sending data and receiving ACKs as separate pipeline phases":
         // the longer of the two.
         let send_phase = stamp.sent_at.since(stamp.first_sent);
@@ -164,13 +181,20 @@ impl DeliveryRate {
         rs
     }
 
+    /// Data sent from now on is application-limited, with `in_flight` bytes
+    /// outstanding: the algorithm asks so (BBR's PROBE_RTT sets
+    /// `tp->app_limited` on each ACK, "Ignore low rate samples during this mode").
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
+    }
+
     /// The application writes with `unsent` bytes not yet sent, `in_flight`
     /// outstanding and a window of `cwnd` (`tcp_rate_check_app_limited`):
     /// less than a segment to send and room in the window make the data
     /// sent from now on application-limited.
     pub fn on_write(&mut self, unsent: u64, mss: u64, in_flight: u64, cwnd: u64) {
         if unsent < mss && in_flight < cwnd {
-            self.app_limited = (self.delivered + in_flight).max(1);
+            self.mark_app_limited(in_flight);
         }
     }
 }

@@ -26,11 +26,15 @@
 //! `SsthreshRule`'s: RFC 5681's FlightSize, ns-2.35's window before
 //! inflation, or with SACK ns-3.44's pipe (RFC 6675 `SetPipe`, the lost head
 //! left out).
+//! An algorithm that steers by rate (`cong_control`, BBR) owns cwnd: slow
+//! start, congestion avoidance and loss recovery's settings leave it alone,
+//! as Linux's `tcp_cong_control` and `tcp_end_cwnd_reduction` do; a
+//! timeout still drops it to the loss window (`tcp_enter_loss`).
 //! **Not modelled:** the decay of RFC 2861 / RFC 7661 over
 //! application-limited periods.
 
 use super::reno::half_flight;
-use super::{Algorithm, CongestionControl, RttSample};
+use super::{Algorithm, CaState, CongestionControl, RttSample};
 use crate::tcp::cwnd_validation::{CwndUsage, CwndValidation};
 use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
@@ -76,6 +80,10 @@ pub struct CongestionWindow {
     in_segments: bool,
     /// ... the bytes acknowledged short of a segment carried.
     short_of_segment: u32,
+    /// The algorithm sets cwnd from rate samples (`has_cong_control`).
+    by_rate: bool,
+    /// The loss-recovery state the algorithm was last told.
+    ca_state: CaState,
 }
 
 impl CongestionWindow {
@@ -97,10 +105,12 @@ impl CongestionWindow {
                 // so the state reads as congestion avoidance.
                 iw
             },
+            by_rate: algorithm.has_cong_control(),
             algorithm,
             usage: CwndUsage::new(CwndValidation::Off),
             in_segments: false,
             short_of_segment: 0,
+            ca_state: CaState::Open,
         }
     }
 
@@ -162,10 +172,13 @@ impl CongestionWindow {
         self.algorithm.needs_ecn()
     }
 
-    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation).
+    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation,
+    /// PRR), unless the algorithm sets it from rate samples.
     #[inline]
     pub fn set_cwnd(&mut self, cwnd: u64) {
-        self.cwnd = cwnd;
+        if !self.by_rate {
+            self.cwnd = cwnd;
+        }
     }
 
     /// An ACK of `acked` new bytes at `now`, outside loss recovery: slow
@@ -174,7 +187,7 @@ impl CongestionWindow {
     #[inline(always)]
     pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
         // Linux tcp_reno_cong_avoid / cubictcp_cong_avoid: "if (!tcp_is_cwnd_limited(sk)) return;"
-        if !self.usage.may_grow(self.cwnd, self.ssthresh) {
+        if self.by_rate || !self.usage.may_grow(self.cwnd, self.ssthresh) {
             return;
         }
         if self.in_segments {
@@ -247,6 +260,19 @@ impl CongestionWindow {
         // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
         // loss window, LW, which equals 1 full-sized segment"
         self.cwnd = self.smss;
+        // Linux tcp_enter_loss: "tcp_set_ca_state(sk, TCP_CA_Loss)", at every timeout.
+        self.ca_state = CaState::Loss;
+        self.algorithm.set_state(CaState::Loss);
+    }
+
+    /// The sender's loss-recovery state is `state`: the algorithm hears of
+    /// each change (Linux `tcp_set_ca_state`).
+    #[inline]
+    pub fn set_ca_state(&mut self, state: CaState) {
+        if state != self.ca_state {
+            self.ca_state = state;
+            self.algorithm.set_state(state);
+        }
     }
 
     /// ns-2's `halfwin` for [`SsthreshRule::Ns2`]: half of `min(cwnd_, wnd_)`
@@ -310,7 +336,8 @@ impl CongestionWindow {
     pub fn on_sack_recovery(&mut self, flight: u64) {
         // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", with
         // RFC 5681's floor of 2·SMSS (or Cubic's β).
-        self.cwnd = self.on_loss(flight);
+        let ssthresh = self.on_loss(flight);
+        self.set_cwnd(ssthresh);
     }
 
     /// An ACK of `acked` bytes up to `ack` with ECN-Echo `ece`, SND.NXT being
@@ -356,6 +383,12 @@ impl CongestionWindow {
         if self.algorithm.has_cong_control() {
             self.cwnd = self.algorithm.cong_control(rs, self.cwnd).max(self.smss);
         }
+    }
+
+    /// True when the algorithm asks that data sent from now count as application-limited.
+    #[inline]
+    pub fn marks_app_limited(&self) -> bool {
+        self.algorithm.marks_app_limited()
     }
 
     /// The pacing rate the algorithm sets, if it sets one (bytes per second).

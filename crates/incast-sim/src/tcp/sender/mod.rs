@@ -112,6 +112,9 @@ pub struct Sender<const EXTRAS: bool = true> {
     retransmit_now: bool,
     /// Consecutive timeouts of the segment at SND.UNA (0: not yet timed out).
     backoff: u32,
+    /// SND.MAX at the latest timeout: until SND.UNA reaches it the sender is
+    /// in Linux's loss state (`TCP_CA_Loss`, `tp->high_seq`).
+    loss_high: u64,
     /// Duplicate ACKs since the last ACK of new data (FAST08 §5.1 DART).
     dart: u32,
     /// Fast retransmit threshold, for timeout forensics.
@@ -155,6 +158,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     /// randomized timeout and scheduling delay (`tcp::rto_timer`).
     pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {
         let mss = cfg.segment_payload().max(1);
+        let algorithm = Algorithm::new(cfg.cc, mss as u64, &cfg.cc_constants(), &timer_rng);
         Sender {
             mss: mss as u64,
             app_end: 0,
@@ -166,14 +170,9 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             log: SentLog::new(cfg.cc.needs_rate_samples()),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: CongestionWindow::new(
-                mss as u64,
-                cfg.init_cwnd,
-                cfg.slow_start,
-                Algorithm::new(cfg.cc, mss as u64, &cfg.cc_constants()),
-            )
-            .with_validation(cfg.cwnd_validation)
-            .counting_segments(cfg.ca_increase == CaIncrease::Ns3 && cfg.cc == CcChoice::Reno),
+            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, algorithm)
+                .with_validation(cfg.cwnd_validation)
+                .counting_segments(cfg.ca_increase == CaIncrease::Ns3 && cfg.cc == CcChoice::Reno),
             recovery: NewReno::new(
                 mss as u64,
                 cfg.dupack_threshold,
@@ -188,6 +187,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             rtx_deadline: None,
             retransmit_now: false,
             backoff: 0,
+            loss_high: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
             sack: Gated::new(cfg.sack_enabled().then(|| {

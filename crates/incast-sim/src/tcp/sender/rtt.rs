@@ -5,6 +5,7 @@
 //! that follows (`tcp::pacing`).
 
 use super::Sender;
+use crate::tcp::cc::CaState;
 use crate::tcp::clock::TcpClock;
 use crate::tcp::pacing::Pacer;
 use crate::tcp::sent_log::Acked;
@@ -99,16 +100,36 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 
     /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
-    /// before it: its rate sample goes to an algorithm that steers by rate
-    /// (Linux `tcp_cong_control` calling `cong_control`), and the pacing
-    /// rate follows ([`Sender::update_pacing_rate`]).
+    /// before it: an algorithm that steers by rate hears the loss-recovery
+    /// state (`CaState`), gets its rate sample (Linux `tcp_cong_control`
+    /// calling `cong_control`) and may mark what follows application-limited;
+    /// the pacing rate follows ([`Sender::update_pacing_rate`]).
     #[inline(never)]
     pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64) {
+        if self.rate.is_some() {
+            // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
+            self.cc.set_ca_state(self.ca_state());
+        }
         if let Some(rate) = self.rate.as_deref_mut() {
             let rs = rate.sample(now, prior_in_flight);
             self.cc.on_rate_sample(&rs);
+            if self.cc.marks_app_limited() {
+                rate.mark_app_limited(self.snd_nxt - self.snd_una);
+            }
         }
         self.update_pacing_rate();
+    }
+
+    /// The loss-recovery state as Linux names it: the loss state after a
+    /// timeout until what was outstanding then is acknowledged, recovery, or open.
+    fn ca_state(&self) -> CaState {
+        if self.snd_una < self.loss_high {
+            CaState::Loss
+        } else if self.in_recovery() {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
     }
 
     /// The pacing rate from now on: the algorithm's, or with a window-based

@@ -91,6 +91,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         }
         self.frto_new = 0;
         self.backoff = self.backoff.saturating_add(1);
+        self.loss_high = self.snd_max;
         self.retransmit_now = false;
         self.limited.reset();
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
@@ -163,6 +164,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
                 self.snd_nxt = self.snd_max;
                 self.frto_new = 0;
                 stats.spurious_timeouts += 1;
+                // Linux tcp_try_undo_loss: the undo leaves the loss state.
+                self.loss_high = 0;
                 true
             }
         }

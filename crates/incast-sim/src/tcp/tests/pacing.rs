@@ -3,6 +3,7 @@
 //! the pacing rate; `tcp.pacing` paces a window-based algorithm
 //! (`tcp_update_pacing_rate`).
 
+use super::bottleneck::transfer;
 use super::*;
 use crate::tcp::cc::Algorithm;
 
@@ -75,43 +76,7 @@ fn one_flows_delivery_rate_samples_equal_the_bottleneck_rate() {
     let mut tx = Endpoint::new(&cfg, SimTime::ZERO, Some(one_way + one_way));
     let mut rx = Endpoint::new(&cfg, SimTime::ZERO, Some(one_way + one_way));
     tx.send(400 * MSS as u64);
-    // Events: (time, to receiver?, segment); the bottleneck's queue drains at BOTTLENECK.
-    let mut wire: Vec<(SimTime, bool, Segment)> = Vec::new();
-    let (mut now, mut link_free) = (SimTime::ZERO, SimTime::ZERO);
-    for _ in 0..100_000 {
-        if rx.delivered() == 400 * MSS as u64 {
-            break;
-        }
-        while let Some(s) = tx.poll_transmit(now) {
-            let serialization = SimDuration(u64::from(s.len) * 1_000_000_000_000 / BOTTLENECK);
-            link_free = link_free.max(now) + serialization;
-            wire.push((link_free + one_way, true, s));
-        }
-        while let Some(s) = rx.poll_transmit(now) {
-            wire.push((now + one_way, false, s));
-        }
-        let next_arrival = wire.iter().map(|w| w.0).min();
-        let (pick, at) = match (next_arrival, tx.poll_timeout()) {
-            (Some(a), Some(d)) if d < a => (None, d),
-            (Some(a), _) => (wire.iter().position(|w| w.0 == a), a),
-            (None, Some(d)) => (None, d),
-            (None, None) => panic!("the flow stalled at {now}"),
-        };
-        now = at;
-        match pick {
-            Some(i) => {
-                let (_, to_rx, seg) = wire.swap_remove(i);
-                if to_rx {
-                    rx.on_segment(now, &seg);
-                } else {
-                    tx.on_segment(now, &seg);
-                }
-            }
-            None => {
-                tx.on_timer(now);
-            }
-        }
-    }
+    transfer(&mut tx, &mut rx, 400 * MSS as u64, BOTTLENECK, one_way, |_, _, _| {});
     assert_eq!(rx.delivered(), 400 * MSS as u64, "the transfer completes");
     let Algorithm::FixedRate(alg) = tx.sender.cc().algorithm() else { panic!("the fixed-rate algorithm") };
     // Past the first two round trips the queue has built and the ACKs come at the bottleneck's pace.

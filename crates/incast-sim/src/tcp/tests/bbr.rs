@@ -1,0 +1,81 @@
+//! BBR (`cc::bbr`, Linux `tcp_bbr.c`) over a path: one paced flow through
+//! an idle bottleneck (`bottleneck::transfer`), the receiver ACKing every segment.
+
+use super::bottleneck::transfer;
+use super::*;
+use crate::tcp::cc::bbr::{Bbr, Mode};
+use crate::tcp::cc::Algorithm;
+
+/// BBR with an 8 MiB receive window (the window never limits it).
+fn bbr_cfg() -> TcpConfig {
+    TcpConfig { cc: CcChoice::Bbr, rcv_wnd: Bytes::mib(8), ..cfg() }
+}
+
+fn bbr(ep: &Endpoint) -> &Bbr {
+    let Algorithm::Bbr(b) = ep.sender.cc().algorithm() else { panic!("BBR") };
+    b
+}
+
+/// A transfer of `bytes` at `rate` bytes a second, `one_way` each way:
+/// every data segment's (time, mode, pacing gain, bytes queued ahead of it).
+fn run(bytes: u64, rate: u64, one_way: SimDuration) -> Vec<(SimTime, Mode, u64, u64)> {
+    let mut tx = Endpoint::new(&bbr_cfg(), SimTime::ZERO, Some(one_way + one_way));
+    let mut rx = Endpoint::new(&bbr_cfg(), SimTime::ZERO, Some(one_way + one_way));
+    tx.send(bytes);
+    let mut log = Vec::new();
+    transfer(&mut tx, &mut rx, bytes, rate, one_way, |now, tx, queued| {
+        let b = bbr(tx);
+        log.push((now, b.mode(), b.pacing_gain(), queued));
+    });
+    log
+}
+
+/// The modes a run went through, each once per stay, with when it was entered.
+fn modes(log: &[(SimTime, Mode, u64, u64)]) -> Vec<(SimTime, Mode)> {
+    let mut out: Vec<(SimTime, Mode)> = Vec::new();
+    for &(t, m, _, _) in log {
+        if out.last().map_or(true, |&(_, last)| last != m) {
+            out.push((t, m));
+        }
+    }
+    out
+}
+
+/// 8 Mbit/s (1 MB/s), 5 ms each way: a minimum RTT of 11 ms (a packet's
+/// serialization included), a BDP of 11 packets, send quanta of 2 segments
+/// (`bbr_tso_segs_goal`). Once STARTUP and DRAIN are over, PROBE_BW's
+/// cruise phases (gain 1, paced 1 % below the estimate) keep the
+/// bottleneck queue to what `bbr_inflight(bw, 1)` allows above the BDP:
+/// 11 + 3 × 2, rounded up to 18 (`bbr_quantization_budget`), less 11 —
+/// 7 packets, which the 3/4 phase drains to and the 5/4 phase refills
+/// (`bbr_is_next_cycle_phase`): the margin alone never empties it.
+#[test]
+fn bbr_quantization_budget_bounds_the_cruise_queue_of_an_idle_bottleneck() {
+    let log = run(3_000 * MSS as u64, 1_000_000, SimDuration::from_millis(5));
+    let seen: Vec<Mode> = modes(&log).iter().map(|&(_, m)| m).collect();
+    assert_eq!(seen, [Mode::Startup, Mode::Drain, Mode::ProbeBw], "{seen:?}");
+    let probe_bw = log.iter().position(|e| e.1 == Mode::ProbeBw).expect("PROBE_BW");
+    let cruise: Vec<u64> = log[probe_bw..].iter().filter(|e| e.2 == 256).map(|e| e.3).collect();
+    assert!(cruise.len() > 1_500, "{} cruise segments", cruise.len());
+    let worst = cruise.iter().max().copied().unwrap_or(0);
+    assert!(worst <= 7 * MSS as u64, "{worst} bytes queued ahead of a cruise-phase segment");
+    let probing = log[probe_bw..].iter().filter(|e| e.2 > 256).map(|e| e.3).max().unwrap_or(0);
+    assert!(probing > worst, "probing at 5/4 queues more: {probing} against {worst}");
+}
+
+/// 8 Mbit/s, 5 ms each way, 10.5 MB: STARTUP, DRAIN, PROBE_BW, and
+/// PROBE_RTT once the minimum RTT is 10 s old (no later sample is lower),
+/// 200 ms and a round at 4 packets, then PROBE_BW again
+/// (`bbr_update_min_rtt`, `bbr_check_probe_rtt_done`).
+#[test]
+fn bbr_update_min_rtt_one_long_flow_goes_startup_drain_probe_bw_then_probe_rtt_after_10_s() {
+    let log = run(10_500 * MSS as u64, 1_000_000, SimDuration::from_millis(5));
+    let seen = modes(&log);
+    let order: Vec<Mode> = seen.iter().map(|&(_, m)| m).collect();
+    assert_eq!(order, [Mode::Startup, Mode::Drain, Mode::ProbeBw, Mode::ProbeRtt, Mode::ProbeBw], "{seen:?}");
+    let (entered, left) = (seen[3].0, seen[4].0);
+    assert!(entered > SimTime::ZERO + SimDuration::from_secs(10), "PROBE_RTT at {entered}");
+    assert!(entered < SimTime::ZERO + SimDuration::from_millis(10_200), "PROBE_RTT at {entered}");
+    let stay = left.since(entered);
+    assert!(stay >= SimDuration::from_millis(200) && stay < SimDuration::from_millis(260), "PROBE_RTT for {stay}");
+}
