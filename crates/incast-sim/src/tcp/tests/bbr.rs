@@ -79,3 +79,22 @@ fn bbr_update_min_rtt_one_long_flow_goes_startup_drain_probe_bw_then_probe_rtt_a
     let stay = left.since(entered);
     assert!(stay >= SimDuration::from_millis(200) && stay < SimDuration::from_millis(260), "PROBE_RTT for {stay}");
 }
+
+/// Ten segments out, the first lost and the timer expiring: the loss
+/// window of one segment; the ACK of its retransmission, still short of
+/// what was outstanding at the timeout, grows the window to BBR's floor of
+/// 4; the ACK of the rest ends the loss state and the window the timeout
+/// saved (10) returns, grown by the 9 segments it delivered
+/// (`bbr_set_state`, `bbr_save_cwnd`, `bbr_set_cwnd_to_recover_or_restore`).
+#[test]
+fn bbr_set_cwnd_to_recover_or_restore_after_a_timeout_through_the_sender() {
+    let mut tx = with_flight(&bbr_cfg(), 20 * MSS as u64, 10);
+    let t = expire(&mut tx);
+    assert_eq!(tx.cwnd(), MSS as u64);
+    let resent = expect_tx(&mut tx, t.snapshot.time);
+    assert_eq!((resent.seq, resent.len), (0, MSS));
+    recv(&mut tx, t.snapshot.time + SimDuration::from_micros(100), ack(MSS as u64));
+    assert_eq!(tx.cwnd(), 4 * MSS as u64, "1 + 1, raised to 4, in the loss state");
+    recv(&mut tx, t.snapshot.time + SimDuration::from_micros(200), ack(10 * MSS as u64));
+    assert_eq!(tx.cwnd(), 19 * MSS as u64, "the saved 10 plus the 9 delivered");
+}
