@@ -15,14 +15,14 @@
 //! ssthresh (`tcp_pacing_ss_ratio`), 120 % after (`tcp_pacing_ca_ratio`),
 //! of the larger of cwnd and the flight; unpaced until an RTT is known.
 //! Retransmissions wait too (`tcp_xmit_retransmit_queue` checks the
-//! pacer); pure ACKs never do.
+//! pacer), except a timeout's retransmission of SND.UNA, which
+//! `tcp_retransmit_timer` sends directly; pure ACKs never wait.
 //! **Deliberately different:** the pacing timer is the endpoint's deadline
 //! ([`Pacer::deadline`]), exact to the picosecond, where the kernel's hrtimer
 //! fires within its slack.
 //! **Not modelled:** TCP Small Queues (`tcp_small_queue_check`) and TSO
 //! autosizing (`tcp_tso_autosize`): every segment is one MSS; the fq qdisc's
-//! own pacing; `SO_MAX_PACING_RATE`; the retransmission timer's head
-//! retransmission leaving unpaced (`tcp_retransmit_timer` sends it directly).
+//! own pacing; `SO_MAX_PACING_RATE`.
 
 use crate::time::{SimDuration, SimTime};
 

@@ -110,6 +110,9 @@ pub struct Sender<const EXTRAS: bool = true> {
     rtx_deadline: Option<SimTime>,
     /// Fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_now: bool,
+    /// A timeout's retransmission of SND.UNA is due: it leaves unpaced
+    /// (Linux `tcp_retransmit_timer` sends it itself, outside `tcp_write_xmit`).
+    rto_head: bool,
     /// Consecutive timeouts of the segment at SND.UNA (0: not yet timed out).
     backoff: u32,
     /// SND.MAX at the latest timeout: until SND.UNA reaches it the sender is
@@ -186,6 +189,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
             retransmit_now: false,
+            rto_head: false,
             backoff: 0,
             loss_high: 0,
             dart: 0,

@@ -97,6 +97,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
         // acknowledged" — go-back-N: everything from SND.UNA is sent again.
         self.snd_nxt = self.snd_una;
+        self.rto_head = true;
         // RFC 6298 (5.5): "The host MUST set RTO <- RTO * 2"
         self.rto.on_timeout();
         // RFC 6298 (5.6): "Start the retransmission timer, such that it expires

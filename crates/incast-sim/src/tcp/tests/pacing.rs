@@ -87,3 +87,18 @@ fn one_flows_delivery_rate_samples_equal_the_bottleneck_rate() {
         assert!((rate / BOTTLENECK as f64 - 1.0).abs() < 0.01, "sample {rate:.0} B/s against {BOTTLENECK}");
     }
 }
+
+/// Linux `tcp_retransmit_timer` sends the head retransmission itself, not
+/// through `tcp_write_xmit`'s pacing check: at 1000 B/s the eleventh
+/// segment waits a second for the pacer, and the timeout's retransmission
+/// of the first leaves at the timeout.
+#[test]
+fn a_timeouts_head_retransmission_leaves_unpaced() {
+    let mut ep = Endpoint::new(&paced(1_000), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send(20 * MSS as u64);
+    departures(&mut ep, SimTime::ZERO, 10);
+    expect_nothing(&mut ep, SimTime::ZERO);
+    let t = expire(&mut ep);
+    assert!(t.snapshot.time < SimTime::ZERO + SimDuration::from_secs(1), "the timeout comes first");
+    expect_data(&mut ep, t.snapshot.time, 0, MSS);
+}
