@@ -210,6 +210,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
         if let Some(r) = handshake_rtt {
             let sample = sender.rto().sample_span(&clock, r, now);
             sender.rto_mut().on_rtt_sample(sample);
+            sender.on_handshake_rtt(now, r);
         }
         sender.update_pacing_rate();
         let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };

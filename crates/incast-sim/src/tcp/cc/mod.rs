@@ -110,6 +110,11 @@ pub trait CongestionControl {
     /// at a GIP stripe-unit head (Linux `CA_EVENT_CWND_RESTART`).
     fn on_restart(&mut self) {}
 
+    /// The connection was established at `now`, the handshake's RTT sample
+    /// being `rtt`, with a window of `cwnd` bytes (Linux runs `init` with
+    /// `srtt_us` and `tcp_min_rtt` taken from the SYN exchange).
+    fn on_init(&mut self, _now: SimTime, _rtt: SimDuration, _cwnd: u64) {}
+
     /// The sender's loss-recovery state is now `state` (Linux `set_state`):
     /// on every timeout, and when recovery or the loss state begins or ends.
     fn set_state(&mut self, _state: CaState) {}
@@ -299,6 +304,10 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn on_restart(&mut self) {
         dispatch!(self, a => a.on_restart())
+    }
+    #[inline]
+    fn on_init(&mut self, now: SimTime, rtt: SimDuration, cwnd: u64) {
+        dispatch!(self, a => a.on_init(now, rtt, cwnd))
     }
     #[inline]
     fn set_state(&mut self, state: CaState) {

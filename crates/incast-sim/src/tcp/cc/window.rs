@@ -265,6 +265,11 @@ impl CongestionWindow {
         self.algorithm.set_state(CaState::Loss);
     }
 
+    /// The handshake at `now` gave the RTT sample `rtt` (Linux's `init` runs after it).
+    pub fn on_init(&mut self, now: SimTime, rtt: SimDuration) {
+        self.algorithm.on_init(now, rtt, self.cwnd);
+    }
+
     /// The sender's loss-recovery state is `state`: the algorithm hears of
     /// each change (Linux `tcp_set_ca_state`).
     #[inline]

@@ -120,6 +120,16 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         self.update_pacing_rate();
     }
 
+    /// The handshake at `now` measured `rtt`: the minimum RTT of the rate
+    /// estimator and of an algorithm that steers by rate start from it
+    /// (Linux `tcp_min_rtt` holds the SYN exchange's sample when `init` runs).
+    pub fn on_handshake_rtt(&mut self, now: SimTime, rtt: SimDuration) {
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_rtt(rtt);
+            self.cc.on_init(now, rtt);
+        }
+    }
+
     /// The loss-recovery state as Linux names it: the loss state after a
     /// timeout until what was outstanding then is acknowledged, recovery, or open.
     fn ca_state(&self) -> CaState {

@@ -4,7 +4,7 @@
 use super::bottleneck::transfer;
 use super::*;
 use crate::tcp::cc::bbr::{Bbr, Mode};
-use crate::tcp::cc::Algorithm;
+use crate::tcp::cc::{Algorithm, CongestionControl};
 
 /// BBR with an 8 MiB receive window (the window never limits it).
 fn bbr_cfg() -> TcpConfig {
@@ -97,4 +97,16 @@ fn bbr_set_cwnd_to_recover_or_restore_after_a_timeout_through_the_sender() {
     assert_eq!(tx.cwnd(), 4 * MSS as u64, "1 + 1, raised to 4, in the loss state");
     recv(&mut tx, t.snapshot.time + SimDuration::from_micros(200), ack(10 * MSS as u64));
     assert_eq!(tx.cwnd(), 19 * MSS as u64, "the saved 10 plus the 9 delivered");
+}
+
+/// `bbr_init` after a handshake of 100 µs: the minimum RTT is its sample
+/// and STARTUP paces the initial window of 10 segments over it at 2/ln 2
+/// (739/256), less 1 % (`bbr_init_pacing_rate_from_rtt` with `srtt_us` set).
+#[test]
+fn bbr_init_takes_the_handshakes_rtt() {
+    let ep = Endpoint::new(&bbr_cfg(), SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    let b = bbr(&ep);
+    assert_eq!((b.mode(), b.min_rtt()), (Mode::Startup, Some(SimDuration::from_micros(100))));
+    // 10 000 bytes over 100 µs: 100 MB/s.
+    assert_eq!(b.pacing_rate(), Some(100_000_000 * 739 / 256 * 99 / 100));
 }

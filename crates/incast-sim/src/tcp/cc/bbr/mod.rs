@@ -31,8 +31,9 @@
 //! the next departure (`bbr_packets_in_net_at_edt`) is the data in flight
 //! (plus a quantum while probing), the pacer's departure time left out;
 //! the packets in flight after an ACK are those before it less what it
-//! delivered (Linux also leaves out those marked lost); the first RTT
-//! sample stands for the first smoothed RTT (RFC 6298 (2.2) makes them equal);
+//! delivered (Linux also leaves out those marked lost); the handshake's
+//! RTT sample, or without one the first ACK's, stands for the smoothed RTT
+//! at `bbr_init` (RFC 6298 (2.2) makes the first SRTT the first sample);
 //! `is_ack_delayed` is never set; ssthresh stays infinite.
 //! **Not modelled:** the long-term (policer) bandwidth mode
 //! (`bbr_lt_bw_sampling`) and the per-ACK loss counts it and the window's
@@ -489,6 +490,14 @@ impl CongestionControl for Bbr {
     fn ssthresh(&mut self, cwnd: u64, _flight: u64) -> u64 {
         self.save_cwnd(self.packets(cwnd));
         u64::MAX
+    }
+
+    /// `bbr_init`: the minimum RTT is the handshake's, and the pacing rate
+    /// the initial window over it (`bbr_init_pacing_rate_from_rtt`, `srtt_us` set).
+    fn on_init(&mut self, now: SimTime, rtt: SimDuration, cwnd: u64) {
+        self.min_rtt = Some(rtt);
+        self.min_rtt_stamp = Some(now);
+        self.init_pacing_rate_from_rtt(self.packets(cwnd), Some(rtt));
     }
 
     /// `bbr_set_state`: a timeout's loss state ends the full-bandwidth
