@@ -302,6 +302,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
         let rtx_due_before = self.retransmit_now;
+        let outstanding = self.snd_max > self.snd_una;
         let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
         if let Some(rate) = self.rate.as_deref_mut() {
             rate.begin_ack();
@@ -310,7 +311,9 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
-        if acceptable && (self.rate.is_some() || self.pacer.is_some()) {
+        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
+        // nothing outstanding before it reaches neither tcp_rate_gen nor tcp_cong_control.
+        if acceptable && (self.rate.is_some() || self.pacer.is_some()) && outstanding {
             self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious
