@@ -28,9 +28,11 @@
 //! The sender keeps its segments in the sent-segment log (`tcp::sent_log`),
 //! which RACK, PRR, the forensics and the ns-3 rules read; when the
 //! congestion control steers by rate (`cong_control`), each ACK's
-//! delivery-rate sample (`tcp::delivery_rate`) goes to it, and with pacing on
-//! (`tcp.pacing`, or an algorithm that sets a pacing rate) each data segment
-//! waits for the pacer (`tcp::pacing`). Its parts: `sack` (RFC 6675
+//! delivery-rate sample (`tcp::delivery_rate`) goes to it (not for an ACK
+//! with nothing outstanding before it, as Linux's `tcp_ack` skips
+//! `tcp_cong_control` then), and with pacing on (`tcp.pacing`, or an
+//! algorithm that sets a pacing rate) each send burst waits for the pacer
+//! (`tcp::pacing`). Its parts: `sack` (RFC 6675
 //! recovery, PRR with SACK and the ns-3 rules), `rack` (RACK-TLP's timers),
 //! `timeout` (the retransmission timer and spurious-timeout verdicts),
 //! `send` (what leaves next) and `rtt` (RTT and rate samples of an ACK).
