@@ -46,7 +46,10 @@
 //! RTT sample, or without one the first ACK's, stands for the smoothed RTT
 //! at `bbr_init` (RFC 6298 (2.2) makes the first SRTT the first sample);
 //! `is_ack_delayed` is never set; the timers of 10 s and 200 ms run on the
-//! simulated clock, not in jiffies.
+//! simulated clock, not in jiffies; the losses an ACK reports (`rs->losses`,
+//! `tp->lost`) are the head a fast retransmit or a partial ACK calls for
+//! and a timeout's outstanding data — the further marks of the SACK
+//! scoreboard and RACK are not counted.
 //! **Not modelled:** TCP Small Queues and the fq qdisc (see `tcp::pacing`);
 //! the socket's window clamp and maximum pacing rate; BBRv2/v3.
 
