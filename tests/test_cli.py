@@ -198,7 +198,7 @@ BAD_INPUTS = [
     ),
     (
         ["--servers", "2", "--tcp", "vegas"],
-        'error: tcp.cc: must be "reno" or "cubic" or "dctcp", got \'vegas\'',
+        'error: tcp.cc: must be "reno" or "cubic" or "dctcp" or "bbr", got \'vegas\'',
     ),
     (
         ["--servers", "2", "--set", "tcp.limited_transmit=maybe"],

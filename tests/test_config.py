@@ -467,7 +467,7 @@ def test_cubic_round_trips_to_the_engine() -> None:
 
 def test_bad_congestion_control_recovery_and_flag_are_one_line_errors() -> None:
     assert scenario_error({"servers": 1, "tcp": {"cc": "vegas"}}) == (
-        "tcp.cc: must be \"reno\" or \"cubic\" or \"dctcp\", got 'vegas'"
+        "tcp.cc: must be \"reno\" or \"cubic\" or \"dctcp\" or \"bbr\", got 'vegas'"
     )
     assert scenario_error({"servers": 1, "tcp": {"recovery": "cubic"}}) == (
         "tcp.recovery: must be \"reno\" or \"newreno\" or \"sack\", got 'cubic'"

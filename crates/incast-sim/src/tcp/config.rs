@@ -113,6 +113,9 @@ crate::settings! {
     /// - `pacing`: false — the papers' stacks and Linux's window-based
     ///   algorithms without the fq qdisc send as the window allows; true paces
     ///   them as Linux does once a socket asks for it (`tcp::pacing`).
+    /// - `gso_max_size`: 64 KiB — Linux's `GSO_LEGACY_MAX_SIZE`, what an IPv4
+    ///   socket's `sk_gso_max_size` is on a NIC or veth with TSO/GSO (read only
+    ///   by a paced sender).
     /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
     ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
     ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -138,12 +141,15 @@ crate::settings! {
         "dupack_threshold" dupack_threshold: u32 = 3, Count::new(1, u32::MAX as u64, "duplicate ACKs");
         /// Congestion control (Linux net.ipv4.tcp_congestion_control): "reno"
         /// (RFC 5681: additive increase, halving at a loss), "cubic" (RFC 9438
-        /// window growth and β = 0.7 decrease) or "dctcp" (RFC 8257:
-        /// ECN-capable, cwnd cut by α/2 on marks; needs switch.ecn_threshold).
+        /// window growth and β = 0.7 decrease), "dctcp" (RFC 8257:
+        /// ECN-capable, cwnd cut by α/2 on marks; needs switch.ecn_threshold)
+        /// or "bbr" (BBRv1 as Linux tcp_bbr.c: paced at its estimate of the
+        /// bottleneck bandwidth, the window twice the bandwidth-delay product).
         "cc" cc: CcChoice = CcChoice::Reno, Choice(&[
             ("reno", CcChoice::Reno),
             ("cubic", CcChoice::Cubic),
             ("dctcp", CcChoice::Dctcp),
+            ("bbr", CcChoice::Bbr),
         ]);
         /// Loss recovery: "reno" (RFC 5681 3.2: any new ACK ends fast
         /// recovery), "newreno" (RFC 6582: partial ACKs retransmit the next
@@ -282,6 +288,11 @@ crate::settings! {
         /// each data segment waits its size over 200 % of cwnd/SRTT in slow
         /// start, 120 % after, once 10 segments have gone.
         "pacing" pacing: bool = false, Flag;
+        /// Largest send burst a paced sender builds (Linux sk_gso_max_size, the
+        /// device's GSO size: 64 KiB for IPv4); Linux tcp_tso_autosize sizes
+        /// each burst from the pacing rate and the minimum RTT up to it. 0
+        /// sends one segment per pacing slot.
+        "gso_max_size" gso_max_size: Bytes = Bytes::kib(64), Size { min: 0 };
         /// Spurious-timeout detection, with undo of the window reduction: "off",
         /// "frto" (RFC 5682) or "eifel" (RFC 3522, needs timestamps).
         "spurious_rto" spurious_rto: SpuriousRto = SpuriousRto::Off, Choice(&[
@@ -365,6 +376,7 @@ impl TcpConfig {
             cubic: self.cubic,
             dctcp: self.dctcp,
             granularity: self.rto.granularity,
+            init_cwnd: self.init_cwnd,
         }
     }
 

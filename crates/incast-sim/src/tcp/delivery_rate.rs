@@ -57,6 +57,18 @@ pub struct RateSample {
     pub prior_in_flight: u64,
     /// The RTT of the newest segment the ACK covered, when it gave one.
     pub rtt: Option<SimDuration>,
+    /// C.delivered when the newest segment the ACK delivered left (`prior_delivered`; 0 when it delivered none).
+    pub prior_delivered: u64,
+    /// C.delivered after the ACK (Linux `tp->delivered`).
+    pub total_delivered: u64,
+    /// C.delivered_time after the ACK: when data was last delivered (Linux `tp->delivered_mstamp`).
+    pub delivered_time: SimTime,
+    /// When the ACK arrived.
+    pub now: SimTime,
+    /// Bytes this ACK newly marked lost (Linux `rs->losses`, from `tp->lost`).
+    pub losses: u64,
+    /// Bytes marked lost so far (Linux `tp->lost`).
+    pub total_lost: u64,
 }
 
 impl RateSample {
@@ -87,6 +99,12 @@ pub struct DeliveryRate {
     newest: Option<Newest>,
     delivered_before: u64,
     rtt: Option<SimDuration>,
+    /// Bytes marked lost (`tp->lost`), and that count when the ACK arrived.
+    lost: u64,
+    lost_before: u64,
+    /// The sample `TCP_INFO` reports (`tcpi_delivery_rate`: `tp->rate_delivered`
+    /// over `tp->rate_interval_us`), once there is one.
+    reported: Option<(u64, SimDuration)>,
 }
 
 impl DeliveryRate {
@@ -112,7 +130,26 @@ impl DeliveryRate {
     pub fn begin_ack(&mut self) {
         self.newest = None;
         self.delivered_before = self.delivered;
+        self.lost_before = self.lost;
         self.rtt = None;
+    }
+
+    /// `bytes` were marked lost (`tcp_mark_skb_lost` adding to `tp->lost`).
+    #[inline]
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.lost += bytes;
+    }
+
+    /// True while the data sent is application-limited (`tp->app_limited`).
+    #[inline]
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
+    }
+
+    /// The least RTT sampled (Linux `tcp_min_rtt`), once one was.
+    #[inline]
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
     }
 
     /// The ACK's RTT sample, from the newest segment it acknowledged (Linux's `ca_rtt_us`).
@@ -147,8 +184,19 @@ impl DeliveryRate {
             self.app_limited = 0;
         }
         let acked_sacked = self.delivered - self.delivered_before;
-        let mut rs = RateSample { acked_sacked, prior_in_flight, rtt, ..RateSample::default() };
+        let mut rs = RateSample {
+            acked_sacked,
+            prior_in_flight,
+            rtt,
+            total_delivered: self.delivered,
+            delivered_time: self.delivered_time,
+            now,
+            losses: self.lost - self.lost_before,
+            total_lost: self.lost,
+            ..RateSample::default()
+        };
         let Some(Newest { stamp, .. }) = self.newest else { return rs };
+        rs.prior_delivered = stamp.delivered;
         // "Model sending data and receiving ACKs as separate pipeline phases":
         // the longer of the two.
         let send_phase = stamp.sent_at.since(stamp.first_sent);
@@ -161,7 +209,27 @@ impl DeliveryRate {
         }
         rs.delivered = self.delivered - stamp.delivered;
         rs.interval = interval;
+        // tcp_rate_gen: "Record the last non-app-limited or the highest app-limited bw".
+        let higher = |&(d, i): &(u64, SimDuration)| {
+            u128::from(rs.delivered) * u128::from(i.as_ps()) >= u128::from(d) * u128::from(interval.as_ps())
+        };
+        if !rs.app_limited || self.reported.as_ref().map_or(true, higher) {
+            self.reported = Some((rs.delivered, interval));
+        }
         rs
+    }
+
+    /// The delivery rate `TCP_INFO` reports, bytes per second
+    /// (`tcpi_delivery_rate`), once a sample was taken.
+    pub fn reported_rate(&self) -> Option<f64> {
+        self.reported.map(|(d, i)| d as f64 / i.as_secs_f64())
+    }
+
+    /// Data sent from now on is application-limited, with `in_flight` bytes
+    /// outstanding: the algorithm asks so (BBR's PROBE_RTT sets
+    /// `tp->app_limited` on each ACK, "Ignore low rate samples during this mode").
+    pub fn mark_app_limited(&mut self, in_flight: u64) {
+        self.app_limited = (self.delivered + in_flight).max(1);
     }
 
     /// The application writes with `unsent` bytes not yet sent, `in_flight`
@@ -170,7 +238,7 @@ impl DeliveryRate {
     /// sent from now on application-limited.
     pub fn on_write(&mut self, unsent: u64, mss: u64, in_flight: u64, cwnd: u64) {
         if unsent < mss && in_flight < cwnd {
-            self.app_limited = (self.delivered + in_flight).max(1);
+            self.mark_app_limited(in_flight);
         }
     }
 }

@@ -210,6 +210,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
         if let Some(r) = handshake_rtt {
             let sample = sender.rto().sample_span(&clock, r, now);
             sender.rto_mut().on_rtt_sample(sample);
+            sender.on_handshake_rtt(now, r);
         }
         sender.update_pacing_rate();
         let stats = EndpointStats { max_cwnd: sender.cc().cwnd(), ..EndpointStats::default() };
@@ -450,6 +451,11 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     #[inline]
     pub fn cwnd(&self) -> u64 {
         self.sender.cc().cwnd()
+    }
+
+    /// BBR's state as `TCP_CC_INFO` and `TCP_INFO` report it, when the sender runs BBR.
+    pub fn bbr_sample(&self) -> Option<cc::bbr::BbrSample> {
+        self.sender.bbr_sample()
     }
 
     /// Current slow-start threshold in bytes (`u64::MAX` until the first loss,

@@ -8,8 +8,8 @@
 //! ECN-Echo. The algorithms are RFC 5681's additive increase and halving
 //! ([`reno`]: the window rules of both Reno and NewReno, which differ only
 //! in loss recovery), Cubic ([`cubic`], RFC 9438, or [`cubic_linux`], the
-//! same curve in `tcp_cubic.c`'s arithmetic) and DCTCP ([`dctcp`], RFC
-//! 8257). [`Algorithm`] picks one by [`CcChoice`] (`tcp.cc`, and Cubic's
+//! same curve in `tcp_cubic.c`'s arithmetic), DCTCP ([`dctcp`], RFC
+//! 8257) and BBR ([`bbr`], Linux `tcp_bbr.c`). [`Algorithm`] picks one by [`CcChoice`] (`tcp.cc`, and Cubic's
 //! `cubic_flavor`); adding an algorithm is a new module, a variant of each
 //! of those two enums and a choice of `tcp.cc`. The window itself — cwnd, ssthresh, slow
 //! start, the loss and restart windows — is [`CongestionWindow`], shared by
@@ -26,11 +26,16 @@
 //! cwnd from each ACK's delivery-rate sample (`tcp::delivery_rate`) in place
 //! of `cong_avoid`, and may set the pacing rate (`tcp::pacing`), as Linux's
 //! `tcp_cong_control` calls it; `undo_cwnd` gives the window a spurious
-//! timeout's undo restores (`tcp::spurious`).
+//! timeout's undo restores (`tcp::spurious`). Such an algorithm owns the
+//! window: slow start, congestion avoidance and the loss-recovery code
+//! leave it alone (Linux skips `tcp_cwnd_reduction` and
+//! `tcp_end_cwnd_reduction` for it), and `set_state` tells it when loss
+//! recovery or a timeout's loss state begins and ends.
+//! `min_tso_segs` sets the fewest segments of a paced burst (`tcp::pacing`).
 //! **Not modelled:** the hooks none of these algorithms needs here:
-//! `set_state` (loss recovery calls the algorithm directly), `min_tso_segs`
-//! and `sndbuf_expand`.
+//! `sndbuf_expand`; the states Disorder and CWR.
 
+pub mod bbr;
 pub mod cubic;
 pub mod cubic_linux;
 pub mod dctcp;
@@ -43,7 +48,9 @@ mod window;
 pub use window::{CongestionWindow, SsthreshRule};
 
 use super::delivery_rate::RateSample;
+use crate::rng::Rng;
 use crate::time::{SimDuration, SimTime};
+use bbr::Bbr;
 use cubic::{Cubic, CubicFlavor};
 use cubic_linux::LinuxCubic;
 use dctcp::Dctcp;
@@ -66,6 +73,18 @@ pub struct RttSample {
     pub in_slow_start: bool,
 }
 
+/// The sender's loss-recovery state (Linux `enum tcp_ca_state`), in Linux's order.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub enum CaState {
+    /// No recovery under way (`TCP_CA_Open`).
+    #[default]
+    Open,
+    /// Fast recovery or RFC 6675 loss recovery (`TCP_CA_Recovery`).
+    Recovery,
+    /// After a timeout, until the data outstanding then is acknowledged (`TCP_CA_Loss`).
+    Loss,
+}
+
 /// The hooks of one congestion-control algorithm (Linux `tcp_congestion_ops`).
 ///
 /// The caller owns cwnd and ssthresh ([`CongestionWindow`]); an algorithm
@@ -83,18 +102,28 @@ pub trait CongestionControl {
     /// bytes outstanding (Linux `ssthresh`).
     fn ssthresh(&mut self, cwnd: u64, flight: u64) -> u64;
 
-    /// The retransmission timer expired; called after
-    /// [`CongestionControl::ssthresh`] when the timeout cut it (Linux
-    /// `CA_EVENT_LOSS`).
-    fn on_timeout(&mut self) {}
+    /// The retransmission timer expired, marking `lost` bytes lost
+    /// (`tcp_timeout_mark_lost`); called after [`CongestionControl::ssthresh`]
+    /// when the timeout cut it (Linux `CA_EVENT_LOSS`).
+    fn on_timeout(&mut self, _lost: u64) {}
 
     /// The window restarts from a small value: after idle (RFC 5681 §4.1) or
     /// at a GIP stripe-unit head (Linux `CA_EVENT_CWND_RESTART`).
     fn on_restart(&mut self) {}
 
+    /// The connection was established at `now`, the handshake's RTT sample
+    /// being `rtt`, with a window of `cwnd` bytes (Linux runs `init` with
+    /// `srtt_us` and `tcp_min_rtt` taken from the SYN exchange).
+    fn on_init(&mut self, _now: SimTime, _rtt: SimDuration, _cwnd: u64) {}
+
+    /// The sender's loss-recovery state is now `state` (Linux `set_state`):
+    /// on every timeout, and when recovery or the loss state begins or ends.
+    fn set_state(&mut self, _state: CaState) {}
+
     /// Data goes out at `now` with nothing in flight, the last data having
-    /// gone out at `last_send` (Linux `CA_EVENT_TX_START`).
-    fn on_tx_start(&mut self, _now: SimTime, _last_send: Option<SimTime>) {}
+    /// gone out at `last_send`, the sender application-limited when
+    /// `app_limited` (Linux `CA_EVENT_TX_START`, `tp->app_limited`).
+    fn on_tx_start(&mut self, _now: SimTime, _last_send: Option<SimTime>, _app_limited: bool) {}
 
     /// An ACK gave an RTT sample (Linux `pkts_acked`). True when slow start
     /// must end now (ssthresh = cwnd).
@@ -142,6 +171,19 @@ pub trait CongestionControl {
     fn pacing_rate(&self) -> Option<u64> {
         None
     }
+
+    /// True when the data sent from now on must count as
+    /// application-limited in the rate samples (Linux's algorithm writing
+    /// `tp->app_limited`); read after each `cong_control`.
+    fn marks_app_limited(&self) -> bool {
+        false
+    }
+
+    /// The fewest segments of a paced burst (Linux `min_tso_segs`; without
+    /// it, `tcp_tso_segs` reads the sysctl `tcp_min_tso_segs`, 2).
+    fn min_tso_segs(&self) -> u32 {
+        crate::tcp::pacing::MIN_TSO_SEGS
+    }
 }
 
 /// Which congestion control a sender runs (`tcp.cc`, Linux's
@@ -155,6 +197,8 @@ pub enum CcChoice {
     Cubic,
     /// RFC 8257 ([`dctcp`]; Linux `dctcp`): ECN-capable, the window cut by α/2 on marks.
     Dctcp,
+    /// BBRv1 ([`bbr`]; Linux `bbr`): paced at its model of the path's bandwidth, the window twice its BDP.
+    Bbr,
     /// A fixed rate, in bytes per second, for the tests of `cong_control` and pacing ([`fixed_rate`]).
     #[cfg(test)]
     FixedRate(u64),
@@ -166,6 +210,7 @@ impl CcChoice {
     pub fn needs_rate_samples(self) -> bool {
         match self {
             CcChoice::Reno | CcChoice::Cubic | CcChoice::Dctcp => false,
+            CcChoice::Bbr => true,
             #[cfg(test)]
             CcChoice::FixedRate(_) => true,
         }
@@ -186,6 +231,8 @@ pub enum Algorithm {
     Dctcp(Box<Dctcp>),
     /// Linux `tcp_cubic.c` (`tcp.cc = "cubic"`, `cubic_flavor = "linux"`).
     LinuxCubic(Box<LinuxCubic>),
+    /// Linux `tcp_bbr.c` (`tcp.cc = "bbr"`).
+    Bbr(Box<Bbr>),
     /// The tests' fixed rate.
     #[cfg(test)]
     FixedRate(Box<fixed_rate::FixedRate>),
@@ -193,9 +240,11 @@ pub enum Algorithm {
 
 impl Algorithm {
     /// The algorithm `choice` names, for segments of `smss` bytes, with its
-    /// constants: Reno's increase rule, Cubic's and DCTCP's, and the TCP
-    /// clock's granularity (Linux's Cubic counts time in jiffies).
-    pub fn new(choice: CcChoice, smss: u64, constants: &Constants) -> Self {
+    /// constants: Reno's increase rule, Cubic's and DCTCP's, the TCP
+    /// clock's granularity (Linux's Cubic counts time in jiffies) and the
+    /// initial window (BBR's first pacing rate). BBR draws its random
+    /// choices from a substream seeded by `rng`, which stays as it was.
+    pub fn new(choice: CcChoice, smss: u64, constants: &Constants, rng: &Rng) -> Self {
         match choice {
             CcChoice::Reno => Algorithm::Reno(Reno::new(smss, constants.ca_increase)),
             CcChoice::Cubic => match constants.cubic.flavor {
@@ -205,6 +254,10 @@ impl Algorithm {
                 }
             },
             CcChoice::Dctcp => Algorithm::Dctcp(Box::new(Dctcp::new(smss, constants.dctcp))),
+            CcChoice::Bbr => {
+                let rng = Rng::substream(rng.clone().next_u64(), "bbr");
+                Algorithm::Bbr(Box::new(Bbr::new(smss, constants.init_cwnd, rng)))
+            }
             #[cfg(test)]
             CcChoice::FixedRate(rate) => Algorithm::FixedRate(Box::new(fixed_rate::FixedRate::new(rate))),
         }
@@ -222,6 +275,8 @@ pub struct Constants {
     pub dctcp: dctcp::DctcpConfig,
     /// The TCP clock's granularity.
     pub granularity: SimDuration,
+    /// The initial window, in segments.
+    pub init_cwnd: u32,
 }
 
 /// Call `$call` on the algorithm inside `$self`, bound to `$a`.
@@ -232,6 +287,7 @@ macro_rules! dispatch {
             Algorithm::Cubic($a) => $call,
             Algorithm::Dctcp($a) => $call,
             Algorithm::LinuxCubic($a) => $call,
+            Algorithm::Bbr($a) => $call,
             #[cfg(test)]
             Algorithm::FixedRate($a) => $call,
         }
@@ -250,16 +306,24 @@ impl CongestionControl for Algorithm {
         dispatch!(self, a => a.ssthresh(cwnd, flight))
     }
     #[inline]
-    fn on_timeout(&mut self) {
-        dispatch!(self, a => a.on_timeout())
+    fn on_timeout(&mut self, lost: u64) {
+        dispatch!(self, a => a.on_timeout(lost))
     }
     #[inline]
     fn on_restart(&mut self) {
         dispatch!(self, a => a.on_restart())
     }
     #[inline]
-    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
-        dispatch!(self, a => a.on_tx_start(now, last_send))
+    fn on_init(&mut self, now: SimTime, rtt: SimDuration, cwnd: u64) {
+        dispatch!(self, a => a.on_init(now, rtt, cwnd))
+    }
+    #[inline]
+    fn set_state(&mut self, state: CaState) {
+        dispatch!(self, a => a.set_state(state))
+    }
+    #[inline]
+    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>, app_limited: bool) {
+        dispatch!(self, a => a.on_tx_start(now, last_send, app_limited))
     }
     #[inline]
     fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {
@@ -289,6 +353,14 @@ impl CongestionControl for Algorithm {
     fn pacing_rate(&self) -> Option<u64> {
         dispatch!(self, a => a.pacing_rate())
     }
+    #[inline]
+    fn marks_app_limited(&self) -> bool {
+        dispatch!(self, a => a.marks_app_limited())
+    }
+    #[inline]
+    fn min_tso_segs(&self) -> u32 {
+        dispatch!(self, a => a.min_tso_segs())
+    }
 }
 
 #[cfg(test)]
@@ -301,18 +373,22 @@ mod tests {
             cubic: cubic::CubicConfig { flavor, ..Default::default() },
             dctcp: dctcp::DctcpConfig::default(),
             granularity: SimDuration::ZERO,
+            init_cwnd: 10,
         }
     }
 
-    /// Each choice selects its algorithm; only DCTCP needs ECN.
+    /// Each choice selects its algorithm; only DCTCP needs ECN, only BBR steers by rate.
     #[test]
     fn choice_selects_algorithm() {
-        let pick = |choice| Algorithm::new(choice, 1000, &constants(CubicFlavor::Rfc9438));
+        let rng = Rng::substream(1, "test");
+        let pick = |choice| Algorithm::new(choice, 1000, &constants(CubicFlavor::Rfc9438), &rng);
         assert!(matches!(pick(CcChoice::Reno), Algorithm::Reno(_)));
         assert!(matches!(pick(CcChoice::Cubic), Algorithm::Cubic(_)));
-        let linux = Algorithm::new(CcChoice::Cubic, 1000, &constants(CubicFlavor::Linux));
+        let linux = Algorithm::new(CcChoice::Cubic, 1000, &constants(CubicFlavor::Linux), &rng);
         assert!(matches!(linux, Algorithm::LinuxCubic(_)));
         assert!(matches!(pick(CcChoice::Dctcp), Algorithm::Dctcp(_)));
+        assert!(matches!(pick(CcChoice::Bbr), Algorithm::Bbr(_)));
+        assert!(CcChoice::Bbr.needs_rate_samples() && pick(CcChoice::Bbr).has_cong_control());
         assert!(pick(CcChoice::Dctcp).needs_ecn());
         assert!(!pick(CcChoice::Cubic).needs_ecn() && !pick(CcChoice::Reno).needs_ecn());
     }

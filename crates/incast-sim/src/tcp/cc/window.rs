@@ -26,11 +26,17 @@
 //! `SsthreshRule`'s: RFC 5681's FlightSize, ns-2.35's window before
 //! inflation, or with SACK ns-3.44's pipe (RFC 6675 `SetPipe`, the lost head
 //! left out).
+//! An algorithm that steers by rate (`cong_control`, BBR) owns cwnd: each
+//! ACK's rate sample sets it from the window before that ACK, so what slow
+//! start, congestion avoidance and loss recovery set meanwhile is
+//! discarded, as Linux's `tcp_cong_control` skips `tcp_cong_avoid` and
+//! `tcp_cwnd_reduction` for it; a timeout still drops it to the loss
+//! window (`tcp_enter_loss`).
 //! **Not modelled:** the decay of RFC 2861 / RFC 7661 over
 //! application-limited periods.
 
 use super::reno::half_flight;
-use super::{Algorithm, CongestionControl, RttSample};
+use super::{Algorithm, CaState, CongestionControl, RttSample};
 use crate::tcp::cwnd_validation::{CwndUsage, CwndValidation};
 use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
@@ -76,6 +82,8 @@ pub struct CongestionWindow {
     in_segments: bool,
     /// ... the bytes acknowledged short of a segment carried.
     short_of_segment: u32,
+    /// The loss-recovery state the algorithm was last told.
+    ca_state: CaState,
 }
 
 impl CongestionWindow {
@@ -101,6 +109,7 @@ impl CongestionWindow {
             usage: CwndUsage::new(CwndValidation::Off),
             in_segments: false,
             short_of_segment: 0,
+            ca_state: CaState::Open,
         }
     }
 
@@ -162,7 +171,7 @@ impl CongestionWindow {
         self.algorithm.needs_ecn()
     }
 
-    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation).
+    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation, PRR).
     #[inline]
     pub fn set_cwnd(&mut self, cwnd: u64) {
         self.cwnd = cwnd;
@@ -232,10 +241,11 @@ impl CongestionWindow {
         self.ssthresh
     }
 
-    /// The retransmission timer expired with `flight` bytes outstanding.
-    /// `repeated` is true when the segment at SND.UNA was already
-    /// retransmitted by the timer (no progress since the previous timeout).
-    pub fn on_rto(&mut self, flight: u64, repeated: bool) {
+    /// The retransmission timer expired with `flight` bytes outstanding,
+    /// marking `lost` bytes lost. `repeated` is true when the segment at
+    /// SND.UNA was already retransmitted by the timer (no progress since the
+    /// previous timeout).
+    pub fn on_rto(&mut self, flight: u64, repeated: bool, lost: u64) {
         // RFC 5681 (3.1): "when a TCP sender detects segment loss using the
         // retransmission timer and the given segment has already been
         // retransmitted by way of the retransmission timer at least once, the
@@ -243,10 +253,28 @@ impl CongestionWindow {
         if !repeated {
             self.on_loss(flight);
         }
-        self.algorithm.on_timeout();
+        self.algorithm.on_timeout(lost);
         // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
         // loss window, LW, which equals 1 full-sized segment"
         self.cwnd = self.smss;
+        // Linux tcp_enter_loss: "tcp_set_ca_state(sk, TCP_CA_Loss)", at every timeout.
+        self.ca_state = CaState::Loss;
+        self.algorithm.set_state(CaState::Loss);
+    }
+
+    /// The handshake at `now` gave the RTT sample `rtt` (Linux's `init` runs after it).
+    pub fn on_init(&mut self, now: SimTime, rtt: SimDuration) {
+        self.algorithm.on_init(now, rtt, self.cwnd);
+    }
+
+    /// The sender's loss-recovery state is `state`: the algorithm hears of
+    /// each change (Linux `tcp_set_ca_state`).
+    #[inline]
+    pub fn set_ca_state(&mut self, state: CaState) {
+        if state != self.ca_state {
+            self.ca_state = state;
+            self.algorithm.set_state(state);
+        }
     }
 
     /// ns-2's `halfwin` for [`SsthreshRule::Ns2`]: half of `min(cwnd_, wnd_)`
@@ -274,10 +302,10 @@ impl CongestionWindow {
     }
 
     /// Data goes out at `now` with nothing in flight, the last having gone
-    /// out at `last_send` (Linux `CA_EVENT_TX_START`).
+    /// out at `last_send`, application-limited when `app_limited` (Linux `CA_EVENT_TX_START`).
     #[inline]
-    pub fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
-        self.algorithm.on_tx_start(now, last_send);
+    pub fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>, app_limited: bool) {
+        self.algorithm.on_tx_start(now, last_send, app_limited);
     }
 
     /// Linux `tcp_cwnd_restart` after `idle` with no data sent, the RTO being
@@ -350,18 +378,33 @@ impl CongestionWindow {
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
 
-    /// An ACK's delivery-rate sample: an algorithm that steers by rate sets
-    /// cwnd from it (Linux `tcp_cong_control`: "if (icsk->icsk_ca_ops->cong_control)").
-    pub fn on_rate_sample(&mut self, rs: &RateSample) {
+    /// An ACK's delivery-rate sample, cwnd having been `prior_cwnd` before
+    /// that ACK: an algorithm that steers by rate sets cwnd from it and from
+    /// that window (Linux `tcp_cong_control`: "if (icsk->icsk_ca_ops->cong_control)"
+    /// it runs in place of `tcp_cong_avoid` and `tcp_cwnd_reduction`, so what
+    /// they set on this ACK is discarded).
+    pub fn on_rate_sample(&mut self, rs: &RateSample, prior_cwnd: u64) {
         if self.algorithm.has_cong_control() {
-            self.cwnd = self.algorithm.cong_control(rs, self.cwnd).max(self.smss);
+            self.cwnd = self.algorithm.cong_control(rs, prior_cwnd).max(self.smss);
         }
+    }
+
+    /// True when the algorithm asks that data sent from now count as application-limited.
+    #[inline]
+    pub fn marks_app_limited(&self) -> bool {
+        self.algorithm.marks_app_limited()
     }
 
     /// The pacing rate the algorithm sets, if it sets one (bytes per second).
     #[inline]
     pub fn pacing_rate(&self) -> Option<u64> {
         self.algorithm.pacing_rate()
+    }
+
+    /// The fewest segments a paced burst holds (Linux `min_tso_segs`).
+    #[inline]
+    pub fn min_tso_segs(&self) -> u32 {
+        self.algorithm.min_tso_segs()
     }
 }
 
@@ -419,7 +462,7 @@ mod tests {
     #[test]
     fn rfc5681_3_1_congestion_avoidance_from_ssthresh() {
         let mut w = window(true);
-        w.on_rto(8 * MSS, false);
+        w.on_rto(8 * MSS, false, 8 * MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 4 * MSS));
         for _ in 0..3 {
             ack(&mut w, MSS);
@@ -436,7 +479,7 @@ mod tests {
         assert_eq!(w.ssthresh(), 10 * MSS);
         ack(&mut w, MSS);
         assert_eq!(w.cwnd(), 10 * MSS + 100);
-        w.on_rto(10 * MSS, false);
+        w.on_rto(10 * MSS, false, 10 * MSS);
         ack(&mut w, MSS);
         assert_eq!(w.cwnd(), 2 * MSS, "below ssthresh, still no slow start");
     }
@@ -446,9 +489,9 @@ mod tests {
     #[test]
     fn rfc5681_3_1_timeout_sets_loss_window() {
         let mut w = window(true);
-        w.on_rto(10 * MSS, false);
+        w.on_rto(10 * MSS, false, 10 * MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
-        w.on_rto(MSS, true);
+        w.on_rto(MSS, true, MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
     }
 

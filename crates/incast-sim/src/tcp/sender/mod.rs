@@ -28,9 +28,11 @@
 //! The sender keeps its segments in the sent-segment log (`tcp::sent_log`),
 //! which RACK, PRR, the forensics and the ns-3 rules read; when the
 //! congestion control steers by rate (`cong_control`), each ACK's
-//! delivery-rate sample (`tcp::delivery_rate`) goes to it, and with pacing on
-//! (`tcp.pacing`, or an algorithm that sets a pacing rate) each data segment
-//! waits for the pacer (`tcp::pacing`). Its parts: `sack` (RFC 6675
+//! delivery-rate sample (`tcp::delivery_rate`) goes to it (not for an ACK
+//! with nothing outstanding before it, as Linux's `tcp_ack` skips
+//! `tcp_cong_control` then), and with pacing on (`tcp.pacing`, or an
+//! algorithm that sets a pacing rate) each send burst waits for the pacer
+//! (`tcp::pacing`). Its parts: `sack` (RFC 6675
 //! recovery, PRR with SACK and the ns-3 rules), `rack` (RACK-TLP's timers),
 //! `timeout` (the retransmission timer and spurious-timeout verdicts),
 //! `send` (what leaves next) and `rtt` (RTT and rate samples of an ACK).
@@ -112,6 +114,9 @@ pub struct Sender<const EXTRAS: bool = true> {
     retransmit_now: bool,
     /// Consecutive timeouts of the segment at SND.UNA (0: not yet timed out).
     backoff: u32,
+    /// SND.MAX at the latest timeout: until SND.UNA reaches it the sender is
+    /// in Linux's loss state (`TCP_CA_Loss`, `tp->high_seq`).
+    loss_high: u64,
     /// Duplicate ACKs since the last ACK of new data (FAST08 §5.1 DART).
     dart: u32,
     /// Fast retransmit threshold, for timeout forensics.
@@ -155,6 +160,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     /// randomized timeout and scheduling delay (`tcp::rto_timer`).
     pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {
         let mss = cfg.segment_payload().max(1);
+        let algorithm = Algorithm::new(cfg.cc, mss as u64, &cfg.cc_constants(), &timer_rng);
         Sender {
             mss: mss as u64,
             app_end: 0,
@@ -166,14 +172,9 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             log: SentLog::new(cfg.cc.needs_rate_samples()),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
-            cc: CongestionWindow::new(
-                mss as u64,
-                cfg.init_cwnd,
-                cfg.slow_start,
-                Algorithm::new(cfg.cc, mss as u64, &cfg.cc_constants()),
-            )
-            .with_validation(cfg.cwnd_validation)
-            .counting_segments(cfg.ca_increase == CaIncrease::Ns3 && cfg.cc == CcChoice::Reno),
+            cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, algorithm)
+                .with_validation(cfg.cwnd_validation)
+                .counting_segments(cfg.ca_increase == CaIncrease::Ns3 && cfg.cc == CcChoice::Reno),
             recovery: NewReno::new(
                 mss as u64,
                 cfg.dupack_threshold,
@@ -188,6 +189,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             rtx_deadline: None,
             retransmit_now: false,
             backoff: 0,
+            loss_high: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
             sack: Gated::new(cfg.sack_enabled().then(|| {
@@ -215,7 +217,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             rack: Gated::new((cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new()))),
             prr: Gated::new(cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor)))),
             rate: Gated::new(cfg.cc.needs_rate_samples().then(Box::default)),
-            pacer: Gated::new(cfg.paced().then(Pacer::default)),
+            pacer: Gated::new(cfg.paced().then(|| Pacer::new(mss as u64, cfg.gso_max_size.get()))),
         }
     }
 
@@ -301,6 +303,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     ) -> bool {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
+        let rtx_due_before = self.retransmit_now;
+        let outstanding = self.snd_max > self.snd_una;
         let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
         if let Some(rate) = self.rate.as_deref_mut() {
             rate.begin_ack();
@@ -309,8 +313,10 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
-        if acceptable && (self.rate.is_some() || self.pacer.is_some()) {
-            self.after_ack(now, prior_in_flight);
+        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
+        // nothing outstanding before it reaches neither tcp_rate_gen nor tcp_cong_control.
+        if acceptable && (self.rate.is_some() || self.pacer.is_some()) && outstanding {
+            self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious
     }

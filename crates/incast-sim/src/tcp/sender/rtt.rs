@@ -5,6 +5,8 @@
 //! that follows (`tcp::pacing`).
 
 use super::Sender;
+use crate::tcp::cc::bbr::BbrSample;
+use crate::tcp::cc::{Algorithm, CaState, CongestionControl};
 use crate::tcp::clock::TcpClock;
 use crate::tcp::pacing::Pacer;
 use crate::tcp::sent_log::Acked;
@@ -99,25 +101,87 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 
     /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
-    /// before it: its rate sample goes to an algorithm that steers by rate
-    /// (Linux `tcp_cong_control` calling `cong_control`), and the pacing
-    /// rate follows ([`Sender::update_pacing_rate`]).
+    /// and a window of `prior_cwnd` before it, `head_lost` when it called
+    /// for a retransmission of SND.UNA: an algorithm that steers by rate
+    /// hears the loss-recovery state (`CaState`), gets its rate sample and
+    /// sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
+    /// `cong_control`), and may mark what follows application-limited; the
+    /// pacing rate follows ([`Sender::update_pacing_rate`]).
     #[inline(never)]
-    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64) {
+    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64, head_lost: bool) {
+        if self.rate.is_some() {
+            // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
+            self.cc.set_ca_state(self.ca_state());
+        }
         if let Some(rate) = self.rate.as_deref_mut() {
+            if head_lost {
+                // The ACK called for a retransmission of SND.UNA: Linux marks
+                // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
+                rate.on_lost(self.mss.min(self.snd_max - self.snd_una));
+            }
             let rs = rate.sample(now, prior_in_flight);
-            self.cc.on_rate_sample(&rs);
+            self.cc.on_rate_sample(&rs, prior_cwnd);
+            if self.cc.marks_app_limited() {
+                rate.mark_app_limited(self.snd_nxt - self.snd_una);
+            }
         }
         self.update_pacing_rate();
     }
 
+    /// The handshake at `now` measured `rtt`: the minimum RTT of the rate
+    /// estimator and of an algorithm that steers by rate start from it
+    /// (Linux `tcp_min_rtt` holds the SYN exchange's sample when `init` runs).
+    pub fn on_handshake_rtt(&mut self, now: SimTime, rtt: SimDuration) {
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_rtt(rtt);
+            self.cc.on_init(now, rtt);
+        }
+    }
+
+    /// The loss-recovery state as Linux names it: the loss state after a
+    /// timeout until what was outstanding then is acknowledged, recovery, or open.
+    fn ca_state(&self) -> CaState {
+        if self.snd_una < self.loss_high {
+            CaState::Loss
+        } else if self.in_recovery() {
+            CaState::Recovery
+        } else {
+            CaState::Open
+        }
+    }
+
     /// The pacing rate from now on: the algorithm's, or with a window-based
     /// one the window over the smoothed RTT (`tcp_update_pacing_rate`).
+    /// Bursts are sized by `tcp_tso_autosize` from the minimum RTT (the rate
+    /// estimator's; the smoothed RTT without one) and the algorithm's
+    /// `min_tso_segs`.
     pub fn update_pacing_rate(&mut self) {
         let (cwnd, ssthresh, flight, srtt) = (self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt());
         let rate = self.cc.pacing_rate();
+        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or(srtt);
+        let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
-            pacer.set_rate(rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt)));
+            let rate = rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt));
+            pacer.set_rate(rate, min_rtt, min_tso_segs);
         }
+    }
+}
+
+impl<const EXTRAS: bool> Sender<EXTRAS> {
+    /// BBR's state as `TCP_CC_INFO` (`bbr_get_info`) and `TCP_INFO`
+    /// (`tcpi_pacing_rate`, `tcpi_delivery_rate`, `tcpi_snd_cwnd`) report
+    /// it, when the algorithm is BBR.
+    pub fn bbr_sample(&self) -> Option<BbrSample> {
+        let Algorithm::Bbr(b) = self.cc.algorithm() else { return None };
+        Some(BbrSample {
+            mode: b.mode().name(),
+            bw: b.bw(),
+            min_rtt: b.min_rtt(),
+            pacing_gain: b.pacing_gain(),
+            cwnd_gain: b.cwnd_gain(),
+            pacing_rate: b.pacing_rate().unwrap_or(0),
+            delivery_rate: self.rate.as_deref().and_then(|r| r.reported_rate()),
+            cwnd_pkts: self.cc.cwnd().div_ceil(self.mss),
+        })
     }
 }

@@ -69,7 +69,12 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
                 (self.cc.ns2_loss_basis(half), false)
             }
         };
-        self.cc.on_rto(basis, repeated);
+        // Linux tcp_timeout_mark_lost: what was sent since the last timeout is lost.
+        let lost = self.snd_nxt - self.snd_una;
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_lost(lost);
+        }
+        self.cc.on_rto(basis, repeated, lost);
         self.recovery.on_rto(self.snd_max);
         if EXTRAS && self.rude.marked() {
             self.rude_follow(cwnd);
@@ -91,11 +96,16 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         }
         self.frto_new = 0;
         self.backoff = self.backoff.saturating_add(1);
+        self.loss_high = self.snd_max;
         self.retransmit_now = false;
         self.limited.reset();
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
         // acknowledged" — go-back-N: everything from SND.UNA is sent again.
         self.snd_nxt = self.snd_una;
+        if let Some(pacer) = self.pacer.as_mut() {
+            // Linux tcp_retransmit_timer sends the head itself, outside tcp_write_xmit's pacing check.
+            pacer.exempt_next();
+        }
         // RFC 6298 (5.5): "The host MUST set RTO <- RTO * 2"
         self.rto.on_timeout();
         // RFC 6298 (5.6): "Start the retransmission timer, such that it expires
@@ -163,6 +173,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
                 self.snd_nxt = self.snd_max;
                 self.frto_new = 0;
                 stats.spurious_timeouts += 1;
+                // Linux tcp_try_undo_loss: the undo leaves the loss state.
+                self.loss_high = 0;
                 true
             }
         }

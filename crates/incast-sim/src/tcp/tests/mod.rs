@@ -7,6 +7,8 @@
 
 mod ack_modes;
 mod ack_policy;
+mod bbr;
+mod bottleneck;
 mod cubic;
 mod dctcp;
 mod exchange;
