@@ -335,7 +335,7 @@ def test_rto_min_reaches_sockets_created_after_it_is_set(clean: None) -> None:
 def test_a_failure_inside_the_run_tears_everything_down(monkeypatch: pytest.MonkeyPatch, clean: None) -> None:
     seen: list[list[str]] = []
 
-    def broken(net: Any, p: Any) -> Any:
+    def broken(net: Any, p: Any, *_: Any) -> Any:
         seen.append(namespaces())
         raise testbed.TestbedError("testbed: injected failure")
 

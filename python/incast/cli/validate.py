@@ -27,7 +27,7 @@ import typer
 
 from incast.cli.options import AsJson, ScenarioFile, Servers, SetOpt, Timeout, named_options, nonempty
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail, ms
-from incast.cli.testbed import NAMED_OPTIONS, kernel_line, scenarios
+from incast.cli.testbed import NAMED_OPTIONS, SampleEvery, kernel_line, scenarios
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -60,6 +60,7 @@ def validate(
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
+    sample_every: SampleEvery = None,
     against: Annotated[
         Literal["testbed", "ns2", "ns3"],
         typer.Option(
@@ -103,6 +104,7 @@ def validate(
     from incast.reference.ns3_options import Ns3, Ns3Error
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
+    from incast.testbed.sampling import check_every
 
     nonempty(preset, "--preset", "a preset's name; see 'incast presets'")
     if calibrate and against != "testbed":
@@ -111,7 +113,11 @@ def validate(
     if classes and against != "ns2":
         why = "the kernel does not say why a timer expired" if against == "testbed" else "ns-2's traces class them"
         return fail(f"--classes: only with --against ns2 ({why})", EXIT_USAGE)
-    bed = Testbed(timeout=timeout)
+    if sample_every is not None and against != "testbed":
+        return fail(
+            f"--sample-every: samples the testbed's servers; it does not apply with --against {against}", EXIT_USAGE
+        )
+    bed = Testbed(timeout=timeout, sample_every=None if sample_every is None else check_every(sample_every))
     reference: Reference = {"testbed": bed, "ns2": Ns2(classes=classes), "ns3": Ns3()}[against]
     try:
         reference.require()
