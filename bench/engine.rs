@@ -4,7 +4,9 @@
 //! Run with `cargo bench -p incast-sim` (release profile, one core). Options
 //! after `--`: `--blocks N` (default 100), `--servers N` (default 64),
 //! `--repeat K` (default 5), `--delayed-ack-off` (the htsim driver's
-//! scenario has none), `--json` (one JSON object instead of the text),
+//! scenario has none), `--cc NAME` (the congestion control, `tcp.cc`:
+//! reno, cubic, dctcp or bbr; default the scenario's), `--json` (one JSON
+//! object instead of the text),
 //! `--scenario FILE` (run this scenario instead: JSON in the scenario files'
 //! shape, as `Scenario.to_json()` writes it; `--blocks` and `--servers` then
 //! do not apply, and the timeout rows stay off).
@@ -13,6 +15,7 @@
 //! runs of different lengths show whether memory grows with simulated time.
 //! `bench/speed.py` runs it, counts its instructions and sets it beside htsim.
 
+use incast_sim::tcp::CcChoice;
 use incast_sim::time::SimDuration;
 use incast_sim::{run, Scenario};
 use std::time::Instant;
@@ -61,6 +64,15 @@ fn main() {
     s.stats.timeouts = false;
     if flag("--delayed-ack-off") {
         s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
+    }
+    if let Some(name) = std::env::args().skip_while(|a| a != "--cc").nth(1) {
+        s.tcp.cc = match name.as_str() {
+            "reno" => CcChoice::Reno,
+            "cubic" => CcChoice::Cubic,
+            "dctcp" => CcChoice::Dctcp,
+            "bbr" => CcChoice::Bbr,
+            _ => panic!("--cc takes reno, cubic, dctcp or bbr, got {name:?}"),
+        };
     }
 
     let mut pkt_rates = Vec::new();

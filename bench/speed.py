@@ -12,7 +12,8 @@ a 32 KiB switch port, RTO_min 200 us, delayed ACK off. It prints data packets
 and events per wall-clock second (the median of ``--repeat`` runs), the peak
 resident memory, and, when valgrind is installed, the instructions per
 simulated data packet of a shorter run counted by callgrind (the steadier
-figure on a shared machine). Given ``--htsim`` (the driver binary its
+figure on a shared machine), and the same count with BBR (``tcp.cc = "bbr"``)
+beside it, with the ratio of the two. Given ``--htsim`` (the driver binary its
 ``build_run.sh`` builds), the two run alternately ``--repeat`` times each on
 the same scenario, and the medians of their own wall times and their ratio
 are printed. Given ``--scale N``, the engine also runs N senders (as many
@@ -51,9 +52,12 @@ def bench_binary() -> str:
     raise SystemExit("error: cargo built no engine benchmark")
 
 
-def bench_args(binary: str, servers: int, blocks: int) -> list[str]:
-    """The benchmark's command line for one run of the htsim driver's scenario."""
-    return [binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off", "--json"]
+def bench_args(binary: str, servers: int, blocks: int, cc: str = "reno") -> list[str]:
+    """The benchmark's command line for one run of the htsim driver's scenario, with congestion control ``cc``."""
+    return [
+        binary, "--servers", str(servers), "--blocks", str(blocks), "--repeat", "1", "--delayed-ack-off",
+        "--cc", cc, "--json",
+    ]  # fmt: skip
 
 
 def engine(binary: str, servers: int, blocks: int) -> dict[str, float]:
@@ -64,12 +68,12 @@ def engine(binary: str, servers: int, blocks: int) -> dict[str, float]:
     return d
 
 
-def instructions(binary: str, servers: int, blocks: int) -> tuple[int, int] | None:
-    """Instructions callgrind counts for a run of ``blocks`` blocks, and its data packets."""
+def instructions(binary: str, servers: int, blocks: int, cc: str = "reno") -> tuple[int, int] | None:
+    """Instructions callgrind counts for a run of ``blocks`` blocks with ``cc``, and its data packets."""
     if shutil.which("valgrind") is None:
         return None
     done = subprocess.run(
-        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *bench_args(binary, servers, blocks)],
+        ["valgrind", "--tool=callgrind", "--callgrind-out-file=/dev/null", *bench_args(binary, servers, blocks, cc)],
         check=True, capture_output=True, text=True,
     )  # fmt: skip
     collected = re.search(r"Collected : (\d+)", done.stderr)
@@ -134,6 +138,10 @@ def main() -> int:
     counted = instructions(binary, a.servers, a.callgrind_blocks) if a.callgrind_blocks else None
     if counted is not None:
         report["instructions_per_packet"] = counted[0] / counted[1]
+        bbr = instructions(binary, a.servers, a.callgrind_blocks, "bbr")
+        if bbr is not None:
+            report["bbr_instructions_per_packet"] = bbr[0] / bbr[1]
+            report["bbr_to_reno_instructions"] = report["bbr_instructions_per_packet"] / report["instructions_per_packet"]
     if theirs:
         report["htsim_data_packets"] = theirs[-1]["data_packets"]
         report["htsim_events"] = theirs[-1]["events"]
@@ -164,6 +172,9 @@ def main() -> int:
         print(
             f"  callgrind, {a.callgrind_blocks} blocks: {report['instructions_per_packet']:,.0f} instructions a packet"
         )
+    if "bbr_instructions_per_packet" in report:
+        print(f"  with BBR: {report['bbr_instructions_per_packet']:,.0f} instructions a packet, "
+              f"{report['bbr_to_reno_instructions']:.3f} times Reno's")  # fmt: skip
     if theirs:
         print(f"htsim: {report['htsim_data_packets']:,.0f} data packets, {report['htsim_events']:,.0f} events, "
               f"median of {a.repeat}: {report['htsim_wall_s']:.3f} s")  # fmt: skip

@@ -113,6 +113,9 @@ crate::settings! {
     /// - `pacing`: false — the papers' stacks and Linux's window-based
     ///   algorithms without the fq qdisc send as the window allows; true paces
     ///   them as Linux does once a socket asks for it (`tcp::pacing`).
+    /// - `gso_max_size`: 64 KiB — Linux's `GSO_LEGACY_MAX_SIZE`, what an IPv4
+    ///   socket's `sk_gso_max_size` is on a NIC or veth with TSO/GSO (read only
+    ///   by a paced sender).
     /// - `spurious_rto`: `off` — the papers' stacks did not undo timeouts. `frto`
     ///   is RFC 5682 (Linux `tcp_frto`, on by default there), `eifel` is RFC 3522
     ///   (needs `timestamps`); both undo the timeout's window reduction
@@ -285,6 +288,11 @@ crate::settings! {
         /// each data segment waits its size over 200 % of cwnd/SRTT in slow
         /// start, 120 % after, once 10 segments have gone.
         "pacing" pacing: bool = false, Flag;
+        /// Largest send burst a paced sender builds (Linux sk_gso_max_size, the
+        /// device's GSO size: 64 KiB for IPv4); Linux tcp_tso_autosize sizes
+        /// each burst from the pacing rate and the minimum RTT up to it. 0
+        /// sends one segment per pacing slot.
+        "gso_max_size" gso_max_size: Bytes = Bytes::kib(64), Size { min: 0 };
         /// Spurious-timeout detection, with undo of the window reduction: "off",
         /// "frto" (RFC 5682) or "eifel" (RFC 3522, needs timestamps).
         "spurious_rto" spurious_rto: SpuriousRto = SpuriousRto::Off, Choice(&[

@@ -123,6 +123,12 @@ impl DeliveryRate {
         self.rtt = None;
     }
 
+    /// The least RTT sampled (Linux `tcp_min_rtt`), once one was.
+    #[inline]
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
+    }
+
     /// The ACK's RTT sample, from the newest segment it acknowledged (Linux's `ca_rtt_us`).
     #[inline]
     pub fn on_rtt(&mut self, rtt: SimDuration) {

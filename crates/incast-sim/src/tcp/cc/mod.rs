@@ -31,8 +31,9 @@
 //! leave it alone (Linux skips `tcp_cwnd_reduction` and
 //! `tcp_end_cwnd_reduction` for it), and `set_state` tells it when loss
 //! recovery or a timeout's loss state begins and ends.
+//! `min_tso_segs` sets the fewest segments of a paced burst (`tcp::pacing`).
 //! **Not modelled:** the hooks none of these algorithms needs here:
-//! `min_tso_segs` and `sndbuf_expand`; the states Disorder and CWR.
+//! `sndbuf_expand`; the states Disorder and CWR.
 
 pub mod bbr;
 pub mod cubic;
@@ -175,6 +176,12 @@ pub trait CongestionControl {
     /// `tp->app_limited`); read after each `cong_control`.
     fn marks_app_limited(&self) -> bool {
         false
+    }
+
+    /// The fewest segments of a paced burst (Linux `min_tso_segs`; without
+    /// it, `tcp_tso_segs` reads the sysctl `tcp_min_tso_segs`, 2).
+    fn min_tso_segs(&self) -> u32 {
+        crate::tcp::pacing::MIN_TSO_SEGS
     }
 }
 
@@ -348,6 +355,10 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn marks_app_limited(&self) -> bool {
         dispatch!(self, a => a.marks_app_limited())
+    }
+    #[inline]
+    fn min_tso_segs(&self) -> u32 {
+        dispatch!(self, a => a.min_tso_segs())
     }
 }
 

@@ -26,10 +26,12 @@
 //! `SsthreshRule`'s: RFC 5681's FlightSize, ns-2.35's window before
 //! inflation, or with SACK ns-3.44's pipe (RFC 6675 `SetPipe`, the lost head
 //! left out).
-//! An algorithm that steers by rate (`cong_control`, BBR) owns cwnd: slow
-//! start, congestion avoidance and loss recovery's settings leave it alone,
-//! as Linux's `tcp_cong_control` and `tcp_end_cwnd_reduction` do; a
-//! timeout still drops it to the loss window (`tcp_enter_loss`).
+//! An algorithm that steers by rate (`cong_control`, BBR) owns cwnd: each
+//! ACK's rate sample sets it from the window before that ACK, so what slow
+//! start, congestion avoidance and loss recovery set meanwhile is
+//! discarded, as Linux's `tcp_cong_control` skips `tcp_cong_avoid` and
+//! `tcp_cwnd_reduction` for it; a timeout still drops it to the loss
+//! window (`tcp_enter_loss`).
 //! **Not modelled:** the decay of RFC 2861 / RFC 7661 over
 //! application-limited periods.
 
@@ -80,8 +82,6 @@ pub struct CongestionWindow {
     in_segments: bool,
     /// ... the bytes acknowledged short of a segment carried.
     short_of_segment: u32,
-    /// The algorithm sets cwnd from rate samples (`has_cong_control`).
-    by_rate: bool,
     /// The loss-recovery state the algorithm was last told.
     ca_state: CaState,
 }
@@ -105,7 +105,6 @@ impl CongestionWindow {
                 // so the state reads as congestion avoidance.
                 iw
             },
-            by_rate: algorithm.has_cong_control(),
             algorithm,
             usage: CwndUsage::new(CwndValidation::Off),
             in_segments: false,
@@ -172,13 +171,10 @@ impl CongestionWindow {
         self.algorithm.needs_ecn()
     }
 
-    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation,
-    /// PRR), unless the algorithm sets it from rate samples.
+    /// Set cwnd to `cwnd` bytes (fast recovery's inflation and deflation, PRR).
     #[inline]
     pub fn set_cwnd(&mut self, cwnd: u64) {
-        if !self.by_rate {
-            self.cwnd = cwnd;
-        }
+        self.cwnd = cwnd;
     }
 
     /// An ACK of `acked` new bytes at `now`, outside loss recovery: slow
@@ -187,7 +183,7 @@ impl CongestionWindow {
     #[inline(always)]
     pub fn on_ack(&mut self, acked: u64, now: SimTime, srtt: SimDuration) {
         // Linux tcp_reno_cong_avoid / cubictcp_cong_avoid: "if (!tcp_is_cwnd_limited(sk)) return;"
-        if self.by_rate || !self.usage.may_grow(self.cwnd, self.ssthresh) {
+        if !self.usage.may_grow(self.cwnd, self.ssthresh) {
             return;
         }
         if self.in_segments {
@@ -341,8 +337,7 @@ impl CongestionWindow {
     pub fn on_sack_recovery(&mut self, flight: u64) {
         // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", with
         // RFC 5681's floor of 2·SMSS (or Cubic's β).
-        let ssthresh = self.on_loss(flight);
-        self.set_cwnd(ssthresh);
+        self.cwnd = self.on_loss(flight);
     }
 
     /// An ACK of `acked` bytes up to `ack` with ECN-Echo `ece`, SND.NXT being
@@ -382,11 +377,14 @@ impl CongestionWindow {
         self.ssthresh = self.ssthresh.max(prior_ssthresh);
     }
 
-    /// An ACK's delivery-rate sample: an algorithm that steers by rate sets
-    /// cwnd from it (Linux `tcp_cong_control`: "if (icsk->icsk_ca_ops->cong_control)").
-    pub fn on_rate_sample(&mut self, rs: &RateSample) {
+    /// An ACK's delivery-rate sample, cwnd having been `prior_cwnd` before
+    /// that ACK: an algorithm that steers by rate sets cwnd from it and from
+    /// that window (Linux `tcp_cong_control`: "if (icsk->icsk_ca_ops->cong_control)"
+    /// it runs in place of `tcp_cong_avoid` and `tcp_cwnd_reduction`, so what
+    /// they set on this ACK is discarded).
+    pub fn on_rate_sample(&mut self, rs: &RateSample, prior_cwnd: u64) {
         if self.algorithm.has_cong_control() {
-            self.cwnd = self.algorithm.cong_control(rs, self.cwnd).max(self.smss);
+            self.cwnd = self.algorithm.cong_control(rs, prior_cwnd).max(self.smss);
         }
     }
 
@@ -400,6 +398,12 @@ impl CongestionWindow {
     #[inline]
     pub fn pacing_rate(&self) -> Option<u64> {
         self.algorithm.pacing_rate()
+    }
+
+    /// The fewest segments a paced burst holds (Linux `min_tso_segs`).
+    #[inline]
+    pub fn min_tso_segs(&self) -> u32 {
+        self.algorithm.min_tso_segs()
     }
 }
 

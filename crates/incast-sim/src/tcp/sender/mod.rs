@@ -110,9 +110,6 @@ pub struct Sender<const EXTRAS: bool = true> {
     rtx_deadline: Option<SimTime>,
     /// Fast retransmit or partial-ACK retransmission of SND.UNA is due.
     retransmit_now: bool,
-    /// A timeout's retransmission of SND.UNA is due: it leaves unpaced
-    /// (Linux `tcp_retransmit_timer` sends it itself, outside `tcp_write_xmit`).
-    rto_head: bool,
     /// Consecutive timeouts of the segment at SND.UNA (0: not yet timed out).
     backoff: u32,
     /// SND.MAX at the latest timeout: until SND.UNA reaches it the sender is
@@ -189,7 +186,6 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             idle: IdleRestart::new(cfg.restart_after_idle, cfg.idle_restart),
             rtx_deadline: None,
             retransmit_now: false,
-            rto_head: false,
             backoff: 0,
             loss_high: 0,
             dart: 0,
@@ -219,7 +215,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             rack: Gated::new((cfg.rack_tlp && cfg.sack_enabled()).then(|| Box::new(RackTlp::new()))),
             prr: Gated::new(cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor)))),
             rate: Gated::new(cfg.cc.needs_rate_samples().then(Box::default)),
-            pacer: Gated::new(cfg.paced().then(Pacer::default)),
+            pacer: Gated::new(cfg.paced().then(|| Pacer::new(mss as u64, cfg.gso_max_size.get()))),
         }
     }
 
@@ -314,7 +310,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             self.rude_follow(fair_before);
         }
         if acceptable && (self.rate.is_some() || self.pacer.is_some()) {
-            self.after_ack(now, prior_in_flight);
+            self.after_ack(now, prior_in_flight, fair_before);
         }
         spurious
     }

@@ -100,19 +100,20 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 
     /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
-    /// before it: an algorithm that steers by rate hears the loss-recovery
-    /// state (`CaState`), gets its rate sample (Linux `tcp_cong_control`
-    /// calling `cong_control`) and may mark what follows application-limited;
-    /// the pacing rate follows ([`Sender::update_pacing_rate`]).
+    /// and a window of `prior_cwnd` before it: an algorithm that steers by
+    /// rate hears the loss-recovery state (`CaState`), gets its rate sample
+    /// and sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
+    /// `cong_control`), and may mark what follows application-limited; the
+    /// pacing rate follows ([`Sender::update_pacing_rate`]).
     #[inline(never)]
-    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64) {
+    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64) {
         if self.rate.is_some() {
             // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
             self.cc.set_ca_state(self.ca_state());
         }
         if let Some(rate) = self.rate.as_deref_mut() {
             let rs = rate.sample(now, prior_in_flight);
-            self.cc.on_rate_sample(&rs);
+            self.cc.on_rate_sample(&rs, prior_cwnd);
             if self.cc.marks_app_limited() {
                 rate.mark_app_limited(self.snd_nxt - self.snd_una);
             }
@@ -144,11 +145,17 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
 
     /// The pacing rate from now on: the algorithm's, or with a window-based
     /// one the window over the smoothed RTT (`tcp_update_pacing_rate`).
+    /// Bursts are sized by `tcp_tso_autosize` from the minimum RTT (the rate
+    /// estimator's; the smoothed RTT without one) and the algorithm's
+    /// `min_tso_segs`.
     pub fn update_pacing_rate(&mut self) {
         let (cwnd, ssthresh, flight, srtt) = (self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt());
         let rate = self.cc.pacing_rate();
+        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or(srtt);
+        let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
-            pacer.set_rate(rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt)));
+            let rate = rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt));
+            pacer.set_rate(rate, min_rtt, min_tso_segs);
         }
     }
 }

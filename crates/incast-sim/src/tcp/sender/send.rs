@@ -15,9 +15,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     /// probe that is due, a due retransmission of SND.UNA, then data from
     /// SND.NXT as the window allows.
     pub fn poll_data(&mut self, now: SimTime, clock: &TcpClock) -> Option<DataTx> {
-        // Linux tcp_write_xmit and tcp_xmit_retransmit_queue: "if (tcp_pacing_check(sk)) break;"
-        // (a timeout's head retransmission does not pass there).
-        let paced = !self.rto_head && self.pacer.as_mut().is_some_and(|p| !p.may_send(now));
+        // Linux tcp_write_xmit and tcp_xmit_retransmit_queue: "if (tcp_pacing_check(sk)) break;".
+        let paced = self.pacer.as_mut().is_some_and(|p| !p.may_send(now));
         let copy = if EXTRAS && !paced && self.gip_copy.is_some() { self.take_gip_copy() } else { None };
         let next = match copy.or_else(|| self.rack.as_mut().and_then(|r| r.take_probe())) {
             _ if paced => None,
@@ -148,7 +147,6 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     /// Book-keeping for sending `[seq, seq + len)` at `now`.
     pub(super) fn transmit(&mut self, now: SimTime, clock: &TcpClock, seq: u64, len: u64) -> DataTx {
         let end = seq + len;
-        self.rto_head = false;
         let retransmission = seq < self.snd_max;
         let stamp = self.rate.as_deref_mut().map(|r| r.on_sent(now, self.snd_max - self.snd_una));
         if retransmission {

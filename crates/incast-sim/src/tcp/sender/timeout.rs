@@ -97,7 +97,10 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         // RFC 6298 (5.4): "Retransmit the earliest segment that has not been
         // acknowledged" — go-back-N: everything from SND.UNA is sent again.
         self.snd_nxt = self.snd_una;
-        self.rto_head = true;
+        if let Some(pacer) = self.pacer.as_mut() {
+            // Linux tcp_retransmit_timer sends the head itself, outside tcp_write_xmit's pacing check.
+            pacer.exempt_next();
+        }
         // RFC 6298 (5.5): "The host MUST set RTO <- RTO * 2"
         self.rto.on_timeout();
         // RFC 6298 (5.6): "Start the retransmission timer, such that it expires

@@ -28,9 +28,10 @@ fn departures(ep: &mut Endpoint, mut now: SimTime, n: usize) -> Vec<(SimTime, u6
     out
 }
 
-/// The fixed-rate algorithm from a window of 40 segments (it sets its own from the first ACK on).
+/// The fixed-rate algorithm from a window of 40 segments (it sets its own
+/// from the first ACK on), one segment a pacing slot (no GSO).
 fn paced(rate: u64) -> TcpConfig {
-    TcpConfig { cc: CcChoice::FixedRate(rate), init_cwnd: 40, ..cfg() }
+    TcpConfig { cc: CcChoice::FixedRate(rate), init_cwnd: 40, gso_max_size: Bytes::new(0), ..cfg() }
 }
 
 /// Linux `tcp_update_skb_after_send`: past the first 10 segments, each
@@ -48,11 +49,35 @@ fn a_paced_sender_spaces_its_segments_by_size_over_rate() {
     assert_eq!(seqs, (0..30).map(|i| i * MSS as u64).collect::<Vec<_>>());
 }
 
+/// Linux `tcp_write_xmit` with `tcp_tso_autosize`: a GSO size of 4 segments
+/// (4,321 bytes less the 321 of headroom) sends 4 back to back per pacing
+/// slot, the slots 40 µs apart at 100 MB/s, where one segment takes 10 µs.
+#[test]
+fn tcp_tso_autosize_sends_a_burst_per_pacing_slot() {
+    let cfg = TcpConfig { gso_max_size: Bytes::new(4_321), ..paced(RATE) };
+    let mut ep = Endpoint::new(&cfg, SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send(40 * MSS as u64);
+    let sent = departures(&mut ep, SimTime::ZERO, 40);
+    let mut slots: Vec<(SimTime, usize)> = Vec::new();
+    for &(t, _) in &sent {
+        match slots.last_mut() {
+            Some((at, n)) if *at == t => *n += 1,
+            _ => slots.push((t, 1)),
+        }
+    }
+    // The first 12 leave at once: 10 unpaced, and the rest of the burst that holds the tenth.
+    assert_eq!(slots[0], (SimTime::ZERO, 12), "{slots:?}");
+    for pair in slots[1..].windows(2) {
+        assert_eq!(pair[0].1, 4, "{slots:?}");
+        assert_eq!(pair[1].0.since(pair[0].0), SimDuration::from_micros(40), "{slots:?}");
+    }
+}
+
 /// tcp.pacing with Reno in slow start: 200 % of cwnd over SRTT, so ten
 /// 1000-byte segments over a 100 µs SRTT leave 5 µs apart.
 #[test]
 fn tcp_pacing_paces_a_window_algorithm_at_twice_cwnd_over_srtt_in_slow_start() {
-    let paced = TcpConfig { pacing: true, init_cwnd: 20, ..cfg() };
+    let paced = TcpConfig { pacing: true, init_cwnd: 20, gso_max_size: Bytes::new(0), ..cfg() };
     let mut ep = Endpoint::new(&paced, SimTime::ZERO, Some(SimDuration::from_micros(100)));
     ep.send(20 * MSS as u64);
     let sent = departures(&mut ep, SimTime::ZERO, 20);

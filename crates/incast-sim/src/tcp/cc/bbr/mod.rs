@@ -243,9 +243,17 @@ impl Bbr {
     /// `bbr_tso_segs_goal`: segments a send quantum holds, about 1 ms of the
     /// pacing rate, at least 1 below 1.2 Mbit/s and 2 above (`bbr_min_tso_segs`).
     fn tso_segs_goal(&self) -> u64 {
-        let min = if self.pacing_rate < MIN_TSO_RATE { 1 } else { 2 };
         let bytes = (self.pacing_rate >> PACING_SHIFT).min(QUANTUM_MAX_BYTES);
-        (bytes / self.mss).max(min).min(QUANTUM_MAX_SEGS)
+        (bytes / self.mss).max(u64::from(self.min_tso_segs_now())).min(QUANTUM_MAX_SEGS)
+    }
+
+    /// `bbr_min_tso_segs`: 1 below 1.2 Mbit/s, else 2.
+    fn min_tso_segs_now(&self) -> u32 {
+        if self.pacing_rate < MIN_TSO_RATE {
+            1
+        } else {
+            2
+        }
     }
 
     /// `bbr_bdp`: `gain` times the bandwidth-delay product of `bw`, in whole
@@ -565,6 +573,11 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self) -> Option<u64> {
         Some(self.pacing_rate)
+    }
+
+    /// `bbr_min_tso_segs`.
+    fn min_tso_segs(&self) -> u32 {
+        self.min_tso_segs_now()
     }
 
     /// PROBE_RTT's samples are application-limited (`bbr_update_min_rtt`).
