@@ -162,8 +162,9 @@ def simulator_state() -> dict[str, Any]:
     bed = Testbed()
     s, _ = bed.prepare(scenario)
     r = simulate(s.with_overrides(bed.simulator_overrides(s) | {"trace.flows": True}))
-    f = r.flows
-    assert f is not None
+    f = r.traces.flows
+    if f is None:
+        raise SystemExit("error: the simulator recorded no flow trace with trace.flows on")
     return {
         "goodput_mbps": r.goodput_mbps,
         "retransmitted_packets": r.retransmitted_packets,
