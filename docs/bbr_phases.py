@@ -232,7 +232,10 @@ def render(flow: dict[str, Any]) -> str:
         "2.885 is DRAIN, window gain 2 is PROBE_BW whatever its phase's pacing gain (1.25, 0.75, 1), both 1 is "
         "PROBE_RTT. Rounds are counted from the sampled `tcpi_delivered` and `tcpi_unacked`: a round ends once "
         "the packets in flight at its start are delivered, as `bbr_update_bw` ends one at the ACK of the first "
-        "packet sent after it began; a sample every 100 µs can miss a round shorter than that.\n",
+        "packet sent after it began; a sample every 100 µs can miss a round shorter than that, and a PROBE_BW "
+        "phase too (a phase ends after one min_rtt, here a few microseconds, at the next ACK), so the cycle is "
+        "the median time between two phases at gain 1.25 that a sample caught: at most the kernel's cycle, "
+        "often several of them.\n",
         "| | kernel | simulator |",
         "|---|---:|---:|",
     ]
