@@ -17,7 +17,7 @@ from incast.cli import main
 from incast.result import TRACE_COLUMNS
 
 SMALL = {"servers": 4, "blocks": 3, "workload": {"sru": "64KiB"}}
-ALL_ON = {"goodput_bin": "5ms", "queue": True, "flows": True, "block_cwnd": True}
+ALL_ON = {"goodput_bin": "5ms", "queue": True, "flows": True, "bbr": True, "block_cwnd": True}
 
 
 @pytest.fixture(scope="module")
@@ -25,15 +25,21 @@ def traced() -> incast.Result:
     return incast.run({**SMALL, "trace": ALL_ON})
 
 
+@pytest.fixture(scope="module")
+def bbr_traced() -> incast.Result:
+    return incast.run({**SMALL, "tcp": {"cc": "bbr"}, "trace": {"bbr": True}})
+
+
 def test_traces_are_off_by_default() -> None:
     r = incast.run(SMALL)
     assert (r.traces.goodput, r.traces.queue, r.traces.flows, r.traces.block_cwnd) == (None, None, None, None)
+    assert r.traces.bbr is None
     assert r.traces.items() == []
 
 
-def test_each_trace_is_a_dataframe_with_its_columns(traced: incast.Result) -> None:
+def test_each_trace_is_a_dataframe_with_its_columns(traced: incast.Result, bbr_traced: incast.Result) -> None:
     for name, dtypes in TRACE_COLUMNS.items():
-        frame = getattr(traced.traces, name)
+        frame = getattr((bbr_traced if name == "bbr" else traced).traces, name)
         assert isinstance(frame, pd.DataFrame), name
         assert list(frame.columns) == list(dtypes), name
         assert {c: str(t) for c, t in frame.dtypes.items()} == dtypes, name
@@ -41,6 +47,22 @@ def test_each_trace_is_a_dataframe_with_its_columns(traced: incast.Result) -> No
     assert len(traced.traces.block_cwnd) == 4 * 3
     g = traced.traces.goodput
     assert g["goodput_mbps"].sum() * 1e6 * 0.005 / 8 == pytest.approx(traced.bytes_delivered)
+
+
+def test_the_bbr_trace_follows_each_bbr_server_through_its_modes(
+    traced: incast.Result, bbr_traced: incast.Result
+) -> None:
+    """Each of the 4 BBR servers starts in STARTUP at the high gain (2/ln 2) and is sampled at
+    every ACK; a Reno run with the trace on has no rows."""
+    assert len(traced.traces.bbr) == 0
+    b = bbr_traced.traces.bbr
+    assert set(b["flow"]) == {0, 1, 2, 3}
+    first = b.groupby("flow").first()
+    assert (first["mode"] == "startup").all()
+    assert first["pacing_gain"].tolist() == [739 / 256] * 4
+    assert set(b["mode"]) <= {"startup", "drain", "probe_bw", "probe_rtt"}
+    assert (b["cwnd_pkts"] >= 1).all() and (b["pacing_rate_bps"] > 0).all()
+    assert b["min_rtt_s"].notna().all()  # the handshake's RTT starts the estimate
 
 
 def test_missing_values_of_the_flow_trace_are_missing(traced: incast.Result) -> None:
@@ -77,6 +99,7 @@ def test_trace_table_round_trips_toml_and_reaches_the_engine(tmp_path: Path) -> 
         "goodput_bin": "1ms",
         "queue": False,
         "flows": True,
+        "bbr": False,
         "block_cwnd": False,
         "pcap": False,
     }
@@ -112,7 +135,8 @@ def test_cli_trace_dir_writes_readable_parquet(tmp_path: Path, capsys: pytest.Ca
     code = main(["run", "--servers", "2", "--blocks", "3", "--trace-dir", str(out), "--json"])
     captured = capsys.readouterr()
     assert code == 0
-    assert captured.err == f"traces: goodput.parquet, queue.parquet, flows.parquet, block_cwnd.parquet in {out}/\n"
+    names = "goodput.parquet, queue.parquet, flows.parquet, bbr.parquet, block_cwnd.parquet"
+    assert captured.err == f"traces: {names} in {out}/\n"
     for name, dtypes in TRACE_COLUMNS.items():
         frame = pd.read_parquet(out / f"{name}.parquet")
         assert list(frame.columns) == list(dtypes), name

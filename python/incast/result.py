@@ -161,6 +161,18 @@ TRACE_COLUMNS: dict[str, dict[str, str]] = {
         "rto_us": "float64",
         "srtt_us": "float64",
     },
+    "bbr": {
+        "time_s": "float64",
+        "flow": "int64",
+        "mode": "category",
+        "bw_bps": "float64",
+        "min_rtt_s": "float64",
+        "pacing_gain": "float64",
+        "cwnd_gain": "float64",
+        "pacing_rate_bps": "float64",
+        "delivery_rate_bps": "float64",
+        "cwnd_pkts": "int64",
+    },
     "block_cwnd": {"block": "int64", "flow": "int64", "cwnd_bytes": "int64"},
 }
 
@@ -172,13 +184,19 @@ class Traces:
     ``queue`` (``time_s``, ``queue_bytes``, ``dropped``: the switch port toward the
     client at every frame offered to it), ``flows`` (``time_s``, ``flow``,
     ``cwnd_bytes``, ``ssthresh_bytes``, ``rto_us``, ``srtt_us``: each server at
-    every ACK and timeout) and ``block_cwnd`` (``block``, ``flow``, ``cwnd_bytes``:
+    every ACK and timeout), ``bbr`` (``time_s``, ``flow``, ``mode`` — ``startup``,
+    ``drain``, ``probe_bw`` or ``probe_rtt`` —, ``bw_bps``, ``min_rtt_s``, ``pacing_gain``,
+    ``cwnd_gain`` (ratios, ``tcp_bbr_info``'s over 256), ``pacing_rate_bps``,
+    ``delivery_rate_bps``, ``cwnd_pkts``: each BBR server's model at every ACK and timeout, as
+    ``TCP_CC_INFO`` and ``TCP_INFO`` report it; ``min_rtt_s`` and ``delivery_rate_bps`` NaN before a
+    sample) and ``block_cwnd`` (``block``, ``flow``, ``cwnd_bytes``:
     GIP Figure 4).
     """
 
     goodput: pd.DataFrame | None
     queue: pd.DataFrame | None
     flows: pd.DataFrame | None
+    bbr: pd.DataFrame | None
     block_cwnd: pd.DataFrame | None
 
     def __init__(self, engine_traces: list[tuple[str, list[EngineColumn]]]) -> None:

@@ -101,7 +101,7 @@ _TCP_SHORTHANDS = {"newreno": ("reno", "newreno"), "sack": ("reno", "sack")}
 
 #: What ``--tcp`` takes, and its help line.
 _TCP = (
-    "reno|cubic|dctcp|newreno|sack",
+    "reno|cubic|dctcp|bbr|newreno|sack",
     "Congestion control [tcp.cc]; newreno and sack are reno on that loss recovery [tcp.recovery], "
     "which --recovery sets alone.",
 )

@@ -66,7 +66,7 @@ if TYPE_CHECKING:
 __all__ = ["register", "run"]
 
 #: What ``--trace-dir`` turns on, after ``--set``; the goodput bin is apart (see :func:`_goodput_bin`).
-_TRACES = [("trace.queue", True), ("trace.flows", True), ("trace.block_cwnd", True)]
+_TRACES = [("trace.queue", True), ("trace.flows", True), ("trace.bbr", True), ("trace.block_cwnd", True)]
 
 
 @named_options(*OPTION_FIELDS)

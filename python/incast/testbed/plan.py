@@ -101,6 +101,7 @@ _FIXED = {
     "trace.goodput_bin": "the testbed records no traces",
     "trace.queue": "the testbed records no traces",
     "trace.flows": "the testbed records no traces",
+    "trace.bbr": "the testbed records no traces",
     "trace.block_cwnd": "the testbed records no traces",
     "trace.pcap": "the testbed records no traces",
 }

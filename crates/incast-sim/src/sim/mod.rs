@@ -49,7 +49,7 @@ use ahead::{Ahead, NO_PORT};
 use endpoints::{Endpoints, Route};
 use network::DataPlane;
 use reads::Reads;
-use record::{Recorder, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES, MEMORY_CHECK_EVENTS};
+use record::{Recorder, BBR_SAMPLE_BYTES, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES, MEMORY_CHECK_EVENTS};
 use udp::UdpSource;
 
 /// Host index of client 0, where the UDP source sends.
@@ -423,7 +423,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             self.on_progress(ep);
         }
         self.service(ep);
-        if EXTRAS && self.record.trace.flows && ep % 2 == 1 {
+        if EXTRAS && self.record.trace.per_ack && ep % 2 == 1 {
             self.trace_flow(ep);
         }
         if EXTRAS {
@@ -457,7 +457,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
         let flow = ep / 2;
         self.reads.on_timeout(flow, ep % 2 == 1, &t);
-        if self.record.trace.flows && ep % 2 == 1 {
+        if self.record.trace.per_ack && ep % 2 == 1 {
             self.trace_flow(ep);
         }
         if !self.record.keep_timeouts {
@@ -497,19 +497,32 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         self.budget - self.left
     }
 
-    /// Sample the congestion state of server endpoint `ep`.
+    /// Sample the congestion state of server endpoint `ep` (and its BBR model, with `trace.bbr`).
     #[cold]
     fn trace_flow(&mut self, ep: usize) {
         if ep / 2 >= self.reads.conns as usize {
             return; // traces follow the reading connections only
         }
         let e = &self.hosts.eps[ep];
-        let s = FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() };
-        if let Some(tr) = &mut self.record.tr {
-            tr.flow_sample(self.now, (ep / 2) as u32, s);
-            self.record.charge("trace.flows", FLOW_SAMPLE_BYTES);
-            self.stop_if_over_budget();
+        let flow = (ep / 2) as u32;
+        let on = self.record.trace;
+        let flow_sample =
+            on.flows.then(|| FlowSample { cwnd: e.cwnd(), ssthresh: e.ssthresh(), rto: e.rto(), srtt: e.srtt() });
+        let bbr_sample = e.bbr_sample().filter(|_| on.bbr);
+        let Some(tr) = &mut self.record.tr else { return };
+        if let Some(s) = flow_sample {
+            tr.flow_sample(self.now, flow, s);
         }
+        if let Some(s) = bbr_sample {
+            tr.bbr_sample(self.now, flow, s);
+        }
+        if flow_sample.is_some() {
+            self.record.charge("trace.flows", FLOW_SAMPLE_BYTES);
+        }
+        if bbr_sample.is_some() {
+            self.record.charge("trace.bbr", BBR_SAMPLE_BYTES);
+        }
+        self.stop_if_over_budget();
     }
 
     /// Let the applications react to what endpoint `ep` has received.

@@ -53,6 +53,8 @@ pub const CAPTURED_PACKET_BYTES: u64 = 2 * size_of::<CapturedPacket>() as u64;
 /// Bytes one flow-trace sample costs: its six columns (60 bytes) in the
 /// engine and again in the table Python builds.
 pub const FLOW_SAMPLE_BYTES: u64 = 120;
+/// Bytes one BBR-trace sample costs: its ten columns (69 bytes), twice, rounded up.
+pub const BBR_SAMPLE_BYTES: u64 = 140;
 /// Bytes one block-start cwnd row costs: its three columns, twice.
 pub const BLOCK_CWND_BYTES: u64 = 40;
 /// Bytes one queue-trace entry costs: its three columns (17 bytes), twice,
@@ -102,9 +104,9 @@ fn side_of(ep: usize) -> Side {
 
 impl Recorder {
     /// True when it records what the plain build does not: the packet
-    /// capture, the flow trace or the goodput trace.
+    /// capture, the flow or BBR trace or the goodput trace.
     pub(super) fn uses_optional_parts(&self) -> bool {
-        self.capture.is_some() || self.trace.flows || self.trace.goodput
+        self.capture.is_some() || self.trace.per_ack || self.trace.goodput
     }
 
     /// What `s` asks to record about the connections of `reads`.

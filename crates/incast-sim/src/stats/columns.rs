@@ -108,8 +108,9 @@ pub fn timeouts(rows: &[TimeoutRecord]) -> Vec<Column> {
     ]
 }
 
-/// Each trace that was on, by name (`goodput`, `queue`, `flows`,
-/// `block_cwnd`), as columns in the order of its fields; each trace's
+/// Each trace that was on, by name (`goodput`, `queue`, `flows`, `bbr`,
+/// `block_cwnd`), as columns in the order of its fields (BBR's `mode`
+/// coded over its four names); each trace's
 /// vectors are dropped as soon as they are encoded. A missing
 /// `ssthresh_bytes` (still unset) is `-1`, a missing `srtt_us` NaN.
 pub fn traces(t: Traces) -> Vec<(&'static str, Vec<Column>)> {
@@ -134,6 +135,25 @@ pub fn traces(t: Traces) -> Vec<(&'static str, Vec<Column>)> {
                 Column::of("ssthresh_bytes", "<i8", ssthresh, i64::to_le_bytes),
                 Column::f64s("rto_us", f.rto_us.into_iter()),
                 Column::f64s("srtt_us", f.srtt_us.into_iter().map(|s| s.unwrap_or(f64::NAN))),
+            ],
+        ));
+    }
+    if let Some(b) = t.bbr {
+        let labels = ["startup", "drain", "probe_bw", "probe_rtt"];
+        let codes = b.mode.iter().map(|m| labels.iter().position(|l| l == m).expect("a BBR mode") as u8).collect();
+        out.push((
+            "bbr",
+            vec![
+                Column::f64s("time_s", b.time_s.into_iter()),
+                Column::u32s("flow", b.flow.into_iter()),
+                Column { name: "mode", dtype: "|u1", labels: labels.map(str::to_owned).to_vec(), data: codes },
+                Column::f64s("bw_bps", b.bw_bps.into_iter()),
+                Column::f64s("min_rtt_s", b.min_rtt_s.into_iter()),
+                Column::f64s("pacing_gain", b.pacing_gain.into_iter()),
+                Column::f64s("cwnd_gain", b.cwnd_gain.into_iter()),
+                Column::f64s("pacing_rate_bps", b.pacing_rate_bps.into_iter()),
+                Column::f64s("delivery_rate_bps", b.delivery_rate_bps.into_iter()),
+                Column::u64s("cwnd_pkts", b.cwnd_pkts.into_iter()),
             ],
         ));
     }

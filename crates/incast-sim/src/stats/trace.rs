@@ -8,7 +8,11 @@
 //! every frame offered to it, after the frame was enqueued or dropped. The
 //! flow trace samples a server's cwnd, ssthresh, RTO and SRTT after each
 //! segment (every one carries an ACK) it processes, once it has sent what
-//! that segment allowed, and after each of its retransmission timeouts. The block-cwnd trace records every server's cwnd
+//! that segment allowed, and after each of its retransmission timeouts. The
+//! BBR trace samples a BBR server's model at the same instants, as Linux's
+//! `TCP_CC_INFO` (`tcp_bbr_info`: bandwidth, min_rtt, pacing and cwnd
+//! gains) and `TCP_INFO` (`tcpi_pacing_rate`, `tcpi_delivery_rate`,
+//! `tcpi_snd_cwnd`) report it, with BBR's mode. The block-cwnd trace records every server's cwnd
 //! when the client writes a block's first request (GIP Figure 4). With
 //! several clients (`workload::clients`) the goodput trace sums every
 //! client's bytes, the queue trace follows the port toward client 0, and
@@ -48,6 +52,11 @@ crate::settings! {
         /// Sample each server's cwnd, ssthresh, RTO and SRTT at every ACK it
         /// processes and at each of its retransmission timeouts.
         "flows" flows: bool = false, Flag;
+        /// Sample each BBR server's state — mode, bandwidth and min_rtt
+        /// estimates, gains, pacing and delivery rates, cwnd (what Linux's
+        /// TCP_CC_INFO and TCP_INFO report) — at every ACK it processes and
+        /// at each of its retransmission timeouts.
+        "bbr" bbr: bool = false, Flag;
         /// Record every server's cwnd at the start of each block (GIP Figure 4).
         "block_cwnd" block_cwnd: bool = false, Flag;
         /// Capture every packet at the client and each server, as it is handed
@@ -59,7 +68,7 @@ crate::settings! {
 impl TraceConfig {
     /// Is any time series on? (The packet capture, `pcap`, is kept apart.)
     pub fn any(&self) -> bool {
-        self.goodput_bin.is_some() || self.queue || self.flows || self.block_cwnd
+        self.goodput_bin.is_some() || self.queue || self.flows || self.bbr || self.block_cwnd
     }
 }
 
@@ -103,6 +112,54 @@ pub struct FlowTrace {
     pub srtt_us: Vec<Option<f64>>,
 }
 
+/// BBR's state on each BBR server: one row per segment it processes and per
+/// retransmission timeout, in the columns the testbed writes from
+/// `TCP_CC_INFO` and `TCP_INFO`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct BbrTrace {
+    /// When the sample was taken, in seconds.
+    pub time_s: Vec<f64>,
+    /// Connection (server index), 0-based.
+    pub flow: Vec<u32>,
+    /// BBR's mode: `startup`, `drain`, `probe_bw` or `probe_rtt`.
+    pub mode: Vec<&'static str>,
+    /// The bandwidth estimate (`bbr_bw`), in bit/s.
+    pub bw_bps: Vec<f64>,
+    /// The minimum RTT estimate, in seconds; NaN before a sample.
+    pub min_rtt_s: Vec<f64>,
+    /// The pacing gain as a ratio (`bbr_pacing_gain` / 256).
+    pub pacing_gain: Vec<f64>,
+    /// The window gain as a ratio (`bbr_cwnd_gain` / 256).
+    pub cwnd_gain: Vec<f64>,
+    /// The pacing rate (`sk_pacing_rate`), in bit/s.
+    pub pacing_rate_bps: Vec<f64>,
+    /// The delivery rate `TCP_INFO` reports (`tcpi_delivery_rate`), in bit/s; NaN before a sample.
+    pub delivery_rate_bps: Vec<f64>,
+    /// The congestion window, in segments (`tcpi_snd_cwnd`, rounded up).
+    pub cwnd_pkts: Vec<u64>,
+}
+
+/// One sample of a BBR server's state.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrSample {
+    /// The mode's name.
+    pub mode: &'static str,
+    /// The bandwidth estimate, bytes per second.
+    pub bw: u64,
+    /// The minimum RTT estimate.
+    pub min_rtt: Option<SimDuration>,
+    /// The pacing and window gains, in 1/256ths.
+    pub pacing_gain: u64,
+    /// See `pacing_gain`.
+    pub cwnd_gain: u64,
+    /// The pacing rate, bytes per second.
+    pub pacing_rate: u64,
+    /// `tcpi_delivery_rate`, bytes per second.
+    pub delivery_rate: Option<f64>,
+    /// The window, in segments.
+    pub cwnd_pkts: u64,
+}
+
 /// Every server's cwnd at each block start: one row per (block, flow).
 #[derive(Clone, Debug, Default, PartialEq, Serialize)]
 pub struct BlockCwndTrace {
@@ -123,6 +180,10 @@ pub struct Traces {
     pub queue: Option<QueueTrace>,
     /// Per-server congestion state (`trace.flows`).
     pub flows: Option<FlowTrace>,
+    /// BBR's state on each BBR server (`trace.bbr`); left out of the JSON
+    /// when off, so that results without it read as they did before it existed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub bbr: Option<BbrTrace>,
     /// Every server's cwnd at each block start (`trace.block_cwnd`).
     pub block_cwnd: Option<BlockCwndTrace>,
 }
@@ -130,7 +191,11 @@ pub struct Traces {
 impl Traces {
     /// No trace was on.
     pub fn is_empty(&self) -> bool {
-        self.goodput.is_none() && self.queue.is_none() && self.flows.is_none() && self.block_cwnd.is_none()
+        self.goodput.is_none()
+            && self.queue.is_none()
+            && self.flows.is_none()
+            && self.bbr.is_none()
+            && self.block_cwnd.is_none()
     }
 }
 
@@ -157,6 +222,10 @@ pub struct TraceFlags {
     pub queue: bool,
     /// The flow trace is on.
     pub flows: bool,
+    /// The BBR trace is on.
+    pub bbr: bool,
+    /// The flow or the BBR trace is on: servers are sampled at every ACK.
+    pub per_ack: bool,
     /// The block-cwnd trace is on.
     pub block_cwnd: bool,
 }
@@ -168,6 +237,8 @@ impl TraceFlags {
             goodput: cfg.goodput_bin.is_some(),
             queue: cfg.queue,
             flows: cfg.flows,
+            bbr: cfg.bbr,
+            per_ack: cfg.flows || cfg.bbr,
             block_cwnd: cfg.block_cwnd,
         }
     }
@@ -188,6 +259,7 @@ pub struct TraceRecorder {
     /// A delivery fell past the last bin the trace may keep.
     too_many_bins: bool,
     flows_t: FlowTrace,
+    bbr_t: BbrTrace,
     block_t: BlockCwndTrace,
 }
 
@@ -233,6 +305,22 @@ impl TraceRecorder {
         t.srtt_us.push(s.srtt.map(SimDuration::as_micros_f64));
     }
 
+    /// The BBR server of `flow` is in state `s` at `now`.
+    #[cold]
+    pub fn bbr_sample(&mut self, now: SimTime, flow: u32, s: BbrSample) {
+        let t = &mut self.bbr_t;
+        t.time_s.push(now.as_secs_f64());
+        t.flow.push(flow);
+        t.mode.push(s.mode);
+        t.bw_bps.push(s.bw as f64 * 8.0);
+        t.min_rtt_s.push(s.min_rtt.map_or(f64::NAN, SimDuration::as_secs_f64));
+        t.pacing_gain.push(s.pacing_gain as f64 / 256.0);
+        t.cwnd_gain.push(s.cwnd_gain as f64 / 256.0);
+        t.pacing_rate_bps.push(s.pacing_rate as f64 * 8.0);
+        t.delivery_rate_bps.push(s.delivery_rate.map_or(f64::NAN, |r| r * 8.0));
+        t.cwnd_pkts.push(s.cwnd_pkts);
+    }
+
     /// Block `block` starts and the server of `flow` has congestion window `cwnd`.
     pub fn block_start(&mut self, block: u64, flow: u32, cwnd: u64) {
         let t = &mut self.block_t;
@@ -263,6 +351,7 @@ impl TraceRecorder {
                 dropped: q.dropped,
             }),
             flows: self.on.flows.then_some(self.flows_t),
+            bbr: self.on.bbr.then_some(self.bbr_t),
             block_cwnd: self.on.block_cwnd.then_some(self.block_t),
         }
     }
@@ -300,6 +389,31 @@ mod tests {
         let f = r.finish(ms(2), None).flows.unwrap();
         assert_eq!((f.flow, f.ssthresh_bytes, f.srtt_us), (vec![3], vec![None], vec![None]));
         assert_eq!(f.rto_us, vec![200_000.0]);
+    }
+
+    /// The BBR trace writes rates in bit/s, gains as ratios and a missing min_rtt as NaN.
+    #[test]
+    fn bbr_samples_are_in_bits_and_ratios() {
+        let cfg = TraceConfig { bbr: true, ..Default::default() };
+        let mut r = TraceRecorder::new(&cfg);
+        let s = BbrSample {
+            mode: "probe_bw",
+            bw: 125_000_000,
+            min_rtt: None,
+            pacing_gain: 320,
+            cwnd_gain: 512,
+            pacing_rate: 123_750_000,
+            delivery_rate: Some(1e6),
+            cwnd_pkts: 12,
+        };
+        r.bbr_sample(ms(1), 2, s);
+        let b = r.finish(ms(2), None).bbr.unwrap();
+        assert_eq!(
+            (b.mode, b.bw_bps, b.pacing_gain, b.cwnd_gain),
+            (vec!["probe_bw"], vec![1e9], vec![1.25], vec![2.0])
+        );
+        assert!(b.min_rtt_s[0].is_nan());
+        assert_eq!((b.pacing_rate_bps, b.delivery_rate_bps, b.cwnd_pkts), (vec![9.9e8], vec![8e6], vec![12]));
     }
 
     /// Traces that are off come back as `None`.

@@ -65,6 +65,10 @@ pub struct RateSample {
     pub delivered_time: SimTime,
     /// When the ACK arrived.
     pub now: SimTime,
+    /// Bytes this ACK newly marked lost (Linux `rs->losses`, from `tp->lost`).
+    pub losses: u64,
+    /// Bytes marked lost so far (Linux `tp->lost`).
+    pub total_lost: u64,
 }
 
 impl RateSample {
@@ -95,6 +99,12 @@ pub struct DeliveryRate {
     newest: Option<Newest>,
     delivered_before: u64,
     rtt: Option<SimDuration>,
+    /// Bytes marked lost (`tp->lost`), and that count when the ACK arrived.
+    lost: u64,
+    lost_before: u64,
+    /// The sample `TCP_INFO` reports (`tcpi_delivery_rate`: `tp->rate_delivered`
+    /// over `tp->rate_interval_us`), once there is one.
+    reported: Option<(u64, SimDuration)>,
 }
 
 impl DeliveryRate {
@@ -120,7 +130,20 @@ impl DeliveryRate {
     pub fn begin_ack(&mut self) {
         self.newest = None;
         self.delivered_before = self.delivered;
+        self.lost_before = self.lost;
         self.rtt = None;
+    }
+
+    /// `bytes` were marked lost (`tcp_mark_skb_lost` adding to `tp->lost`).
+    #[inline]
+    pub fn on_lost(&mut self, bytes: u64) {
+        self.lost += bytes;
+    }
+
+    /// True while the data sent is application-limited (`tp->app_limited`).
+    #[inline]
+    pub fn is_app_limited(&self) -> bool {
+        self.app_limited != 0
     }
 
     /// The least RTT sampled (Linux `tcp_min_rtt`), once one was.
@@ -168,6 +191,8 @@ impl DeliveryRate {
             total_delivered: self.delivered,
             delivered_time: self.delivered_time,
             now,
+            losses: self.lost - self.lost_before,
+            total_lost: self.lost,
             ..RateSample::default()
         };
         let Some(Newest { stamp, .. }) = self.newest else { return rs };
@@ -184,7 +209,20 @@ impl DeliveryRate {
         }
         rs.delivered = self.delivered - stamp.delivered;
         rs.interval = interval;
+        // tcp_rate_gen: "Record the last non-app-limited or the highest app-limited bw".
+        let higher = |&(d, i): &(u64, SimDuration)| {
+            u128::from(rs.delivered) * u128::from(i.as_ps()) >= u128::from(d) * u128::from(interval.as_ps())
+        };
+        if !rs.app_limited || self.reported.as_ref().is_none_or(higher) {
+            self.reported = Some((rs.delivered, interval));
+        }
         rs
+    }
+
+    /// The delivery rate `TCP_INFO` reports, bytes per second
+    /// (`tcpi_delivery_rate`), once a sample was taken.
+    pub fn reported_rate(&self) -> Option<f64> {
+        self.reported.map(|(d, i)| d as f64 / i.as_secs_f64())
     }
 
     /// Data sent from now on is application-limited, with `in_flight` bytes

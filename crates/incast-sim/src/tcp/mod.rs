@@ -453,6 +453,11 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
         self.sender.cc().cwnd()
     }
 
+    /// BBR's state as `TCP_CC_INFO` and `TCP_INFO` report it, when the sender runs BBR.
+    pub fn bbr_sample(&self) -> Option<crate::stats::trace::BbrSample> {
+        self.sender.bbr_sample()
+    }
+
     /// Current slow-start threshold in bytes (`u64::MAX` until the first loss,
     /// the initial window with slow start off).
     #[inline]

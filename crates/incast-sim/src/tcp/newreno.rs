@@ -397,7 +397,7 @@ mod tests {
             self.r.on_new_ack(&mut self.w, acked, ack, flight, T0, SimDuration::ZERO)
         }
         fn rto(&mut self, flight: u64, snd_max: u64) {
-            self.w.on_rto(flight, false);
+            self.w.on_rto(flight, false, flight);
             self.r.on_rto(snd_max);
         }
         fn cwnd(&self) -> u64 {

@@ -70,8 +70,10 @@ pub struct Pacer {
     sent: u64,
     /// The last poll found a segment waiting for `next`.
     waiting: bool,
-    /// Segments of the next burst (`tcp_tso_segs`).
-    burst: u32,
+    /// The minimum RTT in units of 2^9 us, at most 32 (`tcp_tso_autosize`'s `r`) ...
+    rtt_log: u8,
+    /// ... and the fewest segments of a burst.
+    min_tso_segs: u32,
     /// Segments the burst that left at `burst_at` may still add.
     left: u32,
     burst_at: SimTime,
@@ -94,7 +96,8 @@ impl Pacer {
             next: SimTime::ZERO,
             sent: 0,
             waiting: false,
-            burst: 1,
+            rtt_log: 0,
+            min_tso_segs: MIN_TSO_SEGS,
             left: 0,
             burst_at: SimTime::ZERO,
             credit: 0,
@@ -110,28 +113,21 @@ impl Pacer {
     #[inline]
     pub fn set_rate(&mut self, rate: Option<u64>, min_rtt: Option<SimDuration>, min_tso_segs: u32) {
         self.rate = rate.filter(|&r| r > 0);
-        self.burst = match self.rate {
-            Some(r) if self.gso_max > 0 => self.tso_autosize(r, min_rtt, min_tso_segs),
-            _ => 1,
-        };
+        // tcp_tso_autosize: "r = tcp_min_rtt(tcp_sk(sk)) >> ...sysctl_tcp_tso_rtt_log".
+        self.rtt_log = (min_rtt.map_or(0, |m| m.as_ps() / 1_000_000) >> TSO_RTT_LOG).min(32) as u8;
+        self.min_tso_segs = min_tso_segs;
     }
 
-    /// `tcp_tso_autosize` and `tcp_tso_segs`: segments of a burst at `rate`.
-    fn tso_autosize(&self, rate: u64, min_rtt: Option<SimDuration>, min_tso_segs: u32) -> u32 {
+    /// `tcp_tso_autosize` and `tcp_tso_segs`: the segments of a burst now.
+    pub fn burst(&self) -> u32 {
+        let Some(rate) = self.rate.filter(|_| self.gso_max > 0) else { return 1 };
         let mut bytes = rate >> PACING_SHIFT;
-        let r = min_rtt.map_or(0, |m| m.as_ps() / 1_000_000) >> TSO_RTT_LOG;
-        if r < 32 {
+        if self.rtt_log < 32 {
             // "bytes += sk->sk_gso_max_size >> r": the nearer the peer, the bigger the burst.
-            bytes += self.gso_max >> r;
+            bytes += self.gso_max >> self.rtt_log;
         }
         let segs = bytes.min(self.gso_max) / self.mss;
-        segs.max(u64::from(min_tso_segs)).min(u64::from(u16::MAX)) as u32
-    }
-
-    /// The segments a burst holds now.
-    #[inline]
-    pub fn burst(&self) -> u32 {
-        self.burst
+        segs.max(u64::from(self.min_tso_segs)).min(u64::from(u16::MAX)) as u32
     }
 
     /// The rate `tcp_update_pacing_rate` sets for a window-based algorithm:
@@ -184,7 +180,7 @@ impl Pacer {
             // "take into account OS jitter": a clock that fell behind lends
             // up to half of the burst's time.
             self.credit = self.next.since(prior).as_ps();
-            self.left = if self.exempt { 0 } else { self.burst - 1 };
+            self.left = if self.exempt { 0 } else { self.burst() - 1 };
             self.burst_at = now;
             self.exempt = false;
         }
@@ -193,7 +189,8 @@ impl Pacer {
         if self.sent < UNPACED_SEGMENTS {
             return;
         }
-        let gap = (u128::from(len) * 1_000_000_000_000 / u128::from(rate)).min(u128::from(u64::MAX)) as u64;
+        // A segment's payload times 10^12 fits 64 bits (len is at most MAX_MSS).
+        let gap = len * 1_000_000_000_000 / rate;
         // Taken segment by segment, min(gap / 2, credit) sums to the kernel's
         // min(burst time / 2, credit) over the whole packet.
         let lent = self.credit.min(gap / 2);

@@ -263,7 +263,7 @@ impl CongestionControl for Cubic {
 
     /// The retransmission timer expired (after [`CongestionControl::ssthresh`]
     /// if ssthresh was cut).
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, _lost: u64) {
         // RFC 9438 (4.8): "During the first congestion avoidance stage after a
         // timeout, CUBIC increases its congestion window size using Figure 1,
         // where t is the elapsed time since the beginning of the current
@@ -459,7 +459,7 @@ mod tests {
     fn rfc9438_4_8_after_timeout_k_zero_from_epoch_window() {
         let mut c = cubic();
         c.ssthresh(100 * MSS, 0);
-        c.on_timeout();
+        c.on_timeout(0);
         assert_eq!(c.w_max(), 0);
         let cw = c.cong_avoid(20 * MSS, MSS, ms(5), SimDuration::from_millis(1));
         assert_eq!(c.k(), SimDuration::ZERO);

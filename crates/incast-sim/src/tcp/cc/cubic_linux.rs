@@ -250,7 +250,7 @@ impl CongestionControl for LinuxCubic {
     }
 
     /// `CA_Loss`: `bictcp_reset` and `bictcp_hystart_reset`.
-    fn on_timeout(&mut self) {
+    fn on_timeout(&mut self, _lost: u64) {
         self.reset();
         self.cwnd_cnt = 0;
         if let Some(h) = &mut self.hystart {
@@ -273,7 +273,7 @@ impl CongestionControl for LinuxCubic {
     }
 
     /// `CA_EVENT_TX_START` at `now`, the last data having gone out at `last_send`.
-    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
+    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>, _app_limited: bool) {
         let Some(last) = last_send else { return };
         if self.shifted_for == Some(last) {
             return;
@@ -360,11 +360,11 @@ mod tests {
         c.ssthresh(10 * MSS, 10 * MSS);
         c.cong_avoid(7 * MSS, MSS, ms(0), SimDuration::ZERO);
         assert_eq!(c.epoch_start, 1);
-        c.on_tx_start(ms(40), Some(ms(8)));
+        c.on_tx_start(ms(40), Some(ms(8)), false);
         assert_eq!(c.epoch_start, 1 + 8);
-        c.on_tx_start(ms(40), Some(ms(8)));
+        c.on_tx_start(ms(40), Some(ms(8)), false);
         assert_eq!(c.epoch_start, 1 + 8);
-        c.on_tx_start(ms(100), Some(ms(0)));
+        c.on_tx_start(ms(100), Some(ms(0)), false);
         assert_eq!(c.epoch_start, 26, "no later than now");
     }
 
@@ -378,7 +378,7 @@ mod tests {
         assert_eq!(c.ssthresh(10 * MSS, 0), 7 * MSS);
         assert_eq!(c.last_max_cwnd, 10 * 1741 / 2048);
         assert_eq!(c.ssthresh(2 * MSS, 0), 2 * MSS, "at least two segments");
-        c.on_timeout();
+        c.on_timeout(0);
         assert_eq!(c.last_max_cwnd, 0);
     }
 }

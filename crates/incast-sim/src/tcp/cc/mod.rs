@@ -102,10 +102,10 @@ pub trait CongestionControl {
     /// bytes outstanding (Linux `ssthresh`).
     fn ssthresh(&mut self, cwnd: u64, flight: u64) -> u64;
 
-    /// The retransmission timer expired; called after
-    /// [`CongestionControl::ssthresh`] when the timeout cut it (Linux
-    /// `CA_EVENT_LOSS`).
-    fn on_timeout(&mut self) {}
+    /// The retransmission timer expired, marking `lost` bytes lost
+    /// (`tcp_timeout_mark_lost`); called after [`CongestionControl::ssthresh`]
+    /// when the timeout cut it (Linux `CA_EVENT_LOSS`).
+    fn on_timeout(&mut self, _lost: u64) {}
 
     /// The window restarts from a small value: after idle (RFC 5681 §4.1) or
     /// at a GIP stripe-unit head (Linux `CA_EVENT_CWND_RESTART`).
@@ -121,8 +121,9 @@ pub trait CongestionControl {
     fn set_state(&mut self, _state: CaState) {}
 
     /// Data goes out at `now` with nothing in flight, the last data having
-    /// gone out at `last_send` (Linux `CA_EVENT_TX_START`).
-    fn on_tx_start(&mut self, _now: SimTime, _last_send: Option<SimTime>) {}
+    /// gone out at `last_send`, the sender application-limited when
+    /// `app_limited` (Linux `CA_EVENT_TX_START`, `tp->app_limited`).
+    fn on_tx_start(&mut self, _now: SimTime, _last_send: Option<SimTime>, _app_limited: bool) {}
 
     /// An ACK gave an RTT sample (Linux `pkts_acked`). True when slow start
     /// must end now (ssthresh = cwnd).
@@ -305,8 +306,8 @@ impl CongestionControl for Algorithm {
         dispatch!(self, a => a.ssthresh(cwnd, flight))
     }
     #[inline]
-    fn on_timeout(&mut self) {
-        dispatch!(self, a => a.on_timeout())
+    fn on_timeout(&mut self, lost: u64) {
+        dispatch!(self, a => a.on_timeout(lost))
     }
     #[inline]
     fn on_restart(&mut self) {
@@ -321,8 +322,8 @@ impl CongestionControl for Algorithm {
         dispatch!(self, a => a.set_state(state))
     }
     #[inline]
-    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
-        dispatch!(self, a => a.on_tx_start(now, last_send))
+    fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>, app_limited: bool) {
+        dispatch!(self, a => a.on_tx_start(now, last_send, app_limited))
     }
     #[inline]
     fn on_rtt_sample(&mut self, sample: &RttSample) -> bool {

@@ -241,10 +241,11 @@ impl CongestionWindow {
         self.ssthresh
     }
 
-    /// The retransmission timer expired with `flight` bytes outstanding.
-    /// `repeated` is true when the segment at SND.UNA was already
-    /// retransmitted by the timer (no progress since the previous timeout).
-    pub fn on_rto(&mut self, flight: u64, repeated: bool) {
+    /// The retransmission timer expired with `flight` bytes outstanding,
+    /// marking `lost` bytes lost. `repeated` is true when the segment at
+    /// SND.UNA was already retransmitted by the timer (no progress since the
+    /// previous timeout).
+    pub fn on_rto(&mut self, flight: u64, repeated: bool, lost: u64) {
         // RFC 5681 (3.1): "when a TCP sender detects segment loss using the
         // retransmission timer and the given segment has already been
         // retransmitted by way of the retransmission timer at least once, the
@@ -252,7 +253,7 @@ impl CongestionWindow {
         if !repeated {
             self.on_loss(flight);
         }
-        self.algorithm.on_timeout();
+        self.algorithm.on_timeout(lost);
         // RFC 5681 (3.1): "upon a timeout ... cwnd MUST be set to no more than the
         // loss window, LW, which equals 1 full-sized segment"
         self.cwnd = self.smss;
@@ -301,10 +302,10 @@ impl CongestionWindow {
     }
 
     /// Data goes out at `now` with nothing in flight, the last having gone
-    /// out at `last_send` (Linux `CA_EVENT_TX_START`).
+    /// out at `last_send`, application-limited when `app_limited` (Linux `CA_EVENT_TX_START`).
     #[inline]
-    pub fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>) {
-        self.algorithm.on_tx_start(now, last_send);
+    pub fn on_tx_start(&mut self, now: SimTime, last_send: Option<SimTime>, app_limited: bool) {
+        self.algorithm.on_tx_start(now, last_send, app_limited);
     }
 
     /// Linux `tcp_cwnd_restart` after `idle` with no data sent, the RTO being
@@ -461,7 +462,7 @@ mod tests {
     #[test]
     fn rfc5681_3_1_congestion_avoidance_from_ssthresh() {
         let mut w = window(true);
-        w.on_rto(8 * MSS, false);
+        w.on_rto(8 * MSS, false, 8 * MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 4 * MSS));
         for _ in 0..3 {
             ack(&mut w, MSS);
@@ -478,7 +479,7 @@ mod tests {
         assert_eq!(w.ssthresh(), 10 * MSS);
         ack(&mut w, MSS);
         assert_eq!(w.cwnd(), 10 * MSS + 100);
-        w.on_rto(10 * MSS, false);
+        w.on_rto(10 * MSS, false, 10 * MSS);
         ack(&mut w, MSS);
         assert_eq!(w.cwnd(), 2 * MSS, "below ssthresh, still no slow start");
     }
@@ -488,9 +489,9 @@ mod tests {
     #[test]
     fn rfc5681_3_1_timeout_sets_loss_window() {
         let mut w = window(true);
-        w.on_rto(10 * MSS, false);
+        w.on_rto(10 * MSS, false, 10 * MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
-        w.on_rto(MSS, true);
+        w.on_rto(MSS, true, MSS);
         assert_eq!((w.cwnd(), w.ssthresh()), (MSS, 5 * MSS));
     }
 

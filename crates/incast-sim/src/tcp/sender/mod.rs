@@ -301,6 +301,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     ) -> bool {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
+        let rtx_due_before = self.retransmit_now;
         let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
         if let Some(rate) = self.rate.as_deref_mut() {
             rate.begin_ack();
@@ -310,7 +311,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             self.rude_follow(fair_before);
         }
         if acceptable && (self.rate.is_some() || self.pacer.is_some()) {
-            self.after_ack(now, prior_in_flight, fair_before);
+            self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious
     }

@@ -5,7 +5,8 @@
 //! that follows (`tcp::pacing`).
 
 use super::Sender;
-use crate::tcp::cc::CaState;
+use crate::stats::trace::BbrSample;
+use crate::tcp::cc::{Algorithm, CaState, CongestionControl};
 use crate::tcp::clock::TcpClock;
 use crate::tcp::pacing::Pacer;
 use crate::tcp::sent_log::Acked;
@@ -100,18 +101,24 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 
     /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
-    /// and a window of `prior_cwnd` before it: an algorithm that steers by
-    /// rate hears the loss-recovery state (`CaState`), gets its rate sample
-    /// and sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
+    /// and a window of `prior_cwnd` before it, `head_lost` when it called
+    /// for a retransmission of SND.UNA: an algorithm that steers by rate
+    /// hears the loss-recovery state (`CaState`), gets its rate sample and
+    /// sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
     /// `cong_control`), and may mark what follows application-limited; the
     /// pacing rate follows ([`Sender::update_pacing_rate`]).
     #[inline(never)]
-    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64) {
+    pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64, head_lost: bool) {
         if self.rate.is_some() {
             // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
             self.cc.set_ca_state(self.ca_state());
         }
         if let Some(rate) = self.rate.as_deref_mut() {
+            if head_lost {
+                // The ACK called for a retransmission of SND.UNA: Linux marks
+                // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
+                rate.on_lost(self.mss.min(self.snd_max - self.snd_una));
+            }
             let rs = rate.sample(now, prior_in_flight);
             self.cc.on_rate_sample(&rs, prior_cwnd);
             if self.cc.marks_app_limited() {
@@ -157,5 +164,24 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
             let rate = rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt));
             pacer.set_rate(rate, min_rtt, min_tso_segs);
         }
+    }
+}
+
+impl<const EXTRAS: bool> Sender<EXTRAS> {
+    /// BBR's state as `TCP_CC_INFO` (`bbr_get_info`) and `TCP_INFO`
+    /// (`tcpi_pacing_rate`, `tcpi_delivery_rate`, `tcpi_snd_cwnd`) report
+    /// it, when the algorithm is BBR.
+    pub fn bbr_sample(&self) -> Option<BbrSample> {
+        let Algorithm::Bbr(b) = self.cc.algorithm() else { return None };
+        Some(BbrSample {
+            mode: b.mode().name(),
+            bw: b.bw(),
+            min_rtt: b.min_rtt(),
+            pacing_gain: b.pacing_gain(),
+            cwnd_gain: b.cwnd_gain(),
+            pacing_rate: b.pacing_rate().unwrap_or(0),
+            delivery_rate: self.rate.as_deref().and_then(|r| r.reported_rate()),
+            cwnd_pkts: self.cc.cwnd().div_ceil(self.mss),
+        })
     }
 }

@@ -116,7 +116,8 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     #[cold]
     #[inline(never)]
     pub(super) fn restart_if_idle(&mut self, now: SimTime) {
-        self.cc.on_tx_start(now, self.idle.last_send());
+        let app_limited = self.rate.as_deref().is_some_and(|r| r.is_app_limited());
+        self.cc.on_tx_start(now, self.idle.last_send(), app_limited);
         if self.idle.due(now, self.rto.rto()) {
             match self.idle.rule() {
                 IdleRule::Rfc5681 => self.cc.on_idle_restart(),

@@ -69,7 +69,12 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
                 (self.cc.ns2_loss_basis(half), false)
             }
         };
-        self.cc.on_rto(basis, repeated);
+        // Linux tcp_timeout_mark_lost: what was sent since the last timeout is lost.
+        let lost = self.snd_nxt - self.snd_una;
+        if let Some(rate) = self.rate.as_deref_mut() {
+            rate.on_lost(lost);
+        }
+        self.cc.on_rto(basis, repeated, lost);
         self.recovery.on_rto(self.snd_max);
         if EXTRAS && self.rude.marked() {
             self.rude_follow(cwnd);
