@@ -4,8 +4,8 @@ The kernel side is one server on the testbed sending one long answer with the ke
 connection sampled every :data:`SAMPLE_EVERY` (``incast testbed --json --sample-every``): the mode
 comes from the gains of ``TCP_CC_INFO`` (``crates/incast-bench/src/bbr_info.rs``). The simulator side
 is the same scenario in the simulator with its BBR trace (``trace.bbr``, the same first ten
-columns, a row at every ACK) and the path's round trip set to the one the kernel measured at the
-handshake (the testbed cannot apply ``link.rtt``: its RTT is what the veths give). :func:`phases`
+columns, a row at every ACK) and the path's round trip set to the smallest min_rtt of the kernel's
+trace (the testbed cannot apply ``link.rtt``: its RTT is what the veths give). :func:`phases`
 reads either trace the same way: when STARTUP ends (in time, and on the kernel's side in rounds
 counted from the delivered and unacknowledged packets as ``bbr_update_bw`` counts them, a round
 ending when the packets in flight at its start are delivered; the simulator's trace has no such
@@ -107,10 +107,10 @@ def phases(trace: dict[str, Any], flow: int = 0) -> dict[str, Any]:
     }
 
 
-def handshake_rtt(trace: dict[str, Any]) -> float:
-    """The kernel's first min_rtt of the flow: ``bbr_init``'s, the handshake's round trip (``tcp_min_rtt``)."""
+def path_rtt(trace: dict[str, Any]) -> float:
+    """The path's round trip as the kernel saw it: the smallest min_rtt of its trace."""
     r = _col(trace, "min_rtt_s")
-    return float(next(row[r] for row in trace["rows"] if row[r] is not None))
+    return float(min(row[r] for row in trace["rows"] if row[r] is not None))
 
 
 def simulator_trace(rtt_s: float) -> dict[str, Any]:
@@ -239,7 +239,7 @@ def measure() -> dict[str, Any]:
     started = time.strftime("%Y-%m-%d %H:%M UTC")
     trace = kernel_trace()
     kernel = phases(trace)
-    rtt = handshake_rtt(trace)
+    rtt = path_rtt(trace)
     return {
         "args": ARGS,
         "sample_every": SAMPLE_EVERY,
@@ -309,8 +309,9 @@ def render(flow: dict[str, Any]) -> str:
     ok_rtt = abs(s["min_rtt_s"] - k["min_rtt_s"]) <= ESTIMATE_TOLERANCE * k["min_rtt_s"]
     yes = {True: "yes", False: "no"}
     lines.append(
-        f"\nThe simulator ran with `link.rtt` = {flow['link_rtt_s'] * 1e6:.0f} µs, the kernel's handshake round "
-        f"trip (its first min_rtt). STARTUP ends within one round (the kernel's smoothed RTT then, "
+        f"\nThe simulator ran with `link.rtt` = {flow['link_rtt_s'] * 1e6:.0f} µs, the smallest min_rtt the "
+        "kernel's trace holds (the path's round trip on the testbed, which cannot apply `link.rtt`). STARTUP "
+        "ends within one round (the kernel's smoothed RTT then, "
         f"{_fmt(one_round, ' ms', 1e3, 2)}) of the kernel's: {yes[ok_round]}; bandwidth estimate within 5 %: "
         f"{yes[ok_bw]}; min_rtt estimate within 5 %: {yes[ok_rtt]}. The estimates differ by the testbed's port "
         "(next section): its `tbf` lets an unqueued frame through with no serialization time and frames back to "
