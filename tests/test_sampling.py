@@ -10,7 +10,7 @@ import pytest
 from incast import bench
 from incast.cli import main
 from incast.errors import ScenarioError
-from incast.testbed.sampling import TRACE_COLUMNS, check_every, collect, trace_file, write_csv
+from incast.testbed.sampling import TRACE_COLUMNS, collect, trace_file, write_csv
 
 
 def test_a_bbr_server_traces_its_connections_with_the_mode_its_gains_imply(tmp_path: Path) -> None:
@@ -39,7 +39,7 @@ def test_a_cubic_server_leaves_the_bbr_columns_empty(tmp_path: Path) -> None:
 @pytest.mark.parametrize("every", ["0s", "61s", "soon"])
 def test_a_bad_sampling_interval_is_one_line_naming_it(every: str, capfd: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(ScenarioError, match="^sample_every: "):
-        check_every(every)
+        bench.check_sample_every(every)
     capfd.readouterr()
     assert main(["serve", "--port", "0", "--trace", "/tmp/unused.csv", "--sample-every", every]) == 2
     err = capfd.readouterr().err

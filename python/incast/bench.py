@@ -55,6 +55,7 @@ __all__ = [
     "ReadResult",
     "Server",
     "read",
+    "check_sample_every",
     "check_timeout",
     "serve",
 ]
@@ -253,6 +254,22 @@ def check_timeout(value: Any) -> float:
     seconds = _duration("timeout", value)
     if seconds is None or not 0 < seconds <= MAX_TIMEOUT_S:
         raise ScenarioError(f"timeout: {value!r} must be more than 0 and at most one day (86400s)")
+    return seconds
+
+
+#: The longest time between two samples of a server's connections (``MAX_INTERVAL`` of
+#: ``crates/incast-bench/src/sampler.rs``), in seconds.
+MAX_SAMPLE_EVERY_S = 60.0
+
+
+def check_sample_every(value: Any) -> float:
+    """A sampling interval in seconds, more than 0 and at most a minute; ScenarioError naming ``sample_every`` if not.
+
+    The server checks the same when it starts; this lets a caller refuse it before building anything.
+    """
+    seconds = _duration("sample_every", value)
+    if seconds is None or not 0 < seconds <= MAX_SAMPLE_EVERY_S:
+        raise ScenarioError(f"sample_every: {value!r} must be more than 0 and at most 60s")
     return seconds
 
 

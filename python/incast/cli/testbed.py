@@ -107,15 +107,15 @@ def testbed(
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
     from rich.console import Console
 
-    from incast.bench import check_timeout
+    from incast.bench import check_sample_every, check_timeout
     from incast.testbed import TestbedError, TestbedUnavailable, cleanup, clock, require_privileges
     from incast.testbed import run as run_testbed
     from incast.testbed.kernel import available_congestion_controls
     from incast.testbed.plan import plan
-    from incast.testbed.sampling import check_every, write_csv
+    from incast.testbed.sampling import write_csv
 
     check_timeout(timeout)
-    every = None if sample_every is None else check_every(sample_every)
+    every = None if sample_every is None else check_sample_every(sample_every)
     if trace is not None and every is None:
         return fail("--trace: needs --sample-every (the trace is what the servers sampled)", EXIT_USAGE)
     try:

@@ -98,13 +98,13 @@ def validate(
     """Run a scenario in the simulator and on the testbed (needs root), in ns-2.35 or in ns-3 3.44, and compare."""
     from rich.console import Console
 
+    from incast.bench import check_sample_every
     from incast.reference.base import Unavailable
     from incast.reference.compare import prepared, side_by_side
     from incast.reference.ns2 import Ns2, Ns2Error
     from incast.reference.ns3_options import Ns3, Ns3Error
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
-    from incast.testbed.sampling import check_every
 
     nonempty(preset, "--preset", "a preset's name; see 'incast presets'")
     if calibrate and against != "testbed":
@@ -117,7 +117,7 @@ def validate(
         return fail(
             f"--sample-every: samples the testbed's servers; it does not apply with --against {against}", EXIT_USAGE
         )
-    bed = Testbed(timeout=timeout, sample_every=None if sample_every is None else check_every(sample_every))
+    bed = Testbed(timeout=timeout, sample_every=None if sample_every is None else check_sample_every(sample_every))
     reference: Reference = {"testbed": bed, "ns2": Ns2(classes=classes), "ns3": Ns3()}[against]
     try:
         reference.require()

@@ -18,10 +18,9 @@ import csv
 from pathlib import Path
 from typing import Any
 
-from incast.errors import ScenarioError
-from incast.units import UnitError, format_duration, parse_duration
+from incast.units import format_duration
 
-__all__ = ["MAX_EVERY_S", "TRACE_COLUMNS", "check_every", "collect", "serve_options", "trace_file", "write_csv"]
+__all__ = ["TRACE_COLUMNS", "collect", "serve_options", "trace_file", "write_csv"]
 
 #: Columns of the sampled trace: the simulator's BBR trace has the first ten.
 TRACE_COLUMNS = (
@@ -40,21 +39,8 @@ TRACE_COLUMNS = (
     "delivered_pkts",
     "unacked_pkts",
 )
-#: The longest time between two samples (``MAX_INTERVAL`` of ``crates/incast-bench/src/sampler.rs``).
-MAX_EVERY_S = 60.0
 #: The columns that hold whole numbers; ``mode`` is text and the rest are real numbers.
 _COUNTS = {"flow", "cwnd_pkts", "total_retrans", "delivered_pkts", "unacked_pkts", "bw_bps"}
-
-
-def check_every(value: object) -> float:
-    """A sampling interval in seconds, more than 0 and at most a minute; ScenarioError naming it if not."""
-    try:
-        seconds = parse_duration(value)
-    except UnitError as e:
-        raise ScenarioError(f"sample_every: {e}") from None
-    if not 0 < seconds <= MAX_EVERY_S:
-        raise ScenarioError(f"sample_every: {value!r} must be more than 0 and at most 60s")
-    return seconds
 
 
 def trace_file(directory: Path, server: int) -> Path:
