@@ -4,9 +4,9 @@ Run as root: ``python docs/bbr_fidelity.py [--runs 3] [--raw FILE]`` runs both p
 or ``--part flow`` one of them (the other kept from the last run), ``--render`` writes the page again
 from the last run's numbers and ``--verify`` brings it current without the kernel: every run's
 simulator figures recomputed, and every testbed run's plan compared with the one saved with it.
-``--part simulator`` runs the simulator's side of the last table again at the current engine, the
-kernel's runs kept (they do not depend on the engine; each line's testbed plans must be the ones
-saved with them).
+``--part simulator`` runs the simulator's side of the last run again at the current engine (the
+table's lines, the one flow and the incast case), the kernel's runs kept (they do not depend on the
+engine; each table line's testbed plans must be the ones saved with it).
 
 The table runs ``incast validate --json --tcp bbr`` on each configuration once per run (simulator
 seeds 1, 2, 3; the testbed afresh each time), with the machine's load average read before each line.
@@ -231,6 +231,13 @@ def verify() -> None:
                 check.same("simulator runs", saved, fresh, where, ("goodput", "retransmitted", "timeouts"))
                 for k, (old, new) in enumerate(zip(row["plans"][seed - 1], d["plans"], strict=True)):
                     check.same_plan(old, new, f"{where} testbed run {k + 1} plan")
+        f = results.get("flow")
+        if f is not None:
+            import bbr_phases
+
+            fresh = bbr_phases.simulator_side(f)
+            check.same("simulator runs", f["simulator"], fresh["flow"], "one flow")
+            check.same("simulator runs", f["incast"]["simulator"], fresh["incast"], "four servers")
     except Moved as moved:
         raise check.refuse(moved, "docs/bbr_fidelity.py") from None
     check.restamp(run, results, DEPENDS, render, check.note(t["commit"] if t else None))
@@ -260,6 +267,12 @@ def main() -> int:
             out["table"] = measure_table(args.runs, args.raw)
         if args.part == "simulator":
             out["table"] = resimulate(out["table"])
+            if out["flow"] is not None:
+                import bbr_phases
+
+                fresh = bbr_phases.simulator_side(out["flow"])
+                out["flow"]["simulator"] = fresh["flow"]
+                out["flow"]["incast"]["simulator"] = fresh["incast"]
         if args.part in ("flow", "both"):
             import bbr_phases
 

@@ -230,6 +230,11 @@ def diagnose() -> dict[str, Any]:
     return {"args": DIAG_ARGS, "sample_every": DIAG_SAMPLE_EVERY, "kernel": kernel, "simulator": simulator_state()}
 
 
+def simulator_side(flow: dict[str, Any]) -> dict[str, Any]:
+    """The simulator's side of a saved flow part: the one flow (on the saved ``link_rtt_s``) and the incast case."""
+    return {"flow": phases(simulator_trace(flow["link_rtt_s"])), "incast": simulator_state()}
+
+
 def measure() -> dict[str, Any]:
     """The kernel's phases, and the simulator's when it has a trace."""
     import os
