@@ -141,7 +141,9 @@ def main() -> int:
         bbr = instructions(binary, a.servers, a.callgrind_blocks, "bbr")
         if bbr is not None:
             report["bbr_instructions_per_packet"] = bbr[0] / bbr[1]
-            report["bbr_to_reno_instructions"] = report["bbr_instructions_per_packet"] / report["instructions_per_packet"]
+            report["bbr_to_reno_instructions"] = (
+                report["bbr_instructions_per_packet"] / report["instructions_per_packet"]
+            )
     if theirs:
         report["htsim_data_packets"] = theirs[-1]["data_packets"]
         report["htsim_events"] = theirs[-1]["events"]

@@ -23,6 +23,7 @@ fn all_on() -> TraceConfig {
         goodput_bin: Some(SimDuration::from_millis(5)),
         queue: true,
         flows: true,
+        bbr: true,
         block_cwnd: true,
         pcap: false,
     }
@@ -101,4 +102,31 @@ fn each_trace_is_independent() {
     let r = fast08(TraceConfig { queue: true, ..Default::default() });
     assert!(r.traces.queue.is_some());
     assert!(r.traces.goodput.is_none() && r.traces.flows.is_none() && r.traces.block_cwnd.is_none());
+}
+
+/// The BBR trace (`trace.bbr`) follows each BBR server from STARTUP at the
+/// high gain, with the handshake's RTT as its first min_rtt, and turning it
+/// on changes no simulated figure; a Reno run has no rows.
+#[test]
+fn the_bbr_trace_follows_each_bbr_server_and_changes_nothing() {
+    let bbr_run = |trace| {
+        let mut s = Scenario::fast08(SERVERS);
+        s.tcp.cc = incast_sim::tcp::CcChoice::Bbr;
+        s.stop.blocks = Some(BLOCKS);
+        s.stop.duration = None;
+        s.trace = trace;
+        run(&s).unwrap()
+    };
+    let on = TraceConfig { bbr: true, ..TraceConfig::default() };
+    let (plain, traced) = (bbr_run(TraceConfig::default()), bbr_run(on));
+    assert_eq!(plain.summary, traced.summary);
+    let b = traced.traces.bbr.expect("the BBR trace is on");
+    for flow in 0..SERVERS {
+        let first = b.flow.iter().position(|&f| f == flow).expect("every server is sampled");
+        assert_eq!(b.mode[first], "startup");
+        assert_eq!(b.pacing_gain[first], 739.0 / 256.0);
+        assert!(b.min_rtt_s[first] > 0.0, "the handshake's RTT");
+    }
+    assert!(b.mode.contains(&"probe_bw"), "the servers reach PROBE_BW");
+    assert_eq!(fast08(on).traces.bbr.map(|t| t.time_s.len()), Some(0), "no BBR server, no rows");
 }

@@ -30,6 +30,7 @@
 
 use crate::net::OccupancyLog;
 use crate::settings::{Duration, Flag, OrWord};
+pub use crate::tcp::cc::bbr::BbrSample;
 use crate::time::{SimDuration, SimTime};
 use serde::Serialize;
 
@@ -137,27 +138,6 @@ pub struct BbrTrace {
     pub delivery_rate_bps: Vec<f64>,
     /// The congestion window, in segments (`tcpi_snd_cwnd`, rounded up).
     pub cwnd_pkts: Vec<u64>,
-}
-
-/// One sample of a BBR server's state.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct BbrSample {
-    /// The mode's name.
-    pub mode: &'static str,
-    /// The bandwidth estimate, bytes per second.
-    pub bw: u64,
-    /// The minimum RTT estimate.
-    pub min_rtt: Option<SimDuration>,
-    /// The pacing and window gains, in 1/256ths.
-    pub pacing_gain: u64,
-    /// See `pacing_gain`.
-    pub cwnd_gain: u64,
-    /// The pacing rate, bytes per second.
-    pub pacing_rate: u64,
-    /// `tcpi_delivery_rate`, bytes per second.
-    pub delivery_rate: Option<f64>,
-    /// The window, in segments.
-    pub cwnd_pkts: u64,
 }
 
 /// Every server's cwnd at each block start: one row per (block, flow).

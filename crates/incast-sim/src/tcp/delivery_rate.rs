@@ -213,7 +213,7 @@ impl DeliveryRate {
         let higher = |&(d, i): &(u64, SimDuration)| {
             u128::from(rs.delivered) * u128::from(i.as_ps()) >= u128::from(d) * u128::from(interval.as_ps())
         };
-        if !rs.app_limited || self.reported.as_ref().is_none_or(higher) {
+        if !rs.app_limited || self.reported.as_ref().map_or(true, higher) {
             self.reported = Some((rs.delivered, interval));
         }
         rs

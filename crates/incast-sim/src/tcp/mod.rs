@@ -454,7 +454,7 @@ impl<const EXTRAS: bool> Endpoint<EXTRAS> {
     }
 
     /// BBR's state as `TCP_CC_INFO` and `TCP_INFO` report it, when the sender runs BBR.
-    pub fn bbr_sample(&self) -> Option<crate::stats::trace::BbrSample> {
+    pub fn bbr_sample(&self) -> Option<cc::bbr::BbrSample> {
         self.sender.bbr_sample()
     }
 

@@ -291,7 +291,7 @@ impl NewReno {
                     // ns-2.35: "cwnd_ -= (deflate - dupwnd_); dupwnd_ = 1;"
                     // and "if (cwnd_ < 1) {cwnd_ = 1;}"
                     self.exit_window = self.exit_window.saturating_sub(acked - inflation).max(self.smss);
-                    self.exit_window + self.smss
+                    self.exit_window.saturating_add(self.smss)
                 } else {
                     // ns-2.35: "dupwnd_ -= (deflate - 1);"
                     w.cwnd() - acked + self.smss
@@ -322,7 +322,8 @@ impl NewReno {
         if self.in_recovery {
             // RFC 5681 (3.2 step 4): "For each additional duplicate ACK received
             // (after the third), cwnd MUST be incremented by SMSS."
-            w.set_cwnd(w.cwnd() + self.smss);
+            // Saturating: BBR's ssthresh (and so this window) is infinite; its cong_control sets cwnd.
+            w.set_cwnd(w.cwnd().saturating_add(self.smss));
             return false;
         }
         if self.dupacks != self.threshold {
@@ -345,7 +346,7 @@ impl NewReno {
         // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be
         // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS
         // (ns-2: `cwnd_ = halfwin`, `dupwnd_ = numdupacks_`).
-        w.set_cwnd(self.exit_window + self.threshold as u64 * self.smss);
+        w.set_cwnd(self.exit_window.saturating_add(self.threshold as u64 * self.smss));
         self.in_recovery = true;
         self.first_partial = true;
         true

@@ -28,9 +28,11 @@
 //! The sender keeps its segments in the sent-segment log (`tcp::sent_log`),
 //! which RACK, PRR, the forensics and the ns-3 rules read; when the
 //! congestion control steers by rate (`cong_control`), each ACK's
-//! delivery-rate sample (`tcp::delivery_rate`) goes to it, and with pacing on
-//! (`tcp.pacing`, or an algorithm that sets a pacing rate) each data segment
-//! waits for the pacer (`tcp::pacing`). Its parts: `sack` (RFC 6675
+//! delivery-rate sample (`tcp::delivery_rate`) goes to it (not for an ACK
+//! with nothing outstanding before it, as Linux's `tcp_ack` skips
+//! `tcp_cong_control` then), and with pacing on (`tcp.pacing`, or an
+//! algorithm that sets a pacing rate) each send burst waits for the pacer
+//! (`tcp::pacing`). Its parts: `sack` (RFC 6675
 //! recovery, PRR with SACK and the ns-3 rules), `rack` (RACK-TLP's timers),
 //! `timeout` (the retransmission timer and spurious-timeout verdicts),
 //! `send` (what leaves next) and `rtt` (RTT and rate samples of an ACK).
@@ -302,6 +304,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
         let rtx_due_before = self.retransmit_now;
+        let outstanding = self.snd_max > self.snd_una;
         let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
         if let Some(rate) = self.rate.as_deref_mut() {
             rate.begin_ack();
@@ -310,7 +313,9 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
         if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
-        if acceptable && (self.rate.is_some() || self.pacer.is_some()) {
+        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
+        // nothing outstanding before it reaches neither tcp_rate_gen nor tcp_cong_control.
+        if acceptable && (self.rate.is_some() || self.pacer.is_some()) && outstanding {
             self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious

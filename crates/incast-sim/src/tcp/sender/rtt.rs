@@ -5,7 +5,7 @@
 //! that follows (`tcp::pacing`).
 
 use super::Sender;
-use crate::stats::trace::BbrSample;
+use crate::tcp::cc::bbr::BbrSample;
 use crate::tcp::cc::{Algorithm, CaState, CongestionControl};
 use crate::tcp::clock::TcpClock;
 use crate::tcp::pacing::Pacer;

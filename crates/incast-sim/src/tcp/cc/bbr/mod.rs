@@ -87,6 +87,28 @@ const INIT_CWND: u64 = 10;
 /// Picoseconds in a second.
 const PS_PER_S: u128 = 1_000_000_000_000;
 
+/// One sample of a BBR sender's state, as `TCP_CC_INFO` (`tcp_bbr_info`)
+/// and `TCP_INFO` report it (the BBR trace, `stats::trace`).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct BbrSample {
+    /// The mode's name.
+    pub mode: &'static str,
+    /// The bandwidth estimate, bytes per second.
+    pub bw: u64,
+    /// The minimum RTT estimate.
+    pub min_rtt: Option<SimDuration>,
+    /// The pacing and window gains, in 1/256ths.
+    pub pacing_gain: u64,
+    /// See `pacing_gain`.
+    pub cwnd_gain: u64,
+    /// The pacing rate, bytes per second.
+    pub pacing_rate: u64,
+    /// `tcpi_delivery_rate`, bytes per second.
+    pub delivery_rate: Option<f64>,
+    /// The window, in segments.
+    pub cwnd_pkts: u64,
+}
+
 /// BBR's state machine (`enum bbr_mode`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Mode {

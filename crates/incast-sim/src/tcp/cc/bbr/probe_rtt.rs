@@ -40,7 +40,7 @@ impl Bbr {
         let expired = self.min_rtt_stamp.is_some_and(|s| now > s + MIN_RTT_WINDOW);
         if let Some(rtt) = rs.rtt {
             // "rs->rtt_us <= bbr->min_rtt_us || (filter_expired && !rs->is_ack_delayed)"
-            if self.min_rtt.is_none_or(|m| rtt <= m) || expired {
+            if self.min_rtt.map_or(true, |m| rtt <= m) || expired {
                 self.min_rtt = Some(rtt);
                 self.min_rtt_stamp = Some(now);
             }

@@ -77,7 +77,7 @@ impl Path {
                 total_lost: self.lost,
             };
             self.cwnd = b.cong_control(&rs, self.cwnd);
-            if b.mode() == Mode::ProbeBw && self.phases.last().is_none_or(|&(_, i)| i != b.cycle_idx) {
+            if b.mode() == Mode::ProbeBw && self.phases.last().map_or(true, |&(_, i)| i != b.cycle_idx) {
                 self.phases.push((self.now, b.cycle_idx));
             }
         }
