@@ -9,8 +9,11 @@ time, twice over: as the simulator runs by default, and with ``--set link.host_j
 host takes a random time to handle each frame). Each table gives both goodputs (mean and range),
 both timeout counts, whether the means agree within 15 % (goodput) and a factor of 2 (timeouts), and
 the server turnaround that matched each run's one-server block time (``host_cost``; the simulator
-runs with it under ``--calibrate``). ``--raw`` keeps every JSON object. The load average before and
-after is stamped on the page: the testbed shares two cores with everything else.
+runs with it under ``--calibrate``). A third table runs twelve configurations at 1 Gbps (4 to 16
+servers, the ``linux`` preset) and sets beside the goodputs both ports' drops, both sides' servers'
+SRTT and the testbed's port check (``incast.testbed.emulation``). ``--raw`` keeps every JSON object.
+The load average before and after is stamped on the page, and each 1 Gbps row's load average when
+it ran: the testbed shares two cores with everything else.
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import math
 import os
 import shutil
 import statistics
@@ -31,6 +35,8 @@ from typing import Any
 import simulator_side
 from pages import ROOT, Run, generate, parser, render_again
 from verify import Moved, Verification
+
+from incast.units import parse_size
 
 PAGE = "linux.md"
 #: What the page's numbers depend on besides this script and the engine.
@@ -81,10 +87,34 @@ CONFIGS = [
     Config(16, "1ms", "cubic", False, "96KiB"),
 ]
 
+#: The 1 Gbps table's common options (the ``linux`` preset's defaults otherwise: Cubic, SACK, a 256 KiB SRU).
+GIGABIT_COMMON = ["--link", "1Gbps", "--blocks", "20"]
+
+
+@dataclass(frozen=True)
+class Gigabit:
+    """One row of the 1 Gbps table: servers, switch buffer, RTO_min."""
+
+    servers: int
+    buffer: str
+    rto_min: str
+
+    def argv(self, seed: int, calibrate: bool) -> list[str]:
+        """``incast validate`` for this row with the simulator's ``seed``."""
+        return [
+            *("incast", "validate", "--json", *GIGABIT_COMMON, *(["--calibrate"] if calibrate else [])),
+            *("--servers", str(self.servers), "--buffer", self.buffer, "--rto-min", self.rto_min),
+            *("--set", f"seed={seed}"),
+        ]
+
+
+GIGABIT = [Gigabit(n, buffer, rto) for n in (4, 8, 16) for buffer in ("32KiB", "128KiB") for rto in ("200ms", "5ms")]
+
 ABOUT = """\
 `incast validate` runs one scenario on the testbed (the real Linux TCP stack of this machine in
 network namespaces; see [the guide](../GUIDE.md#the-testbed)) and in the simulator, and prints both
-side by side. This page runs it on twelve configurations at 200 Mbps, a 96 KiB SRU and 40 blocks.
+side by side. This page runs it on twelve configurations at 200 Mbps, a 96 KiB SRU and 40 blocks,
+and on twelve at 1 Gbps (the last table).
 
 **What is compared.** Goodput and the servers' retransmission timeouts (the kernel's `TCPTimeouts`
 summed over the server namespaces; the simulator's servers' timeouts). `incast validate` also prints
@@ -126,6 +156,21 @@ the simulator's or faster: no server turnaround then makes the simulator's as sh
 """
 
 
+GIGABIT_ABOUT = """\
+The papers' clusters ran at 1 Gbps. Options `--link 1Gbps --blocks 20` and the `linux` preset's
+defaults (Cubic with SACK, a 256 KiB SRU), with the buffer and RTO_min of each row. Beside the
+goodputs: the frames each side's client port dropped (the means agree when within a factor of 2, or
+both 0); both sides' servers' mean SRTT; the buffer's
+drain time at 1 Gbps (the most the port adds to a round trip); in how many runs the port was
+emulated, that is the kernel's SRTT exceeded the simulator's by at most that drain time and its port
+dropped at least a tenth of the simulator's drops (`incast validate` prints a `warning:` line for
+each run where it did not); and the load average (1 min) as
+each run started. A port that drops nothing where the simulator's drops, with a kernel SRTT far
+above the simulator's, means the frames waited in front of the port (the cores could not move them
+at 1 Gbps), not in it.
+"""
+
+
 def _spread(values: list[float], digits: int) -> str:
     mean = statistics.fmean(values)
     if len(values) == 1:
@@ -149,6 +194,57 @@ def run_row(c: Config, runs: int, calibrate: bool, sets: list[str], raw: Any) ->
         row["bed_t"].append(d["testbed"]["timeouts"])
         print(f"{c} seed {seed}: {d['simulator']['goodput_mbps']:.1f} / {d['testbed']['goodput_mbps']:.1f}", flush=True)
     return row
+
+
+def run_gigabit(c: Gigabit, runs: int, calibrate: bool, raw: Any) -> dict[str, list[float]]:
+    """Every run of one 1 Gbps row: goodputs, drops and SRTTs of both sides, the port check, the load average."""
+    keys = ("sim_g", "bed_g", "sim_d", "bed_d", "sim_rtt", "bed_rtt", "emulated", "load")
+    row: dict[str, list[float]] = {k: [] for k in keys}
+    for seed in range(1, runs + 1):
+        load = os.getloadavg()[0]
+        done = subprocess.run(c.argv(seed, calibrate), check=True, capture_output=True, text=True)
+        d = json.loads(done.stdout)
+        if raw:
+            raw.write(done.stdout)
+        sim, bed = d["simulator"], d["testbed"]
+        row["sim_g"].append(sim["goodput_mbps"])
+        row["bed_g"].append(bed["goodput_mbps"])
+        row["sim_d"].append(sim["drops"])
+        row["bed_d"].append(bed["drops"])
+        row["sim_rtt"].append(sim["server_srtt_ms"])
+        row["bed_rtt"].append(math.nan if bed["server_srtt_ms"] is None else bed["server_srtt_ms"])
+        row["emulated"].append(float(d["port_check"]["emulated"] is not False))
+        row["load"].append(load)
+        print(f"{c} seed {seed}: {sim['goodput_mbps']:.1f} / {bed['goodput_mbps']:.1f}, load {load:.2f}", flush=True)
+    return row
+
+
+def gigabit_table(rows: list[dict[str, list[float]]]) -> str:
+    """The 1 Gbps table and its summary lines."""
+    heads = ["servers", "buffer", "RTO_min", "sim Mbps", "kernel Mbps", "kernel/sim", "sim drops", "kernel drops"]
+    heads += ["sim SRTT ms", "kernel SRTT ms", "buffer drain ms", "port emulated", "load"]
+    lines = ["| " + " | ".join(heads) + " |", "|" + "---:|" * 3 + "---:|" * 8 + ":---:|---:|"]
+    good = drops = emulated = 0
+    for c, r in zip(GIGABIT, rows, strict=True):
+        ratio = statistics.fmean(r["bed_g"]) / statistics.fmean(r["sim_g"])
+        good += abs(ratio - 1) <= 0.15
+        sd, bd = statistics.fmean(r["sim_d"]), statistics.fmean(r["bed_d"])
+        drops += (sd == bd == 0) or (min(sd, bd) > 0 and max(sd, bd) / min(sd, bd) <= 2)
+        emulated += all(r["emulated"])
+        drain = parse_size(c.buffer) * 8 / 1e9 * 1e3
+        lines.append(
+            f"| {c.servers} | {c.buffer} | {c.rto_min} | {_spread(r['sim_g'], 1)} | {_spread(r['bed_g'], 1)} "
+            f"| {ratio:.2f} | {_spread(r['sim_d'], 0)} | {_spread(r['bed_d'], 0)} | {_spread(r['sim_rtt'], 2)} "
+            f"| {_spread(r['bed_rtt'], 2)} | {drain:.2f} | {sum(map(int, r['emulated']))} of {len(r['emulated'])} "
+            f"| {_spread(r['load'], 1)} |"
+        )
+    n = len(GIGABIT)
+    lines.append(
+        f"\nGoodput within 15 %: {good} of {n}; the kernel's port drops where the simulator's does (within a factor "
+        f"of 2): {drops} of {n}; "
+        f"the port emulated in every run: {emulated} of {n}."
+    )
+    return "\n".join(lines)
 
 
 def table(rows: list[dict[str, list[float]]]) -> str:
@@ -185,18 +281,24 @@ def render(run: Run, results: dict[str, Any]) -> None:
     titles = {"default": "As the simulator runs by default", "host_jitter": "With `--set link.host_jitter=30us`"}
     for name, rows in results["tables"].items():
         body.append(f"## {titles[name]}\n\n{table(rows)}\n")
+    body.append(f"## At 1 Gbps\n\n{GIGABIT_ABOUT}\n{gigabit_table(results['gigabit'])}\n")
     command = f"python docs/linux_fidelity.py --runs {runs}{calibrate}"
     run.write(PAGE, "Against the Linux kernel (the testbed)", command, "\n".join(body))
 
 
 def _lines(results: dict[str, Any]) -> list[tuple[str, int, int, list[str]]]:
     """Every ``incast validate`` line of the run: variant, row, seed, and its arguments after ``--json``."""
-    return [
+    seeds = range(1, results["runs"] + 1)
+    variants = [
         (name, i, seed, c.argv(seed, results["calibrate"], sets)[3:])
         for name, sets in VARIANTS.items()
         for i, c in enumerate(CONFIGS)
-        for seed in range(1, results["runs"] + 1)
+        for seed in seeds
     ]
+    gigabit = [
+        ("gigabit", i, seed, c.argv(seed, results["calibrate"])[3:]) for i, c in enumerate(GIGABIT) for seed in seeds
+    ]
+    return variants + (gigabit if "gigabit" in results else [])
 
 
 #: Run in the run's own commit's docs/: that generator's ``incast validate`` lines, as ``_lines`` makes them.
@@ -205,11 +307,19 @@ import json, sys
 import linux_fidelity as g
 runs, calibrate = int(sys.argv[1]), sys.argv[2] == "1"
 print(json.dumps([c.argv(seed, calibrate, sets)[3:] for sets in g.VARIANTS.values()
-                  for c in g.CONFIGS for seed in range(1, runs + 1)]))
+                  for c in g.CONFIGS for seed in range(1, runs + 1)]
+                 + [c.argv(seed, calibrate)[3:] for c in getattr(g, "GIGABIT", []) for seed in range(1, runs + 1)]))
 """
 
 
+def _config(name: str, i: int) -> Config | Gigabit:
+    return GIGABIT[i] if name == "gigabit" else CONFIGS[i]
+
+
 def _saved_sim(results: dict[str, Any], name: str, i: int, seed: int) -> list[float]:
+    if name == "gigabit":
+        row = results["gigabit"][i]
+        return [row["sim_g"][seed - 1], row["sim_d"][seed - 1]]
     row = results["tables"][name][i]
     return [row["sim_g"][seed - 1], row["sim_t"][seed - 1]]
 
@@ -245,9 +355,11 @@ def baseline(run: Run, results: dict[str, Any], core: Path) -> dict[str, Any]:
                          "give --baseline-core an engine built at that commit")  # fmt: skip
     objects = [line[0] for line in json.loads(done.stdout)]
     for (name, i, seed, _), d in zip(_lines(results), objects, strict=True):
-        if _saved_sim(results, name, i, seed) != [d["simulator"]["goodput_mbps"], d["simulator"]["timeouts"]]:
+        counted = "drops" if name == "gigabit" else "timeouts"
+        if _saved_sim(results, name, i, seed) != [d["simulator"]["goodput_mbps"], d["simulator"][counted]]:
+            where = f"{name} {_config(name, i)} seed {seed}"
             raise SystemExit(f"error: {core} does not give the run's simulator figures at {run.commit} "
-                             f"({name} {CONFIGS[i]} seed {seed}): give --baseline-core one built there")  # fmt: skip
+                             f"({where}): give --baseline-core one built there")  # fmt: skip
     distinct: dict[str, int] = {}
     lines = [[distinct.setdefault(json.dumps(p, sort_keys=True), len(distinct)) for p in d["plans"]] for d in objects]
     return {
@@ -269,9 +381,10 @@ def verify(core: Path) -> None:
     try:
         for (name, i, seed, args), indices in zip(_lines(results), old["lines"], strict=True):
             (d,) = simulator_side.validate(args)
-            where = f"{name} {CONFIGS[i]} seed {seed}"
-            fresh = [d["simulator"]["goodput_mbps"], d["simulator"]["timeouts"]]
-            check.same("simulator runs", _saved_sim(results, name, i, seed), fresh, where, ("goodput", "timeouts"))
+            where = f"{name} {_config(name, i)} seed {seed}"
+            counted = "drops" if name == "gigabit" else "timeouts"
+            fresh = [d["simulator"]["goodput_mbps"], d["simulator"][counted]]
+            check.same("simulator runs", _saved_sim(results, name, i, seed), fresh, where, ("goodput", counted))
             if len(indices) != len(d["plans"]):
                 raise Moved(f"{where}: {len(indices)} testbed runs at {run.commit}, {len(d['plans'])} now")
             for k, (j, plan) in enumerate(zip(indices, d["plans"], strict=True)):
@@ -305,11 +418,12 @@ def main() -> int:
         return 0
 
     def measure() -> dict[str, Any]:
+        gigabit = [run_gigabit(c, args.runs, args.calibrate, args.raw) for c in GIGABIT]
         tables = {
             name: [run_row(c, args.runs, args.calibrate, sets, args.raw) for c in CONFIGS]
             for name, sets in VARIANTS.items()
         }
-        return {"runs": args.runs, "calibrate": args.calibrate, "tables": tables}
+        return {"runs": args.runs, "calibrate": args.calibrate, "tables": tables, "gigabit": gigabit}
 
     return generate(PAGE, __file__, DEPENDS, measure, render)
 

@@ -13,6 +13,7 @@ import importlib
 import json
 import os
 import re
+import shutil
 import signal
 import subprocess
 import sys
@@ -33,7 +34,8 @@ from incast.reference.testbed import host_cost, simulator_overrides
 from incast.result import BlockTimes
 from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
-from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, namespaces, owner, run_of
+from incast.testbed.emulation import PortCheck, port_check
+from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, every_cpu_mask, namespaces, owner, run_of
 from incast.testbed.plan import rules
 from incast.testbed.run import kernel_rtt
 
@@ -317,6 +319,114 @@ def test_the_shaper_keeps_tokens_for_a_timer_that_fires_late() -> None:
     frame = 1500 + 14 + 64
     assert Shaping(rate=200_000_000, buffer=48 * 1024, mtu=1500).burst == frame + 2_500
     assert Shaping(rate=1_000_000_000, buffer=48 * 1024, mtu=1500).burst == frame + 12_500
+
+
+def test_every_veth_steers_its_flows_over_every_cpu() -> None:
+    """The RPS mask each namespace gives its new veths: every CPU, in sysfs's comma-separated 32-bit words."""
+    assert [every_cpu_mask(n) for n in (1, 2, 32, 33, 40)] == ["1", "3", "ffffffff", "1,ffffffff", "ff,ffffffff"]
+
+
+def test_link_loss_is_the_engine_s_setting_in_parts_per_billion() -> None:
+    assert plan(scenario(link={"loss": 0.01}), HZ250, CONGESTION).shaping.loss_ppb == 10_000_000
+    assert plan(scenario(), HZ250, CONGESTION).shaping.loss_ppb == 0
+
+
+def test_link_loss_without_nft_is_refused_naming_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "nft" else real_which(name))
+    plan(scenario(), HZ250, CONGESTION)  # no loss, no nft needed
+    with pytest.raises(ScenarioError, match=r"^link.loss: 0 only without nft: .*nftables\) \(testbed\)$"):
+        plan(scenario(link={"loss": 0.01}), HZ250, CONGESTION)
+
+
+def test_a_round_trip_longer_than_the_simulator_s_by_more_than_the_buffer_says_the_port_was_not_emulated() -> None:
+    """32 KiB at 1 Gbps hold a frame at most 0.26 ms: a kernel SRTT 1.86 ms over the simulator's says
+    the frames waited where the model has no queue; 0.1 ms over it is within the buffer."""
+    slow = PortCheck(
+        1_000_000_000, 32 * 1024, kernel_srtt_ms=3.51, model_srtt_ms=1.65, kernel_drops=0, model_drops=4164
+    )
+    assert slow.allowed_ms == pytest.approx(0.262144)
+    assert slow.emulated is False
+    assert slow.line() == (
+        "testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 3.51 ms "
+        "against the simulator's 1.65 ms, 1.86 ms more where a 32KiB buffer at 1Gbps queues a frame at most "
+        "0.26 ms, and its port dropped 0 frames against the simulator's 4,164 (the frames waited in front of "
+        "the port, not in it)"
+    )
+    measured = {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 3.51, "drops": 0}
+    assert port_check(measured, {"server_srtt_ms": 1.65, "drops": 4164}) == slow
+    faithful = PortCheck(10**9, 32 * 1024, kernel_srtt_ms=1.75, model_srtt_ms=1.65, kernel_drops=3000, model_drops=4164)
+    assert faithful.line() is None
+    assert (
+        PortCheck(10**9, 32 * 1024, kernel_srtt_ms=None, model_srtt_ms=1.65, kernel_drops=0, model_drops=9).emulated
+        is None
+    )
+
+
+def test_a_port_that_drops_under_a_tenth_of_the_simulator_s_drops_was_not_emulated() -> None:
+    """The simulator's SRTT grows with its timeouts (2.36 ms at 8 servers and 32 KiB), so a kernel's
+    2.59 ms passes the round trip; its port's 7 drops against 3,872 do not."""
+    check = PortCheck(10**9, 32 * 1024, kernel_srtt_ms=2.59, model_srtt_ms=2.36, kernel_drops=7, model_drops=3872)
+    assert check.emulated is False
+    assert PortCheck(10**9, 32 * 1024, kernel_srtt_ms=2.59, model_srtt_ms=2.36, kernel_drops=0, model_drops=0).emulated
+
+
+class _SlowMachine:
+    """What a testbed run returns on a machine whose cores cannot keep up: a 50 ms round trip."""
+
+    status, error, blocks = "complete", None, 2
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"shaping": {"rate_bps": 10**9, "buffer_bytes": 32 * 1024}, "server_srtt_ms": 50.0, "drops": 0}
+
+
+def test_incast_testbed_says_in_one_line_when_the_port_was_not_emulated(
+    monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(testbed, "require_privileges", lambda: None)
+    monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _SlowMachine())
+    code, out, err = cli(capfd, "testbed", "--servers", "4", "--link", "1Gbps", "--blocks", "2", "--json")
+    assert code == 0
+    warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
+    assert len(warnings) == 1
+    assert warnings[0].startswith(
+        "warning: testbed: this machine did not emulate a 1Gbps port: the servers' kernel SRTT averaged 50.00 ms "
+        "against the simulator's "
+    )
+    assert json.loads(out)["port_check"]["emulated"] is False
+
+
+@needs_root
+def test_frames_of_one_flow_arrive_in_order_so_nothing_unlost_is_retransmitted(clean: None) -> None:
+    """Eight servers at 1 Gbps into a port too deep to drop: a veth hands each frame to the backlog
+    of the CPU that sent it, so without steering each flow to one CPU its frames overtake each other
+    at the bridge, and duplicate ACKs make the servers retransmit what was never lost."""
+    s = scenario(blocks=20, link={"rate": "1Gbps"}, switch={"buffer": "4MiB"}, tcp={"cc": "cubic", "recovery": "sack"})
+    r = testbed.run(s)
+    assert (r.status, r.drops) == ("complete", 0)
+    c = r.server_counters
+    assert (c["TCPSACKReorder"], c["TCPDSACKRecv"], r.retransmitted_packets) == (0, 0, 0)
+
+
+@needs_root
+def test_link_loss_makes_one_bulk_flow_retransmit_as_often_as_its_links_lose(clean: None) -> None:
+    """Each data frame crosses two lossy links (server to switch, switch to client), so 1 % loss on
+    each loses 1.99 % of them, and SACK retransmits each once. 34,500 frames make the expected 690
+    losses a count whose standard deviation is 3.8 %: 20 % is over five of them."""
+    s = Scenario.parse(
+        {"servers": 1, "blocks": 3},
+        {
+            "workload": {"sru": "16MiB"},
+            "link": {"rate": "200Mbps", "loss": 0.01},
+            "tcp": {"cc": "cubic", "recovery": "sack"},
+        },
+    )
+    r = testbed.run(s)
+    assert r.status == "complete"
+    expected = 1 - (1 - 0.01) ** 2
+    rate = r.retransmitted_packets / r.server_counters["OutSegs"]
+    assert rate == pytest.approx(expected, rel=0.2)
+    assert r.lost > 0 and r.to_dict()["lost"] == r.lost
 
 
 @needs_root

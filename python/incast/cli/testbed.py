@@ -108,8 +108,11 @@ def testbed(
     from rich.console import Console
 
     from incast.bench import check_sample_every, check_timeout
+    from incast.reference.testbed import simulator_overrides
+    from incast.result import run as simulate
     from incast.testbed import TestbedError, TestbedUnavailable, cleanup, clock, require_privileges
     from incast.testbed import run as run_testbed
+    from incast.testbed.emulation import port_check
     from incast.testbed.kernel import available_congestion_controls
     from incast.testbed.plan import plan
     from incast.testbed.sampling import write_csv
@@ -148,8 +151,15 @@ def testbed(
         if trace is not None and result.trace is not None:
             path = Path(trace)
             write_csv(result.trace, path if len(todo) == 1 else path.with_stem(f"{path.stem}-{scenario.servers}"))
+        measured = result.to_dict()
+        if result.status == "complete":  # a failed or interrupted run ends now, with what it measured
+            model = simulate(scenario.with_overrides(simulator_overrides(scenario, kernel.jiffy_s)))
+            port = port_check(measured, model.to_dict())
+            measured["port_check"] = port.to_dict()
+            if (line := port.line()) is not None:
+                print(f"warning: {line}", file=sys.stderr)
         if as_json:
-            print(json.dumps(result.to_dict(), allow_nan=False), flush=True)
+            print(json.dumps(measured, allow_nan=False), flush=True)
         elif len(todo) == 1 or result.status != "complete":
             print_summary(console, result)
         if result.status == "failed":

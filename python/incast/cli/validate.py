@@ -105,6 +105,7 @@ def validate(
     from incast.reference.ns3_options import Ns3, Ns3Error
     from incast.reference.testbed import Testbed
     from incast.testbed import TestbedError
+    from incast.testbed.emulation import port_check
 
     nonempty(preset, "--preset", "a preset's name; see 'incast presets'")
     if calibrate and against != "testbed":
@@ -153,8 +154,14 @@ def validate(
             return fail(str(e), EXIT_ENGINE)
         for note in run.notes:
             print(f"note: {against}: {note}", file=sys.stderr)
+        check = {}
+        if reference is bed:
+            port = port_check(run.measured, run.simulator.to_dict())
+            check = {"port_check": port.to_dict()}
+            if (line := port.line()) is not None:
+                print(f"warning: {line}", file=sys.stderr)
         if as_json:
-            print(json.dumps(run.to_dict(preset) | host, allow_nan=False), flush=True)
+            print(json.dumps(run.to_dict(preset) | host | check, allow_nan=False), flush=True)
         elif len(todo) == 1:
             _print_one(console, run, preset)
         runs.append(run)

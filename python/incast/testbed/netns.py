@@ -10,7 +10,13 @@
 Every name carries the run's prefix ``incast-tb-<id>`` (namespaces) or
 ``ic<id>`` (interfaces), where ``<id>`` is six random hex digits. Every veth has TSO, GSO and GRO
 off and ``gso_max_segs 1`` (TCP keeps software GSO whatever the device says),
-so every skb is one MTU-sized frame, as from a NIC without offloads. Both ends of
+so every skb is one MTU-sized frame, as from a NIC without offloads. Every
+veth's receive queue steers each flow to one CPU by its hash (RPS,
+``net.core.rps_default_mask`` of every CPU in each namespace before its veths
+exist): a veth hands a frame to the backlog of whichever CPU sent it
+(``veth_xmit`` through ``netif_rx``), so without steering two frames of one flow
+sent from two CPUs leave the bridge in either order, and the receiver's
+duplicate ACKs make the sender retransmit frames that were never lost. Both ends of
 every veth are created inside the run's own namespaces (``ip link add ... peer
 ... netns``), so nothing is ever created in, moved through or sent into the
 host's namespace; deleting the namespaces deletes every veth and the bridge
@@ -22,6 +28,14 @@ a ``tbf`` at the link rate with a deep limit, a NIC that cannot send faster
 than its line, so the bottleneck is the client port as in the papers. Both
 count 24 bytes of overhead per frame (preamble, FCS and inter-frame gap), so
 a frame occupies the line as long as the simulator's does.
+
+With ``link.loss``, every direction of every link loses frames at random on
+the wire, as the simulator's links do: an nftables rule draws ``numgen random``
+for each frame where it arrives, after the sender's queue and line time, and
+drops it when the draw falls below the loss in parts per billion (IPv4 frames
+only: the simulator's links carry no ARP). The links
+into the switch lose theirs on the bridge's ``prerouting`` hook in the switch
+namespace; the links out of it on the ``ingress`` hook of each host's NIC.
 
 A registry file ``/run/incast-testbed/<id>.json`` records the owning process;
 :func:`cleanup` removes the namespaces of runs whose owner is gone, found by
@@ -52,6 +66,7 @@ __all__ = [
     "alive",
     "cleanup",
     "command",
+    "every_cpu_mask",
     "leftovers",
     "namespaces",
     "owner",
@@ -74,17 +89,23 @@ ETHERNET_HEADER = 14
 SERVER_QUEUE = 4 * 2**20
 #: Lateness of tbf's watchdog timer the token bucket absorbs, in microseconds (see :attr:`Shaping.burst`).
 TIMER_SLACK_US = 100
+#: nftables' random draw is in [0, LOSS_SCALE): the loss probability is kept in parts of it, as the engine keeps it.
+LOSS_SCALE = 10**9
+#: The nftables table (bridge family in the switch, netdev in each host) that holds a run's random loss.
+LOSS_TABLE = "incast"
 #: The helper that sets sysctls and turns offloads off inside a namespace (stdlib only, run with ``-I``).
 _NSCONFIG = Path(__file__).with_name("nsconfig.py")
 
 
 @dataclass(frozen=True)
 class Shaping:
-    """How the switch and the NICs are shaped: ``rate`` in bit/s, ``buffer`` in bytes, ``mtu`` in bytes."""
+    """How the switch and the NICs are shaped: ``rate`` in bit/s, ``buffer`` in bytes, ``mtu`` in bytes, and
+    ``loss_ppb``, the probability in parts per billion that each direction of each link loses a frame."""
 
     rate: int
     buffer: int
     mtu: int
+    loss_ppb: int = 0
 
     @property
     def burst(self) -> int:
@@ -180,10 +201,14 @@ class Network:
         for ns in self.all_namespaces:
             command("ip", "netns", "add", ns)
             command("ip", "-n", ns, "link", "set", "lo", "up")
-        no_ipv6 = {"net.ipv6.conf.all.disable_ipv6": "1", "net.ipv6.conf.default.disable_ipv6": "1"}
-        _nsconfig(self.switch, no_ipv6, [])
+        every = {
+            "net.ipv6.conf.all.disable_ipv6": "1",
+            "net.ipv6.conf.default.disable_ipv6": "1",
+            "net.core.rps_default_mask": every_cpu_mask(),
+        }
+        _nsconfig(self.switch, every, [])
         for host in self.hosts:
-            _nsconfig(host, {**no_ipv6, **sysctls.get(host, {})}, [])
+            _nsconfig(host, {**every, **sysctls.get(host, {})}, [])
         sw = self.switch
         command("ip", "-n", sw, "link", "add", self.bridge, "type", "bridge", "stp_state", "0", "forward_delay", "0")
         mtu = str(shaping.mtu)
@@ -206,16 +231,37 @@ class Network:
         _tbf(sw, self.port(self.client), shaping, shaping.buffer)
         for i in range(self.servers):
             _tbf(self.server(i), self.nic, shaping, SERVER_QUEUE)
+        if shaping.loss_ppb:
+            _lossy(sw, "bridge", "type filter hook prerouting priority -300", shaping.loss_ppb)
+            for host in self.hosts:
+                _lossy(host, "netdev", f'type filter hook ingress device "{self.nic}" priority -500', shaping.loss_ppb)
 
     def teardown(self) -> None:
         """Kill every process left in this run's namespaces, delete them, drop the registry file."""
         _remove(self.run_id, [ns for ns in namespaces() if ns == self.prefix or ns.startswith(self.prefix + "-")])
+
+    def lost(self) -> int:
+        """Frames this run's links have lost on the wire (the counters of the rules ``link.loss`` built)."""
+        total = 0
+        for ns, family in [(self.switch, "bridge"), *((host, "netdev") for host in self.hosts)]:
+            listed = json.loads(command("ip", "netns", "exec", ns, "nft", "-j", "list", "table", family, LOSS_TABLE))
+            for item in listed["nftables"]:
+                total += sum(e.get("counter", {}).get("packets", 0) for e in item.get("rule", {}).get("expr", []))
+        return total
 
     def counters(self, host: str) -> dict[str, int]:
         """The TCP counters of ``host``'s namespace (``/proc/net/snmp`` Tcp and ``/proc/net/netstat`` TcpExt)."""
         out = command("ip", "netns", "exec", host, sys.executable, "-I", str(_NSCONFIG), json.dumps({"counters": True}))
         counters: dict[str, int] = json.loads(out)
         return counters
+
+
+def every_cpu_mask(cpus: int | None = None) -> str:
+    """The cpumask of CPUs 0 to ``cpus - 1`` (this machine's by default): hex, a comma every 32 bits."""
+    n = cpus or os.cpu_count() or 1
+    digits = f"{(1 << n) - 1:x}"
+    groups = [digits[max(0, end - 8) : end] for end in range(len(digits), 0, -8)]
+    return ",".join(reversed(groups))
 
 
 def _tbf(ns: str, dev: str, shaping: Shaping, limit: int) -> None:
@@ -238,6 +284,16 @@ def _tbf(ns: str, dev: str, shaping: Shaping, limit: int) -> None:
         "overhead",
         str(FRAME_OVERHEAD),
     )
+
+
+def _lossy(ns: str, family: str, hook: str, loss_ppb: int) -> None:
+    """In ``ns``, drop each IPv4 frame on ``hook`` when its random draw in [0, LOSS_SCALE) is below ``loss_ppb``.
+
+    ARP is spared: the simulator's links carry no ARP, and a lost request would hold a connection a second.
+    """
+    rule = f"meta protocol ip numgen random mod {LOSS_SCALE} < {loss_ppb} counter drop"
+    table = f"table {family} {LOSS_TABLE} {{ chain loss {{ {hook}; policy accept; {rule}; }}; }}"
+    command("ip", "netns", "exec", ns, "nft", table)
 
 
 def _nsconfig(ns: str, sysctls: dict[str, str], offload_off: list[str]) -> None:

@@ -7,7 +7,9 @@ Each scenario field is honoured, noted or refused:
 ``incast read --start-until``);
 ``link.rate`` (``tbf`` rate on the client's switch port and on every server's
 NIC, counting 24 bytes of preamble, FCS and gap per frame as the simulator
-does); ``switch.buffer`` (the client port's ``tbf`` byte limit; ``Npkt`` is
+does); ``link.loss`` (random loss on every direction of every link, an
+nftables ``numgen random`` rule where each frame arrives, needing ``nft``:
+Debian's nftables); ``switch.buffer`` (the client port's ``tbf`` byte limit; ``Npkt`` is
 converted to N full frames of ``mss + 54`` bytes, what the qdisc counts per
 frame: IP and TCP headers and the 14-byte Ethernet header); ``tcp.mss`` (every
 MTU is ``mss + 40``); ``tcp.init_cwnd`` (route ``initcwnd``); ``tcp.rto_min``
@@ -60,13 +62,14 @@ constants or Linux-mode delayed-ACK knobs, a different TSval tick, and traces.
 from __future__ import annotations
 
 import math
+import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
 from incast.reference.base import Rule, check
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
-from incast.testbed.netns import MAX_SERVERS, Shaping
+from incast.testbed.netns import LOSS_SCALE, MAX_SERVERS, Shaping
 from incast.units import format_duration, format_rate
 
 __all__ = ["TITLE", "Plan", "plan", "rules"]
@@ -162,6 +165,11 @@ def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
         *(
             Rule(path, _value(given, path) != _value(default, path), f"the default only: {why}")
             for path, why in _FIXED.items()
+        ),
+        Rule(
+            "link.loss",
+            s.link.loss > 0 and shutil.which("nft") is None,
+            "0 only without nft: the testbed's random loss is an nftables rule (install Debian's nftables)",
         ),
         Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, '"off" only: the tbf port cannot mark ECN'),
         Rule("tcp.spurious_rto", tcp.spurious_rto == "eifel", '"off" or "frto": Linux has no Eifel'),
@@ -307,7 +315,9 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     best = s.link.rate * payload / (tcp.mss + _WIRE_OVERHEAD) / 1e6
     return Plan(
         servers=s.servers,
-        shaping=Shaping(rate=s.link.rate, buffer=buffer, mtu=tcp.mss + _IP_TCP_HEADERS),
+        shaping=Shaping(
+            rate=s.link.rate, buffer=buffer, mtu=tcp.mss + _IP_TCP_HEADERS, loss_ppb=round(s.link.loss * LOSS_SCALE)
+        ),
         congestion=congestion,
         sysctls=sysctls,
         routes=routes,

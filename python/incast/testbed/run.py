@@ -8,7 +8,8 @@ process, which stops the children in order), ``incast read --json`` runs in
 the client namespace, and the kernel's TCP counters of every server namespace
 are read before and after it: the timeouts reported are the servers'
 ``TCPTimeouts``, the retransmissions their ``RetransSegs``, and the drops the
-client port's ``tbf`` drop count.
+client port's ``tbf`` drop count; with ``link.loss``, the frames the links lost
+are the loss rules' counters.
 
 With ``sample_every``, every server samples its connection's sending state
 (:mod:`incast.testbed.sampling`) into a temporary directory, read into the
@@ -62,6 +63,10 @@ SERVER_COUNTERS = (
     "TCPRenoRecovery",
     "TCPSackRecovery",
     "TCPSpuriousRTOs",
+    "TCPSACKReorder",
+    "TCPRenoReorder",
+    "TCPTSReorder",
+    "TCPDSACKRecv",
     "OutSegs",
 )
 
@@ -76,10 +81,12 @@ class TestbedResult:
     ``retransmitted_packets`` (their ``RetransSegs``), ``fast_retransmits`` (their
     ``TCPSackRecovery`` and ``TCPRenoRecovery``: entries into fast recovery),
     ``loss_probes`` (``TCPLossProbes``), ``lost_retransmits`` (``TCPLostRetransmit``), ``drops`` (the client
-    port's ``tbf`` drops), ``port`` (the client port's ``frames``, ``bytes`` and
+    port's ``tbf`` drops), ``lost`` (frames the links lost on the wire, ``link.loss``),
+    ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
     over the servers), ``timeouts_per_server``, ``server_rtt`` (the servers' kernel RTT and RTO as
-    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``kernel`` (release, HZ, the
+    requests arrived, :func:`kernel_rtt`; None when none was sampled); ``shaping`` (the plan's rate, port
+    buffer, MTU and loss); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
     client's ``incast read --json`` object (per-connection ``TCP_INFO``); ``trace``, the servers'
     sampled sending state (:func:`~incast.testbed.sampling.collect`; None unless sampled).
@@ -94,6 +101,7 @@ class TestbedResult:
         counters: list[dict[str, int]],
         port: dict[str, int],
         rtt: dict[str, float] | None = None,
+        lost: int = 0,
         trace: dict[str, Any] | None = None,
     ) -> None:
         self.scenario = scenario
@@ -118,8 +126,10 @@ class TestbedResult:
         self.loss_probes = self.server_counters["TCPLossProbes"]
         self.lost_retransmits = self.server_counters["TCPLostRetransmit"]
         self.drops = port["drops"]
+        self.lost = lost
         self.port = port
         self.server_rtt = rtt
+        self.shaping = plan.shaping
         self.kernel: dict[str, Any] = {
             "release": platform.release(),
             "hz": kernel.hz,
@@ -146,6 +156,9 @@ class TestbedResult:
         out["loss_probes"] = self.loss_probes
         out["lost_retransmits"] = self.lost_retransmits
         out["drops"] = self.drops
+        out["lost"] = self.lost
+        sh = self.shaping
+        out["shaping"] = {"rate_bps": sh.rate, "buffer_bytes": sh.buffer, "mtu_bytes": sh.mtu, "loss_ppb": sh.loss_ppb}
         out["port"] = self.port
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
@@ -206,13 +219,14 @@ def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None 
                 _check_servers(servers)
             counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
+            lost = net.lost() if p.shaping.loss_ppb else 0
         finally:
             with signals_held():
                 last_lines = _stop(servers)
                 net.teardown()
         if samples is not None:
             trace = collect(samples[0], p.servers, read.get("start_unix_s"), samples[1])
-    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), trace)
+    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost, trace)
 
 
 def _start_servers(net: Network, p: Plan, samples: tuple[Path, float] | None = None) -> list[subprocess.Popen[str]]:
