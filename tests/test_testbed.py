@@ -384,7 +384,7 @@ def test_incast_testbed_says_in_one_line_when_the_port_was_not_emulated(
     monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
 ) -> None:
     monkeypatch.setattr(testbed, "require_privileges", lambda: None)
-    monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _SlowMachine())
+    monkeypatch.setattr(testbed, "run", lambda scenario, timeout, **_: _SlowMachine())
     code, out, err = cli(capfd, "testbed", "--servers", "4", "--link", "1Gbps", "--blocks", "2", "--json")
     assert code == 0
     warnings = [line for line in err.splitlines() if line.startswith("warning: ")]
@@ -445,7 +445,7 @@ def test_rto_min_reaches_sockets_created_after_it_is_set(clean: None) -> None:
 def test_a_failure_inside_the_run_tears_everything_down(monkeypatch: pytest.MonkeyPatch, clean: None) -> None:
     seen: list[list[str]] = []
 
-    def broken(net: Any, p: Any) -> Any:
+    def broken(net: Any, p: Any, *_: Any) -> Any:
         seen.append(namespaces())
         raise testbed.TestbedError("testbed: injected failure")
 

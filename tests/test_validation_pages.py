@@ -20,6 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGES = ROOT / "docs" / "validation"
 #: Each page and the script that writes it.
 GENERATORS = {
+    "bbr.md": "docs/bbr_fidelity.py",
     "linux.md": "docs/linux_fidelity.py",
     "ns2.md": "docs/ns2_fidelity.py",
     "ns3.md": "docs/ns3_fidelity.py",

@@ -47,12 +47,15 @@ __all__ = [
     "DEFAULT_MAX_CONNECTIONS",
     "DEFAULT_MAX_RESPONSE",
     "DEFAULT_PORT",
+    "DEFAULT_SAMPLE_EVERY",
     "MAX_TIMEOUT_S",
+    "SAMPLE_COLUMNS",
     "ReadError",
     "ReadInterrupted",
     "ReadResult",
     "Server",
     "read",
+    "check_sample_every",
     "check_timeout",
     "serve",
 ]
@@ -65,6 +68,27 @@ DEFAULT_MAX_RESPONSE = 64 * 2**20
 DEFAULT_MAX_CONNECTIONS = 512
 #: Seconds a server waits for a request (or for a client to take its answer) before closing the connection.
 DEFAULT_IDLE_TIMEOUT = 60.0
+#: Seconds between two sweeps of a server's sampler over its connections (``trace``).
+DEFAULT_SAMPLE_EVERY = 0.001
+#: Columns of a server's ``trace`` file, one row per open connection per sweep
+#: (``crates/incast-bench/src/sampler.rs``): the wall-clock time, the connection's number, BBR's
+#: model (``TCP_CC_INFO``) and ``TCP_INFO``'s rates and window; rates in bit/s, times in seconds.
+SAMPLE_COLUMNS = (
+    "unix_s",
+    "flow",
+    "mode",
+    "bw_bps",
+    "min_rtt_s",
+    "pacing_gain",
+    "cwnd_gain",
+    "pacing_rate_bps",
+    "delivery_rate_bps",
+    "cwnd_pkts",
+    "srtt_s",
+    "total_retrans",
+    "delivered_pkts",
+    "unacked_pkts",
+)
 #: Columns of :attr:`ReadResult.connections`, one row per server (``TCP_INFO`` over the measured blocks).
 CONNECTION_COLUMNS = (
     "server",
@@ -233,6 +257,22 @@ def check_timeout(value: Any) -> float:
     return seconds
 
 
+#: The longest time between two samples of a server's connections (``MAX_INTERVAL`` of
+#: ``crates/incast-bench/src/sampler.rs``), in seconds.
+MAX_SAMPLE_EVERY_S = 60.0
+
+
+def check_sample_every(value: Any) -> float:
+    """A sampling interval in seconds, more than 0 and at most a minute; ScenarioError naming ``sample_every`` if not.
+
+    The server checks the same when it starts; this lets a caller refuse it before building anything.
+    """
+    seconds = _duration("sample_every", value)
+    if seconds is None or not 0 < seconds <= MAX_SAMPLE_EVERY_S:
+        raise ScenarioError(f"sample_every: {value!r} must be more than 0 and at most 60s")
+    return seconds
+
+
 def _count(name: str, value: Any, most: int = _MAX_COUNT) -> int | None:
     if value is None:
         return None
@@ -344,13 +384,17 @@ def _server_config(
     congestion: str | None,
     rcvbuf: Any,
     sndbuf: Any,
+    trace: str | None = None,
+    sample_every: float | str = DEFAULT_SAMPLE_EVERY,
 ) -> str:
-    config = {
+    config: dict[str, Any] = {
         "max_response": _size("max_response", max_response),
         "max_connections": _count("max_connections", max_connections),
         "idle_timeout": _duration("idle_timeout", idle_timeout),
         "socket": _socket(nodelay, True, congestion, rcvbuf, sndbuf),
     }
+    if trace is not None:
+        config["sample"] = {"interval": _duration("sample_every", sample_every), "path": str(trace)}
     return json.dumps(config)
 
 
@@ -371,6 +415,8 @@ def serve(
     congestion: str | None = None,
     rcvbuf: int | str | None = None,
     sndbuf: int | str | None = None,
+    trace: str | None = None,
+    sample_every: float | str = DEFAULT_SAMPLE_EVERY,
 ) -> None:
     """Serve the benchmark protocol on ``host:port`` until SIGINT or SIGTERM, then close every connection and return.
 
@@ -384,11 +430,16 @@ def serve(
     long, is closed. Socket knobs as
     for :func:`read`; ``congestion`` here is the one that shapes the
     responses. Log lines (listening, rejected requests, refused and idle
-    connections, at a bounded rate; shutdown) go to standard error. Raises
+    connections, at a bounded rate; shutdown) go to standard error. With
+    ``trace`` (a file name), every open connection's sending state is sampled
+    every ``sample_every`` (default 1 ms) into that CSV file, one row per
+    connection per sweep (:data:`SAMPLE_COLUMNS`). Raises
     :class:`~incast.errors.ScenarioError` for invalid settings and ``OSError``
-    when the address cannot be bound.
+    when the address cannot be bound or the trace file created.
     """
-    config = _server_config(max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf)
+    config = _server_config(
+        max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf, trace, sample_every
+    )
     with stop_signals_raise_keyboard_interrupt():
         _core.bench_serve(_bind(host, port), config)
 
@@ -413,8 +464,12 @@ class Server:
         congestion: str | None = None,
         rcvbuf: int | str | None = None,
         sndbuf: int | str | None = None,
+        trace: str | None = None,
+        sample_every: float | str = DEFAULT_SAMPLE_EVERY,
     ) -> None:
-        config = _server_config(max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf)
+        config = _server_config(
+            max_response, max_connections, idle_timeout, nodelay, congestion, rcvbuf, sndbuf, trace, sample_every
+        )
         self._server = _core.bench_start_server(_bind(host, port), config)
 
     @property

@@ -33,7 +33,7 @@ use mio::{Events, Interest, Poll, Token};
 use socket2::{Domain, SockRef, Socket, Type};
 use std::io::{self, Read, Write};
 use std::net::SocketAddr;
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 /// Bytes read per `read` call at most.
 const READ_BUF: usize = 256 * 1024;
@@ -133,6 +133,7 @@ impl<'a> Run<'a> {
         let info_before: Vec<Option<TcpInfo>> = self.conns.iter().map(|c| TcpInfo::of(&c.stream).ok()).collect();
         let counters_before = Counters::read().unwrap_or_default();
         let start = Instant::now();
+        report.start_unix_s = SystemTime::now().duration_since(UNIX_EPOCH).ok().map(|d| d.as_secs_f64());
         let mut block = self.plan.warmup;
         let result = loop {
             let done = match self.plan.stop {

@@ -94,6 +94,9 @@ pub struct ReadReport {
     pub bytes_delivered: u64,
     /// From the first measured block's start to the last one's end, seconds.
     pub wall_s: f64,
+    /// When the first measured block started, seconds since the Unix epoch: the
+    /// origin on which a server's samples ([`crate::sampler`]) are set.
+    pub start_unix_s: Option<f64>,
     /// `bytes_delivered` over `wall_s`, in Mbit/s; `None` without a measured block.
     pub goodput_mbps: Option<f64>,
     /// Block time percentiles in milliseconds.
@@ -123,6 +126,7 @@ impl ReadReport {
             blocks: 0,
             bytes_delivered: 0,
             wall_s: 0.0,
+            start_unix_s: None,
             goodput_mbps: None,
             block_time_ms: Percentiles::default(),
             tcpext: BTreeMap::new(),

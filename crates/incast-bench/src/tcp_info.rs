@@ -6,7 +6,12 @@
 //! deltas; the gauges (`retransmits`, `lost`, `rto`, `rtt`, ...) as their value
 //! at the end. On a client, `total_retrans` counts the client's own
 //! retransmissions (its requests); the servers' losses show in `rto`, the
-//! host's TcpExt counters (`netstat`) and on the servers themselves.
+//! host's TcpExt counters (`netstat`) and on the servers themselves. The
+//! sender's rates (`pacing_rate`, `delivery_rate`, `min_rtt_us`) are what
+//! the server's [`sampler`](crate::sampler) traces.
+//!
+//! This module holds the crate's only unsafe code: the `getsockopt` calls
+//! ([`TcpInfo::of`], and `tcp_option` for options read as bytes).
 
 use serde::Serialize;
 use std::io;
@@ -39,6 +44,16 @@ pub struct TcpInfo {
     pub segs_in: u32,
     /// `tcpi_segs_out`: segments sent (Linux 4.2+).
     pub segs_out: u32,
+    /// `tcpi_pacing_rate`: the rate the socket paces at, bytes per second (`sk_pacing_rate`; `u64::MAX` unpaced).
+    pub pacing_rate: u64,
+    /// `tcpi_delivery_rate`: the latest delivery-rate sample, bytes per second (Linux 4.9+).
+    pub delivery_rate: u64,
+    /// `tcpi_min_rtt`: the windowed minimum RTT the stack keeps (`tcp_min_rtt`), microseconds (Linux 4.6+).
+    pub min_rtt_us: u32,
+    /// `tcpi_unacked`: segments sent and not yet cumulatively acknowledged.
+    pub unacked: u32,
+    /// `tcpi_delivered`: segments delivered, SACKed ones included (`tp->delivered`, Linux 4.18+).
+    pub delivered: u32,
 }
 
 /// One connection over a run: the counters' growth and the gauges at the end.
@@ -103,6 +118,11 @@ impl TcpInfo {
             bytes_received: raw.tcpi_bytes_received,
             segs_in: raw.tcpi_segs_in,
             segs_out: raw.tcpi_segs_out,
+            pacing_rate: raw.tcpi_pacing_rate,
+            delivery_rate: raw.tcpi_delivery_rate,
+            min_rtt_us: raw.tcpi_min_rtt,
+            unacked: raw.tcpi_unacked,
+            delivered: raw.tcpi_delivered,
         })
     }
 
@@ -124,6 +144,20 @@ impl TcpInfo {
             segs_out: u64::from(self.segs_out.wrapping_sub(before.segs_out)),
         }
     }
+}
+
+/// Read the `IPPROTO_TCP` option `name` of `socket` into `buf`; the bytes the kernel wrote.
+pub(crate) fn tcp_option(socket: &impl AsRawFd, name: libc::c_int, buf: &mut [u8]) -> io::Result<usize> {
+    let mut len = libc::socklen_t::try_from(buf.len()).unwrap_or(libc::socklen_t::MAX);
+    // SAFETY: `buf` is `len` writable bytes, any value of which is a valid `u8`; the kernel writes
+    // at most `len` bytes into it and updates `len`.
+    #[allow(unsafe_code)]
+    let rc =
+        unsafe { libc::getsockopt(socket.as_raw_fd(), libc::IPPROTO_TCP, name, buf.as_mut_ptr().cast(), &mut len) };
+    if rc != 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(len as usize)
 }
 
 /// An all-zero `tcp_info`, the buffer `getsockopt` fills.

@@ -14,6 +14,12 @@ It logs one line when it starts (the address, useful with ``--port 0``), a
 line per rejected request, refused or idle connection and failed accept (at a
 bounded rate: the lines held back are counted) and one when it stops; on
 SIGINT or SIGTERM it closes every connection and exits with status 0.
+
+``--trace FILE`` samples every open connection every ``--sample-every``
+(1 ms by default) into a CSV file: the kernel's pacing and delivery rates,
+minimum RTT, smoothed RTT, window and retransmissions (``TCP_INFO``) and,
+under BBR, its bandwidth estimate, minimum RTT, gains and the mode they imply
+(``TCP_CC_INFO``); the server logs how many rows it wrote before its stop line.
 """
 
 from typing import Annotated
@@ -57,6 +63,18 @@ def serve(
     congestion: Congestion = None,
     rcvbuf: Rcvbuf = None,
     sndbuf: Sndbuf = None,
+    trace: Annotated[
+        str | None,
+        option(
+            "--trace",
+            "FILE",
+            "Sample every open connection's sending state (TCP_INFO, and BBR's model from TCP_CC_INFO) "
+            "into this CSV file.",
+        ),
+    ] = None,
+    sample_every: Annotated[
+        str, option("--sample-every", "DURATION", "Time between two samples of the connections (default 1ms).")
+    ] = "1ms",
 ) -> int:
     """Serve synchronized-read requests until SIGINT or SIGTERM."""
 
@@ -71,6 +89,8 @@ def serve(
             congestion=congestion,
             rcvbuf=rcvbuf,
             sndbuf=sndbuf,
+            trace=trace,
+            sample_every=sample_every,
         )
     except OSError as e:
         return fail(str(e), EXIT_ENGINE)

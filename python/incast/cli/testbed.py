@@ -18,6 +18,7 @@ and SIGTERM; ``incast testbed --cleanup`` removes what a killed run left.
 import json
 import math
 import sys
+from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
@@ -47,6 +48,27 @@ __all__ = ["NAMED_OPTIONS", "register", "scenarios", "testbed"]
 #: Exit status after Ctrl-C or SIGTERM, as a shell reports SIGINT.
 EXIT_INTERRUPTED = 130
 
+#: Sample the servers' connections (``incast.testbed.sampling``); shared with ``incast validate``.
+SampleEvery = Annotated[
+    str | None,
+    typer.Option(
+        "--sample-every",
+        metavar="DURATION",
+        help="Sample every server's connection this often (TCP_INFO; BBR's model from TCP_CC_INFO) into the "
+        "result's trace, e.g. 1ms (default off).",
+        show_default=False,
+    ),
+]
+TraceFile = Annotated[
+    str | None,
+    typer.Option(
+        "--trace",
+        metavar="FILE",
+        help="With --sample-every, write the sampled trace as CSV (with several server counts, FILE-N.csv each).",
+        show_default=False,
+    ),
+]
+
 #: The named options of ``incast testbed`` and ``incast validate`` (``incast.cli.options``).
 NAMED_OPTIONS = ("sru", "block", "blocks", "duration", "link", "buffer", "rto_min", "delayed_ack", "tcp", "recovery")
 
@@ -75,6 +97,8 @@ def testbed(
     set_: SetOpt = None,
     timeout: Timeout = "60s",
     as_json: AsJson = False,
+    sample_every: SampleEvery = None,
+    trace: TraceFile = None,
     do_cleanup: Annotated[
         bool, typer.Option("--cleanup", help="Remove what killed runs left behind (by prefix) and exit.")
     ] = False,
@@ -83,7 +107,7 @@ def testbed(
     """Run a scenario on the real Linux TCP stack in network namespaces (needs root)."""
     from rich.console import Console
 
-    from incast.bench import check_timeout
+    from incast.bench import check_sample_every, check_timeout
     from incast.reference.testbed import simulator_overrides
     from incast.result import run as simulate
     from incast.testbed import TestbedError, TestbedUnavailable, cleanup, clock, require_privileges
@@ -91,8 +115,12 @@ def testbed(
     from incast.testbed.emulation import port_check
     from incast.testbed.kernel import available_congestion_controls
     from incast.testbed.plan import plan
+    from incast.testbed.sampling import write_csv
 
     check_timeout(timeout)
+    every = None if sample_every is None else check_sample_every(sample_every)
+    if trace is not None and every is None:
+        return fail("--trace: needs --sample-every (the trace is what the servers sampled)", EXIT_USAGE)
     try:
         require_privileges()
     except TestbedUnavailable as e:
@@ -116,10 +144,13 @@ def testbed(
     results: list[TestbedResult] = []
     for scenario in todo:
         try:
-            result = run_testbed(scenario, timeout=timeout)
+            result = run_testbed(scenario, timeout=timeout, sample_every=every)
         except TestbedError as e:
             return fail(str(e), EXIT_ENGINE)
         results.append(result)
+        if trace is not None and result.trace is not None:
+            path = Path(trace)
+            write_csv(result.trace, path if len(todo) == 1 else path.with_stem(f"{path.stem}-{scenario.servers}"))
         measured = result.to_dict()
         if result.status == "complete":  # a failed or interrupted run ends now, with what it measured
             model = simulate(scenario.with_overrides(simulator_overrides(scenario, kernel.jiffy_s)))

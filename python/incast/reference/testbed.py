@@ -138,6 +138,8 @@ def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
 class Testbed(Reference):
     """The Linux stack in network namespaces; ``timeout`` is the read's limit per block (``incast testbed``).
 
+    ``sample_every``: how often the servers' connections are sampled into each run's ``trace`` (None: not).
+
     ``turnaround``: the ``workload.server_jitter`` the simulator runs with beside it (``--calibrate``).
     """
 
@@ -145,8 +147,9 @@ class Testbed(Reference):
     title = TITLE
     preset = "linux"
 
-    def __init__(self, *, timeout: str = "60s") -> None:
+    def __init__(self, *, timeout: str = "60s", sample_every: float | None = None) -> None:
         self.timeout = timeout
+        self.sample_every = sample_every
         self.turnaround: float | None = None
         self._kernel: testbed.KernelClock | None = None
 
@@ -180,7 +183,7 @@ class Testbed(Reference):
         return simulator_overrides(scenario, self.kernel.jiffy_s) | hosts
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
-        return testbed.run(scenario, timeout=self.timeout).to_dict()
+        return testbed.run(scenario, timeout=self.timeout, sample_every=self.sample_every).to_dict()
 
     def figures(self, measured: dict[str, Any]) -> tuple[Figure, ...]:
         return KERNEL_FIGURES

@@ -11,6 +11,10 @@ are read before and after it: the timeouts reported are the servers'
 client port's ``tbf`` drop count; with ``link.loss``, the frames the links lost
 are the loss rules' counters.
 
+With ``sample_every``, every server samples its connection's sending state
+(:mod:`incast.testbed.sampling`) into a temporary directory, read into the
+result's ``trace`` once the servers have stopped and removed with the run.
+
 Teardown runs in a ``finally`` block, on success, failure, Ctrl-C and
 SIGTERM: the children are stopped and every namespace of the run deleted,
 which deletes its veths and the bridge.
@@ -26,7 +30,9 @@ import select
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 from incast.bench import check_timeout
@@ -37,6 +43,7 @@ from incast.testbed.errors import TestbedError
 from incast.testbed.kernel import KernelClock, available_congestion_controls, clock, require_privileges
 from incast.testbed.netns import Network, command
 from incast.testbed.plan import Plan, plan
+from incast.testbed.sampling import collect, serve_options
 
 __all__ = ["SERVER_COUNTERS", "TestbedResult", "run"]
 
@@ -81,7 +88,8 @@ class TestbedResult:
     requests arrived, :func:`kernel_rtt`; None when none was sampled); ``shaping`` (the plan's rate, port
     buffer, MTU and loss); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
-    client's ``incast read --json`` object (per-connection ``TCP_INFO``).
+    client's ``incast read --json`` object (per-connection ``TCP_INFO``); ``trace``, the servers'
+    sampled sending state (:func:`~incast.testbed.sampling.collect`; None unless sampled).
     """
 
     def __init__(
@@ -94,8 +102,10 @@ class TestbedResult:
         port: dict[str, int],
         rtt: dict[str, float] | None = None,
         lost: int = 0,
+        trace: dict[str, Any] | None = None,
     ) -> None:
         self.scenario = scenario
+        self.trace = trace
         self.notes = list(plan.notes)
         self.read = read
         self.status: str = read["status"]
@@ -160,6 +170,7 @@ class TestbedResult:
         out["kernel"] = self.kernel
         out["notes"] = self.notes
         out["read"] = self.read
+        out["trace"] = self.trace
         out["scenario"] = self.scenario.to_dict()
         return out
 
@@ -175,8 +186,10 @@ def _f(value: Any) -> float:
     return math.nan if value is None else float(value)
 
 
-def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
+def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None = None) -> TestbedResult:
     """Run ``scenario`` on a fresh testbed and tear it down; ``timeout`` is the read's per-block limit.
+
+    ``sample_every`` (seconds): sample every server's connection this often into the result's ``trace``.
 
     Raises :class:`~incast.testbed.kernel.TestbedUnavailable` when this
     machine cannot run it (not root, no iproute2),
@@ -193,10 +206,12 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
     net = Network(p.servers)
     servers: list[subprocess.Popen[str]] = []
     last_lines: list[str] = []
-    with stop_signals_raise_keyboard_interrupt():
+    trace = None
+    with stop_signals_raise_keyboard_interrupt(), tempfile.TemporaryDirectory(prefix="incast-tb-samples-") as tmp:
+        samples = None if sample_every is None else (Path(tmp), sample_every)
         try:
             net.build(p.shaping, {host: p.sysctls for host in net.hosts}, {host: p.routes for host in net.hosts})
-            servers = _start_servers(net, p)
+            servers = _start_servers(net, p, samples)
             before = [net.counters(net.server(i)) for i in range(p.servers)]
             read = _read(net, p, timeout)
             after = [net.counters(net.server(i)) for i in range(p.servers)]
@@ -209,13 +224,19 @@ def run(scenario: Scenario, *, timeout: str = "60s") -> TestbedResult:
             with signals_held():
                 last_lines = _stop(servers)
                 net.teardown()
-    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost)
+        if samples is not None:
+            trace = collect(samples[0], p.servers, read.get("start_unix_s"), samples[1])
+    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost, trace)
 
 
-def _start_servers(net: Network, p: Plan) -> list[subprocess.Popen[str]]:
-    """Start ``incast serve`` in every server namespace; return once each has logged that it listens."""
+def _start_servers(net: Network, p: Plan, samples: tuple[Path, float] | None = None) -> list[subprocess.Popen[str]]:
+    """Start ``incast serve`` in every server namespace; return once each has logged that it listens.
+
+    ``samples``: the directory each server samples its connections into, and how often.
+    """
     servers = []
     for i in range(p.servers):
+        sampling = [] if samples is None else serve_options(samples[0], i, samples[1])
         argv = [
             "ip",
             "netns",
@@ -230,6 +251,7 @@ def _start_servers(net: Network, p: Plan) -> list[subprocess.Popen[str]]:
             "--bind",
             net.server_address(i),
             *p.serve_options,
+            *sampling,
         ]
         servers.append(
             subprocess.Popen(

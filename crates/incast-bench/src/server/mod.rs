@@ -32,6 +32,11 @@
 //! logs one line, which counts the segments the server's connections
 //! retransmitted.
 //!
+//! With `sample` set, a thread of its own traces every open connection's
+//! sending state (`TCP_INFO`, and BBR's model from `TCP_CC_INFO`) into a CSV
+//! file at a fixed interval ([`crate::sampler`]) and logs, before the stop
+//! line, how many rows it wrote.
+//!
 //! The parts, one module each: the accept loop and its limits
 //! (`server::accept`), a connection's thread answering its requests
 //! (`server::worker`), reading a request header within the idle timeout
@@ -47,6 +52,7 @@ mod worker;
 pub use summary::{RttSummary, ServeSummary};
 
 use crate::config::{invalid, seconds_or_max, ConfigError, MAX_TIMEOUT};
+use crate::sampler::{SampleConfig, Sampler};
 use crate::sockopt::SocketOptions;
 use accept::{descriptor_warning, Acceptor};
 use mio::net::TcpListener;
@@ -106,6 +112,8 @@ pub struct ServerConfig {
     /// Options set on the listening socket (buffers, so the handshake can scale
     /// the window) and on every accepted connection.
     pub socket: SocketOptions,
+    /// Trace every open connection's sending state into a CSV file ([`crate::sampler`]); off when `None`.
+    pub sample: Option<SampleConfig>,
 }
 
 impl Default for ServerConfig {
@@ -115,6 +123,7 @@ impl Default for ServerConfig {
             max_connections: DEFAULT_MAX_CONNECTIONS,
             idle_timeout: DEFAULT_IDLE_TIMEOUT,
             socket: SocketOptions::default(),
+            sample: None,
         }
     }
 }
@@ -128,6 +137,9 @@ impl ServerConfig {
         }
         if self.idle_timeout.is_zero() || self.idle_timeout > MAX_TIMEOUT {
             return Err(invalid("idle_timeout", "must be more than 0 and at most one day"));
+        }
+        if let Some(sample) = &self.sample {
+            sample.validate()?;
         }
         self.socket.validate()
     }
@@ -145,6 +157,8 @@ pub struct Server {
     addr: SocketAddr,
     config: ServerConfig,
     log: Log,
+    /// The sampler's file, created at bind.
+    samples: Option<std::fs::File>,
 }
 
 impl Server {
@@ -154,6 +168,7 @@ impl Server {
     /// `InvalidInput` error naming the field.
     pub fn bind(addr: SocketAddr, config: ServerConfig) -> io::Result<Server> {
         config.validate().map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, e))?;
+        let samples = config.sample.as_ref().map(SampleConfig::create).transpose()?;
         let socket = Socket::new(Domain::for_address(addr), Type::STREAM, None)?;
         socket.set_reuse_address(true)?;
         config.socket.apply(&socket)?;
@@ -163,7 +178,7 @@ impl Server {
         let std_listener: std::net::TcpListener = socket.into();
         let addr = std_listener.local_addr()?;
         let log: Log = Arc::new(|line: &str| eprintln!("{line}"));
-        Ok(Server { listener: TcpListener::from_std(std_listener), addr, config, log })
+        Ok(Server { listener: TcpListener::from_std(std_listener), addr, config, log, samples })
     }
 
     /// Send log lines to `log` instead of standard error.
@@ -219,6 +234,13 @@ impl Server {
             log: self.log.clone(),
             connection_log: Mutex::new(Throttle::new(LOG_WINDOW, CONNECTION_LINES)),
         });
+        let sampler = match (self.samples.take(), &self.config.sample) {
+            (Some(file), Some(sample)) => {
+                let open = shared.clone();
+                Some(Sampler::spawn(sample.interval, file, Box::new(move || lock(&open.open).clone()))?)
+            }
+            _ => None,
+        };
         let mut accept = Acceptor::new(&self.config, &shared);
         while !should_stop() {
             let wait = accept.retry_at.map_or(POLL_INTERVAL, |t| t.saturating_duration_since(Instant::now()));
@@ -231,6 +253,16 @@ impl Server {
             accept.drain(&self.listener);
         }
         drop(self.listener);
+        if let (Some(sampler), Some(sample)) = (sampler, &self.config.sample) {
+            match sampler.stop() {
+                Ok(rows) => (self.log)(&format!(
+                    "sampled the open connections every {:?}: {rows} rows in {}",
+                    sample.interval,
+                    sample.path.display()
+                )),
+                Err(e) => (self.log)(&format!("sampling into {} failed: {e}", sample.path.display())),
+            }
+        }
         for (_, stream) in lock(&shared.open).iter() {
             let _ = stream.shutdown(Shutdown::Both); // already closed by the peer: nothing to do
         }
@@ -304,6 +336,13 @@ mod tests {
                 ServerConfig { socket: SocketOptions { rcvbuf: Some(0), ..SocketOptions::default() }, ..base.clone() },
                 "rcvbuf: ",
             ),
+            (
+                ServerConfig {
+                    sample: Some(SampleConfig { interval: Duration::ZERO, path: "unused.csv".into() }),
+                    ..base.clone()
+                },
+                "sample.interval: must be more than 0",
+            ),
         ];
         for (config, expected) in cases {
             let err = config.validate().unwrap_err().to_string();
@@ -333,5 +372,9 @@ mod tests {
         let err = serde_json::from_str::<ServerConfig>(r#"{"idle_timeout": -1}"#).unwrap_err();
         assert!(err.to_string().contains("-1 is not a number of seconds"), "{err}");
         assert!(serde_json::from_str::<ServerConfig>(r#"{"max_connection": 8}"#).is_err(), "unknown fields refused");
+        let sampled: ServerConfig =
+            serde_json::from_str(r#"{"sample": {"interval": 0.0005, "path": "/tmp/s.csv"}}"#).unwrap();
+        let sample = sampled.sample.unwrap();
+        assert_eq!((sample.interval, sample.path), (Duration::from_micros(500), "/tmp/s.csv".into()));
     }
 }
