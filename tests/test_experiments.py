@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 
 from incast.cli import main
-from incast.experiment import METRICS, ExperimentError, count_verdicts, evaluate, load, packaged
+from incast.experiment import METRICS, ExperimentError, load, packaged
+from incast.verdicts import count_verdicts, evaluate
 
 PACKAGED = packaged()
 

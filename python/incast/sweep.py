@@ -24,6 +24,8 @@ Output under ``<out>/<name>/``:
 * ``summary.parquet`` / ``summary.csv``: one row per point; ``seeds``, and for
   each metric ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the
   95% Student-t confidence interval of the mean across seeds (NaN for one seed).
+* ``figure-<harness>.png`` / ``.svg``: the figure drawn again from the recorded
+  reference runs of its claims (``ns2``, ``ns3``, ``testbed``; :mod:`incast.disputes`).
 * ``run.json``: the run's manifest (the experiment's ``[meta]``, mode, points,
   cache hits, wall time, claims and their verdicts, paths of tables and figures).
 
@@ -54,13 +56,15 @@ from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
 from incast.cache import PointCache
+from incast.disputes import harness_tables, tables
 from incast.errors import ScenarioError
-from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate, load
+from incast.experiment import HARNESSES, METRICS, Experiment, Point, load
 from incast.publish import publish, recover
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
 from incast.signals import STOP_SIGNALS, signals_held, stop_signals_raise_keyboard_interrupt
+from incast.verdicts import Verdict, evaluate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,7 +137,14 @@ class SweepResult:
             "meta": self.meta,
             "mode": "quick" if self.quick else "full",
             "claims": [
-                {"text": v.text, "verdict": v.verdict, "detail": v.detail, "reason": v.reason} for v in self.verdicts
+                {
+                    "text": v.text,
+                    "verdict": v.verdict,
+                    "detail": v.detail,
+                    "reason": v.reason,
+                    "references": [r.to_dict() for r in v.references],
+                }
+                for v in self.verdicts
             ],
             "points": self.total,
             "done": self.done,
@@ -409,7 +420,7 @@ def _compute(
         summary=summary,
         meta=experiment.spec.meta.model_dump(),
     )
-    result.verdicts = evaluate(experiment, summary)
+    result.verdicts = evaluate(experiment, summary, tables(experiment))
     return result, interrupted
 
 
@@ -471,6 +482,7 @@ OUTPUTS = (
     "run.json",
     "figure.png",
     "figure.svg",
+    *(f"figure-{h}.{ext}" for h in HARNESSES for ext in ("png", "svg")),
 )
 
 
@@ -492,6 +504,8 @@ def _write(experiment: Experiment, result: SweepResult, figures: bool, folder: P
         from incast.plots import draw
 
         drawn = draw(experiment, result.summary, folder, quick=result.quick)
+        for name, (title, summary) in harness_tables(experiment).items():
+            drawn += draw(experiment, summary, folder, stem=f"figure-{name}", source=title)
         result.figures = [result.directory / p.name for p in drawn]
     (folder / "run.json").write_text(json.dumps(result.manifest(), indent=1, allow_nan=False), encoding="utf-8")
 

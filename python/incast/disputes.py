@@ -1,0 +1,308 @@
+"""Reference runs of claims: a claim's ``[[claim.reference]]`` run through ns-2, ns-3 or the testbed, and its record.
+
+A reference run is the experiment's own scenario at each point of the
+reference's grid (:meth:`~incast.experiment.Experiment.reference_points`), run
+by the harness ``incast validate --against`` names (:func:`harness`). What it
+measured is kept in a record beside the experiment file,
+``references/<name>.json`` (for a packaged experiment, package data committed
+with it), so that ``incast reproduce`` and ``incast report`` check the claim on
+the reference's table without running it again; ``incast reproduce NAME
+--against ns2`` runs it again (:func:`run`) and rewrites that harness's part.
+
+A point of the record is keyed by what the harness runs
+(:meth:`~incast.reference.base.Reference.fingerprint`: for ns-2 the SHA-256 of
+its Tcl script), so a point stays valid while the harness would run the same
+thing, and a changed scenario, experiment or harness leaves it unused: the
+claim's reference then has no result here (:func:`tables` says how many points
+are missing), and the claim stays ``fails`` until the run is repeated.
+
+The record::
+
+    {"experiment": "fast08-fig04",
+     "harnesses": {"ns2": {"title": "ns-2.35", "commit": "010c6bd", "when": "2026-12-02T01:30:00Z",
+                           "notes": ["..."],
+                           "points": {"<fingerprint>": {"coords": {"servers": 8}, "seed": 1,
+                                                        "metrics": {"goodput_mbps": 162.0, ...},
+                                                        "wall_s": 1.9}}}}}
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import subprocess
+import time
+from collections.abc import Callable, Mapping
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from incast.errors import ScenarioError
+from incast.experiment import HARNESSES, METRICS, Claim, ClaimReference, Experiment, Point, experiments_dir
+from incast.files import read_json
+from incast.scenario import Scenario
+from incast.verdicts import ReferenceTable
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from incast.reference.base import Reference
+
+__all__ = [
+    "RECORDS",
+    "DisputeError",
+    "flatten",
+    "harness",
+    "harness_tables",
+    "measure",
+    "read_record",
+    "record_path",
+    "run",
+    "tables",
+]
+
+#: The folder of the records, beside the experiment files.
+RECORDS = "references"
+
+
+class DisputeError(ScenarioError):
+    """A record cannot be read or written, or a reference run failed; the message is one line."""
+
+
+def harness(name: str, *, traced: bool = False) -> Reference:
+    """The reference ``incast validate --against NAME`` runs: ns-2 (``traced``: counting its timeouts by class
+    from its traces, as ``--classes`` does), ns-3, the testbed."""
+    from incast.reference.ns2 import Ns2
+    from incast.reference.ns3_options import Ns3
+    from incast.reference.testbed import Testbed
+
+    if name == "ns2":
+        return Ns2(classes=traced)
+    if name == "ns3":
+        return Ns3()
+    if name == "testbed":
+        return Testbed()
+    raise ScenarioError(f"--against: one of {', '.join(HARNESSES)}, got {name!r}")
+
+
+def record_path(experiment: Experiment) -> Path:
+    """``references/<name>.json`` beside the experiment's file (the packaged folder for one built from a mapping)."""
+    folder = experiment.path.parent if experiment.path is not None else experiments_dir()
+    return folder / RECORDS / f"{experiment.name}.json"
+
+
+def read_record(experiment: Experiment) -> dict[str, Any]:
+    """The experiment's record (``{"experiment": name, "harnesses": {}}`` when there is none)."""
+    path = record_path(experiment)
+    if not path.exists():
+        return {"experiment": experiment.name, "harnesses": {}}
+    doc = read_json(path)
+    if (
+        not isinstance(doc, dict)
+        or doc.get("experiment") != experiment.name
+        or not isinstance(doc.get("harnesses"), dict)
+    ):
+        raise DisputeError(f"{path}: not the record of {experiment.name}'s reference runs")
+    return doc
+
+
+def flatten(measured: Mapping[str, Any]) -> dict[str, float]:
+    """A reference's figures (``incast run --json``'s keys) as metrics of :data:`~incast.experiment.METRICS`.
+
+    Sub-figures become ``key.sub``, and one the engine counts at the top level
+    (FAST08 Table 3's ``lost_retransmit_dart_ge_thresh``) keeps its own name; a
+    figure the reference does not measure is absent, not zero.
+    """
+    flat: dict[str, float] = {}
+    for key, value in measured.items():
+        if isinstance(value, Mapping):
+            for sub, v in value.items():
+                name = f"{key}.{sub}" if f"{key}.{sub}" in METRICS else sub
+                if name in METRICS and isinstance(v, (int, float)) and not isinstance(v, bool):
+                    flat[name] = float(v)
+        elif key in METRICS and isinstance(value, (int, float)) and not isinstance(value, bool):
+            flat[key] = float(value)
+    timeouts = flat.get("timeouts")
+    if "spurious_timeouts" in flat and timeouts is not None:
+        flat["spurious_timeout_fraction"] = flat["spurious_timeouts"] / timeouts if timeouts else math.nan
+    return flat
+
+
+def measure(name: str, scenario: Mapping[str, Any], traced: bool) -> tuple[dict[str, float], list[str], float]:
+    """Run one point (its ``to_dict()`` form) in harness ``name`` (:func:`harness`): its metrics, the
+    harness's notes, the seconds it took."""
+    from incast.reference.compare import prepared
+
+    reference = harness(name, traced=traced)
+    s, notes = prepared(reference, Scenario.parse(scenario))
+    start = time.perf_counter()
+    measured = reference.run(s)
+    if measured.get("status") not in (None, "ok"):
+        raise DisputeError(f"{name}: {measured.get('error') or measured.get('status')}")
+    return flatten(measured), notes, time.perf_counter() - start
+
+
+def _plan(experiment: Experiment, name: str) -> dict[str, Point]:
+    """Every point the experiment's references on harness ``name`` run, by fingerprint."""
+    reference = harness(name)
+    out: dict[str, Point] = {}
+    for claim in experiment.spec.claim:
+        for r in claim.reference:
+            if r.harness == name:
+                for p in experiment.reference_points(r):
+                    out.setdefault(reference.fingerprint(p.scenario), p)
+    return out
+
+
+Progress = Callable[[int, int], None]
+
+
+def run(experiment: Experiment, name: str, *, jobs: int | None = None, progress: Progress | None = None) -> int:
+    """Run every reference of ``experiment`` on harness ``name`` again and rewrite its part of the record.
+
+    ns-2 and ns-3 points run on ``jobs`` cores; the testbed's one at a time (they
+    share this machine's namespaces). Every point is checked against what the
+    harness can run before any runs. Returns the number of points run.
+    """
+    from incast.reference.ns2 import TRACED
+    from incast.sweep import executor
+
+    reference = harness(name)
+    reference.require()
+    todo = _plan(experiment, name)
+    metrics = {m for c in experiment.spec.claim if any(r.harness == name for r in c.reference) for m in _read(c)}
+    traced = name == "ns2" and bool(metrics & set(TRACED))
+    for p in todo.values():
+        reference.check(p.scenario)
+    points: dict[str, dict[str, Any]] = {}
+    notes: dict[str, None] = {}
+
+    def keep(fingerprint: str, p: Point, done: tuple[dict[str, float], list[str], float]) -> None:
+        metrics, said, wall = done
+        points[fingerprint] = {"coords": p.coords, "seed": p.seed, "metrics": metrics, "wall_s": round(wall, 3)}
+        notes.update(dict.fromkeys(said))
+        if progress:
+            progress(len(points), len(todo))
+
+    if name == "testbed" or jobs == 1 or len(todo) <= 1:
+        for fingerprint, p in todo.items():
+            keep(fingerprint, p, measure(name, p.scenario.to_dict(), traced))
+    else:
+        with executor(None, min(jobs or os.cpu_count() or 1, len(todo))) as ex:
+            futures = {fp: ex.submit(measure, name, p.scenario.to_dict(), traced) for fp, p in todo.items()}
+            for fingerprint, future in futures.items():
+                keep(fingerprint, todo[fingerprint], future.result())
+    record = read_record(experiment)
+    record["harnesses"][name] = {
+        "title": reference.title,
+        "commit": _commit(),
+        "when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "notes": list(notes),
+        "points": dict(sorted(points.items(), key=lambda kv: (sorted(kv[1]["coords"].items()), kv[1]["seed"]))),
+    }
+    _write(record_path(experiment), record)
+    return len(points)
+
+
+def _read(claim: Claim) -> set[str]:
+    """The metrics a claim reads."""
+    return {claim.metric, *([claim.than.metric] if claim.than is not None and claim.than.metric else [])}
+
+
+def _commit() -> str:
+    """The short commit of the source tree this package is in, or ``"unknown"``."""
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "--short", "HEAD"],
+            capture_output=True,
+            text=True,
+            cwd=Path(__file__).parent,
+            timeout=10,
+            check=False,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def _write(path: Path, record: Mapping[str, Any]) -> None:
+    """Write the record whole or not at all."""
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp.write_text(json.dumps(record, indent=1, allow_nan=True) + "\n", encoding="utf-8")
+        tmp.replace(path)
+    except OSError as e:
+        tmp.unlink(missing_ok=True)
+        raise DisputeError(f"{path}: cannot write the record ({e.strerror or e})") from None
+
+
+def _table(experiment: Experiment, rows: list[dict[str, Any]]) -> pd.DataFrame:
+    """The summary (:func:`incast.sweep.summarize`) of reference points; metrics a harness lacks are NaN."""
+    import pandas as pd
+
+    from incast.sweep import summarize
+
+    frame = pd.DataFrame.from_records(rows, columns=[*experiment.axis_names, "seed", *METRICS])
+    return summarize(experiment, frame.astype({m: float for m in METRICS}))
+
+
+def _rows(
+    experiment: Experiment, reference: ClaimReference, entries: Mapping[str, Any]
+) -> tuple[list[dict[str, Any]], int]:
+    """The recorded rows of a reference's points, and how many of its points the record lacks."""
+    ref = harness(reference.harness)
+    rows, missing = [], 0
+    for p in experiment.reference_points(reference):
+        try:
+            entry = entries.get(ref.fingerprint(p.scenario))
+        except ScenarioError:
+            entry = None
+        if entry is None:
+            missing += 1
+        else:
+            rows.append({**p.coords, "seed": p.seed, **entry["metrics"]})
+    return rows, missing
+
+
+def tables(experiment: Experiment) -> dict[tuple[int, int], ReferenceTable]:
+    """Each claim reference's table from the record, keyed by (claim, reference) place; None where it lacks points."""
+    if not any(claim.reference for claim in experiment.spec.claim):
+        return {}
+    record = read_record(experiment)["harnesses"]
+    out: dict[tuple[int, int], ReferenceTable] = {}
+    for i, claim in enumerate(experiment.spec.claim):
+        for j, reference in enumerate(claim.reference):
+            part = record.get(reference.harness)
+            title = harness(reference.harness).title
+            if part is None:
+                out[i, j] = ReferenceTable(reference.harness, title, None, "not run")
+                continue
+            rows, missing = _rows(experiment, reference, part["points"])
+            if missing:
+                total = missing + len(rows)
+                why = f"{missing} of its {total} points ran other settings, or none, in the record of {part['when']}"
+                out[i, j] = ReferenceTable(reference.harness, part["title"], None, why)
+            else:
+                out[i, j] = ReferenceTable(reference.harness, part["title"], _table(experiment, rows))
+    return out
+
+
+def harness_tables(experiment: Experiment) -> dict[str, tuple[str, pd.DataFrame]]:
+    """Per harness, its title and the summary of every recorded point its references read (for the figures)."""
+    record = read_record(experiment)["harnesses"] if any(c.reference for c in experiment.spec.claim) else {}
+    out: dict[str, tuple[str, pd.DataFrame]] = {}
+    for name in HARNESSES:
+        part = record.get(name)
+        if part is None:
+            continue
+        rows: dict[tuple[Any, ...], dict[str, Any]] = {}
+        for claim in experiment.spec.claim:
+            for reference in claim.reference:
+                if reference.harness == name:
+                    for row in _rows(experiment, reference, part["points"])[0]:
+                        rows.setdefault(tuple(row[a] for a in [*experiment.axis_names, "seed"]), row)
+        if rows:
+            out[name] = (part["title"], _table(experiment, list(rows.values())))
+    return out
