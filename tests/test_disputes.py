@@ -68,7 +68,7 @@ def test_a_claim_that_fails_where_the_reference_fails_it_too_is_disputed_with_th
     assert v.verdict == "disputed"
     assert v.reason == (
         "2 of 2 points miss; furthest: servers 8: goodput_mbps 90, needs > 450; "
-        "ns-2.35 (blocks=20, seed 1) fails it too: servers 4: 130 > 440 ✗"
+        "ns-2.35 (blocks 20, seed 1) fails it too: servers 4: 130 > 440 ✗"
     )
     assert [r.verdict for r in v.references] == ["fails"]
 
@@ -76,14 +76,14 @@ def test_a_claim_that_fails_where_the_reference_fails_it_too_is_disputed_with_th
 def test_a_claim_the_reference_bears_out_stays_ours_to_fix() -> None:
     v = verdict_with(table({1: 880.0, 4: 700.0}))
     assert v.verdict == "fails"
-    assert "ns-2.35 (blocks=20, seed 1) bears it out: servers 4: 700 > 440 ✓" in v.reason
+    assert "ns-2.35 (blocks 20, seed 1) bears it out: servers 4: 700 > 440 ✓" in v.reason
 
 
 def test_a_claim_whose_reference_has_no_record_fails_and_names_the_command() -> None:
     v = verdict_with(None, "3 of its 3 points ran other settings, or none, in the record of 2026-01-01T00:00:00Z")
     assert v.verdict == "fails"
     assert v.reason.endswith(
-        "ns-2.35 (blocks=20, seed 1) has no result here (3 of its 3 points ran other settings, or none, "
+        "ns-2.35 (blocks 20, seed 1) has no result here (3 of its 3 points ran other settings, or none, "
         "in the record of 2026-01-01T00:00:00Z): incast reproduce fast08-fig98 --against ns2"
     )
 
