@@ -248,17 +248,29 @@ def _table(experiment: Experiment, rows: list[dict[str, Any]]) -> pd.DataFrame:
     return summarize(experiment, frame.astype({m: float for m in METRICS}))
 
 
+#: Fingerprints computed in this process, by harness and scenario hash (building ns-2's Tcl takes a while).
+_FINGERPRINTS: dict[tuple[str, str], str | None] = {}
+
+
+def _fingerprint(name: str, scenario: Scenario) -> str | None:
+    """:meth:`~incast.reference.base.Reference.fingerprint` of ``scenario`` on harness ``name``; None if refused."""
+    key = (name, scenario.hash)
+    if key not in _FINGERPRINTS:
+        try:
+            _FINGERPRINTS[key] = harness(name).fingerprint(scenario)
+        except ScenarioError:
+            _FINGERPRINTS[key] = None
+    return _FINGERPRINTS[key]
+
+
 def _rows(
     experiment: Experiment, reference: ClaimReference, entries: Mapping[str, Any]
 ) -> tuple[list[dict[str, Any]], int]:
     """The recorded rows of a reference's points, and how many of its points the record lacks."""
-    ref = harness(reference.harness)
     rows, missing = [], 0
     for p in experiment.reference_points(reference):
-        try:
-            entry = entries.get(ref.fingerprint(p.scenario))
-        except ScenarioError:
-            entry = None
+        fingerprint = _fingerprint(reference.harness, p.scenario)
+        entry = entries.get(fingerprint) if fingerprint is not None else None
         if entry is None:
             missing += 1
         else:

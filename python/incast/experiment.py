@@ -417,6 +417,7 @@ class Experiment:
             self.case_bases = {c.name: with_preset(c.preset, spec.base) for c in spec.case if c.preset}
         except ScenarioError as e:
             raise ExperimentError(f"case.{e}" if hasattr(self, "base") else str(e)) from None
+        self._points: dict[bool, list[Point]] = {}
         self._probe = self._base_scenario()
         self.axes = self._axes(quick=False)
         self.quick_axes = self._axes(quick=True)
@@ -435,10 +436,27 @@ class Experiment:
     # -- expansion -----------------------------------------------------
 
     def points(self, quick: bool = False) -> list[Point]:
-        """Every (point, seed) of the sweep, each with its resolved scenario."""
+        """Every (point, seed) of the sweep, each with its resolved scenario (built once per mode)."""
+        if quick not in self._points:
+            self._points[quick] = self._expand(quick)
+        return list(self._points[quick])
+
+    def reference_points(self, reference: ClaimReference) -> list[Point]:
+        """The points a claim's reference run runs: the full sweep's on its grid, with its settings and seeds."""
+        return self._expand(False, reference)
+
+    def _expand(self, quick: bool, reference: ClaimReference | None = None) -> list[Point]:
+        """The points of the sweep (``--quick``'s), or of a reference run's grid with its settings and seeds."""
         spec = self.spec
         axes = self.quick_axes if quick else self.axes
         seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
+        extra: dict[str, Any] = {}
+        if reference is not None:
+            grid = {k: {self.resolve(k, v) for v in values} for k, values in reference.sweep.items()}
+            axes = {
+                k: [v for v in values if k not in grid or self.resolve(k, v) in grid[k]] for k, values in axes.items()
+            }
+            seeds, extra = reference.seeds, reference.set
         pairs: list[tuple[str | None, dict[str, Any]]] = [(None, self.base), *self.case_bases.items()]
         bases = {case: apply_overrides(base, spec.quick.set if quick else {}) for case, base in pairs}
         cases = {c.name: c.set for c in spec.case}
@@ -453,20 +471,8 @@ class Experiment:
             base = bases.get(case, bases[None])
             coords = {k: self.resolve(k, v) for k, v in raw.items()}
             for seed in range(1, seeds + 1):
-                scenario = Scenario.parse(base, {**settings, "seed": seed})
+                scenario = Scenario.parse(base, {**settings, **extra, "seed": seed})
                 out.append(Point(coords, seed, scenario))
-        return out
-
-    def reference_points(self, reference: ClaimReference) -> list[Point]:
-        """The points a claim's reference run runs: the full sweep's, on its grid, with its settings and seeds."""
-        grid = {k: {self.resolve(k, v) for v in values} for k, values in reference.sweep.items()}
-        out: list[Point] = []
-        for point in self.points():
-            if point.seed != 1 or any(point.coords[k] not in values for k, values in grid.items()):
-                continue
-            for seed in range(1, reference.seeds + 1):
-                scenario = point.scenario.with_overrides({**reference.set, "seed": seed})
-                out.append(Point(point.coords, seed, scenario))
         return out
 
     def setting_values(self, setting: str, quick: bool = False) -> dict[tuple[Scalar, ...], Scalar]:
