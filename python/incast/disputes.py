@@ -7,7 +7,7 @@ measured is kept in a record beside the experiment file,
 ``references/<name>.json`` (for a packaged experiment, package data committed
 with it), so that ``incast reproduce`` and ``incast report`` check the claim on
 the reference's table without running it again; ``incast reproduce NAME
---against ns2`` runs it again (:func:`run`) and rewrites that harness's part.
+--against ns2`` runs it again (:func:`incast.reference_runs.run`) and rewrites that harness's part.
 
 A point of the record is keyed by what the harness runs
 (:meth:`~incast.reference.base.Reference.fingerprint`: for ns-2 the SHA-256 of
@@ -31,15 +31,13 @@ from __future__ import annotations
 import json
 import math
 import os
-import subprocess
 import time
-from collections.abc import Callable, Mapping
-from datetime import datetime, timezone
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from incast.errors import ScenarioError
-from incast.experiment import HARNESSES, METRICS, Claim, ClaimReference, Experiment, Point, experiments_dir
+from incast.experiment import HARNESSES, METRICS, ClaimReference, Experiment, experiments_dir
 from incast.files import read_json
 from incast.scenario import Scenario
 from incast.verdicts import ReferenceTable
@@ -58,8 +56,8 @@ __all__ = [
     "measure",
     "read_record",
     "record_path",
-    "run",
     "tables",
+    "write_record",
 ]
 
 #: The folder of the records, beside the experiment files.
@@ -143,91 +141,9 @@ def measure(name: str, scenario: Mapping[str, Any], traced: bool) -> tuple[dict[
     return flatten(measured), notes, time.perf_counter() - start
 
 
-def _plan(experiment: Experiment, name: str) -> dict[str, Point]:
-    """Every point the experiment's references on harness ``name`` run, by fingerprint."""
-    reference = harness(name)
-    out: dict[str, Point] = {}
-    for claim in experiment.spec.claim:
-        for r in claim.reference:
-            if r.harness == name:
-                for p in experiment.reference_points(r):
-                    out.setdefault(reference.fingerprint(p.scenario), p)
-    return out
-
-
-Progress = Callable[[int, int], None]
-
-
-def run(experiment: Experiment, name: str, *, jobs: int | None = None, progress: Progress | None = None) -> int:
-    """Run every reference of ``experiment`` on harness ``name`` again and rewrite its part of the record.
-
-    ns-2 and ns-3 points run on ``jobs`` cores; the testbed's one at a time (they
-    share this machine's namespaces). Every point is checked against what the
-    harness can run before any runs. Returns the number of points run.
-    """
-    from incast.reference.ns2 import TRACED
-    from incast.sweep import executor
-
-    reference = harness(name)
-    reference.require()
-    todo = _plan(experiment, name)
-    metrics = {m for c in experiment.spec.claim if any(r.harness == name for r in c.reference) for m in _read(c)}
-    traced = name == "ns2" and bool(metrics & set(TRACED))
-    for p in todo.values():
-        reference.check(p.scenario)
-    points: dict[str, dict[str, Any]] = {}
-    notes: dict[str, None] = {}
-
-    def keep(fingerprint: str, p: Point, done: tuple[dict[str, float], list[str], float]) -> None:
-        metrics, said, wall = done
-        points[fingerprint] = {"coords": p.coords, "seed": p.seed, "metrics": metrics, "wall_s": round(wall, 3)}
-        notes.update(dict.fromkeys(said))
-        if progress:
-            progress(len(points), len(todo))
-
-    if name == "testbed" or jobs == 1 or len(todo) <= 1:
-        for fingerprint, p in todo.items():
-            keep(fingerprint, p, measure(name, p.scenario.to_dict(), traced))
-    else:
-        with executor(None, min(jobs or os.cpu_count() or 1, len(todo))) as ex:
-            futures = {fp: ex.submit(measure, name, p.scenario.to_dict(), traced) for fp, p in todo.items()}
-            for fingerprint, future in futures.items():
-                keep(fingerprint, todo[fingerprint], future.result())
-    record = read_record(experiment)
-    record["harnesses"][name] = {
-        "title": reference.title,
-        "commit": _commit(),
-        "when": datetime.now(timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "notes": list(notes),
-        "points": dict(sorted(points.items(), key=lambda kv: (sorted(kv[1]["coords"].items()), kv[1]["seed"]))),
-    }
-    _write(record_path(experiment), record)
-    return len(points)
-
-
-def _read(claim: Claim) -> set[str]:
-    """The metrics a claim reads."""
-    return {claim.metric, *([claim.than.metric] if claim.than is not None and claim.than.metric else [])}
-
-
-def _commit() -> str:
-    """The short commit of the source tree this package is in, or ``"unknown"``."""
-    try:
-        done = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"],
-            capture_output=True,
-            text=True,
-            cwd=Path(__file__).parent,
-            timeout=10,
-            check=False,
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return "unknown"
-    return done.stdout.strip() if done.returncode == 0 else "unknown"
-
-
-def _write(path: Path, record: Mapping[str, Any]) -> None:
-    """Write the record whole or not at all."""
+def write_record(experiment: Experiment, record: Mapping[str, Any]) -> None:
+    """Write the experiment's record whole or not at all."""
+    path = record_path(experiment)
     tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -239,10 +155,10 @@ def _write(path: Path, record: Mapping[str, Any]) -> None:
 
 
 def _table(experiment: Experiment, rows: list[dict[str, Any]]) -> pd.DataFrame:
-    """The summary (:func:`incast.sweep.summarize`) of reference points; metrics a harness lacks are NaN."""
+    """The summary (:func:`incast.summary.summarize`) of reference points; metrics a harness lacks are NaN."""
     import pandas as pd
 
-    from incast.sweep import summarize
+    from incast.summary import summarize
 
     frame = pd.DataFrame.from_records(rows, columns=[*experiment.axis_names, "seed", *METRICS])
     return summarize(experiment, frame.astype({m: float for m in METRICS}))

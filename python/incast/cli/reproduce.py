@@ -83,8 +83,9 @@ def _references(
     experiments: "list[Experiment]", against: str, jobs: int | None, *, every: bool, quiet: bool
 ) -> "list[Experiment]":
     """Run the reference runs on ``against`` of each experiment; those that have any (every one named must)."""
-    from incast.disputes import record_path, run
+    from incast.disputes import record_path
     from incast.reference.base import Unavailable
+    from incast.reference_runs import run
 
     has = [e for e in experiments if any(r.harness == against for c in e.spec.claim for r in c.reference)]
     lacking = [e.name for e in experiments if e not in has]
