@@ -75,47 +75,58 @@ resolved value in SI units (seconds, bit/s, bytes; a packet buffer stays
 resolved the same way. A claim ``where`` value may be a list: the rule must
 hold at every listed point (``quantifier = "all"``) or at one (``"any"``).
 ``than.where`` overrides the coordinates of each point, so a claim compares a
-point with its neighbour on one axis. A claim the paper's own simulator does
-not bear out under the stated settings carries ``disputed = "what it gave, and
-the command"``: it then fails as ``disputed``, not ``fails``. Nothing in an
-experiment is evaluated as code.
+point with its neighbour on one axis.
+
+A claim the paper's own kind of system may not bear out carries a reference run,
+``[[claim.reference]]``: the harness (``ns2``, ``ns3`` or ``testbed``, as
+``incast validate --against`` names them), settings over the experiment's own
+scenario, a smaller grid (values of ``[sweep]`` axes; it must hold every point of a claim on
+``any`` point, and at least one of a claim on ``all``, which a reference then fails
+by failing one) and the seeds::
+
+    [[claim.reference]]
+    harness = "ns2"
+    set = { blocks = 20 }
+    sweep = { servers = [1, 8, 16, 32, 64] }
+    seeds = 1
+
+``incast reproduce NAME --against ns2`` runs it and records what it measured
+(:mod:`incast.disputes`); the claim is then checked on the reference's table
+too. It is ``disputed`` when our run fails it and every reference fails it as
+well, and stays ``fails`` when a reference bears it out or has not run. Nothing
+in an experiment is evaluated as code.
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-import math
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from incast import _core
 from incast.errors import ScenarioError
 from incast.files import check_depth, read_toml
-from incast.labels import describe
+from incast.labels import describe, format_value
 from incast.presets import with_preset
 from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
-
-if TYPE_CHECKING:
-    import pandas as pd
 
 __all__ = [
     "AXIS_CASE",
     "METRICS",
     "PAPERS",
+    "HARNESSES",
     "Claim",
+    "ClaimReference",
     "Experiment",
     "Meta",
     "Point",
-    "Verdict",
-    "count_verdicts",
-    "evaluate",
     "experiments_dir",
     "find",
     "load",
@@ -286,6 +297,24 @@ class Than(_Strict):
         return None if v is None else _check_metric(v)
 
 
+#: The harnesses a claim's reference runs on (``incast validate --against``'s names).
+HARNESSES = ("ns2", "ns3", "testbed")
+
+
+class ClaimReference(_Strict):
+    """A claim's reference run: the experiment's own scenario through another harness.
+
+    ``set`` applies over every point's scenario (``blocks``, ``tcp.gip_copies``: what the
+    harness needs); ``sweep`` narrows axes of ``[sweep]`` to some of their values (the grid
+    must hold every point the claim reads); ``seeds`` seeds, 1 to ``seeds``, per point.
+    """
+
+    harness: Literal["ns2", "ns3", "testbed"]
+    set: dict[str, Any] = Field(default_factory=dict)
+    sweep: dict[str, list[Any]] = Field(default_factory=dict)
+    seeds: int = Field(1, ge=1, le=100)
+
+
 class Claim(_Strict):
     """A claim of the paper as a rule on the mean over seeds: ``metric(where) op value | than``."""
 
@@ -297,10 +326,10 @@ class Claim(_Strict):
     than: Than | None = None
     rel_tol: float | None = Field(None, gt=0, description="for op = approx: |lhs - rhs| <= rel_tol * |rhs|")
     quantifier: Literal["all", "any"] = "all"
-    disputed: str | None = Field(
-        None,
-        description="what the paper's own simulator gives under the stated settings, with the command that "
-        "measured it, where it does not bear the claim out either: the claim then fails as disputed",
+    reference: list[ClaimReference] = Field(
+        default_factory=list,
+        description="reference runs of the paper's own kind of system: the claim is disputed when it fails "
+        "in every one of them too",
     )
 
     @field_validator("metric")
@@ -347,18 +376,6 @@ class Reference(_Strict):
         return self
 
 
-def count_verdicts(verdicts: Sequence[str]) -> str:
-    """``["holds", "fails", "fails"]`` -> ``"1 holds, 2 fail"`` (in the order holds, fails, disputed, not run)."""
-    words = {
-        "holds": ("holds", "hold"),
-        "fails": ("fails", "fail"),
-        "disputed": ("disputed", "disputed"),
-        "not-run": ("not run", "not run"),
-    }
-    counts = ((sum(v == verdict for v in verdicts), forms) for verdict, forms in words.items())
-    return ", ".join(f"{n} {forms[n != 1]}" for n, forms in counts if n)
-
-
 def _check_metric(name: str) -> str:
     if name not in METRICS:
         raise ValueError(f"unknown metric {name!r}; the metrics are {', '.join(METRICS)}")
@@ -387,23 +404,6 @@ class Point:
     scenario: Scenario
 
 
-@dataclass(frozen=True)
-class Verdict:
-    """A claim checked against a summary table: ``holds``, ``fails``, ``disputed`` or ``not-run``, and why.
-
-    ``detail`` lists every point the claim was checked at; ``reason`` says in one
-    line why a claim fails (the points that miss and the one that misses most),
-    or, for a ``disputed`` claim (one that fails where the paper's own simulator,
-    run under the stated settings, does not bear it out either), what that
-    simulator gave; or why it was not run; it is empty when the claim holds.
-    """
-
-    text: str
-    verdict: Literal["holds", "fails", "disputed", "not-run"]
-    detail: str
-    reason: str = ""
-
-
 class Experiment:
     """A validated experiment file. Build with :func:`load`."""
 
@@ -417,6 +417,7 @@ class Experiment:
             self.case_bases = {c.name: with_preset(c.preset, spec.base) for c in spec.case if c.preset}
         except ScenarioError as e:
             raise ExperimentError(f"case.{e}" if hasattr(self, "base") else str(e)) from None
+        self._points: dict[bool, list[Point]] = {}
         self._probe = self._base_scenario()
         self.axes = self._axes(quick=False)
         self.quick_axes = self._axes(quick=True)
@@ -435,10 +436,27 @@ class Experiment:
     # -- expansion -----------------------------------------------------
 
     def points(self, quick: bool = False) -> list[Point]:
-        """Every (point, seed) of the sweep, each with its resolved scenario."""
+        """Every (point, seed) of the sweep, each with its resolved scenario (built once per mode)."""
+        if quick not in self._points:
+            self._points[quick] = self._expand(quick)
+        return list(self._points[quick])
+
+    def reference_points(self, reference: ClaimReference) -> list[Point]:
+        """The points a claim's reference run runs: the full sweep's on its grid, with its settings and seeds."""
+        return self._expand(False, reference)
+
+    def _expand(self, quick: bool, reference: ClaimReference | None = None) -> list[Point]:
+        """The points of the sweep (``--quick``'s), or of a reference run's grid with its settings and seeds."""
         spec = self.spec
         axes = self.quick_axes if quick else self.axes
         seeds = (spec.quick.seeds or spec.run.seeds) if quick else spec.run.seeds
+        extra: dict[str, Any] = {}
+        if reference is not None:
+            grid = {k: {self.resolve(k, v) for v in values} for k, values in reference.sweep.items()}
+            axes = {
+                k: [v for v in values if k not in grid or self.resolve(k, v) in grid[k]] for k, values in axes.items()
+            }
+            seeds, extra = reference.seeds, reference.set
         pairs: list[tuple[str | None, dict[str, Any]]] = [(None, self.base), *self.case_bases.items()]
         bases = {case: apply_overrides(base, spec.quick.set if quick else {}) for case, base in pairs}
         cases = {c.name: c.set for c in spec.case}
@@ -453,7 +471,7 @@ class Experiment:
             base = bases.get(case, bases[None])
             coords = {k: self.resolve(k, v) for k, v in raw.items()}
             for seed in range(1, seeds + 1):
-                scenario = Scenario.parse(base, {**settings, "seed": seed})
+                scenario = Scenario.parse(base, {**settings, **extra, "seed": seed})
                 out.append(Point(coords, seed, scenario))
         return out
 
@@ -565,6 +583,9 @@ class Experiment:
 
     def _check_references(self) -> None:
         spec = self.spec
+        for i, claim in enumerate(spec.claim):
+            for j, reference in enumerate(claim.reference):
+                self._check_reference(claim, reference, f"claim[{i}].reference[{j}]")
         groups: list[tuple[str, Sequence[Any]]] = [
             ("claim", spec.claim),
             ("reference", spec.reference),
@@ -589,6 +610,45 @@ class Experiment:
                         self._probe.get(item.setting)
                     except ScenarioError as e:
                         raise ExperimentError(f"plot[{i}].setting: {e}") from None
+
+    def _check_reference(self, claim: Claim, reference: ClaimReference, field: str) -> None:
+        """A reference run's settings apply, its grid narrows [sweep] and holds every point the claim reads."""
+        try:
+            self._probe.with_overrides(reference.set)
+        except ScenarioError as e:
+            raise ExperimentError(f"{field}.set.{e}") from None
+        for axis, values in reference.sweep.items():
+            if axis not in self.axes:
+                raise ExperimentError(f"{field}.sweep.{axis}: not an axis ({', '.join(self.axes) or 'none'})")
+            if not values:
+                raise ExperimentError(f"{field}.sweep.{axis}: needs at least one value")
+            known = set(self.axes[axis]) if axis == AXIS_CASE else {self.resolve(axis, v) for v in self.axes[axis]}
+            for k, v in enumerate(values):
+                if (v if axis == AXIS_CASE else self.resolve(axis, v)) not in known:
+                    raise ExperimentError(f"{field}.sweep.{axis}[{k}]: {v!r} is not a value of [sweep].{axis}")
+        grid = {k: {self.resolve(k, v) for v in values} for k, values in reference.sweep.items()}
+
+        def outside(where: Mapping[str, Scalar]) -> str | None:
+            """The first axis whose value at ``where`` the grid leaves out."""
+            return next((a for a, v in where.items() if a in grid and v not in grid[a]), None)
+
+        points = self.select(claim.where)
+        held = [w for w in points if outside(w) is None]
+        if not held or (claim.quantifier == "any" and len(held) < len(points)):
+            where = next(w for w in points if outside(w) is not None)
+            left = str(outside(where))
+            which = "every point" if claim.quantifier == "any" else "at least one point"
+            raise ExperimentError(
+                f"{field}.sweep.{left}: the grid must hold {which} the claim reads; it leaves out "
+                f"{left} = {format_value(left, where[left])}"
+            )
+        if claim.than is not None and claim.than.where:
+            for w in held:
+                other = outside({**w, **self.select(claim.than.where)[0]})
+                if other is not None:
+                    raise ExperimentError(
+                        f"{field}.sweep.{other}: the claim compares {describe(w)} with a point the grid leaves out"
+                    )
 
 
 class ExperimentError(ScenarioError):
@@ -668,95 +728,3 @@ def _describe(err: ValidationError) -> str:
         message = message.replace("Input should be", "must be")
     message = message.removeprefix("Value error, ")
     return f"{loc or 'experiment'}: {message[:1].lower()}{message[1:]}"
-
-
-# ---------------------------------------------------------------------------
-# Claims.
-
-
-def evaluate(experiment: Experiment, summary: pd.DataFrame | None) -> list[Verdict]:
-    """Check every claim against ``summary`` (one row per point, ``<metric>_mean`` columns).
-
-    A claim whose points are missing from the table (or whose mean is NaN) is
-    ``not-run``. Where a claim leaves an axis free and the table has several
-    values of it (an axis added to a copy of an experiment), the claim is
-    checked at each value and the detail lists them.
-    """
-    return [_check(experiment, claim, summary) for claim in experiment.spec.claim]
-
-
-def _lookup(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar], metric: str) -> float:
-    import pandas as pd
-
-    mask = pd.Series(True, index=summary.index)
-    for k, v in coords.items():
-        mask &= summary[k] == v
-    rows = summary.loc[mask, f"{metric}_mean"]
-    return float(rows.iloc[0]) if len(rows) == 1 else math.nan
-
-
-def _per_value(experiment: Experiment, summary: pd.DataFrame, coords: Mapping[str, Scalar]) -> list[dict[str, Scalar]]:
-    """``coords`` once per value of the axes it leaves free where several rows match
-    (an axis added to a copied experiment): the claim is checked at each."""
-    import pandas as pd
-
-    mask = pd.Series(True, index=summary.index)
-    for k, v in coords.items():
-        mask &= summary[k] == v
-    free = [a for a in experiment.axis_names if a not in coords]
-    if mask.sum() <= 1 or not free:
-        return [dict(coords)]
-    values = summary.loc[mask, free].drop_duplicates()
-    return [{**coords, **dict(zip(free, row, strict=True))} for row in values.itertuples(index=False)]
-
-
-def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None) -> Verdict:
-    if summary is None or summary.empty:
-        return Verdict(claim.text, "not-run", "no results", "no results")
-    results: list[bool] = []
-    shown: list[str] = []
-    misses: list[tuple[float, str]] = []
-    wheres = [c for where in experiment.select(claim.where) for c in _per_value(experiment, summary, where)]
-    for coords in wheres:
-        lhs = _lookup(experiment, summary, coords, claim.metric)
-        if claim.than is not None:
-            other = {**coords, **experiment.select(claim.than.where)[0]} if claim.than.where else coords
-            base = _lookup(experiment, summary, other, claim.than.metric or claim.metric)
-            rhs = claim.than.scale * base + claim.than.offset
-        else:
-            rhs = float(claim.value)  # type: ignore[arg-type]
-        if math.isnan(lhs) or math.isnan(rhs):
-            missing = f"no result at {describe(coords)}"
-            return Verdict(claim.text, "not-run", missing, missing)
-        ok = _compare(lhs, claim.op, rhs, claim.rel_tol)
-        results.append(ok)
-        shown.append(f"{describe(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
-        if not ok:
-            need = f"within {claim.rel_tol:.0%} of {rhs:.4g}" if claim.op == "approx" else f"{claim.op} {rhs:.4g}"
-            misses.append((_shortfall(lhs, rhs), f"{describe(coords)}: {claim.metric} {lhs:.4g}, needs {need}"))
-    holds = all(results) if claim.quantifier == "all" else any(results)
-    if holds:
-        return Verdict(claim.text, "holds", "; ".join(shown))
-    worst = max(misses)[1]
-    where = "the only point" if len(results) == 1 else f"{len(misses)} of {len(results)} points miss; furthest"
-    if claim.disputed:
-        return Verdict(claim.text, "disputed", "; ".join(shown), f"{where}: {worst}; {claim.disputed}")
-    return Verdict(claim.text, "fails", "; ".join(shown), f"{where}: {worst}")
-
-
-def _shortfall(lhs: float, rhs: float) -> float:
-    """How far ``lhs`` misses ``rhs``, relative to the larger of the two (0 when equal)."""
-    scale = max(abs(lhs), abs(rhs))
-    return abs(lhs - rhs) / scale if scale else 0.0
-
-
-def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
-    if op == "<":
-        return lhs < rhs
-    if op == "<=":
-        return lhs <= rhs
-    if op == ">":
-        return lhs > rhs
-    if op == ">=":
-        return lhs >= rhs
-    return abs(lhs - rhs) <= (rel_tol or 0.0) * abs(rhs)

@@ -25,10 +25,19 @@ if TYPE_CHECKING:
 __all__ = ["draw"]
 
 
-def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, quick: bool = False) -> list[Path]:
-    """Draw every panel of ``experiment`` into ``figure.png`` and ``figure.svg``; return their paths.
+def draw(
+    experiment: Experiment,
+    summary: pd.DataFrame,
+    directory: str | Path,
+    quick: bool = False,
+    *,
+    stem: str = "figure",
+    source: str = "simulated",
+) -> list[Path]:
+    """Draw every panel of ``experiment`` into ``<stem>.png`` and ``<stem>.svg``; return their paths.
 
     ``quick``: the summary comes from a ``--quick`` run (a panel plotting a setting shows its quick value).
+    ``source`` ends the title: ``simulated``, or the reference that measured ``summary`` (``ns-2.35``).
     """
     import matplotlib
 
@@ -70,10 +79,10 @@ def draw(experiment: Experiment, summary: pd.DataFrame, directory: str | Path, q
         ax.set_title(plot.title, fontsize=10)
         ax.grid(True, which="major", alpha=0.3)
         ax.legend(fontsize=7)
-    fig.suptitle(f"{experiment.spec.meta.heading}, simulated", fontsize=11)
+    fig.suptitle(f"{experiment.spec.meta.heading}, {source}", fontsize=11)
     fig.tight_layout()
     out = Path(directory)
-    paths = [out / "figure.png", out / "figure.svg"]
+    paths = [out / f"{stem}.png", out / f"{stem}.svg"]
     fig.savefig(paths[0], dpi=110)
     fig.savefig(paths[1])
     plt.close(fig)

@@ -33,10 +33,11 @@ from pydantic import ValidationError
 
 from incast._core import engine_version
 from incast.errors import ScenarioError
-from incast.experiment import PAPERS, Meta, count_verdicts, load, packaged
+from incast.experiment import HARNESSES, PAPERS, Meta, load, packaged
 from incast.files import read_bytes
 from incast.manifest import ManifestError
 from incast.sweep import read_manifest
+from incast.verdicts import count_verdicts
 
 __all__ = ["OWN", "own_studies", "write_report"]
 
@@ -225,12 +226,13 @@ def _section(root: Path, meta: Meta, manifest: dict[str, Any] | None, unreadable
     return (
         head
         + _figure(root / meta.name / "figure.svg")
+        + "".join(_figure(root / meta.name / f"figure-{h}.svg", f"the figure as {h} ran it") for h in HARNESSES)
         + (f"<table>{claims}</table>" if claims else "<p>No claims.</p>")
         + run
     )
 
 
-def _figure(svg: Path) -> str:
+def _figure(svg: Path, alt: str = "the figure") -> str:
     """The experiment's figure as an image with the SVG inside a data URL, or nothing if there is none.
 
     An SVG placed as an image is never parsed as the page's markup and runs no
@@ -241,4 +243,4 @@ def _figure(svg: Path) -> str:
     except (OSError, ScenarioError):
         return ""
     url = "data:image/svg+xml;base64," + base64.b64encode(data).decode("ascii")
-    return f"<div class='figure'><img alt='the figure' src='{url}'></div>"
+    return f"<div class='figure'><img alt='{_e(alt)}' src='{url}'></div>"

@@ -24,6 +24,8 @@ Output under ``<out>/<name>/``:
 * ``summary.parquet`` / ``summary.csv``: one row per point; ``seeds``, and for
   each metric ``<metric>_mean`` and ``<metric>_ci95``, the half-width of the
   95% Student-t confidence interval of the mean across seeds (NaN for one seed).
+* ``figure-<harness>.png`` / ``.svg``: the figure drawn again from the recorded
+  reference runs of its claims (``ns2``, ``ns3``, ``testbed``; :mod:`incast.disputes`).
 * ``run.json``: the run's manifest (the experiment's ``[meta]``, mode, points,
   cache hits, wall time, claims and their verdicts, paths of tables and figures).
 
@@ -54,13 +56,16 @@ from typing import TYPE_CHECKING, Any
 
 from incast._core import engine_version
 from incast.cache import PointCache
+from incast.disputes import harness_tables, tables
 from incast.errors import ScenarioError
-from incast.experiment import METRICS, Experiment, Point, Verdict, evaluate, load
+from incast.experiment import HARNESSES, METRICS, Experiment, Point, load
 from incast.publish import publish, recover
 from incast.result import Result
 from incast.result import run as run_scenario
 from incast.scenario import Scenario
 from incast.signals import STOP_SIGNALS, signals_held, stop_signals_raise_keyboard_interrupt
+from incast.summary import summarize, t_975
+from incast.verdicts import Verdict, evaluate
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -133,7 +138,14 @@ class SweepResult:
             "meta": self.meta,
             "mode": "quick" if self.quick else "full",
             "claims": [
-                {"text": v.text, "verdict": v.verdict, "detail": v.detail, "reason": v.reason} for v in self.verdicts
+                {
+                    "text": v.text,
+                    "verdict": v.verdict,
+                    "detail": v.detail,
+                    "reason": v.reason,
+                    "references": [r.to_dict() for r in v.references],
+                }
+                for v in self.verdicts
             ],
             "points": self.total,
             "done": self.done,
@@ -409,7 +421,7 @@ def _compute(
         summary=summary,
         meta=experiment.spec.meta.model_dump(),
     )
-    result.verdicts = evaluate(experiment, summary)
+    result.verdicts = evaluate(experiment, summary, tables(experiment))
     return result, interrupted
 
 
@@ -421,47 +433,6 @@ def _points_table(experiment: Experiment, points: list[Point], rows: Mapping[int
     return pd.DataFrame.from_records(records, columns=columns)
 
 
-def summarize(experiment: Experiment, table: pd.DataFrame) -> pd.DataFrame:
-    """One row per point: ``seeds`` and ``<metric>_mean`` / ``<metric>_ci95`` (Student t, 95%)."""
-    import pandas as pd
-
-    axes = experiment.axis_names
-    columns = [*axes, "seeds", *(f"{m}_{s}" for m in METRICS for s in ("mean", "ci95"))]
-    if table.empty:
-        return pd.DataFrame(columns=columns)
-    groups = table.groupby(axes, sort=False, dropna=False) if axes else [((), table)]
-    records = []
-    for key, g in groups:
-        key = key if isinstance(key, tuple) else (key,)
-        record: dict[str, Any] = dict(zip(axes, key, strict=True))
-        n = len(g)
-        record["seeds"] = n
-        for m in METRICS:
-            values = g[m].astype(float)
-            record[f"{m}_mean"] = float(values.mean())
-            record[f"{m}_ci95"] = t_975(n - 1) * float(values.std(ddof=1)) / math.sqrt(n) if n > 1 else math.nan
-        records.append(record)
-    return pd.DataFrame.from_records(records, columns=columns)
-
-
-#: Two-sided 95% Student-t quantiles t(0.975, df) for df = 1..30.
-_T975 = (
-    12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-    2.201, 2.179, 2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-    2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
-)  # fmt: skip
-
-
-def t_975(df: int) -> float:
-    """The 0.975 quantile of Student's t with ``df`` degrees of freedom (table to 30, then Cornish-Fisher)."""
-    if df < 1:
-        return math.nan
-    if df <= len(_T975):
-        return _T975[df - 1]
-    z = 1.959964
-    return z + (z**3 + z) / (4 * df) + (5 * z**5 + 16 * z**3 + 3 * z) / (96 * df**2)
-
-
 #: The files of an experiment's output set (:func:`incast.publish.publish` replaces them together).
 OUTPUTS = (
     "points.parquet",
@@ -471,6 +442,7 @@ OUTPUTS = (
     "run.json",
     "figure.png",
     "figure.svg",
+    *(f"figure-{h}.{ext}" for h in HARNESSES for ext in ("png", "svg")),
 )
 
 
@@ -492,6 +464,8 @@ def _write(experiment: Experiment, result: SweepResult, figures: bool, folder: P
         from incast.plots import draw
 
         drawn = draw(experiment, result.summary, folder, quick=result.quick)
+        for name, (title, summary) in harness_tables(experiment).items():
+            drawn += draw(experiment, summary, folder, stem=f"figure-{name}", source=title)
         result.figures = [result.directory / p.name for p in drawn]
     (folder / "run.json").write_text(json.dumps(result.manifest(), indent=1, allow_nan=False), encoding="utf-8")
 

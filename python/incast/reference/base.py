@@ -104,6 +104,15 @@ class Reference(ABC):
         """The scenario both sides run in place of ``scenario``, and a note on each change (none by default)."""
         return scenario, []
 
+    def fingerprint(self, scenario: Scenario) -> str:
+        """What identifies this reference's run of ``scenario``: equal exactly when it would run the same.
+
+        By default the content hash of the scenario it runs (:meth:`prepare`); a reference that
+        builds its own input from fewer settings (ns-2's Tcl) hashes that input instead, so a
+        setting it does not read leaves a recorded run valid (:mod:`incast.disputes`).
+        """
+        return self.prepare(scenario)[0].hash
+
     def simulator_overrides(self, scenario: Scenario) -> dict[str, Any]:
         """Settings the simulator runs with beside this reference (none unless the reference says)."""
         return {}
@@ -143,5 +152,4 @@ def star_read(s: Scenario) -> list[Rule]:
         Rule("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
         Rule("tcp.rto_randomize", bool(s.tcp.rto_randomize), "the timer is armed for exactly the RTO"),
         Rule("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "timers fire on time"),
-        Rule("tcp.slow_start", not s.tcp.slow_start, "slow start is always on"),
     ]

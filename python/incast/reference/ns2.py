@@ -19,6 +19,7 @@ what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import shutil
 import subprocess
@@ -47,6 +48,9 @@ ETHERNET, MIN_FRAME, PREAMBLE_IFG = 18, 64, 20
 POLL_S = 1e-5
 #: Queue limit standing for "never drops" on the ports the engine does not bound.
 UNBOUNDED = 1_000_000
+#: ``max_ssthresh_`` standing for ``tcp.slow_start = false``: limited slow start (RFC 3742) that grows by
+#: one segment per RTT above 2 segments, where the engine grows by one per RTT from 1.
+NO_SLOW_START_MAX_SSTHRESH = 2
 #: What a machine without ns-2 lacks, and how to install it.
 MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -76,6 +80,8 @@ class Ns2Run:
     timeout_classes: dict[str, int] | None = None
     #: The servers' timeouts by GIP §III class (``run(classes=True)``).
     gip_timeout_classes: dict[str, int] | None = None
+    #: GIP §III's unluckiest flow per stripe unit, under the engine's names (``run(classes=True)``, :func:`unluckiest`).
+    unluckiest: dict[str, float | None] | None = None
 
     @property
     def blocks(self) -> int:
@@ -122,6 +128,7 @@ class Ns2Run:
             "data_packets": self.data_packets,
             "timeout_classes": self.timeout_classes,
             "gip_timeout_classes": self.gip_timeout_classes,
+            **(self.unluckiest or {}),
             "notes": self.notes,
         }
 
@@ -193,8 +200,13 @@ def response_timeouts(result: Result) -> tuple[int, str | None]:
     return result.timeouts - client, note
 
 
-def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str, int], dict[str, int]]:
+def timeout_classes(
+    s: Scenario, queue: Path, variables: Path, per_block: dict[tuple[int, int], list[int]] | None = None
+) -> tuple[dict[str, int], dict[str, int]]:
     """The servers' timeouts of an ns-2 run by FAST08 §5.1 class and by GIP §III class.
+
+    ``per_block``, if given, is filled with each (server, block)'s count of timeouts, FLoss-TOs
+    and LAck-TOs (GIP §III's unluckiest flow per stripe unit, :func:`unluckiest`).
 
     The same rules as the engine's (``crates/incast-sim/src/tcp/forensics.rs``), from the agents'
     variable trace and the client port's queue trace: a timeout is an increment of ``nrexmit_``; DART is
@@ -235,14 +247,52 @@ def timeout_classes(s: Scenario, queue: Path, variables: Path) -> tuple[dict[str
                 else:
                     fast08["other"] += 1
                 if dart == 0 and head == 2 + (block - 1) * segments:
-                    gip["floss"] += 1
+                    gip_class = "floss"
                 elif written and dart < threshold:
-                    gip["lack"] += 1
+                    gip_class = "lack"
                 else:
-                    gip["other"] += 1
+                    gip_class = "other"
+                gip[gip_class] += 1
+                if per_block is not None:
+                    counts = per_block.setdefault((flow, block), [0, 0, 0])
+                    counts[0] += 1
+                    counts[1] += gip_class == "floss"
+                    counts[2] += gip_class == "lack"
             v[var] = value
             last[flow] = (var, t, before)
     return fast08, gip
+
+
+#: The engine's figures of GIP §III's unluckiest flow per stripe unit: all timeouts, FLoss-TOs, LAck-TOs.
+UNLUCKIEST = (
+    "unluckiest_flow_timeouts_per_block",
+    "unluckiest_flow_floss_per_block",
+    "unluckiest_flow_lack_per_block",
+)
+
+
+#: The metrics ns-2 measures only from its traces (``run(classes=True)``), under the engine's names.
+TRACED = (
+    *(f"timeout_classes.{c}" for c in FAST08_CLASSES),
+    *(f"gip_timeout_classes.{c}" for c in GIP_CLASSES),
+    *DART_SPLIT,
+    *UNLUCKIEST,
+)
+
+
+def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict[str, float | None]:
+    """GIP §III's "number of TOs suffered by the unluckiest flow per stripe unit", as the engine counts it:
+    over the ``blocks`` completed blocks, the mean of the largest count of one server's timeouts in
+    the block (then FLoss-TOs and LAck-TOs alone); a timeout belongs to the block its agent was sending."""
+    if blocks == 0:
+        return dict.fromkeys(UNLUCKIEST)
+    out: dict[str, float | None] = {}
+    for k, name in enumerate(UNLUCKIEST):
+        worst = [
+            max((c[k] for (_, b), c in per_block.items() if b == block), default=0) for block in range(1, blocks + 1)
+        ]
+        out[name] = sum(worst) / blocks
+    return out
 
 
 def rules(s: Scenario) -> list[Rule]:
@@ -314,6 +364,12 @@ def _notes(s: Scenario) -> list[str]:
         notes.append(
             "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit again until an ACK passes recover_ "
             "(bug_fix_); the simulator does"
+        )
+    if not s.tcp.slow_start:
+        notes.append(
+            f"tcp.slow_start: off in ns-2 as limited slow start with max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH} "
+            "(RFC 3742): after a timeout cwnd goes from 1 to 2 in one RTT, then grows one segment per RTT "
+            "as the engine's does from 1"
         )
     if s.tcp.limited_transmit and not s.tcp.limited_transmit_resends:
         notes.append(
@@ -416,6 +472,10 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
     Ns2().check(s)
     lines = ["# Generated by incast from the scenario; the text below the parameters is ns2.tcl."]
     lines += [f"set P({k}) {{{v}}}" for k, v in parameters(s, trace, variables).items()]
+    if not s.tcp.slow_start:
+        # FAST08 §5.1.3 disables slow start; RFC 3742's limited slow start with max_ssthresh_ 2 grows
+        # cwnd by one segment per RTT from 2 on (tcp.cc opencwnd: K = int(cwnd_ / (0.5 * max_ssthresh_))).
+        lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
     template = resources.files("incast.reference").joinpath("ns2.tcl").read_text(encoding="utf-8")
     return "\n".join(lines) + "\n" + template
 
@@ -431,6 +491,7 @@ def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeou
     if ns is None:
         raise Ns2Error(f"ns-2: {MISSING}")
     found: tuple[dict[str, int], dict[str, int]] | None = None
+    per_block: dict[tuple[int, int], list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="incast-ns2-") as tmp:
         queue = trace or (Path(tmp) / "queue.tr" if classes else None)
         variables = Path(tmp) / "vars.tr" if classes else None
@@ -441,7 +502,7 @@ def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeou
         except subprocess.TimeoutExpired:
             raise Ns2Error(f"ns-2: no result within {timeout_s:g} s") from None
         if classes and done.returncode == 0 and queue is not None and variables is not None:
-            found = timeout_classes(s, queue, variables)
+            found = timeout_classes(s, queue, variables, per_block)
     times: list[float] = []
     counters: list[int] | None = None
     for line in done.stdout.splitlines():
@@ -455,7 +516,8 @@ def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeou
         raise Ns2Error(f"ns-2 failed (status {done.returncode}): {last}")
     timeouts, retransmitted, drops, data = counters
     fast08, gip = found if found is not None else (None, None)
-    return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s), fast08, gip)
+    worst = unluckiest(per_block, len(times)) if found is not None else None
+    return Ns2Run(s, times, timeouts, retransmitted, drops, data, _notes(s), fast08, gip, worst)
 
 
 #: The servers' timeouts by class (FAST08 §5.1, GIP §III), compared when the run counted them (``--classes``).
@@ -495,6 +557,10 @@ class Ns2(Reference):
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
         return run(scenario, classes=self.classes).to_dict()
+
+    def fingerprint(self, scenario: Scenario) -> str:
+        """The SHA-256 of the Tcl ns-2 runs (without traces; they do not change the run)."""
+        return hashlib.sha256(script(self.prepare(scenario)[0]).encode()).hexdigest()
 
     def simulator_figures(self, result: Result) -> tuple[dict[str, Any], list[str]]:
         timeouts, note = response_timeouts(result)
