@@ -33,9 +33,10 @@ ABOUT = """\
 Every simulated figure and table of the five papers is an experiment file under
 `python/incast/experiments/` (see [the guide](../GUIDE.md#experiments-and-sweeps)); its claims are
 the paper's statements and stated numbers as checkable rules. A claim **holds** when the run bears
-it out, **fails** when the simulator disagrees with the paper, and is **disputed** when even
-ns-2.35 does not bear it out under the stated settings (its reason then says what ns-2.35 gave and
-the command that measured it). The experiments of the papers' ns-2 figures run the `ns2` preset
+it out, **fails** when the simulator disagrees with the paper, and is **disputed** when its reference
+runs (`[[claim.reference]]`: ns-2.35 for the simulated figures, the testbed for the measured ones)
+fail it as well; their recorded numbers are in the reason, and `incast reproduce NAME --against ns2`
+runs them again. The experiments of the papers' ns-2 figures run the `ns2` preset
 (ns-2.35's stack); the real-cluster ones (CMU09 Figs. 1, 6, 7 and 15) run `linux-2.6`, Linux 2.6.28's.
 """
 

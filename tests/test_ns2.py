@@ -134,6 +134,18 @@ def test_renos_exit_at_the_half_window_is_noted_unless_the_scenario_runs_it() ->
     assert not noted(note, recovery="newreno", recovery_exit="flight")
 
 
+def test_slow_start_off_runs_as_limited_slow_start_that_adds_a_segment_per_rtt() -> None:
+    """FAST08 §5.1.3's TCP without slow start: ns-2's agents run RFC 3742's limited slow start with
+    max_ssthresh_ 2 (one segment per RTT above 2); a scenario with slow start gets the same Tcl as before."""
+    off = ns2.script(scenario(tcp={"slow_start": False}))
+    assert "Agent/TCP set max_ssthresh_ 2" in off.splitlines()
+    assert "max_ssthresh_" not in ns2.script(scenario())
+    assert any(
+        n.startswith("tcp.slow_start: off in ns-2 as limited slow start")
+        for n in NS2.notes(scenario(tcp={"slow_start": False}))
+    )
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [

@@ -88,7 +88,12 @@ def test_the_report_lists_experiments_that_did_not_run(page: str) -> None:
 def test_the_report_needs_nothing_beside_itself(page: str) -> None:
     assert not re.search(r"""(src|href)=["']?(https?:|//|file:)""", page)
     assert "<link" not in page and "<script" not in page and "<svg" not in page
-    assert re.findall(r"<img [^>]*src='([a-z]+):", page) == ["data"], "the figure is a data URL, not a file"
+    assert set(re.findall(r"<img [^>]*src='([a-z]+):", page)) == {"data"}, "the figures are data URLs, not files"
+
+
+def test_a_claim_with_a_recorded_reference_run_shows_the_references_figure_under_ours(page: str) -> None:
+    section = page[page.index("<h3 id='fast08-table3'>") :].split("<h3", 2)[1]
+    assert section.index("alt='the figure'") < section.index("alt='the figure as ns2 ran it'")
 
 
 def test_the_report_renders_in_headless_chromium(results: Path, page: str, tmp_path: Path) -> None:

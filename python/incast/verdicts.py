@@ -142,8 +142,8 @@ def _disputed(experiment: Experiment, claim: Claim, ours: Verdict, tables: list[
 
 
 def _reference_settings(reference: ClaimReference) -> str:
-    """``"blocks=20, seeds 1-3"``: what a reference run sets over the experiment's scenario."""
-    parts = [f"{k}={v}" for k, v in reference.set.items()]
+    """``"blocks 20, seeds 1-3"``: what a reference run sets over the experiment's scenario."""
+    parts = [describe(reference.set)] if reference.set else []
     parts.append("seed 1" if reference.seeds == 1 else f"seeds 1-{reference.seeds}")
     return ", ".join(parts)
 

@@ -152,5 +152,4 @@ def star_read(s: Scenario) -> list[Rule]:
         Rule("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
         Rule("tcp.rto_randomize", bool(s.tcp.rto_randomize), "the timer is armed for exactly the RTO"),
         Rule("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "timers fire on time"),
-        Rule("tcp.slow_start", not s.tcp.slow_start, "slow start is always on"),
     ]

@@ -65,6 +65,7 @@ def rules(s: Scenario) -> list[Rule]:
     """What the ns-3 harness restricts, beyond :func:`~incast.reference.base.star_read`."""
     return [
         *star_read(s),
+        Rule("tcp.slow_start", not s.tcp.slow_start, "slow start is always on"),
         Rule("workload.block", s.workload.block is not None, "workload.sru only: each server answers --sru bytes"),
         Rule("workload.server_jitter", s.workload.server_jitter != 0, "0 only: the harness's servers answer at once"),
         Rule("link.skew", seconds_to_ps(s.link.skew) % 1000 != 0, "whole nanoseconds: ns-3 counts time in them"),
