@@ -11,7 +11,7 @@ import pandas as pd
 import pytest
 
 from incast.cli import main
-from incast.experiment import METRICS, ExperimentError, load, packaged
+from incast.experiment import METRICS, Claim, ExperimentError, load, packaged
 from incast.verdicts import count_verdicts, evaluate
 
 PACKAGED = packaged()
@@ -265,6 +265,27 @@ def test_approx_scale_and_offset_follow_the_paper_s_wording() -> None:
         "than": {"where": {"tcp.rto_min": "1ms"}, "offset": -50},
     }
     assert verdicts([about, tenth, minus], table) == ["holds", "fails", "holds"]
+
+
+def test_a_stated_difference_is_checked_in_the_metric_s_unit_not_as_a_share_of_what_is_left() -> None:
+    """GIP §VI-C: "about 0.1 Gbps smaller than that in Fig. 8": 100 Mbps less, give or take 50, whatever the baseline."""
+    table = summary([(1, 0.2, 900.0), (4, 0.2, 790.0), (8, 0.2, 91.0), (8, 0.001, 79.0), (4, 0.001, 700.0)])
+    about_100_less = {
+        "text": "about 0.1 Gbps smaller",
+        "metric": "goodput_mbps",
+        "where": {"servers": [4, 8], "tcp.rto_min": "1ms"},
+        "op": "approx",
+        "than": {"where": {"tcp.rto_min": "200ms"}, "offset": -100},
+        "abs_tol": 50,
+    }
+    at_4 = {**about_100_less, "where": {"servers": 4, "tcp.rto_min": "1ms"}}
+    assert verdicts([about_100_less, at_4], table) == ["fails", "holds"]
+
+
+def test_approx_takes_one_tolerance() -> None:
+    both = {"text": "t", "metric": "goodput_mbps", "op": "approx", "value": 1, "rel_tol": 0.1, "abs_tol": 1}
+    with pytest.raises(ValueError, match="exactly one of rel_tol or abs_tol"):
+        Claim.model_validate(both)
 
 
 def test_verdict_counts_read_as_english() -> None:

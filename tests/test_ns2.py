@@ -151,7 +151,7 @@ def test_slow_start_off_runs_as_limited_slow_start_that_adds_a_segment_per_rtt()
     [
         ({"topology": {"kind": "tree", "edge_switches": 2}}, 'topology.kind: "star" only: one switch is built'),
         ({"tcp": {"cc": "cubic"}}, "tcp.cc: reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
-        ({"background": {"tcp_flows": 2}}, "background.tcp_flows: no background traffic"),
+        ({"background": {"tcp_flows": 2}}, "background.tcp_flows: 0, or flows into the client's port"),
         ({"tcp": {"delayed_ack": "linux"}}, "tcp.delayed_ack:"),
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
         ({"tcp": {"rcv_window": "linux"}}, 'tcp.rcv_window: "fixed": the agents\' window_ never grows'),
@@ -196,6 +196,29 @@ def test_gips_window_reset_is_set_at_each_stripe_units_head() -> None:
     gip = ns2.script(scenario(tcp={"gip": "333", "gip_copies": 0, "gip_head_cwnd": 3}))
     assert "set P(gip_head_cwnd) {3}" in gip
     assert ns2.parameters(scenario())["gip_head_cwnd"] == "0"
+
+
+def test_a_background_flow_into_the_clients_port_is_added_before_the_run_and_nothing_else_changes() -> None:
+    """GIP section VII-B's long-term flow: its text goes in only when the scenario has one."""
+    plain = ns2.script(scenario())
+    assert "P(background)" not in plain and plain.endswith("$ns run\n")
+    flow = ns2.script(scenario(background={"tcp_flows": 1, "tcp_to_client": True}))
+    assert "set P(background) {1}" in flow and flow.endswith("$ns run\n")
+    assert flow.replace("set P(background) {1}\n", "").startswith(plain.removesuffix("$ns run\n"))
+    assert any(
+        n.startswith("background.tcp_flows: 1 FTP source")
+        for n in NS2.notes(scenario(background={"tcp_flows": 1, "tcp_to_client": True}))
+    )
+
+
+@needs_ns
+def test_a_background_flow_shares_the_clients_port_with_the_reads() -> None:
+    """The reads take longer beside a flow that keeps the client's port busy, and every block still ends."""
+    base = {"workload": {"sru": "64KiB"}, "switch": {"buffer": "64pkt"}, "tcp": {"rcv_wnd": "16000B"}}
+    alone = ns2.run(scenario(**base))
+    shared = ns2.run(scenario(**base, background={"tcp_flows": 1, "tcp_to_client": True}))
+    assert shared.blocks == alone.blocks == 3
+    assert min(shared.block_time_ms) > max(alone.block_time_ms)
 
 
 @needs_ns

@@ -325,6 +325,9 @@ class Claim(_Strict):
     value: float | None = None
     than: Than | None = None
     rel_tol: float | None = Field(None, gt=0, description="for op = approx: |lhs - rhs| <= rel_tol * |rhs|")
+    abs_tol: float | None = Field(
+        None, gt=0, description="for op = approx: |lhs - rhs| <= abs_tol, in the metric's unit (a stated difference)"
+    )
     quantifier: Literal["all", "any"] = "all"
     reference: list[ClaimReference] = Field(
         default_factory=list,
@@ -341,8 +344,8 @@ class Claim(_Strict):
     def _rhs(self) -> Claim:
         if (self.value is None) == (self.than is None):
             raise ValueError("give exactly one of value or than")
-        if (self.op == "approx") != (self.rel_tol is not None):
-            raise ValueError("rel_tol goes with op = approx, and only with it")
+        if (self.op == "approx") != ((self.rel_tol is None) != (self.abs_tol is None)):
+            raise ValueError("op = approx takes exactly one of rel_tol or abs_tol, and only it takes them")
         return self
 
 

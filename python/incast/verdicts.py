@@ -206,11 +206,11 @@ def _check(experiment: Experiment, claim: Claim, summary: pd.DataFrame | None, h
         if math.isnan(lhs) or math.isnan(rhs):
             missing = f"no result at {describe(coords)}"
             return Verdict(claim.text, "not-run", missing, missing)
-        ok = _compare(lhs, claim.op, rhs, claim.rel_tol)
+        ok = _compare(lhs, claim.op, rhs, _tolerance(claim, rhs))
         results.append(ok)
         shown.append(f"{describe(coords)}: {lhs:.4g} {claim.op} {rhs:.4g} {'✓' if ok else '✗'}")
         if not ok:
-            need = f"within {claim.rel_tol:.0%} of {rhs:.4g}" if claim.op == "approx" else f"{claim.op} {rhs:.4g}"
+            need = f"within {_within(claim)} of {rhs:.4g}" if claim.op == "approx" else f"{claim.op} {rhs:.4g}"
             misses.append((_shortfall(lhs, rhs), f"{describe(coords)}: {claim.metric} {lhs:.4g}, needs {need}"))
     holds = all(results) if claim.quantifier == "all" else any(results)
     if holds:
@@ -226,7 +226,16 @@ def _shortfall(lhs: float, rhs: float) -> float:
     return abs(lhs - rhs) / scale if scale else 0.0
 
 
-def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
+def _tolerance(claim: Claim, rhs: float) -> float:
+    """How far from ``rhs`` an ``approx`` claim allows: ``rel_tol`` of it, or ``abs_tol`` in the metric's unit."""
+    return claim.abs_tol if claim.abs_tol is not None else (claim.rel_tol or 0.0) * abs(rhs)
+
+
+def _within(claim: Claim) -> str:
+    return f"{claim.abs_tol:.4g}" if claim.abs_tol is not None else f"{claim.rel_tol:.0%}"
+
+
+def _compare(lhs: float, op: str, rhs: float, tolerance: float) -> bool:
     if op == "<":
         return lhs < rhs
     if op == "<=":
@@ -235,4 +244,4 @@ def _compare(lhs: float, op: str, rhs: float, rel_tol: float | None) -> bool:
         return lhs > rhs
     if op == ">=":
         return lhs >= rhs
-    return abs(lhs - rhs) <= (rel_tol or 0.0) * abs(rhs)
+    return abs(lhs - rhs) <= tolerance

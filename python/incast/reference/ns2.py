@@ -12,7 +12,10 @@ the one-way agents ``Agent/TCP/Reno``, ``Newreno`` or ``Sack1`` with a sink
 that ACKs every segment or delays ACKs (``TCPSink/DelAck``), the agent
 settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for, and
 GIP's window reset at each stripe unit's head (``cwnd_`` set before the
-unit's ``advanceby``; its redundant copies need a new agent, and are refused).
+unit's ``advanceby``; its redundant copies need a new agent, and are refused),
+and long-lived background flows into the client's port (``background.tcp_flows``
+with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``,
+put before the run only then, so every other script is as before).
 :class:`Ns2` is this harness as a :class:`~incast.reference.base.Reference`:
 what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 """
@@ -48,6 +51,8 @@ ETHERNET, MIN_FRAME, PREAMBLE_IFG = 18, 64, 20
 POLL_S = 1e-5
 #: Queue limit standing for "never drops" on the ports the engine does not bound.
 UNBOUNDED = 1_000_000
+#: The last line of ns2.tcl, which starts the simulation.
+RUN = "$ns run\n"
 #: ``max_ssthresh_`` standing for ``tcp.slow_start = false``: limited slow start (RFC 3742) that grows by
 #: one segment per RTT above 2 segments, where the engine grows by one per RTT from 1.
 NO_SLOW_START_MAX_SSTHRESH = 2
@@ -298,7 +303,12 @@ def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict
 def rules(s: Scenario) -> list[Rule]:
     """What ns-2's agents restrict, beyond :func:`~incast.reference.base.star_read`."""
     return [
-        *star_read(s),
+        *(r for r in star_read(s) if r.setting != "background.tcp_flows"),
+        Rule(
+            "background.tcp_flows",
+            s.background.tcp_flows != 0 and not s.background.tcp_to_client,
+            "0, or flows into the client's port (background.tcp_to_client = true)",
+        ),
         Rule("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         Rule(
             "tcp.gip_copies",
@@ -331,6 +341,11 @@ def _notes(s: Scenario) -> list[str]:
         notes.append(
             f"switch.buffer: {s.switch.buffer} bytes become {_queue(s)} packets "
             f"of {int(s.tcp.mss) + HEADERS + ETHERNET}-byte frames"
+        )
+    if s.background.tcp_flows:
+        notes.append(
+            f"background.tcp_flows: {s.background.tcp_flows} FTP source(s) from hosts of their own on the switch, "
+            "started at time 0 with a handshake, where the engine's start established"
         )
     if s.tcp.delayed_ack is not None:
         notes.append(f"with delayed ACKs the block ends are found by polling the sinks every {POLL_S * 1e6:g} us")
@@ -460,7 +475,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         "shuffle": str(int(s.workload.order == "shuffled")),
         "trace": "" if trace is None else str(trace),
         "vars": "" if variables is None else str(variables),
-    }
+    } | ({"background": str(s.background.tcp_flows)} if s.background.tcp_flows else {})
 
 
 def script(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> str:
@@ -476,7 +491,13 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         # FAST08 §5.1.3 disables slow start; RFC 3742's limited slow start with max_ssthresh_ 2 grows
         # cwnd by one segment per RTT from 2 on (tcp.cc opencwnd: K = int(cwnd_ / (0.5 * max_ssthresh_))).
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
-    template = resources.files("incast.reference").joinpath("ns2.tcl").read_text(encoding="utf-8")
+    files = resources.files("incast.reference")
+    template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
+    if s.background.tcp_flows:
+        # The background flows' text goes before the run; a scenario without them runs ns2.tcl unchanged.
+        background = files.joinpath("ns2_background.tcl").read_text(encoding="utf-8")
+        head, run_line = template.rsplit(RUN, 1)
+        template = head + background + RUN + run_line
     return "\n".join(lines) + "\n" + template
 
 
