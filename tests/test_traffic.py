@@ -83,3 +83,20 @@ def test_a_users_cdf_file_in_a_scenario_is_sampled(tmp_path: Path) -> None:
     r = incast.run({**RACK, "traffic": {"load": 0.2, "sizes": str(cdf)}})
     assert set(r.fct_table["size_bytes"]) == {3000}
     assert r.scenario.traffic.sizes == [[3000, 0.0], [3000, 1.0]]
+
+
+def test_a_traffic_matrix_file_sends_only_where_it_has_weight(tmp_path: Path) -> None:
+    matrix = tmp_path / "matrix.txt"
+    rows = ["0 1 0 0", "0 0 0 0", "0 0 0 0", "2 0 0 0"]
+    matrix.write_text("# host 0 sends to 1, host 3 to 0\n" + "\n".join(rows) + "\n")
+    r = incast.run({"servers": 3, "duration": "50ms", "workload": {"kind": "none"},
+                    "traffic": {"load": 0.3, "sizes": "hadoop", "pattern": str(matrix)}})  # fmt: skip
+    pairs = set(zip(r.fct_table["src"], r.fct_table["dst"], strict=True))
+    assert pairs == {(0, 1), (3, 0)}
+
+
+def test_a_matrix_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path) -> None:
+    matrix = tmp_path / "matrix.txt"
+    matrix.write_text("0 1\n1 0\n")
+    with pytest.raises(incast.ScenarioError, match=r"^traffic.pattern: a matrix must be 4 × 4 \(one row"):
+        incast.Scenario(servers=3, duration="5ms", traffic={"load": 0.3, "pattern": str(matrix)})

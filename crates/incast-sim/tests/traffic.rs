@@ -118,3 +118,15 @@ fn traffic_settings_are_checked_against_the_fabric() {
     s.stop.blocks = Some(3);
     assert!(err(s).starts_with("blocks: needs reads"));
 }
+
+/// The synchronized reads run beside the open-loop flows: blocks complete
+/// and flows finish, on the same switch.
+#[test]
+fn the_reads_run_beside_the_open_loop_flows() {
+    let mut s = rack(0.2, 100);
+    s.workload.kind = WorkloadKind::SyncRead;
+    let r = run(&s).unwrap();
+    assert!(r.summary.blocks > 10, "{} blocks", r.summary.blocks);
+    let t = r.summary.traffic.unwrap();
+    assert!(t.open_flows > 10 && t.open_flows_unfinished < t.open_flows, "{t:?}");
+}

@@ -3,9 +3,9 @@
 //! module of its own — `network` (switches, links, packets in flight, with
 //! `pause` for explicit port FIFOs), `endpoints` (the TCP connections),
 //! `reads` (the synchronized-read application and its blocks), `udp` (the
-//! UDP source), `record` (timeout rows, traces, capture) — and `result`
-//! gathers the run's figures; the event dispatch, and what an event at one
-//! part means for the others, are here.
+//! UDP source), `traffic` (open-loop flows and queries), `record` (timeout
+//! rows, traces, capture) — and `result` gathers the run's figures; the event
+//! dispatch, and what an event at one part means for the others, are here.
 //!
 //! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on
 //! the scenario's fabric (a star by default); connection `i` joins the

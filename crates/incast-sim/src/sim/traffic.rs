@@ -8,7 +8,8 @@
 //! writes all the flow's bytes at once. A slot is free again once its flow
 //! is complete, every byte acknowledged and none of its packets is still in
 //! the network (sent, neither delivered nor dropped), so no packet of an old
-//! flow reaches a new one. Connection slots are flows `base..`, after the
+//! flow reaches a new one; this is checked as each of its packets arrives,
+//! so a flow whose last packet was dropped keeps its slot. Connection slots are flows `base..`, after the
 //! reading and background connections. Each flow's `ideal_s` is
 //! `workload::ideal` on its path, which is worked out once per host pair.
 //! **Deliberately different:** see `workload::traffic`.
