@@ -267,7 +267,8 @@ impl Table for TrafficConfig {
             "sizes",
             "choice",
             Json::from("websearch"),
-            "websearch (DCTCP), datamining (VL2), hadoop (Facebook), or a CDF file (lines `bytes fraction`)".into(),
+            "\"websearch\" (DCTCP), \"datamining\" (VL2), \"hadoop\" (Facebook), or a CDF file (lines `bytes fraction`)"
+                .into(),
             None,
             "Flow-size distribution of the open-loop flows.",
         ));
@@ -275,7 +276,7 @@ impl Table for TrafficConfig {
             "pattern",
             "choice",
             Json::from("all_to_all"),
-            "all_to_all, permutation, or a traffic-matrix file (a row of weights per sending host)".into(),
+            "\"all_to_all\", \"permutation\", or a traffic-matrix file (a row of weights per sending host)".into(),
             None,
             "Who sends to whom: any host to any other, a fixed random permutation, or a traffic matrix.",
         ));
