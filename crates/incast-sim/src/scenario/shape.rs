@@ -438,8 +438,6 @@ impl Scenario {
                 "tcp" => self.tcp.write(&mut entries),
                 "workload" => self.workload.write(&mut entries),
                 "background" => self.background.write(&mut entries),
-                // Only when on, so a scenario without traffic keeps its hash.
-                "traffic" if self.traffic == TrafficConfig::default() => continue,
                 "traffic" => self.traffic.write(&mut entries),
                 "wan" => self.wan.write(&mut entries),
                 "stats" => self.stats.write(&mut entries),
@@ -450,7 +448,10 @@ impl Scenario {
             for e in entries {
                 put(e, &mut t, &mut s);
             }
-            toml.insert(table.to_owned(), Json::Object(t));
+            // [traffic] is in the canonical form only when on, so a scenario without it keeps its hash.
+            if table != "traffic" || self.traffic != TrafficConfig::default() {
+                toml.insert(table.to_owned(), Json::Object(t));
+            }
             si.insert(table.to_owned(), Json::Object(s));
         }
         Written { toml: Json::Object(toml), si: Json::Object(si) }

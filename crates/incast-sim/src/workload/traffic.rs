@@ -204,7 +204,7 @@ fn matrix_text(text: &str) -> Result<Pattern, String> {
 impl Table for TrafficConfig {
     fn read(&mut self, key: &str, raw: &Json) -> Option<Result<(), String>> {
         Some(match key {
-            "load" if raw.as_str() == Some("off") => {
+            "load" if raw.is_null() || raw.as_str() == Some("off") => {
                 self.load = None;
                 Ok(())
             }
