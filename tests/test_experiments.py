@@ -201,9 +201,8 @@ def test_an_unknown_experiment_name_is_one_line_with_exit_2(capsys: pytest.Captu
 def summary(rows: list[tuple[int, float, float]]) -> pd.DataFrame:
     """A summary table over (servers, tcp.rto_min) with goodput means."""
     frame = pd.DataFrame(rows, columns=["servers", "tcp.rto_min", "goodput_mbps_mean"])
-    for m in METRICS:
-        frame[f"{m}_mean"] = frame.get(f"{m}_mean", math.nan)
-    return frame
+    missing = {f"{m}_mean": math.nan for m in METRICS if f"{m}_mean" not in frame}
+    return pd.concat([frame, pd.DataFrame(missing, index=frame.index)], axis=1)
 
 
 def verdicts(claims: list[dict[str, Any]], table: pd.DataFrame | None) -> list[str]:

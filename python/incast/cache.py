@@ -44,6 +44,8 @@ __all__ = ["KEY_BYTES", "PointCache", "key_path", "point_key"]
 KEY_BYTES = 32
 
 #: Metrics the engine leaves undefined (NaN) when there is nothing to measure: no blocks, no timeouts, Rude off.
+#: The summary figures of the open-loop traffic (``crates/incast-sim/src/stats/fct.rs``): NaN without ``[traffic]``.
+_TRAFFIC_FIGURES = ("open_flows", "offered_load", "slowdown", "fct_ms_", "queries", "query_time_ms")
 _MAY_BE_UNDEFINED = frozenset(
     {
         "block_time_ms.p50",
@@ -207,7 +209,7 @@ def _implausible(metrics: Mapping[str, Any]) -> str | None:
         v = metrics.get(m)
         if isinstance(v, bool) or not isinstance(v, (int, float)):
             return f"metric {m} is {v!r}, not a number"
-        if math.isnan(v) and m not in _MAY_BE_UNDEFINED:
+        if math.isnan(v) and m not in _MAY_BE_UNDEFINED and not m.startswith(_TRAFFIC_FIGURES):
             return f"metric {m} is NaN"
         if math.isinf(v) or v < 0:
             return f"metric {m} is {v!r}"

@@ -65,6 +65,7 @@ PAPER_TITLES = {
     "Communication (SIGCOMM 2009)",
     "RUDE": "Weigle and Feng, Enhancing TCP Performance for Dedicated Clusters and Grids (Rude TCP)",
     "GIP": "Zhang, Ren, Tang and Lin, Taming TCP Incast Throughput Collapse in Data Center Networks (GIP)",
+    "DCTCP10": "Alizadeh et al., Data Center TCP (DCTCP) (SIGCOMM 2010)",
 }
 
 #: The group of the studies of one's own, ahead of the papers'.

@@ -38,9 +38,11 @@ __all__ = [
     "BACKGROUND_COLUMNS",
     "BLOCK_COLUMNS",
     "CLIENT_COLUMNS",
+    "FCT_COLUMNS",
     "FLOW_COLUMNS",
     "HTML_FIGURES",
     "PORT_COLUMNS",
+    "QUERY_COLUMNS",
     "TIMEOUT_COLUMNS",
     "TRACE_COLUMNS",
     "BlockTimes",
@@ -174,6 +176,30 @@ TRACE_COLUMNS: dict[str, dict[str, str]] = {
         "cwnd_pkts": "int64",
     },
     "block_cwnd": {"block": "int64", "flow": "int64", "cwnd_bytes": "int64"},
+}
+
+
+#: Columns and dtypes of :attr:`Result.fct_table` (``crates/incast-sim/src/stats/fct.rs``).
+FCT_COLUMNS: dict[str, str] = {
+    "src": "int64",
+    "dst": "int64",
+    "size_bytes": "int64",
+    "delivered_bytes": "int64",
+    "start_s": "float64",
+    "fct_s": "float64",
+    "ideal_s": "float64",
+    "slowdown": "float64",
+    "finished": "bool",
+    "query": "int64",
+}
+
+#: Columns and dtypes of :attr:`Result.queries_table`.
+QUERY_COLUMNS: dict[str, str] = {
+    "aggregator": "int64",
+    "fanin": "int64",
+    "start_s": "float64",
+    "time_s": "float64",
+    "finished": "bool",
 }
 
 
@@ -347,6 +373,14 @@ class Result:
     events: int
     timeout_classes: dict[str, int]
     gip_timeout_classes: dict[str, int]
+    # With [traffic] on only (``stats::fct::TrafficFigures``; each ``slowdown_<bucket>`` and ``fct_ms_<bucket>``
+    # a dict of p50, p95, p99 and mean as well): absent attributes otherwise.
+    open_flows: int
+    open_flows_unfinished: int
+    offered_load: float
+    queries: int
+    queries_unfinished: int
+    query_time_ms: dict[str, float | None]
 
     def __init__(
         self,
@@ -404,7 +438,20 @@ class Result:
     @cached_property
     def traces(self) -> Traces:
         """The time series ``[trace]`` turned on."""
-        return Traces(self._tables.pop("traces"))
+        return Traces(self._tables["traces"])
+
+    @cached_property
+    def fct_table(self) -> pd.DataFrame:
+        """One row per open-loop flow and query response (``[traffic]``; empty when off), columns
+        :data:`FCT_COLUMNS`: ``fct_s`` and ``slowdown`` are NaN for a flow unfinished at the stop (``finished``
+        false), ``ideal_s`` is the flow alone on the empty fabric (docs/GUIDE.md, "Open-loop traffic"),
+        ``query`` the query a response answers (-1 for an open-loop flow)."""
+        return _columns_frame(dict(self._tables["traces"]).get("fct", []), FCT_COLUMNS)
+
+    @cached_property
+    def queries_table(self) -> pd.DataFrame:
+        """One row per partition/aggregate query (columns :data:`QUERY_COLUMNS`; ``time_s`` NaN when unfinished)."""
+        return _columns_frame(dict(self._tables["traces"]).get("queries", []), QUERY_COLUMNS)
 
     def write_traces(self, directory: str | Path) -> list[Path]:
         """Write each trace that was on as ``<directory>/<name>.parquet``; return the paths written.

@@ -44,6 +44,7 @@ from typing import Any
 
 from incast import _core, files
 from incast.errors import ScenarioError
+from incast.traffic import inline_files
 from incast.units import format_buffer, format_duration, format_rate, format_size
 
 __all__ = ["DESCRIBED", "Scenario", "apply_overrides", "read_toml", "schema", "settings"]
@@ -194,7 +195,7 @@ class Scenario:
     __slots__ = ("_hash", "_host_rtt_s", "_raw", "_si", "_toml")
 
     def __init__(self, **fields: Any) -> None:
-        self._raw: dict[str, Any] = dict(fields)
+        self._raw: dict[str, Any] = inline_files(dict(fields))
         resolved = json.loads(_core.resolve_json(_dumps(self._raw)))
         self._toml: dict[str, Any] = resolved["toml"]
         self._si: dict[str, Any] = resolved["si"]

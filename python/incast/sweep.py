@@ -201,7 +201,8 @@ def metrics_of(result: Result) -> dict[str, float]:
             flat[key] = value
     timeouts = int(d["timeouts"])
     flat["spurious_timeout_fraction"] = int(d["spurious_timeouts"]) / timeouts if timeouts else math.nan
-    values = {m: flat[m] for m in METRICS}
+    # The open-loop traffic's figures are in the summary only when [traffic] is on: NaN without it.
+    values = {m: flat.get(m) for m in METRICS}
     return {m: math.nan if v is None else float(v) for m, v in values.items()}
 
 

@@ -195,7 +195,7 @@ fn columns_out(py: Python<'_>, columns: Vec<incast_sim::stats::columns::Column>)
 /// Run one scenario given in the user's shape as JSON. Returns the
 /// `RunResult` as JSON with its timeout rows and traces left out, those rows
 /// as typed columns (`incast_sim::stats::columns`), each trace that was on as
-/// `(name, columns)`, and one pcap file per host (the client's first, then
+/// `(name, columns)` (then, with `[traffic]` on, the `fct` and `queries` rows, `incast_sim::stats::fct`), and one pcap file per host (the client's first, then
 /// server 0's, 1's, ...; empty when `trace.pcap` is off).
 ///
 /// Settings left out take their defaults. Raises `ScenarioError` for JSON
@@ -211,7 +211,13 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<RunOut> {
             incast_sim::run(&scenario).map(|mut r| {
                 let files = r.capture.take().map(|c| c.host_files()).unwrap_or_default();
                 let timeouts = columns::timeouts(&std::mem::take(&mut r.timeouts));
-                let traces = columns::traces(std::mem::take(&mut r.traces));
+                let mut traces = columns::traces(std::mem::take(&mut r.traces));
+                // The open-loop traffic's rows cross beside the traces, as tables named `fct` and `queries`.
+                if r.summary.traffic.is_some() {
+                    use incast_sim::stats::fct;
+                    traces.push(("fct", fct::flow_columns(&std::mem::take(&mut r.open_flows))));
+                    traces.push(("queries", fct::query_columns(&std::mem::take(&mut r.queries))));
+                }
                 (serde_json::to_string(&r), timeouts, traces, files)
             })
         });

@@ -115,6 +115,15 @@ def run(
             "constant-bit-rate UDP into the client.",
         ),
     ] = None,
+    traffic: Annotated[
+        str | None,
+        option(
+            "--traffic",
+            "SIZES:LOAD",
+            "Open-loop flows at LOAD of each host link, sizes websearch, datamining, hadoop or a CDF file "
+            "(e.g. websearch:0.5; with --duration; --set workload.kind=none runs no reads).",
+        ),
+    ] = None,
     preset: Annotated[
         str | None,
         option(
@@ -147,6 +156,7 @@ def run(
     from incast.result import run as run_scenario
     from incast.scenario import read_toml
     from incast.topology import parse_topology_flag
+    from incast.traffic import parse_traffic_flag
 
     overrides = named_overrides(named)
     if topology is not None:
@@ -157,6 +167,8 @@ def run(
         overrides.append(("switch.pfc", True))
     if background is not None:
         overrides.extend(_parse_background(background))
+    if traffic is not None:
+        overrides.extend(parse_traffic_flag(traffic))
     if wan_spikes is not None:
         overrides.extend(_parse_wan_spikes(wan_spikes))
     overrides += [parse_set(item) for item in set_ or []]
@@ -293,6 +305,30 @@ def _print_header(console: "Console", scenario: "Scenario", preset: str | None, 
         console.print(f"settings not at their default: {changed}", markup=False)
 
 
+def _traffic_rows(table: Any, r: "Result") -> None:
+    """The open-loop traffic's lines: flows, slowdown by size bucket, queries."""
+
+    def tail(t: dict[str, Any]) -> str:
+        return "-" if t["p50"] is None else f"p50 {t['p50']:.2f}, p95 {t['p95']:.2f}, p99 {t['p99']:.2f}"
+
+    table.add_row(
+        "open-loop flows",
+        f"{r.open_flows} ({r.open_flows_unfinished} unfinished), offered load {r.offered_load:.1%}",
+    )
+    for bucket, label in (
+        ("under_10kb", "<=10KB"),
+        ("10kb_100kb", "10KB-100KB"),
+        ("100kb_1mb", "100KB-1MB"),
+        ("1mb_10mb", "1MB-10MB"),
+        ("over_10mb", ">10MB"),
+    ):
+        table.add_row(f"slowdown {label}", tail(getattr(r, f"slowdown_{bucket}")))
+    if r.queries:
+        q = r.query_time_ms
+        qt = "-" if q["p50"] is None else f"p50 {q['p50']:.3f} ms, p99 {q['p99']:.3f} ms"
+        table.add_row("queries", f"{r.queries} ({r.queries_unfinished} unfinished), completion {qt}")
+
+
 def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
     from rich.table import Table
 
@@ -329,6 +365,8 @@ def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
     if r.scenario.background.tcp_flows:
         flows = r.scenario.background.tcp_flows
         table.add_row("background", f"{r.background_goodput_mbps:.1f} Mbps over {plural(flows, 'TCP flow')}")
+    if hasattr(r, "open_flows"):
+        _traffic_rows(table, r)
     lossy = r.ports[r.ports["drops"] > 0]
     if r.scenario.topology.kind != "star" and len(lossy):
         where = ", ".join(f"{p.node}->{p.peer} {p.drops}" for p in lossy.itertuples())

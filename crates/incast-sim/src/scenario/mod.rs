@@ -37,7 +37,8 @@ use crate::tcp::{CcChoice, SpuriousRto, TcpConfig};
 use crate::time::{Bytes, SimDuration};
 use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
 use crate::workload::clients::Layout;
-use crate::workload::{ResponseSize, SyncReadConfig};
+use crate::workload::traffic::TrafficConfig;
+use crate::workload::{ResponseSize, SyncReadConfig, WorkloadKind};
 
 /// When the run ends: after `blocks` completed blocks or at `duration` of
 /// simulated time, whichever comes first. At least one must be set. With
@@ -83,6 +84,8 @@ pub struct Scenario {
     pub workload: SyncReadConfig,
     /// Traffic beside the reads.
     pub background: BackgroundConfig,
+    /// Open-loop flows and partition/aggregate queries between the hosts.
+    pub traffic: TrafficConfig,
     /// The wide-area delay model on the clients' links.
     pub wan: WanConfig,
     /// When the run ends.
@@ -305,10 +308,29 @@ impl Scenario {
                 ));
             }
         }
+        self.validate_traffic()?;
         match (self.stop.blocks, self.stop.duration) {
             (None, None) => Err(invalid("blocks", "set blocks, duration, or both")),
             _ => Ok(()),
         }
+    }
+
+    /// Open-loop traffic runs between the fabric's hosts until a duration.
+    fn validate_traffic(&self) -> Result<(), SimError> {
+        if self.workload.kind == WorkloadKind::None && self.stop.blocks.is_some() {
+            return Err(invalid("blocks", "needs reads: workload.kind = \"none\" runs none; give a duration"));
+        }
+        if !self.traffic.is_on() {
+            return Ok(());
+        }
+        if self.stop.duration.is_none() {
+            return Err(invalid("traffic", "open-loop traffic needs a duration to end the run"));
+        }
+        if self.background.udp_rate.is_some() {
+            return Err(invalid("background.udp_rate", "together with [traffic] is not modelled; use \"off\""));
+        }
+        let hosts = self.fabric()?.nodes.iter().filter(|n| n.host.is_some()).count() as u32;
+        self.traffic.check_hosts(hosts).map_err(|(f, m)| invalid(f, m))
     }
 
     /// The buffer model fits the buffer it divides.

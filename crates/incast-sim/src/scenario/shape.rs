@@ -26,6 +26,7 @@ use crate::stats::trace::TraceConfig;
 use crate::stats::StatsConfig;
 use crate::tcp::TcpConfig;
 use crate::workload::background::BackgroundConfig;
+use crate::workload::traffic::TrafficConfig;
 use crate::workload::{ResponseSize, SyncReadConfig};
 use serde_json::{Map, Value as Json};
 
@@ -35,7 +36,8 @@ const DCTCP_K_KEY: &str = "ecn_threshold";
 /// The scenario's single settings, in order.
 const TOP: [&str; 5] = ["servers", "seed", "blocks", "duration", "memory_budget"];
 /// The scenario's tables, in order.
-const TABLES: [&str; 9] = ["link", "topology", "switch", "tcp", "workload", "background", "wan", "stats", "trace"];
+const TABLES: [&str; 10] =
+    ["link", "topology", "switch", "tcp", "workload", "background", "traffic", "wan", "stats", "trace"];
 
 const SERVERS: Count = Count::new(1, MAX_SERVERS as u64, "servers");
 const SEED: Count = Count::new(0, u64::MAX, "");
@@ -249,6 +251,7 @@ impl Scenario {
                 self.workload = settings::read_table(table, map)?;
             }
             "background" => self.background = settings::read_table(table, map)?,
+            "traffic" => self.traffic = settings::read_table(table, map)?,
             "wan" => self.wan = settings::read_table(table, map)?,
             "stats" => self.stats = settings::read_table(table, map)?,
             "trace" => self.trace = settings::read_table(table, map)?,
@@ -320,6 +323,7 @@ impl Scenario {
             "tcp" => TcpConfig::describe(out),
             "workload" => SyncReadConfig::describe(out),
             "background" => BackgroundConfig::describe(out),
+            "traffic" => TrafficConfig::describe(out),
             "wan" => WanConfig::describe(out),
             "stats" => StatsConfig::describe(out),
             "trace" => TraceConfig::describe(out),
@@ -434,6 +438,7 @@ impl Scenario {
                 "tcp" => self.tcp.write(&mut entries),
                 "workload" => self.workload.write(&mut entries),
                 "background" => self.background.write(&mut entries),
+                "traffic" => self.traffic.write(&mut entries),
                 "wan" => self.wan.write(&mut entries),
                 "stats" => self.stats.write(&mut entries),
                 "trace" => self.trace.write(&mut entries),
@@ -443,7 +448,10 @@ impl Scenario {
             for e in entries {
                 put(e, &mut t, &mut s);
             }
-            toml.insert(table.to_owned(), Json::Object(t));
+            // [traffic] is in the canonical form only when on, so a scenario without it keeps its hash.
+            if table != "traffic" || self.traffic != TrafficConfig::default() {
+                toml.insert(table.to_owned(), Json::Object(t));
+            }
             si.insert(table.to_owned(), Json::Object(s));
         }
         Written { toml: Json::Object(toml), si: Json::Object(si) }

@@ -69,6 +69,9 @@ pub(super) struct Endpoints<const EXTRAS: bool> {
     pub(super) rude_polite_at: Option<SimTime>,
     /// Each client's ICTCP controller, when on (else empty).
     pub(super) ictcp: Vec<Ictcp>,
+    /// TCP of the open-loop flows' endpoints (`tcp.rude_servers` keeps them polite), and the seed.
+    open_tcp: TcpConfig,
+    seed: u64,
 }
 
 impl<const EXTRAS: bool> Endpoints<EXTRAS> {
@@ -130,6 +133,46 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
             rude_left: Vec::new(),
             rude_polite_at: None,
             ictcp,
+            open_tcp: if s.tcp.rude_servers.is_some() { polite } else { s.tcp },
+            seed: s.seed,
+        }
+    }
+
+    /// Open connection `flow` at `now` (`sim::traffic`): a new one past the
+    /// last, or a slot whose flow has ended, with fresh endpoints at
+    /// `receiver` (the client end) and `sender` (the server end); `rtt` is
+    /// the handshake's sample and `n` the flow's number among the open-loop
+    /// flows, which names its timers' substreams.
+    #[allow(clippy::too_many_arguments)]
+    pub(super) fn open(
+        &mut self,
+        net: &Network,
+        flow: u32,
+        (receiver, sender): (u32, u32),
+        now: SimTime,
+        rtt: SimDuration,
+        n: u32,
+    ) {
+        let (cfg, seed) = (&self.open_tcp, self.seed);
+        let ep = |side: &str| {
+            Endpoint::new_seeded(cfg, now, Some(rtt), Rng::substream(seed, &format!("traffic/rto/{n}/{side}")))
+        };
+        let routes = [
+            Route { nic: net.nic(receiver), dst: sender, dir: Direction::ToServer, ahead: NO_PORT },
+            Route { nic: net.nic(sender), dst: receiver, dir: Direction::ToClient, ahead: NO_PORT },
+        ];
+        let first = endpoint_of(flow, Direction::ToClient);
+        if first == self.eps.len() {
+            self.eps.extend([ep("client"), ep("server")]);
+            self.routes.extend(routes);
+            self.wake_at.extend([NEVER; 2]);
+            if !self.nic_wait.is_empty() {
+                self.nic_wait.extend([SimTime::ZERO; 2]);
+            }
+        } else {
+            // Wake-ups pending for the old endpoints find the new ones' deadlines (timers are lazy).
+            (self.eps[first], self.eps[first + 1]) = (ep("client"), ep("server"));
+            (self.routes[first], self.routes[first + 1]) = (routes[0], routes[1]);
         }
     }
 

@@ -3,9 +3,9 @@
 //! module of its own — `network` (switches, links, packets in flight, with
 //! `pause` for explicit port FIFOs), `endpoints` (the TCP connections),
 //! `reads` (the synchronized-read application and its blocks), `udp` (the
-//! UDP source), `record` (timeout rows, traces, capture) — and `result`
-//! gathers the run's figures; the event dispatch, and what an event at one
-//! part means for the others, are here.
+//! UDP source), `traffic` (open-loop flows and queries), `record` (timeout
+//! rows, traces, capture) — and `result` gathers the run's figures; the event
+//! dispatch, and what an event at one part means for the others, are here.
 //!
 //! **Models:** one client (host 0) and `servers` servers (hosts 1..=N) on
 //! the scenario's fabric (a star by default); connection `i` joins the
@@ -28,6 +28,7 @@ mod pause;
 mod reads;
 mod record;
 mod result;
+mod traffic;
 mod udp;
 
 use crate::error::SimError;
@@ -50,6 +51,7 @@ use endpoints::{Endpoints, Route};
 use network::DataPlane;
 use reads::Reads;
 use record::{Recorder, BBR_SAMPLE_BYTES, BLOCK_CWND_BYTES, FLOW_SAMPLE_BYTES, MEMORY_CHECK_EVENTS};
+use traffic::OpenLoop;
 use udp::UdpSource;
 
 /// Host index of client 0, where the UDP source sends.
@@ -88,7 +90,7 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
 /// [`crate::tcp::TcpConfig::extras`], an arrival order other than the
 /// queueing order, PAUSE or traffic classes, ECN marking, rude policing,
 /// the UDP source, a trace or the packet capture, sender-side loss, a NIC
-/// queue limit or ICTCP? Without any, the engine is built without them
+/// queue limit, ICTCP or open-loop traffic? Without any, the engine is built without them
 /// (`EXTRAS` false).
 fn extras(s: &Scenario) -> bool {
     s.tcp.extras()
@@ -103,6 +105,7 @@ fn extras(s: &Scenario) -> bool {
         || s.tcp.send_loss_ppb > 0
         || s.link.tx_queue.is_some()
         || s.tcp.ictcp.on
+        || s.traffic.is_on()
 }
 
 /// [`run_capped`] with the engine built with its optional parts
@@ -176,6 +179,10 @@ enum Event {
     /// A PAUSE (802.3x) or PFC (802.1Qbb) frame reached `port`: the
     /// priorities it stops (bit p: priority p) and those it releases.
     PauseFrame { port: PortId, frame: PfcFrame },
+    /// The next open-loop flow arrives (`sim::traffic`).
+    FlowArrival,
+    /// The next partition/aggregate query arrives.
+    QueryArrival,
     /// Time to refresh the pause of flow-control class `class` (a byte, in a
     /// word) of the link whose upstream port is `port`.
     PauseRefresh { port: PortId, class: u32 },
@@ -231,6 +238,8 @@ struct Sim<const EXTRAS: bool> {
     reads: Reads,
     /// The UDP source.
     udp: UdpSource,
+    /// The open-loop flows and queries.
+    traffic: OpenLoop,
     /// Timeout rows, traces and the packet capture.
     record: Recorder,
 }
@@ -248,7 +257,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let udp = UdpSource::new(s, &net.net, reads.layout, flows);
         let udp_hosts = udp.is_on().then(|| (udp_host(&reads.layout, &s.background), CLIENT0));
         net.hash_flows(&hosts.routes, udp_hosts, s.seed);
-        if !net.uses_optional_parts() && !udp.is_on() && !net.net.is_multipath() {
+        let traffic = OpenLoop::new(s, &net.net, flows);
+        if !net.uses_optional_parts() && !udp.is_on() && !net.net.is_multipath() && !traffic.is_on() {
             let ports = Ahead::ports(&net.net, &hosts.routes);
             for (route, port) in hosts.routes.iter_mut().zip(ports) {
                 route.ahead = port;
@@ -265,6 +275,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             best_goodput_mbps: s.best_goodput_mbps(&net.net).expect("validation checked every route"),
             hosts,
             udp,
+            traffic,
             record,
             reads,
             net,
@@ -281,6 +292,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             || self.hosts.uses_optional_parts()
             || self.record.uses_optional_parts()
             || self.udp.is_on()
+            || self.traffic.is_on()
     }
 
     /// Start every client's first block, the UDP source and the background
@@ -296,9 +308,12 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         if let Some(at) = self.hosts.rude_off_at {
             self.events.push(SimTime::ZERO + at, Event::RudeOff);
         }
-        for client in 0..self.reads.layout.clients {
-            self.start_block(client);
+        if self.reads.on {
+            for client in 0..self.reads.layout.clients {
+                self.start_block(client);
+            }
         }
+        self.start_traffic();
         if self.udp.is_on() {
             self.on_datagram();
         }
@@ -333,6 +348,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 Event::Request { flow } => self.request(flow),
                 Event::RudeOff => self.rude_off(),
                 Event::Datagram => self.on_datagram(),
+                Event::FlowArrival => self.on_flow_arrival(),
+                Event::QueryArrival => self.on_query_arrival(),
                 Event::ArriveVia { pkt, port } => {
                     if self.net.on_arrive_via(events, now, pkt, port) {
                         self.deliver(pkt);
@@ -372,7 +389,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         // both meanwhile: the pool and the queue may take twice what they hold
         // before the next look.
         let held = 2 * (self.net.pool.held_bytes() + self.events.held_bytes())
-            + (self.reads.blocks.capacity() * std::mem::size_of::<crate::stats::BlockRecord>()) as u64;
+            + (self.reads.blocks.capacity() * std::mem::size_of::<crate::stats::BlockRecord>()) as u64
+            + self.traffic.held_bytes();
         if !self.record.hold(held, self.net.pool.live()) {
             self.stopped_at = Some(self.now);
             return false;
@@ -428,6 +446,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let spurious = self.hosts.eps[ep].on_segment(self.now, &p.seg);
         let has_data = p.seg.has_data();
         self.net.pool.release(pkt);
+        if EXTRAS && flow >= self.traffic.base {
+            self.traffic.on_arrived(flow);
+        }
         if spurious {
             self.record.spurious(ep);
         }
@@ -439,6 +460,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             self.on_progress(ep);
         }
         self.service(ep);
+        if EXTRAS && flow >= self.traffic.base {
+            self.release_if_idle(flow);
+        }
         if EXTRAS && self.record.trace.per_ack && ep % 2 == 1 {
             self.trace_flow(ep);
         }
@@ -544,6 +568,10 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
     /// Let the applications react to what endpoint `ep` has received.
     fn on_progress(&mut self, ep: usize) {
         let flow = (ep / 2) as u32;
+        if EXTRAS && flow >= self.traffic.base && ep % 2 == 0 {
+            let delivered = self.hosts.eps[ep].delivered();
+            return self.traffic.on_delivered(flow, delivered, self.now);
+        }
         if flow >= self.reads.conns {
             return; // a background flow: no application to tell
         }
@@ -666,6 +694,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
                 continue;
             }
             self.net.sent += 1;
+            if EXTRAS && flow >= self.traffic.base {
+                self.traffic.on_sent(flow);
+            }
             if EXTRAS && self.record.capture.is_some() && flow < self.reads.conns {
                 let seg = self.net.pool.vacant().seg;
                 self.record.capture(self.now, Way::Tx, flow, dir, seg);

@@ -21,6 +21,8 @@ use crate::workload::{BlockDone, Release, SyncRead};
 
 /// The reads: who reads from whom, the application and its records.
 pub(super) struct Reads {
+    /// The clients read (`workload.kind` is not "none").
+    pub(super) on: bool,
     /// Who reads from whom.
     pub(super) layout: Layout,
     /// Reading connections (`layout.connections()`); background flows follow.
@@ -58,6 +60,7 @@ impl Reads {
         let conns = layout.connections();
         let response = (0..layout.servers).map(|j| s.response_bytes(j)).collect();
         Reads {
+            on: s.workload.kind != crate::workload::WorkloadKind::None,
             layout,
             conns,
             app: SyncRead::new(&s.workload, layout, response, s.seed),

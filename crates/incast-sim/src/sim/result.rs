@@ -10,6 +10,7 @@
 //! **Not modelled:** see `stats`.
 
 use super::Sim;
+use crate::stats::fct::TrafficFigures;
 use crate::stats::{FlowStats, GipTimeoutClasses, Percentiles, RunResult, Summary, TimeoutClasses};
 use crate::tcp::Endpoint;
 use crate::time::SimTime;
@@ -23,7 +24,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         // Endpoints come in (client, server) pairs, one pair per connection;
         // the reading connections first, then the background flows'.
         let conns = self.reads.conns as usize;
-        let (servers, background) = self.hosts.eps.split_at(2 * conns);
+        let (reading_and_background, _) = self.hosts.eps.split_at(2 * self.traffic.base as usize);
+        let (servers, background) = reading_and_background.split_at(2 * conns);
         let pairs = || servers.chunks_exact(2).map(|p| (&p[0], &p[1]));
         let sum = |f: &dyn Fn(&Endpoint<EXTRAS>) -> u64| servers.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
@@ -103,8 +105,15 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             queue_peak_bytes: bottleneck.peak_bytes,
             background_goodput_mbps: mbps(background.iter().map(|f| f.bytes_delivered).sum()),
             udp_goodput_mbps: mbps(self.udp.delivered),
+            traffic: self.traffic.is_on().then(|| {
+                let t = &self.traffic;
+                TrafficFigures::of(&t.records, &t.queries_done, elapsed.as_secs_f64(), t.capacity_bps)
+            }),
             events: self.processed(),
         };
+        let eps = &self.hosts.eps;
+        let (open_flows, queries) =
+            self.traffic.take_rows(|flow| eps[super::endpoint_of(flow, crate::net::Direction::ToClient)].delivered());
         let ports = self.net.port_stats(end);
         let capture = self.record.capture.take().map(|c| *c);
         RunResult {
@@ -116,6 +125,8 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             timeouts: self.record.timeouts,
             ports,
             traces,
+            open_flows,
+            queries,
             capture,
         }
     }

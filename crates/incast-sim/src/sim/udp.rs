@@ -22,7 +22,7 @@ use crate::workload::clients::Layout;
 pub(super) struct UdpSource {
     /// The source's NIC and datagram interval, when `background.udp_rate` is set.
     source: Option<(PortId, SimDuration)>,
-    /// The flow number UDP datagrams carry (one past the last connection).
+    /// The flow number UDP datagrams carry (one past the last connection; `u32::MAX` without a source).
     pub(super) flow: u32,
     /// UDP payload bytes delivered to the client.
     pub(super) delivered: u64,
@@ -35,7 +35,9 @@ impl UdpSource {
             let wire = frame::wire_bytes(UDP_FRAME_PAYLOAD);
             (net.nic(udp_host(&reads, &s.background)), rate.tx_time(wire))
         });
-        UdpSource { source, flow: flows, delivered: 0 }
+        // Without a source no datagram carries a flow number (the open-loop flows' slots follow the connections).
+        let flow = if source.is_some() { flows } else { u32::MAX };
+        UdpSource { source, flow, delivered: 0 }
     }
 
     /// Is there a source?

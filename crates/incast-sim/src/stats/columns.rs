@@ -25,7 +25,7 @@ pub struct Column {
 }
 
 impl Column {
-    fn of<T, const N: usize>(
+    pub(crate) fn of<T, const N: usize>(
         name: &'static str,
         dtype: &'static str,
         values: impl ExactSizeIterator<Item = T>,
@@ -39,22 +39,27 @@ impl Column {
     }
 
     /// A `<f8` column of `values`.
-    fn f64s(name: &'static str, values: impl ExactSizeIterator<Item = f64>) -> Self {
+    pub(crate) fn f64s(name: &'static str, values: impl ExactSizeIterator<Item = f64>) -> Self {
         Column::of(name, "<f8", values, f64::to_le_bytes)
     }
 
     /// A `<u8` column of `values`.
-    fn u64s(name: &'static str, values: impl ExactSizeIterator<Item = u64>) -> Self {
+    pub(crate) fn u64s(name: &'static str, values: impl ExactSizeIterator<Item = u64>) -> Self {
         Column::of(name, "<u8", values, u64::to_le_bytes)
     }
 
     /// A `<u4` column of `values`.
-    fn u32s(name: &'static str, values: impl ExactSizeIterator<Item = u32>) -> Self {
+    pub(crate) fn u32s(name: &'static str, values: impl ExactSizeIterator<Item = u32>) -> Self {
         Column::of(name, "<u4", values, u32::to_le_bytes)
     }
 
+    /// A `<i8` column of `values`.
+    pub(crate) fn i64s(name: &'static str, values: impl ExactSizeIterator<Item = i64>) -> Self {
+        Column::of(name, "<i8", values, i64::to_le_bytes)
+    }
+
     /// A `|b1` column of `values`.
-    fn bools(name: &'static str, values: impl ExactSizeIterator<Item = bool>) -> Self {
+    pub(crate) fn bools(name: &'static str, values: impl ExactSizeIterator<Item = bool>) -> Self {
         Column::of(name, "|b1", values, |b| [u8::from(b)])
     }
 

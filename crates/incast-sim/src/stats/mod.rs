@@ -7,6 +7,7 @@
 //! in the simulator's and the real-socket benchmark's output.
 
 pub mod columns;
+pub mod fct;
 pub mod pcap;
 mod percentile;
 pub mod trace;
@@ -135,6 +136,10 @@ pub struct Summary {
     /// UDP payload bytes the background UDP source delivered to the client,
     /// over `sim_time_s`, in Mbit/s (0 without it).
     pub udp_goodput_mbps: f64,
+    /// The open-loop traffic's figures (`stats::fct`), flattened into the
+    /// summary; absent when `[traffic]` is off.
+    #[serde(flatten)]
+    pub traffic: Option<fct::TrafficFigures>,
     /// Events the engine processed.
     pub events: u64,
 }
@@ -145,7 +150,8 @@ impl Summary {
     /// what a run's summary holds, read from the summary itself, so that
     /// tables and the Python front name no figure the engine does not have.
     pub fn figure_names() -> Vec<String> {
-        let Ok(serde_json::Value::Object(figures)) = serde_json::to_value(Summary::default()) else {
+        let with_traffic = Summary { traffic: Some(fct::TrafficFigures::default()), ..Summary::default() };
+        let Ok(serde_json::Value::Object(figures)) = serde_json::to_value(with_traffic) else {
             unreachable!("a summary serializes to a table")
         };
         let mut names = Vec::new();
@@ -398,6 +404,13 @@ pub struct RunResult {
     pub ports: Vec<PortStats>,
     /// The time series `trace` turned on (each `None` when off).
     pub traces: Traces,
+    /// The open-loop flows' and queries' rows (`[traffic]`; empty when off);
+    /// never serialized (they cross as columns, [`fct::flow_columns`]).
+    #[serde(skip)]
+    pub open_flows: Vec<fct::FlowRecord>,
+    /// The queries' rows.
+    #[serde(skip)]
+    pub queries: Vec<fct::QueryRecord>,
     /// Every packet seen at a host, when `trace.pcap` is on; never
     /// serialized (encode it with [`pcap::Capture::host_files`]).
     #[serde(skip)]
@@ -420,7 +433,11 @@ mod tests {
         let mut s = Scenario::fast08(2);
         s.stop.blocks = Some(1);
         let summary = serde_json::to_value(run(&s).unwrap().summary).unwrap();
-        for name in &names {
+        let Ok(serde_json::Value::Object(traffic)) = serde_json::to_value(fct::TrafficFigures::default()) else {
+            unreachable!("the traffic figures serialize to a table")
+        };
+        // Without [traffic] the summary leaves the traffic figures out.
+        for name in names.iter().filter(|n| !traffic.contains_key(n.split('.').next().unwrap_or_default())) {
             let mut at = &summary;
             for part in name.split('.') {
                 at = at.get(part).unwrap_or_else(|| panic!("{name} is in a run's summary"));

@@ -110,9 +110,11 @@ pub enum RequestOrder {
 /// The workloads there are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WorkloadKind {
-    /// Barrier-synchronized reads, the only workload so far.
+    /// Barrier-synchronized reads.
     #[default]
     SyncRead,
+    /// No reads: the hosts stay, for open-loop traffic (`workload::traffic`) alone.
+    None,
 }
 
 crate::settings! {
@@ -124,8 +126,10 @@ crate::settings! {
     /// client (`clients` 1, `server_sets` shared); `priority` 0 (best effort).
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct SyncReadConfig {
-        /// The workload; synchronized reads are the only one so far.
-        "kind" kind: WorkloadKind = WorkloadKind::SyncRead, Choice(&[("sync_read", WorkloadKind::SyncRead)]);
+        /// The workload: synchronized reads ("sync_read"), or "none" (the
+        /// clients and servers stay as hosts of the open-loop traffic, `[traffic]`).
+        "kind" kind: WorkloadKind = WorkloadKind::SyncRead,
+            Choice(&[("sync_read", WorkloadKind::SyncRead), ("none", WorkloadKind::None)]);
         /// Bytes of the request the client sends each server per block.
         "request" request: Bytes = Bytes::new(100), Size { min: 1 };
         /// Order of the requests within a block: "shuffled" (a seeded permutation per block) or "fixed".

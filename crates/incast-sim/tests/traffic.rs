@@ -1,0 +1,134 @@
+//! Open-loop traffic (`[traffic]`): flows arriving at random between the
+//! hosts, their completion times against the ideal, and queries.
+
+use incast_sim::stats::fct::FlowRecord;
+use incast_sim::time::SimDuration;
+use incast_sim::workload::flow_sizes::Published;
+use incast_sim::workload::traffic::{FlowSizes, TrafficConfig};
+use incast_sim::workload::WorkloadKind;
+use incast_sim::{run, Scenario};
+
+/// Eight hosts on one 1 Gbps switch (the client and seven servers), no
+/// reads, Hadoop flows at `load` for `ms` milliseconds.
+fn rack(load: f64, ms: u64) -> Scenario {
+    let mut s = Scenario::fast08(7);
+    s.workload.kind = WorkloadKind::None;
+    let sizes = FlowSizes::Published(Published::Hadoop);
+    s.traffic = TrafficConfig { load: Some(load), sizes, ..TrafficConfig::default() };
+    (s.stop.blocks, s.stop.duration) = (None, Some(SimDuration::from_millis(ms)));
+    s.seed = 3;
+    s
+}
+
+fn overlaps(a: &FlowRecord, b: &FlowRecord) -> bool {
+    let end = |f: &FlowRecord| f.start_s + f.fct_s.unwrap_or(f64::INFINITY);
+    a.start_s < end(b) && b.start_s < end(a)
+}
+
+/// A flow that met no other flow took exactly its ideal time: its
+/// slowdown is 1, whatever its size (within the initial window, or many
+/// slow-start rounds and delayed-ACK waits long).
+#[test]
+fn a_flow_alone_on_the_empty_fabric_has_slowdown_one() {
+    let r = run(&rack(0.01, 2000)).unwrap();
+    let flows = &r.open_flows;
+    let alone: Vec<&FlowRecord> =
+        flows.iter().filter(|f| f.fct_s.is_some() && flows.iter().filter(|g| overlaps(f, g)).count() == 1).collect();
+    assert!(alone.len() >= 5, "{} flows ran alone of {}", alone.len(), flows.len());
+    assert!(alone.iter().any(|f| f.size_bytes > 100 * 1460), "some lone flow leaves slow start's first rounds");
+    for f in alone {
+        assert_eq!(f.fct_s, Some(f.ideal_s), "{f:?}");
+    }
+}
+
+/// No flow completes faster than alone on the empty fabric.
+#[test]
+fn no_flow_beats_its_ideal() {
+    let r = run(&rack(0.4, 100)).unwrap();
+    assert!(r.open_flows.len() > 100);
+    for f in r.open_flows.iter().filter(|f| f.fct_s.is_some()) {
+        assert!(f.fct_s.unwrap() >= f.ideal_s * (1.0 - 1e-12), "{f:?}");
+    }
+}
+
+/// Under load every flow either finished with all its bytes or is counted
+/// unfinished with fewer; every packet is delivered, dropped or in flight.
+#[test]
+fn bytes_are_conserved_and_every_flow_finishes_or_is_counted_unfinished() {
+    let mut s = rack(0.6, 100);
+    s.switch.buffer = incast_sim::net::BufferLimit::Packets(40);
+    let r = run(&s).unwrap();
+    let t = r.summary.traffic.as_ref().unwrap();
+    assert!(r.summary.drops > 0, "the run must lose packets to test anything");
+    assert_eq!(t.open_flows, r.open_flows.len() as u64);
+    assert!(t.open_flows_unfinished > 0);
+    for f in &r.open_flows {
+        match f.fct_s {
+            Some(_) => assert_eq!(f.delivered_bytes, f.size_bytes, "{f:?}"),
+            None => assert!(f.delivered_bytes < f.size_bytes, "{f:?}"),
+        }
+    }
+    let unfinished = r.open_flows.iter().filter(|f| f.fct_s.is_none()).count() as u64;
+    assert_eq!(unfinished, t.open_flows_unfinished);
+    let m = &r.summary;
+    assert_eq!(m.packets_sent, m.packets_delivered + m.drops + m.packets_in_flight);
+}
+
+/// Queries fan in: each completes when its last response has arrived, no
+/// sooner than its slowest response alone would.
+#[test]
+fn a_query_completes_with_its_last_response() {
+    let mut s = rack(0.1, 200);
+    s.traffic.query_rate = 200.0;
+    s.traffic.query_fanin = 6;
+    let r = run(&s).unwrap();
+    assert!(r.queries.len() > 10);
+    for (q, row) in r.queries.iter().enumerate().filter(|(_, q)| q.time_s.is_some()) {
+        let responses: Vec<&FlowRecord> = r.open_flows.iter().filter(|f| f.query == Some(q as u32)).collect();
+        assert_eq!(responses.len(), 6);
+        let last = responses.iter().map(|f| f.fct_s.unwrap()).fold(0.0, f64::max);
+        assert_eq!(row.time_s, Some(last));
+        assert!(responses.iter().all(|f| f.dst == row.aggregator && f.src != row.aggregator));
+    }
+    assert!(r.summary.traffic.as_ref().unwrap().query_time_ms.p99.is_some());
+}
+
+/// The same scenario gives the same flows.
+#[test]
+fn a_traffic_run_is_a_function_of_its_seed() {
+    let a = run(&rack(0.3, 30)).unwrap();
+    assert_eq!(a, run(&rack(0.3, 30)).unwrap());
+    let mut other = rack(0.3, 30);
+    other.seed = 4;
+    assert_ne!(a.open_flows, run(&other).unwrap().open_flows);
+}
+
+/// Bad settings are refused naming the field.
+#[test]
+fn traffic_settings_are_checked_against_the_fabric() {
+    let err = |s: Scenario| s.validate().unwrap_err().to_string();
+    let mut s = rack(0.3, 10);
+    (s.workload.kind, s.stop.duration, s.stop.blocks) = (WorkloadKind::SyncRead, None, Some(2));
+    assert_eq!(err(s), "traffic: open-loop traffic needs a duration to end the run");
+    let mut s = rack(0.3, 10);
+    s.traffic.query_rate = 10.0;
+    s.traffic.query_fanin = 8;
+    assert_eq!(err(s), "traffic.query_fanin: must be below the 8 hosts, got 8");
+    let mut s = rack(0.3, 10);
+    s.stop.blocks = Some(3);
+    assert!(err(s).starts_with("blocks: needs reads"));
+}
+
+/// The synchronized reads run beside the open-loop flows: blocks complete
+/// and flows finish, on the same switch (a 1 ms RTO_min, so that the reads'
+/// incast timeouts leave room for blocks in 100 ms).
+#[test]
+fn the_reads_run_beside_the_open_loop_flows() {
+    let mut s = rack(0.2, 100);
+    s.workload.kind = WorkloadKind::SyncRead;
+    s.tcp.rto.min = SimDuration::from_millis(1);
+    let r = run(&s).unwrap();
+    assert!(r.summary.blocks > 0, "{} blocks", r.summary.blocks);
+    let t = r.summary.traffic.unwrap();
+    assert!(t.open_flows > 10 && t.open_flows_unfinished < t.open_flows, "{t:?}");
+}

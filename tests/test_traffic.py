@@ -1,0 +1,102 @@
+"""Open-loop traffic from Python and the command line: the flow table, the summary figures, and
+one-line refusals of bad input."""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+import incast
+from incast.cli import main
+from incast.result import FCT_COLUMNS, QUERY_COLUMNS
+
+RACK = {"servers": 7, "duration": "50ms", "workload": {"kind": "none"}}
+
+
+def cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_the_fct_table_has_a_row_per_flow_and_counts_the_unfinished() -> None:
+    r = incast.run({**RACK, "traffic": {"load": 0.5, "sizes": "hadoop", "query_rate": 500.0, "query_fanin": 4}})
+    t = r.fct_table
+    assert list(t.columns) == list(FCT_COLUMNS)
+    assert len(t[t["query"] < 0]) == r.open_flows
+    assert int((~t["finished"] & (t["query"] < 0)).sum()) == r.open_flows_unfinished
+    done = t[t["finished"]]
+    assert (done["delivered_bytes"] == done["size_bytes"]).all()
+    assert (done["slowdown"] >= 1 - 1e-9).all()
+    assert math.isclose(float(done["slowdown"].iloc[0]), float(done["fct_s"].iloc[0] / done["ideal_s"].iloc[0]))
+    assert t.loc[~t["finished"], "fct_s"].isna().all()
+    q = r.queries_table
+    assert list(q.columns) == list(QUERY_COLUMNS) and len(q) == r.queries > 0
+    assert r.query_time_ms["p99"] >= r.query_time_ms["p50"] > 0
+
+
+def test_a_run_without_traffic_has_an_empty_fct_table_and_no_traffic_figures() -> None:
+    r = incast.run(servers=2, blocks=2)
+    assert r.fct_table.empty and not hasattr(r, "open_flows")
+
+
+def test_the_traffic_flag_runs_open_loop_flows(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(
+        capsys, "run", "--servers", "7", "--traffic", "websearch:0.5", "--duration", "20ms",
+        "--set", "workload.kind=none", "--json",
+    )  # fmt: skip
+    assert (code, err) == (0, "")
+    d = json.loads(out)
+    assert d["open_flows"] > 0 and "slowdown_100kb_1mb" in d
+
+
+@pytest.mark.parametrize(
+    ("flag", "message"),
+    [
+        ("websearch:1", 'error: traffic.load: must be a number between 0 and 1 (exclusive), got 1.0 (or "off")\n'),
+        ("websearch", "error: --traffic: expected SIZES:LOAD like websearch:0.5"),
+        ("zipf:0.5", "error: traffic.sizes: cannot read 'zipf'"),
+    ],
+)
+def test_bad_traffic_is_refused_in_one_line(capsys: pytest.CaptureFixture[str], flag: str, message: str) -> None:
+    code, out, err = cli(capsys, "run", "--servers", "3", "--traffic", flag, "--duration", "5ms")
+    assert (code, out) == (2, "")
+    assert err.startswith(message) and err.count("\n") == 1, err
+
+
+def test_a_cdf_file_that_is_not_monotone_is_refused_naming_the_point(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    cdf = tmp_path / "sizes.cdf"
+    cdf.write_text("# mine\n1000 0.5\n800 0.7\n5000 1\n")
+    code, out, err = cli(capsys, "run", "--servers", "3", "--traffic", f"{cdf}:0.3", "--duration", "5ms")
+    assert (code, out) == (2, "")
+    assert err == "error: traffic.sizes: not monotone: size 800 after 1000 at point 2\n"
+
+
+def test_a_users_cdf_file_in_a_scenario_is_sampled(tmp_path: Path) -> None:
+    cdf = tmp_path / "two.cdf"
+    cdf.write_text("3000 0\n3000 1\n")
+    r = incast.run({**RACK, "traffic": {"load": 0.2, "sizes": str(cdf)}})
+    assert set(r.fct_table["size_bytes"]) == {3000}
+    assert r.scenario.traffic.sizes == [[3000, 0.0], [3000, 1.0]]
+
+
+def test_a_traffic_matrix_file_sends_only_where_it_has_weight(tmp_path: Path) -> None:
+    matrix = tmp_path / "matrix.txt"
+    rows = ["0 1 0 0", "0 0 0 0", "0 0 0 0", "2 0 0 0"]
+    matrix.write_text("# host 0 sends to 1, host 3 to 0\n" + "\n".join(rows) + "\n")
+    r = incast.run({"servers": 3, "duration": "50ms", "workload": {"kind": "none"},
+                    "traffic": {"load": 0.3, "sizes": "hadoop", "pattern": str(matrix)}})  # fmt: skip
+    pairs = set(zip(r.fct_table["src"], r.fct_table["dst"], strict=True))
+    assert pairs == {(0, 1), (3, 0)}
+
+
+def test_a_matrix_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path) -> None:
+    matrix = tmp_path / "matrix.txt"
+    matrix.write_text("0 1\n1 0\n")
+    with pytest.raises(incast.ScenarioError, match=r"^traffic.pattern: a matrix must be 4 × 4 \(one row"):
+        incast.Scenario(servers=3, duration="5ms", traffic={"load": 0.3, "pattern": str(matrix)})
