@@ -132,3 +132,37 @@ fn the_reads_run_beside_the_open_loop_flows() {
     let t = r.summary.traffic.unwrap();
     assert!(t.open_flows > 10 && t.open_flows_unfinished < t.open_flows, "{t:?}");
 }
+
+/// Open-loop flows on a k = 4 fat tree with per-flow ECMP: every
+/// connection opened while the run goes is hashed onto a path, and a flow
+/// that met no other took exactly its ideal time over any of the
+/// equal-cost paths (they have the same hops' rates and delays). "Met no
+/// other" keeps a millisecond clear after each other flow's end, where its
+/// last ACKs still cross the fabric (one ahead of a frame at a shared port
+/// delays it by the ACK's 84 bytes of line time); delayed ACK is off, so
+/// no 40 ms timer sends an ACK later than that.
+#[test]
+fn open_loop_flows_cross_a_fat_tree_by_ecmp_at_their_ideal_when_alone() {
+    use incast_sim::net::clos::Spreading;
+    use incast_sim::net::fabric::{FatTreeConfig, TopologyConfig, Trunk};
+    let mut s = rack(0.02, 500);
+    s.tcp.delayed_ack.mode = incast_sim::tcp::DelayedAckMode::Off;
+    s.topology = TopologyConfig::FatTree(FatTreeConfig {
+        k: 4,
+        trunk: Trunk { rate: None, delay: None },
+        spreading: Spreading::Flow,
+    });
+    let r = run(&s).unwrap();
+    let flows = &r.open_flows;
+    assert!(flows.len() > 50, "{} flows", flows.len());
+    let clear = |f: &FlowRecord, g: &FlowRecord| {
+        let end = |x: &FlowRecord| x.start_s + x.fct_s.unwrap_or(f64::INFINITY);
+        std::ptr::eq(f, g) || end(f) < g.start_s || end(g) + 1e-3 < f.start_s
+    };
+    let alone: Vec<&FlowRecord> =
+        flows.iter().filter(|f| f.fct_s.is_some() && flows.iter().all(|g| clear(f, g))).collect();
+    assert!(alone.len() >= 5, "{} flows ran alone of {}", alone.len(), flows.len());
+    for f in alone {
+        assert_eq!(f.fct_s, Some(f.ideal_s), "{f:?}");
+    }
+}
