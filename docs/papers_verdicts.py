@@ -104,8 +104,9 @@ def reproduce(full: bool, jobs: int | None) -> dict[str, Any]:
         d = json.loads(line)
         meta = incast.experiment.load(d["name"]).spec.meta
         claims = [{k: c[k] for k in ("text", "verdict", "detail", "reason")} for c in d["claims"]]
+        paper, figure = meta.paper or "our own study", meta.figure or "-"
         experiments.append(
-            {"name": d["name"], "paper": meta.paper, "figure": meta.figure, "points": d["points"], "claims": claims}
+            {"name": d["name"], "paper": paper, "figure": figure, "points": d["points"], "claims": claims}
         )
     return {"mode": "full" if full else "quick", "experiments": experiments}
 

@@ -71,6 +71,10 @@ PAPER_TITLES = {
 #: The group of the studies of one's own, ahead of the papers'.
 OWN = "Your studies"
 
+#: The group of the packaged studies that reproduce no paper's figure (``meta.paper`` unset), after the papers'.
+PACKAGED_STUDIES = "Studies"
+_STUDIES_ABOUT = "Studies packaged with incast: each claim names its published source or is marked as our finding"
+
 
 def write_report(out: str | Path = "results", path: str | Path | None = None) -> Path:
     """Write the report for the results under ``out`` to ``path`` (default ``<out>/report.html``)."""
@@ -80,7 +84,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         raise ScenarioError(f"--out: {root} is not a folder of results; run 'incast reproduce' first")
     unreadable: dict[str, str] = {}
     by_paper: dict[str, list[tuple[Meta, dict[str, Any] | None]]] = {OWN: own_studies(root)}
-    by_paper.update({p: [] for p in PAPERS})
+    by_paper.update({p: [] for p in (*PAPERS, PACKAGED_STUDIES)})
     for file in packaged():
         meta = load(file).spec.meta
         try:
@@ -89,7 +93,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
             print(f"warning: {e}; {meta.name} is listed as unreadable", file=sys.stderr)
             unreadable[meta.name] = str(e)
             manifest = None
-        by_paper.setdefault(meta.paper or OWN, []).append((meta, manifest))
+        by_paper[meta.paper or PACKAGED_STUDIES].append((meta, manifest))
     if not unreadable and all(m is None for runs in by_paper.values() for _, m in runs):
         raise ScenarioError(f"--out: {root} holds no results (no NAME/run.json); run 'incast reproduce' first")
     every = [c["verdict"] for runs in by_paper.values() for _, m in runs for c in (m or {}).get("claims", [])]
@@ -102,6 +106,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         ran = sum(m is not None for _, m in runs)
         counts = count_verdicts(verdicts) or "no claims checked"
         anchor = "own" if paper == OWN else paper.lower()
+        about = f"Experiments of your own in {root}" if paper == OWN else _STUDIES_ABOUT
         toc.append(
             f"<li><a href='#paper-{anchor}'>{_e(paper)}</a>: {_e(counts)} "
             f"<span class='meta'>({ran} of {len(runs)} experiments run)</span></li>"
@@ -116,9 +121,9 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
         )
         sections.append(
             f"<h2 id='paper-{anchor}'>{_e(paper)}</h2>"
-            f"<p class='meta'>{_e(PAPER_TITLES.get(paper, f'Experiments of your own in {root}'))}. "
+            f"<p class='meta'>{_e(PAPER_TITLES.get(paper, about))}. "
             f"Claims: {_e(counts)}.</p>"
-            f"<table><tr><th>experiment</th><th>{'title' if paper == OWN else 'reproduces'}</th><th>claims</th>"
+            f"<table><tr><th>experiment</th><th>{'reproduces' if paper in PAPERS else 'title'}</th><th>claims</th>"
             f"<th>run</th></tr>{rows}</table>"
             + (f"<p>Claims that fail or are disputed, and why:</p><ul class='failing'>{failing}</ul>" * bool(failing))
             + "".join(_section(root, meta, manifest, unreadable.get(meta.name)) for meta, manifest in runs)
