@@ -167,9 +167,8 @@ def test_student_t_quantiles_match_the_table_and_its_tail() -> None:
 
 def test_one_seed_has_no_confidence_interval(tmp_path: Path) -> None:
     exp, _ = experiment(tmp_path)
-    table = pd.DataFrame({"servers": [1], "tcp.rto_min": [0.2], "seed": [1], **{m: [1.0] for m in ("goodput_mbps",)}})
-    for m in __import__("incast.experiment", fromlist=["METRICS"]).METRICS:
-        table[m] = table.get(m, 1.0)
+    metrics = __import__("incast.experiment", fromlist=["METRICS"]).METRICS
+    table = pd.DataFrame({"servers": [1], "tcp.rto_min": [0.2], "seed": [1], **{m: [1.0] for m in metrics}})
     row = summarize(exp, table).iloc[0]
     assert row["seeds"] == 1 and row["goodput_mbps_mean"] == 1.0 and math.isnan(row["goodput_mbps_ci95"])
 
