@@ -76,11 +76,12 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
 fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     scenario.validate()?;
     // Built without the optional parts the scenario leaves off, the engine
-    // runs the same, faster (`tcp::gated`).
-    if extras(scenario) {
-        run_as::<true>(scenario, cap)
-    } else {
-        run_as::<false>(scenario, cap)
+    // runs the same, faster (`tcp::gated`): without any, with pacing and
+    // rate samples alone, or with all of them.
+    match (extras(scenario), scenario.tcp.paced()) {
+        (false, false) => run_as::<false, false>(scenario, cap),
+        (false, true) => run_as::<false, true>(scenario, cap),
+        (true, _) => run_as::<true, true>(scenario, cap),
     }
 }
 
@@ -89,7 +90,8 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
 /// queueing order, PAUSE or traffic classes, ECN marking, rude policing,
 /// the UDP source, a trace or the packet capture, sender-side loss, a NIC
 /// queue limit or ICTCP? Without any, the engine is built without them
-/// (`EXTRAS` false).
+/// (`EXTRAS` false). Pacing and rate samples are a part of their own
+/// (`PACED`, [`crate::tcp::TcpConfig::paced`]).
 fn extras(s: &Scenario) -> bool {
     s.tcp.extras()
         || s.link.arrival_order != crate::net::ArrivalOrder::Queued
@@ -106,9 +108,9 @@ fn extras(s: &Scenario) -> bool {
 }
 
 /// [`run_capped`] with the engine built with its optional parts
-/// (`EXTRAS`) or without.
-fn run_as<const EXTRAS: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
-    let mut sim = Sim::<EXTRAS>::new(scenario);
+/// (`EXTRAS`) or without, and with pacing and rate samples (`PACED`) or without.
+fn run_as<const EXTRAS: bool, const PACED: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
+    let mut sim = Sim::<EXTRAS, PACED>::new(scenario);
     sim.run(cap);
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
@@ -204,8 +206,9 @@ fn bucket_frame(net: &crate::net::Network, mss: u32) -> SimDuration {
 }
 
 /// One run: the clock, the event queue and the parts it composes; built
-/// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without.
-struct Sim<const EXTRAS: bool> {
+/// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without,
+/// and with pacing and rate samples (`PACED`) or without.
+struct Sim<const EXTRAS: bool, const PACED: bool> {
     now: SimTime,
     events: EventQueue<Event>,
     /// Events the run may take in all: the event cap, or none (`u64::MAX`) with a duration.
@@ -226,7 +229,7 @@ struct Sim<const EXTRAS: bool> {
     /// Switches, links and the packets crossing them.
     net: DataPlane,
     /// The TCP endpoints, two per connection.
-    hosts: Endpoints<EXTRAS>,
+    hosts: Endpoints<EXTRAS, PACED>,
     /// The synchronized reads.
     reads: Reads,
     /// The UDP source.
@@ -235,7 +238,7 @@ struct Sim<const EXTRAS: bool> {
     record: Recorder,
 }
 
-impl<const EXTRAS: bool> Sim<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     /// The parts of a validated scenario `s`, at time zero with nothing scheduled.
     fn new(s: &Scenario) -> Self {
         let reads = Reads::new(s);
@@ -686,6 +689,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::CcChoice;
     use crate::time::BitRate;
 
     /// UDP at the client's line rate leaves the reads almost nothing: three
@@ -712,9 +716,25 @@ mod tests {
         s.stop.blocks = Some(3);
         s.stats.timeouts = true;
         assert!(!extras(&s));
-        let (plain, full) = (run_as::<false>(&s, 1 << 24).unwrap(), run_as::<true>(&s, 1 << 24).unwrap());
+        let (plain, full) = (run_as::<false, false>(&s, 1 << 24).unwrap(), run_as::<true, true>(&s, 1 << 24).unwrap());
         assert!(plain.summary.timeouts > 0, "the run exercises recovery: {:?}", plain.summary.timeouts);
         assert_eq!(plain, full);
+    }
+
+    /// BBR, and Reno with pacing on, pace and turn no other optional part
+    /// on: they run on the build with pacing and rate samples alone, as on
+    /// the full build.
+    #[test]
+    fn a_paced_run_without_the_other_optional_parts_runs_as_with_them() {
+        for (cc, pacing) in [(CcChoice::Bbr, false), (CcChoice::Reno, true)] {
+            let mut s = Scenario::fast08(16);
+            (s.stop.blocks, s.tcp.cc, s.tcp.pacing) = (Some(3), cc, pacing);
+            assert!(!extras(&s) && s.tcp.paced());
+            let (paced, full) =
+                (run_as::<false, true>(&s, 1 << 24).unwrap(), run_as::<true, true>(&s, 1 << 24).unwrap());
+            assert!(paced.summary.retransmitted_packets > 0, "{cc:?} recovers: {:?}", paced.summary);
+            assert_eq!(paced, full, "{cc:?}");
+        }
     }
 
     /// Were a setting that turns an optional part on missing from `extras`,
@@ -725,7 +745,7 @@ mod tests {
     fn the_plain_build_refuses_a_scenario_with_an_optional_part() {
         let mut s = Scenario::fast08(4);
         s.trace.flows = true;
-        Sim::<false>::new(&s);
+        Sim::<false, false>::new(&s);
     }
 
     #[test]
