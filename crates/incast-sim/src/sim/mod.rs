@@ -455,8 +455,9 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
         // In the plain build only timers wake an endpoint (waiting for room
         // at the NIC is an optional part's), and an endpoint sends all it
         // can whenever its state changes: a wake-up that finds no timer due
-        // finds nothing new to send either.
-        if !EXTRAS && !self.hosts.due(ep, self.now) {
+        // finds nothing new to send either. The pacer is not held to that
+        // rule: in the paced build a wake-up takes the whole path, as in the full one.
+        if !EXTRAS && !PACED && !self.hosts.due(ep, self.now) {
             return self.hosts.on_stale_wake(&mut self.events, self.now, ep);
         }
         if let Some(t) = self.hosts.on_wake(ep, self.now) {
@@ -728,7 +729,7 @@ mod tests {
     fn a_paced_run_without_the_other_optional_parts_runs_as_with_them() {
         for (cc, pacing) in [(CcChoice::Bbr, false), (CcChoice::Reno, true)] {
             let mut s = Scenario::fast08(16);
-            (s.stop.blocks, s.tcp.cc, s.tcp.pacing) = (Some(3), cc, pacing);
+            (s.stop.blocks, s.stop.duration, s.tcp.cc, s.tcp.pacing) = (Some(6), None, cc, pacing);
             assert!(!extras(&s) && s.tcp.paced());
             let (paced, full) =
                 (run_as::<false, true>(&s, 1 << 24).unwrap(), run_as::<true, true>(&s, 1 << 24).unwrap());
