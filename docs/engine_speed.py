@@ -40,13 +40,15 @@ equal) alternately with the others, and the time a data packet takes at each sca
 ratio of the medians, and the median of the ratios run by run, which a change of the machine's load
 between runs moves least.
 
-**Two builds.** The engine is built twice over its per-packet path (`tcp::gated`). A scenario that
-turns none of the optional mechanisms on (SACK, RACK-TLP, PRR, GIP, timestamps, F-RTO and Eifel,
-cwnd validation, DCTCP, Rude TCP, Linux's receive window, arrival orders other than the queueing
-order, PAUSE and traffic classes, ECN marking, rude policing, UDP, traces, capture, sender-side loss,
-a NIC queue limit, ICTCP) runs on the build without them, which tests none of them per packet; the
-results are the same either way, and that build refuses to start if a part of the run says it runs
-an optional mechanism. The benchmark turns none on.
+**Three builds.** The engine is built three times over its per-packet path (`tcp::gated`). A
+scenario that turns none of the optional mechanisms on (SACK, RACK-TLP, PRR, GIP, timestamps, F-RTO
+and Eifel, cwnd validation, DCTCP, Rude TCP, Linux's receive window, arrival orders other than the
+queueing order, PAUSE and traffic classes, ECN marking, rude policing, UDP, traces, capture,
+sender-side loss, a NIC queue limit, ICTCP, pacing and rate samples) runs on the build without them,
+which tests none of them per packet; one that paces (BBR, or `tcp.pacing`) and turns nothing else on
+runs on a build with the pacer and the delivery-rate samples alone. The results are the same on every
+build, and a build refuses to start if a part of the run says it runs a mechanism the build lacks.
+The benchmark turns none on with Reno, and only pacing and rate samples with BBR.
 
 **Memory** does not grow with simulated time: the benchmark keeps timeout counters, not one row per
 timeout, and the event queue's second timer ring keeps only the room of its largest burst.

@@ -134,14 +134,14 @@ mod tests {
     /// `check` asked of the first run once it has run (the frames in flight
     /// past a port that took them ahead): the results differ in the event
     /// count alone, the first run having no more.
-    fn same_either_way(s: &Scenario, check: impl Fn(&Sim<false>)) -> RunResult {
-        let mut visited = Sim::<false>::new(s);
+    fn same_either_way(s: &Scenario, check: impl Fn(&Sim<false, false>)) -> RunResult {
+        let mut visited = Sim::<false, false>::new(s);
         assert!(visited.hosts.routes.iter().any(|r| r.ahead != NO_PORT), "the scenario takes hops ahead");
         for route in &mut visited.hosts.routes {
             route.ahead = NO_PORT;
         }
         visited.run(CAP);
-        let mut taken = Sim::<false>::new(s);
+        let mut taken = Sim::<false, false>::new(s);
         taken.run(CAP);
         check(&taken);
         let (mut visited, taken) = (visited.finish(), taken.finish());
@@ -154,7 +154,7 @@ mod tests {
     #[test]
     fn the_ports_toward_servers_take_the_clients_frames_ahead_and_the_clients_port_does_not() {
         let s = Scenario::fast08(4);
-        let sim = Sim::<false>::new(&s);
+        let sim = Sim::<false, false>::new(&s);
         let (client, server) = (&sim.hosts.routes[0], &sim.hosts.routes[1]);
         assert_ne!(client.ahead, NO_PORT, "the port toward a server is fed by the client alone");
         assert_eq!(server.ahead, NO_PORT, "four servers feed the port toward the client");
@@ -209,6 +209,6 @@ mod tests {
     fn the_plain_build_and_the_full_one_take_the_same_hops_ahead() {
         let mut s = Scenario::fast08(8);
         s.stop.blocks = Some(2);
-        assert_eq!(run_as::<false>(&s, CAP).unwrap(), run_as::<true>(&s, CAP).unwrap());
+        assert_eq!(run_as::<false, false>(&s, CAP).unwrap(), run_as::<true, true>(&s, CAP).unwrap());
     }
 }

@@ -47,9 +47,9 @@ pub(super) struct Route {
 }
 
 /// Every TCP endpoint, with its route and its pending wake-up.
-pub(super) struct Endpoints<const EXTRAS: bool> {
+pub(super) struct Endpoints<const EXTRAS: bool, const PACED: bool> {
     /// `eps[endpoint_of(flow, dir)]`: the reading connections first, then the background flows'.
-    pub(super) eps: Vec<Endpoint<EXTRAS>>,
+    pub(super) eps: Vec<Endpoint<EXTRAS, PACED>>,
     /// `routes[ep]` is where endpoint `ep` sends.
     pub(super) routes: Vec<Route>,
     /// The wake-up each endpoint has in the event queue (`NEVER`: none).
@@ -74,7 +74,7 @@ pub(super) struct Endpoints<const EXTRAS: bool> {
     seed: u64,
 }
 
-impl<const EXTRAS: bool> Endpoints<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
     /// The endpoints of `flows` connections of `s` on `net`: the reading
     /// connections of `reads` first, then the background flows'.
     pub(super) fn new(s: &Scenario, net: &Network, reads: Layout, flows: u32) -> Self {
@@ -88,7 +88,7 @@ impl<const EXTRAS: bool> Endpoints<EXTRAS> {
         };
         // Each endpoint's retransmission timer draws from its own substream.
         let polite = TcpConfig { rude: false, ..s.tcp };
-        let mut eps: Vec<Endpoint<EXTRAS>> = (0..2 * flows)
+        let mut eps: Vec<Endpoint<EXTRAS, PACED>> = (0..2 * flows)
             .map(|i| {
                 let rng = Rng::substream(s.seed, &format!("rto/{i}"));
                 // `tcp.rude_servers`: only each client's connections to its first K servers start rude.

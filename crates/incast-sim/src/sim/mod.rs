@@ -78,11 +78,12 @@ pub fn run(scenario: &Scenario) -> Result<RunResult, SimError> {
 fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
     scenario.validate()?;
     // Built without the optional parts the scenario leaves off, the engine
-    // runs the same, faster (`tcp::gated`).
-    if extras(scenario) {
-        run_as::<true>(scenario, cap)
-    } else {
-        run_as::<false>(scenario, cap)
+    // runs the same, faster (`tcp::gated`): without any, with pacing and
+    // rate samples alone, or with all of them.
+    match (extras(scenario), scenario.tcp.paced()) {
+        (false, false) => run_as::<false, false>(scenario, cap),
+        (false, true) => run_as::<false, true>(scenario, cap),
+        (true, _) => run_as::<true, true>(scenario, cap),
     }
 }
 
@@ -91,7 +92,8 @@ fn run_capped(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
 /// queueing order, PAUSE or traffic classes, ECN marking, rude policing,
 /// the UDP source, a trace or the packet capture, sender-side loss, a NIC
 /// queue limit, ICTCP or open-loop traffic? Without any, the engine is built without them
-/// (`EXTRAS` false).
+/// (`EXTRAS` false). Pacing and rate samples are a part of their own
+/// (`PACED`, [`crate::tcp::TcpConfig::paced`]).
 fn extras(s: &Scenario) -> bool {
     s.tcp.extras()
         || s.link.arrival_order != crate::net::ArrivalOrder::Queued
@@ -109,9 +111,9 @@ fn extras(s: &Scenario) -> bool {
 }
 
 /// [`run_capped`] with the engine built with its optional parts
-/// (`EXTRAS`) or without.
-fn run_as<const EXTRAS: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
-    let mut sim = Sim::<EXTRAS>::new(scenario);
+/// (`EXTRAS`) or without, and with pacing and rate samples (`PACED`) or without.
+fn run_as<const EXTRAS: bool, const PACED: bool>(scenario: &Scenario, cap: u64) -> Result<RunResult, SimError> {
+    let mut sim = Sim::<EXTRAS, PACED>::new(scenario);
     sim.run(cap);
     if sim.now == LAST_INSTANT {
         return Err(SimError::TimeOverflow);
@@ -211,8 +213,9 @@ fn bucket_frame(net: &crate::net::Network, mss: u32) -> SimDuration {
 }
 
 /// One run: the clock, the event queue and the parts it composes; built
-/// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without.
-struct Sim<const EXTRAS: bool> {
+/// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without,
+/// and with pacing and rate samples (`PACED`) or without.
+struct Sim<const EXTRAS: bool, const PACED: bool> {
     now: SimTime,
     events: EventQueue<Event>,
     /// Events the run may take in all: the event cap, or none (`u64::MAX`) with a duration.
@@ -233,7 +236,7 @@ struct Sim<const EXTRAS: bool> {
     /// Switches, links and the packets crossing them.
     net: DataPlane,
     /// The TCP endpoints, two per connection.
-    hosts: Endpoints<EXTRAS>,
+    hosts: Endpoints<EXTRAS, PACED>,
     /// The synchronized reads.
     reads: Reads,
     /// The UDP source.
@@ -244,7 +247,7 @@ struct Sim<const EXTRAS: bool> {
     record: Recorder,
 }
 
-impl<const EXTRAS: bool> Sim<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     /// The parts of a validated scenario `s`, at time zero with nothing scheduled.
     fn new(s: &Scenario) -> Self {
         let reads = Reads::new(s);
@@ -476,8 +479,9 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         // In the plain build only timers wake an endpoint (waiting for room
         // at the NIC is an optional part's), and an endpoint sends all it
         // can whenever its state changes: a wake-up that finds no timer due
-        // finds nothing new to send either.
-        if !EXTRAS && !self.hosts.due(ep, self.now) {
+        // finds nothing new to send either. The pacer is not held to that
+        // rule: in the paced build a wake-up takes the whole path, as in the full one.
+        if !EXTRAS && !PACED && !self.hosts.due(ep, self.now) {
             return self.hosts.on_stale_wake(&mut self.events, self.now, ep);
         }
         if let Some(t) = self.hosts.on_wake(ep, self.now) {
@@ -717,6 +721,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::tcp::CcChoice;
     use crate::time::BitRate;
 
     /// UDP at the client's line rate leaves the reads almost nothing: three
@@ -743,9 +748,25 @@ mod tests {
         s.stop.blocks = Some(3);
         s.stats.timeouts = true;
         assert!(!extras(&s));
-        let (plain, full) = (run_as::<false>(&s, 1 << 24).unwrap(), run_as::<true>(&s, 1 << 24).unwrap());
+        let (plain, full) = (run_as::<false, false>(&s, 1 << 24).unwrap(), run_as::<true, true>(&s, 1 << 24).unwrap());
         assert!(plain.summary.timeouts > 0, "the run exercises recovery: {:?}", plain.summary.timeouts);
         assert_eq!(plain, full);
+    }
+
+    /// BBR, and Reno with pacing on, pace and turn no other optional part
+    /// on: they run on the build with pacing and rate samples alone, as on
+    /// the full build.
+    #[test]
+    fn a_paced_run_without_the_other_optional_parts_runs_as_with_them() {
+        for (cc, pacing) in [(CcChoice::Bbr, false), (CcChoice::Reno, true)] {
+            let mut s = Scenario::fast08(16);
+            (s.stop.blocks, s.stop.duration, s.tcp.cc, s.tcp.pacing) = (Some(6), None, cc, pacing);
+            assert!(!extras(&s) && s.tcp.paced());
+            let (paced, full) =
+                (run_as::<false, true>(&s, 1 << 24).unwrap(), run_as::<true, true>(&s, 1 << 24).unwrap());
+            assert!(paced.summary.retransmitted_packets > 0, "{cc:?} recovers: {:?}", paced.summary);
+            assert_eq!(paced, full, "{cc:?}");
+        }
     }
 
     /// Were a setting that turns an optional part on missing from `extras`,
@@ -756,7 +777,7 @@ mod tests {
     fn the_plain_build_refuses_a_scenario_with_an_optional_part() {
         let mut s = Scenario::fast08(4);
         s.trace.flows = true;
-        Sim::<false>::new(&s);
+        Sim::<false, false>::new(&s);
     }
 
     #[test]

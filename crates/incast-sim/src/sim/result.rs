@@ -15,7 +15,7 @@ use crate::stats::{FlowStats, GipTimeoutClasses, Percentiles, RunResult, Summary
 use crate::tcp::Endpoint;
 use crate::time::SimTime;
 
-impl<const EXTRAS: bool> Sim<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     /// The run's result, its figures taken at the stop.
     pub(super) fn finish(mut self) -> RunResult {
         let end = self.stopped_at.unwrap_or(self.now);
@@ -27,7 +27,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
         let (reading_and_background, _) = self.hosts.eps.split_at(2 * self.traffic.base as usize);
         let (servers, background) = reading_and_background.split_at(2 * conns);
         let pairs = || servers.chunks_exact(2).map(|p| (&p[0], &p[1]));
-        let sum = |f: &dyn Fn(&Endpoint<EXTRAS>) -> u64| servers.iter().map(f).sum::<u64>();
+        let sum = |f: &dyn Fn(&Endpoint<EXTRAS, PACED>) -> u64| servers.iter().map(f).sum::<u64>();
         let bytes_delivered: u64 = pairs().map(|(c, _)| c.delivered()).sum();
         let bytes_received: u64 = pairs().map(|(c, _)| c.stats().bytes_received).sum();
         let best = self.best_goodput_mbps;
@@ -44,7 +44,7 @@ impl<const EXTRAS: bool> Sim<EXTRAS> {
             gip_timeout_classes.merge(&e.stats().gip_timeout_classes);
         }
         let (reads, flow_drops) = (self.reads.layout, &self.net.flow_drops);
-        let row = |i: usize, c: &Endpoint<EXTRAS>, s: &Endpoint<EXTRAS>| FlowStats {
+        let row = |i: usize, c: &Endpoint<EXTRAS, PACED>, s: &Endpoint<EXTRAS, PACED>| FlowStats {
             flow: i as u32,
             client: (i < conns).then(|| reads.client_of(i as u32)),
             server: (i < conns).then(|| reads.server_of(i as u32)),

@@ -261,7 +261,7 @@ impl OpenLoop {
     }
 }
 
-impl<const EXTRAS: bool> super::Sim<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
     /// Schedule the first flow and the first query, if any.
     pub(super) fn start_traffic(&mut self) {
         if let Some(at) = self.traffic.next_flow_at() {

@@ -389,10 +389,10 @@ impl TcpConfig {
 
     /// True when a mechanism an endpoint may be built without is on: SACK,
     /// RACK-TLP, PRR, GIP, timestamps, Linux's receive window, F-RTO or
-    /// Eifel, cwnd validation, DCTCP, Rude TCP, pacing or rate samples (`tcp::gated`).
+    /// Eifel, cwnd validation, DCTCP or Rude TCP (`tcp::gated`; pacing and
+    /// rate samples, which it may be built without too, are [`TcpConfig::paced`]).
     pub fn extras(&self) -> bool {
-        self.paced()
-            || self.sack_enabled()
+        self.sack_enabled()
             || self.rack_tlp
             || self.prr
             || self.gip != GipPattern::Off

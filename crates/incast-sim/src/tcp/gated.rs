@@ -12,7 +12,13 @@
 //! the queueing order, PAUSE and traffic classes, ECN marking, rude
 //! policing, the UDP source, traces, the packet capture, sender-side loss,
 //! a NIC queue limit, ICTCP) left out too, when the scenario turns none of
-//! them on ([`super::TcpConfig::extras`], `sim::extras`).
+//! them on ([`super::TcpConfig::extras`], `sim::extras`). The pacer
+//! (`tcp::pacing`) and the delivery-rate samples (`tcp::delivery_rate`)
+//! have a switch of their own (`PACED`), on when the scenario paces
+//! ([`super::TcpConfig::paced`]): BBR alone runs on a build with them and
+//! without the rest. Of the four builds, the engine makes three: none, the
+//! pacer alone, and all (a scenario with any other part on gets the pacer
+//! too, unused).
 //! **Deliberately different:** nothing: with those mechanisms off, both
 //! builds behave alike, so a run's results do not depend on the build, only
 //! its speed does (`bench/`; docs/validation/speed.md).

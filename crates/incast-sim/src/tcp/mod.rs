@@ -156,15 +156,16 @@ fn window_field(bytes: u64) -> u32 {
 }
 
 /// One end of an established TCP connection, driven by its caller; with
-/// `EXTRAS` false, built without its optional mechanisms (`tcp::gated`).
+/// `EXTRAS` false, built without its optional mechanisms, with `PACED`
+/// false without pacing and rate samples (`tcp::gated`).
 #[derive(Clone, Debug)]
-pub struct Endpoint<const EXTRAS: bool = true> {
+pub struct Endpoint<const EXTRAS: bool = true, const PACED: bool = true> {
     clock: TcpClock,
     /// Advertised window carried by every segment.
     rcv_wnd: u32,
     /// Linux's growth of that window (`tcp::rcv_window`), when on.
     linux_wnd: Gated<Box<LinuxRcvWindow>, EXTRAS>,
-    sender: Sender<EXTRAS>,
+    sender: Sender<EXTRAS, PACED>,
     receiver: Receiver,
     delack: DelayedAck,
     /// Most SACK blocks per segment; 0 when SACK is off.
@@ -196,7 +197,7 @@ impl Endpoint {
     }
 }
 
-impl<const EXTRAS: bool> Endpoint<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Endpoint<EXTRAS, PACED> {
     /// [`Endpoint::new`] whose retransmission timer draws its randomized
     /// timeout and scheduling delay (`tcp::rto_timer`) from `timer_rng`.
     pub fn new_seeded(

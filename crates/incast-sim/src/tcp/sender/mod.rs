@@ -85,9 +85,10 @@ pub struct DataTx {
 }
 
 /// The sending half of an endpoint; with `EXTRAS` false, built without
-/// its optional mechanisms (`tcp::gated`).
+/// its optional mechanisms, with `PACED` false without pacing and rate
+/// samples (`tcp::gated`).
 #[derive(Clone, Debug)]
-pub struct Sender<const EXTRAS: bool = true> {
+pub struct Sender<const EXTRAS: bool = true, const PACED: bool = true> {
     mss: u64,
     /// Stream offset one past the last byte the application wrote.
     app_end: u64,
@@ -99,7 +100,7 @@ pub struct Sender<const EXTRAS: bool = true> {
     snd_max: u64,
     peer_wnd: u64,
     /// Every segment sent and not yet cumulatively acknowledged.
-    log: SentLog<EXTRAS>,
+    log: SentLog<PACED>,
     rto: RtoEstimator,
     /// Arms the retransmission timer (randomization, scheduling delay).
     timer: RtoTimer,
@@ -150,12 +151,12 @@ pub struct Sender<const EXTRAS: bool = true> {
     /// or in NewReno recovery as Linux runs it for a connection without SACK.
     prr: Gated<Box<Prr>, EXTRAS>,
     /// Delivery-rate samples (`tcp::delivery_rate`), when the algorithm steers by rate.
-    rate: Gated<Box<DeliveryRate>, EXTRAS>,
+    rate: Gated<Box<DeliveryRate>, PACED>,
     /// Pacing (`tcp::pacing`), when on.
-    pacer: Gated<Pacer, EXTRAS>,
+    pacer: Gated<Pacer, PACED>,
 }
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// An idle sender of an established connection; `timer_rng` feeds the
     /// randomized timeout and scheduling delay (`tcp::rto_timer`).
     pub fn new(cfg: &TcpConfig, timer_rng: Rng) -> Self {

@@ -9,7 +9,7 @@ use crate::tcp::rack_tlp::RackTlp;
 use crate::tcp::EndpointStats;
 use crate::time::{SimDuration, SimTime};
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// RFC 8985 (6.2 step 6): arm the reordering timer when a segment sent
     /// before the latest delivered one is not yet old enough to count as
     /// lost; `wait` is when the last of them will be. Linux

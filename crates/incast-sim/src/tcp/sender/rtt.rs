@@ -12,7 +12,7 @@ use crate::tcp::pacing::Pacer;
 use crate::tcp::sent_log::Acked;
 use crate::time::{SimDuration, SimTime};
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// Drop the records `ack` covers (delivering them to the rate
     /// estimator) and take at most one RTT sample from them. Returns whether
     /// one of them had been retransmitted.
@@ -85,7 +85,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 }
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// Segments this ACK's SACK blocks delivered whole go to the rate
     /// estimator, each once (`tcp_sacktag_one` calls `tcp_rate_skb_delivered`).
     #[cold]
@@ -167,7 +167,7 @@ impl<const EXTRAS: bool> Sender<EXTRAS> {
     }
 }
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// BBR's state as `TCP_CC_INFO` (`bbr_get_info`) and `TCP_INFO`
     /// (`tcpi_pacing_rate`, `tcpi_delivery_rate`, `tcpi_snd_cwnd`) report
     /// it, when the algorithm is BBR.

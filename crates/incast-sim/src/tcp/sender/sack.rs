@@ -12,7 +12,7 @@ use crate::tcp::sack::LostMarks;
 use crate::tcp::EndpointStats;
 use crate::time::{SimDuration, SimTime};
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// An ACK of new data, `acked` bytes up to `ack`, with SACK on (`sacked_before`
     /// bytes above the old SND.UNA were SACKed before it; `cut` when ECN cut
     /// the window): ends recovery at RecoveryPoint and grows the window outside

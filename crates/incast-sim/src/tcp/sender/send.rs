@@ -10,7 +10,7 @@ use crate::tcp::idle_restart::IdleRule;
 use crate::tcp::prr::PrrFlavor;
 use crate::time::SimTime;
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// The next data segment to send now, if any: a GIP copy or a tail loss
     /// probe that is due, a due retransmission of SND.UNA, then data from
     /// SND.NXT as the window allows.

@@ -13,7 +13,7 @@ use crate::tcp::spurious::Verdict;
 use crate::tcp::{EndpointStats, Segment};
 use crate::time::SimTime;
 
-impl<const EXTRAS: bool> Sender<EXTRAS> {
+impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// Fire the retransmission timer if due; returns the classified timeout
     /// when it expired with data outstanding.
     pub fn on_timer(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) -> Option<Timeout> {
