@@ -166,6 +166,14 @@ def setting_help(name: str) -> str:
     return f"{first}. [{name}]"
 
 
+#: What ``--sample-every`` does, in every verb that has it (``testbed`` and ``validate`` sample only when
+#: it is given; ``serve`` samples, every 1ms unless it is given, when ``--trace`` names a file).
+SAMPLE_EVERY_HELP = "Sample each server's connections this often (TCP_INFO; BBR's model from TCP_CC_INFO), e.g. 1ms."
+#: What ``--trace FILE`` does where the connections are sampled (``testbed`` writes FILE-N.csv for each
+#: of several server counts).
+TRACE_HELP = "Write the sampled connections as CSV to this file (one FILE-N.csv per server count of several)."
+
+
 def option(flag: str, metavar: str, help: str) -> Any:
     """An option taking a value, with its default left out of the help."""
     return typer.Option(flag, metavar=metavar, help=help, show_default=False)

@@ -27,7 +27,7 @@ from typing import Annotated
 import typer
 
 from incast import bench
-from incast.cli.options import Congestion, Nodelay, Rcvbuf, Sndbuf, option
+from incast.cli.options import SAMPLE_EVERY_HELP, TRACE_HELP, Congestion, Nodelay, Rcvbuf, Sndbuf, option
 from incast.cli.output import EXIT_ENGINE, fail
 
 __all__ = ["register", "serve"]
@@ -68,13 +68,10 @@ def serve(
         option(
             "--trace",
             "FILE",
-            "Sample every open connection's sending state (TCP_INFO, and BBR's model from TCP_CC_INFO) "
-            "into this CSV file.",
+            TRACE_HELP,
         ),
     ] = None,
-    sample_every: Annotated[
-        str, option("--sample-every", "DURATION", "Time between two samples of the connections (default 1ms).")
-    ] = "1ms",
+    sample_every: Annotated[str, option("--sample-every", "DURATION", SAMPLE_EVERY_HELP)] = "1ms",
 ) -> int:
     """Serve synchronized-read requests until SIGINT or SIGTERM."""
 

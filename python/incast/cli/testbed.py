@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 
 from incast.cli.options import (
+    SAMPLE_EVERY_HELP,
+    TRACE_HELP,
     AsJson,
     ScenarioFile,
     Servers,
@@ -54,8 +56,7 @@ SampleEvery = Annotated[
     typer.Option(
         "--sample-every",
         metavar="DURATION",
-        help="Sample every server's connection this often (TCP_INFO; BBR's model from TCP_CC_INFO) into the "
-        "result's trace, e.g. 1ms (default off).",
+        help=SAMPLE_EVERY_HELP,
         show_default=False,
     ),
 ]
@@ -64,7 +65,7 @@ TraceFile = Annotated[
     typer.Option(
         "--trace",
         metavar="FILE",
-        help="With --sample-every, write the sampled trace as CSV (with several server counts, FILE-N.csv each).",
+        help=TRACE_HELP,
         show_default=False,
     ),
 ]
