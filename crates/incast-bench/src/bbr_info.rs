@@ -20,56 +20,24 @@
 //! these (another BBR, or changed module constants) is no mode.
 
 use crate::tcp_info::tcp_option;
+pub use incast_sim::tcp::cc::bbr::{Mode, CWND_GAIN, DRAIN_GAIN, HIGH_GAIN, UNIT as BBR_UNIT};
 use socket2::SockRef;
 use std::io;
 use std::os::fd::{AsFd, AsRawFd};
 
-/// `BBR_UNIT`: gains are fixed point with 8 fractional bits.
-pub const BBR_UNIT: u32 = 256;
-/// `bbr_high_gain`: `BBR_UNIT * 2885 / 1000 + 1`.
-pub const HIGH_GAIN: u32 = BBR_UNIT * 2885 / 1000 + 1;
-/// `bbr_drain_gain`: `BBR_UNIT * 1000 / 2885`.
-pub const DRAIN_GAIN: u32 = BBR_UNIT * 1000 / 2885;
-/// `bbr_cwnd_gain`: `BBR_UNIT * 2`.
-pub const CWND_GAIN: u32 = BBR_UNIT * 2;
 /// Bytes of `struct tcp_bbr_info`.
 const BBR_INFO_LEN: usize = 5 * 4;
 /// Bytes of `union tcp_cc_info` (its largest member is `tcpvegas_info` or `tcp_bbr_info`, 20 bytes).
 const CC_INFO_LEN: usize = 20;
 
-/// BBR's state machine (`enum bbr_mode`), as its gains imply.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Mode {
-    /// Ramping up at the high gain.
-    Startup,
-    /// Draining STARTUP's queue.
-    Drain,
-    /// Cycling the pacing gain around the estimate.
-    ProbeBw,
-    /// Holding 4 packets to measure the propagation RTT.
-    ProbeRtt,
-}
-
-impl Mode {
-    /// The mode `bbr_update_gains` sets this pair of gains in, or `None`.
-    pub fn from_gains(pacing_gain: u32, cwnd_gain: u32) -> Option<Mode> {
-        match (pacing_gain, cwnd_gain) {
-            (HIGH_GAIN, HIGH_GAIN) | (0, 0) => Some(Mode::Startup),
-            (DRAIN_GAIN, HIGH_GAIN) => Some(Mode::Drain),
-            (_, CWND_GAIN) => Some(Mode::ProbeBw),
-            (BBR_UNIT, BBR_UNIT) => Some(Mode::ProbeRtt),
-            _ => None,
-        }
-    }
-
-    /// The name the traces use: `startup`, `drain`, `probe_bw`, `probe_rtt`.
-    pub fn name(self) -> &'static str {
-        match self {
-            Mode::Startup => "startup",
-            Mode::Drain => "drain",
-            Mode::ProbeBw => "probe_bw",
-            Mode::ProbeRtt => "probe_rtt",
-        }
+/// The mode `bbr_update_gains` sets this pair of gains (in 1/256ths) in, or `None`.
+pub fn mode_of_gains(pacing_gain: u32, cwnd_gain: u32) -> Option<Mode> {
+    match (u64::from(pacing_gain), u64::from(cwnd_gain)) {
+        (HIGH_GAIN, HIGH_GAIN) | (0, 0) => Some(Mode::Startup),
+        (DRAIN_GAIN, HIGH_GAIN) => Some(Mode::Drain),
+        (_, CWND_GAIN) => Some(Mode::ProbeBw),
+        (BBR_UNIT, BBR_UNIT) => Some(Mode::ProbeRtt),
+        _ => None,
     }
 }
 
@@ -109,9 +77,9 @@ impl BbrInfo {
         Ok(BbrInfo::parse(&buf[..len.min(BBR_INFO_LEN)]))
     }
 
-    /// The mode these gains imply ([`Mode::from_gains`]).
+    /// The mode these gains imply ([`mode_of_gains`]).
     pub fn mode(&self) -> Option<Mode> {
-        Mode::from_gains(self.pacing_gain, self.cwnd_gain)
+        mode_of_gains(self.pacing_gain, self.cwnd_gain)
     }
 }
 
@@ -124,14 +92,14 @@ mod tests {
     #[test]
     fn the_gains_of_bbr_update_gains_name_the_mode() {
         assert_eq!((HIGH_GAIN, DRAIN_GAIN, CWND_GAIN), (739, 88, 512));
-        assert_eq!(Mode::from_gains(739, 739), Some(Mode::Startup));
-        assert_eq!(Mode::from_gains(0, 0), Some(Mode::Startup), "bbr_init's mode, before any ACK set the gains");
-        assert_eq!(Mode::from_gains(88, 739), Some(Mode::Drain));
+        assert_eq!(mode_of_gains(739, 739), Some(Mode::Startup));
+        assert_eq!(mode_of_gains(0, 0), Some(Mode::Startup), "bbr_init's mode, before any ACK set the gains");
+        assert_eq!(mode_of_gains(88, 739), Some(Mode::Drain));
         for phase_gain in [320, 192, 256] {
-            assert_eq!(Mode::from_gains(phase_gain, 512), Some(Mode::ProbeBw));
+            assert_eq!(mode_of_gains(phase_gain, 512), Some(Mode::ProbeBw));
         }
-        assert_eq!(Mode::from_gains(256, 256), Some(Mode::ProbeRtt));
-        assert_eq!(Mode::from_gains(256, 739), None);
+        assert_eq!(mode_of_gains(256, 256), Some(Mode::ProbeRtt));
+        assert_eq!(mode_of_gains(256, 739), None);
     }
 
     #[test]

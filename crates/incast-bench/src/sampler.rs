@@ -13,7 +13,7 @@
 //!
 //! Rates are in bits per second, times in seconds. The BBR columns are
 //! empty on a connection whose congestion control is not `bbr`, and
-//! `mode` also where the gains name no mode ([`Mode::from_gains`]);
+//! `mode` also where the gains name no mode ([`crate::bbr_info::mode_of_gains`]);
 //! `pacing_rate_bps` is empty while the socket is not paced.
 
 use crate::bbr_info::{BbrInfo, BBR_UNIT};
@@ -88,7 +88,7 @@ impl Sample {
                 let mode = b.mode().map_or("", |m| m.name());
                 // `min_rtt_us` is ~0 until BBR has an RTT sample.
                 let min_rtt = if b.min_rtt_us == u32::MAX { String::new() } else { seconds(b.min_rtt_us) };
-                let gain = |g: u32| f64::from(g) / f64::from(BBR_UNIT);
+                let gain = |g: u32| f64::from(g) / BBR_UNIT as f64;
                 let _ = write!(out, ",{mode},{},{min_rtt},{},{}", b.bw * 8, gain(b.pacing_gain), gain(b.cwnd_gain));
             }
             None => out.push_str(",,,,,"),

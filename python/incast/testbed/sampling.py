@@ -18,27 +18,14 @@ import csv
 from pathlib import Path
 from typing import Any
 
+from incast.bench import SAMPLE_COLUMNS
 from incast.units import format_duration
 
 __all__ = ["TRACE_COLUMNS", "collect", "serve_options", "trace_file", "write_csv"]
 
-#: Columns of the sampled trace: the simulator's BBR trace has the first ten.
-TRACE_COLUMNS = (
-    "time_s",
-    "flow",
-    "mode",
-    "bw_bps",
-    "min_rtt_s",
-    "pacing_gain",
-    "cwnd_gain",
-    "pacing_rate_bps",
-    "delivery_rate_bps",
-    "cwnd_pkts",
-    "srtt_s",
-    "total_retrans",
-    "delivered_pkts",
-    "unacked_pkts",
-)
+#: Columns of the sampled trace: the benchmark's (:data:`incast.bench.SAMPLE_COLUMNS`) on the client's
+#: clock (``time_s`` in place of ``unix_s``); the simulator's BBR trace has the first ten.
+TRACE_COLUMNS = ("time_s", *SAMPLE_COLUMNS[1:])
 #: The columns that hold whole numbers; ``mode`` is text and the rest are real numbers.
 _COUNTS = {"flow", "cwnd_pkts", "total_retrans", "delivered_pkts", "unacked_pkts", "bw_bps"}
 

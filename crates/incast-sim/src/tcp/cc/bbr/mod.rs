@@ -72,13 +72,13 @@ use lt_bw::LtBw;
 use max_filter::MaxFilter;
 
 /// Gains are fixed point in 1/256ths (`BBR_UNIT`).
-const UNIT: u64 = 256;
+pub const UNIT: u64 = 256;
 /// 2/ln(2), the smallest gain that doubles the sending rate each round (`bbr_high_gain`).
-const HIGH_GAIN: u64 = UNIT * 2885 / 1000 + 1;
+pub const HIGH_GAIN: u64 = UNIT * 2885 / 1000 + 1;
 /// Its inverse, to drain STARTUP's queue in a round (`bbr_drain_gain`).
-const DRAIN_GAIN: u64 = UNIT * 1000 / 2885;
+pub const DRAIN_GAIN: u64 = UNIT * 1000 / 2885;
 /// PROBE_BW's window gain (`bbr_cwnd_gain`).
-const CWND_GAIN: u64 = UNIT * 2;
+pub const CWND_GAIN: u64 = UNIT * 2;
 /// Phases of PROBE_BW's gain cycle (`CYCLE_LEN`).
 const CYCLE_LEN: usize = 8;
 /// Rounds the bandwidth filter spans (`bbr_bw_rtts`: CYCLE_LEN + 2).
