@@ -67,7 +67,7 @@ use super::{CaState, CongestionControl};
 use crate::rng::Rng;
 use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
-use cwnd::AckAggregation;
+use cwnd::{AckAggregation, TargetBdp};
 use lt_bw::LtBw;
 use max_filter::MaxFilter;
 
@@ -180,8 +180,10 @@ pub struct Bbr {
     lost: u64,
     pacing_gain: u64,
     cwnd_gain: u64,
-    /// Bytes per second (`sk_pacing_rate`).
+    /// Bytes per second (`sk_pacing_rate`), and the segments of a send
+    /// quantum at that rate (`bbr_tso_segs_goal`), set with it.
     pacing_rate: u64,
+    quantum: u64,
     has_seen_rtt: bool,
     /// The slow-start threshold DRAIN sets, in packets (`None`: `TCP_INFINITE_SSTHRESH`).
     ssthresh: Option<u64>,
@@ -189,6 +191,8 @@ pub struct Bbr {
     lt: LtBw,
     /// ACK aggregation (`extra_acked`).
     aggregation: AckAggregation,
+    /// The window target's BDP and aggregation cap, as last worked out.
+    target: TargetBdp,
 }
 
 impl Bbr {
@@ -224,10 +228,12 @@ impl Bbr {
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
             pacing_rate: 0,
+            quantum: 0,
             has_seen_rtt: false,
             ssthresh: None,
             lt: LtBw::default(),
             aggregation: AckAggregation::default(),
+            target: TargetBdp::default(),
         };
         bbr.init_pacing_rate_from_rtt(u64::from(init_cwnd.max(1)), None);
         bbr
@@ -271,6 +277,12 @@ impl Bbr {
     /// Packets, rounded up, in `bytes`.
     fn packets(&self, bytes: u64) -> u64 {
         bytes.div_ceil(self.mss)
+    }
+
+    /// The packets in flight after the ACK of `rs`: those before it less
+    /// what it delivered (worked out only where a rule reads it).
+    fn inflight_after(&self, rs: &RateSample) -> u64 {
+        self.packets(rs.prior_in_flight.saturating_sub(rs.acked_sacked))
     }
 
     /// `bbr_update_bw`: a round starts when the ACK delivered data sent
@@ -387,20 +399,18 @@ impl CongestionControl for Bbr {
         }
         (self.delivered, self.lost) = (rs.total_delivered, rs.total_lost);
         let acked = self.packets(rs.acked_sacked);
-        let prior_inflight = self.packets(rs.prior_in_flight);
-        let inflight = self.packets(rs.prior_in_flight.saturating_sub(rs.acked_sacked));
         self.update_bw(rs);
         self.update_ack_aggregation(rs, acked, cwnd);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(prior_inflight, rs.losses > 0) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(self.packets(rs.prior_in_flight), rs.losses > 0) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(rs);
-        self.check_drain(inflight);
-        self.update_min_rtt(rs, inflight, &mut cwnd);
+        self.check_drain(rs);
+        self.update_min_rtt(rs, &mut cwnd);
         self.update_gains();
         let bw = self.bw();
         self.set_pacing_rate(bw, self.pacing_gain, cwnd, rs.rtt);
-        self.set_cwnd(rs, acked, inflight, bw, cwnd) * self.mss
+        self.set_cwnd(rs, acked, bw, cwnd) * self.mss
     }
 
     /// `bbr_undo_cwnd`: a spurious slow-down resets full-pipe detection and
