@@ -107,7 +107,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
     /// `cong_control`), and may mark what follows application-limited; the
     /// pacing rate follows ([`Sender::update_pacing_rate`]).
-    #[inline(never)]
+    #[inline]
     pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64, head_lost: bool) {
         if self.rate.is_some() {
             // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
