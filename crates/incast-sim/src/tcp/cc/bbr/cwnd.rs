@@ -106,12 +106,11 @@ impl Bbr {
     }
 
     /// `bbr_update_ack_aggregation`: an ACK of `acked` packets with the
-    /// window at `cwnd` packets.
-    pub(super) fn update_ack_aggregation(&mut self, rs: &RateSample, acked: u64, cwnd: u64) {
+    /// estimate at `bw` and the window at `cwnd` packets.
+    pub(super) fn update_ack_aggregation(&mut self, rs: &RateSample, acked: u64, bw: u64, cwnd: u64) {
         if acked == 0 || rs.interval == SimDuration::ZERO {
             return;
         }
-        let bw = self.bw();
         let agg = &mut self.aggregation;
         if self.round_start {
             agg.win_rounds = (agg.win_rounds + 1).min(0x1f);

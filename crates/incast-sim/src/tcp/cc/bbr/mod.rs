@@ -162,6 +162,8 @@ pub struct Bbr {
     prev_state: CaState,
     /// The window to restore after recovery or PROBE_RTT, in packets.
     prior_cwnd: u64,
+    /// The window the last ACK set, in packets.
+    cwnd: u64,
     /// Sending resumed from idle; cleared by the first ACK that delivers.
     idle_restart: bool,
     /// A PROBE_RTT ended at a transmit from idle: the next ACK restores the window.
@@ -215,6 +217,7 @@ impl Bbr {
             state: CaState::Open,
             prev_state: CaState::Open,
             prior_cwnd: 0,
+            cwnd: 0,
             idle_restart: false,
             restore_pending: false,
             full_bw: 0,
@@ -390,7 +393,8 @@ impl CongestionControl for Bbr {
     /// `bbr_main`: the model from the sample (`bbr_update_model`), then the
     /// pacing rate and the window.
     fn cong_control(&mut self, rs: &RateSample, cwnd: u64) -> u64 {
-        let mut cwnd = self.packets(cwnd);
+        // Unless the sender changed it since, the window is the one the last ACK set: no division.
+        let mut cwnd = if cwnd == self.cwnd * self.mss { self.cwnd } else { self.packets(cwnd) };
         if std::mem::take(&mut self.restore_pending) {
             cwnd = cwnd.max(self.prior_cwnd);
         }
@@ -400,7 +404,9 @@ impl CongestionControl for Bbr {
         (self.delivered, self.lost) = (rs.total_delivered, rs.total_lost);
         let acked = self.packets(rs.acked_sacked);
         self.update_bw(rs);
-        self.update_ack_aggregation(rs, acked, cwnd);
+        // The estimate stays what the sample made it until the next ACK.
+        let bw = self.bw();
+        self.update_ack_aggregation(rs, acked, bw, cwnd);
         if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(self.packets(rs.prior_in_flight), rs.losses > 0) {
             self.advance_cycle_phase();
         }
@@ -408,9 +414,9 @@ impl CongestionControl for Bbr {
         self.check_drain(rs);
         self.update_min_rtt(rs, &mut cwnd);
         self.update_gains();
-        let bw = self.bw();
         self.set_pacing_rate(bw, self.pacing_gain, cwnd, rs.rtt);
-        self.set_cwnd(rs, acked, bw, cwnd) * self.mss
+        self.cwnd = self.set_cwnd(rs, acked, bw, cwnd);
+        self.cwnd * self.mss
     }
 
     /// `bbr_undo_cwnd`: a spurious slow-down resets full-pipe detection and
