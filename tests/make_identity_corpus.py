@@ -111,6 +111,16 @@ FEATURES: dict[str, dict[str, Any]] = {
     "clients-shared": {"servers": 4, "workload": {"clients": 2}},
     "wan-uniform": {"wan": {"delay": "1ms", "jitter": "200us", "jitter_dist": "uniform"}},
     "no-timeout-rows": {"stats": {"timeouts": False}},
+    "bbr": {"tcp": {"cc": "bbr"}},
+    # The benchmark's BBR incast (bench/speed.py), run to its tenth block however long that takes.
+    "bbr-benchmark": {
+        "servers": 64,
+        "blocks": 10,
+        "duration": "300s",
+        "tcp": {"cc": "bbr", "rto_min": "200us", "delayed_ack": "off"},
+    },
+    "bbr-trace": {"servers": 4, "tcp": {"cc": "bbr"}, "trace": {"bbr": True}},
+    "bbr-link-loss": {"tcp": {"cc": "bbr"}, "link": {"loss": 0.01}},
 }
 
 
@@ -133,15 +143,13 @@ def _slug(text: str) -> str:
 
 
 def _shorten(scenario: Scenario) -> Scenario:
-    """Cap the run at MAX_BLOCKS blocks and MAX_DURATION_S of simulated time."""
+    """Cap the run at MAX_BLOCKS blocks (when it has reads) and MAX_DURATION_S of simulated time."""
     blocks = scenario.get("blocks")
     duration = scenario.get("duration")
-    return scenario.with_overrides(
-        {
-            "blocks": MAX_BLOCKS if blocks is None else min(blocks, MAX_BLOCKS),
-            "duration": f"{MAX_DURATION_S if duration is None else min(duration, MAX_DURATION_S)}s",
-        }
-    )
+    caps: dict[str, Any] = {"duration": f"{MAX_DURATION_S if duration is None else min(duration, MAX_DURATION_S)}s"}
+    if scenario.get("workload.kind") != "none":
+        caps["blocks"] = MAX_BLOCKS if blocks is None else min(blocks, MAX_BLOCKS)
+    return scenario.with_overrides(caps)
 
 
 def corpus() -> dict[str, Scenario]:
@@ -171,10 +179,10 @@ def corpus() -> dict[str, Scenario]:
 
 def main() -> int:
     default = json.loads(Scenario(servers=1).to_json())
+    scenarios = corpus()
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*.json"):
         old.unlink()
-    scenarios = corpus()
     for name, scenario in sorted(scenarios.items()):
         settings = {"servers": scenario.servers, **_diff(json.loads(scenario.to_json()), default)}
         (OUT / f"{name}.json").write_text(json.dumps(settings, indent=1, sort_keys=True) + "\n")

@@ -169,8 +169,9 @@ impl Pacer {
     /// A data segment of `len` payload bytes left at `now`
     /// (`__tcp_transmit_skb` and `tcp_update_skb_after_send`): the first of a
     /// burst moves the departure time to at least now, and each moves it on
-    /// by its size over the rate, less the credit.
-    #[inline]
+    /// by its size over the rate, less the credit. Inline always: it runs
+    /// for every data segment, and with `#[inline]` LLVM keeps it out of line.
+    #[inline(always)]
     pub fn on_sent(&mut self, now: SimTime, len: u64) {
         if self.in_burst(now) && !self.exempt {
             self.left -= 1;

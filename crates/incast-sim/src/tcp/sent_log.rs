@@ -113,7 +113,13 @@ impl<const RATES: bool> SentLog<RATES> {
     /// Flag every record overlapping `[start, end)` as retransmitted at
     /// `now`, stamping each anew (`stamp`) when rates are kept.
     pub fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime, stamp: Option<RateStamp>) {
-        let first = self.records.as_slice().partition_point(|r| r.end <= start);
+        let records = self.records.as_slice();
+        // Most retransmissions resend the oldest record (SND.UNA): found without a search.
+        let first = if records.first().is_some_and(|r| r.end > start) {
+            0
+        } else {
+            records.partition_point(|r| r.end <= start)
+        };
         let mut last = first;
         for r in &mut self.records.as_mut_slice()[first..] {
             r.retransmitted = true;

@@ -107,7 +107,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
     /// `cong_control`), and may mark what follows application-limited; the
     /// pacing rate follows ([`Sender::update_pacing_rate`]).
-    #[inline(never)]
+    #[inline]
     pub(super) fn after_ack(&mut self, now: SimTime, prior_in_flight: u64, prior_cwnd: u64, head_lost: bool) {
         if self.rate.is_some() {
             // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
@@ -156,12 +156,17 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// estimator's; the smoothed RTT without one) and the algorithm's
     /// `min_tso_segs`.
     pub fn update_pacing_rate(&mut self) {
-        let (cwnd, ssthresh, flight, srtt) = (self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt());
-        let rate = self.cc.pacing_rate();
+        if self.pacer.is_none() {
+            return;
+        }
+        let srtt = self.rto.srtt();
+        let rate = self
+            .cc
+            .pacing_rate()
+            .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), srtt));
         let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or(srtt);
         let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
-            let rate = rate.or_else(|| Pacer::window_rate(cwnd, ssthresh, flight, srtt));
             pacer.set_rate(rate, min_rtt, min_tso_segs);
         }
     }

@@ -52,6 +52,16 @@ impl AckAggregation {
     }
 }
 
+/// The BDP at the window's gain and the aggregation cap
+/// ([`Bbr::target_bdp`]), with the bandwidth, gain and minimum RTT they
+/// were worked out from.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct TargetBdp {
+    inputs: Option<(u64, u64, Option<SimDuration>)>,
+    bdp: u64,
+    aggregation_cap: u64,
+}
+
 /// Whole packets of `mss` bytes that `bw` bytes a second deliver in `t`.
 fn packets_in(bw: u64, t: SimDuration, mss: u64) -> u64 {
     match bw.checked_mul(t.as_ps()) {
@@ -82,7 +92,7 @@ impl Bbr {
     /// rounded up to an even count ("Reduce delayed ACKs"), two more in
     /// PROBE_BW's probing phase ("gain cycling gets inflight above BDP even for small BDPs").
     pub(super) fn quantization_budget(&self, cwnd: u64) -> u64 {
-        let cwnd = (cwnd + 3 * self.tso_segs_goal() + 1) & !1;
+        let cwnd = (cwnd + 3 * self.quantum + 1) & !1;
         if self.mode == Mode::ProbeBw && self.cycle_idx == 0 {
             cwnd + 2
         } else {
@@ -96,12 +106,11 @@ impl Bbr {
     }
 
     /// `bbr_update_ack_aggregation`: an ACK of `acked` packets with the
-    /// window at `cwnd` packets.
-    pub(super) fn update_ack_aggregation(&mut self, rs: &RateSample, acked: u64, cwnd: u64) {
+    /// estimate at `bw` and the window at `cwnd` packets.
+    pub(super) fn update_ack_aggregation(&mut self, rs: &RateSample, acked: u64, bw: u64, cwnd: u64) {
         if acked == 0 || rs.interval == SimDuration::ZERO {
             return;
         }
-        let bw = self.bw();
         let agg = &mut self.aggregation;
         if self.round_start {
             agg.win_rounds = (agg.win_rounds + 1).min(0x1f);
@@ -125,13 +134,16 @@ impl Bbr {
         agg.extra_acked[agg.win_idx] = agg.extra_acked[agg.win_idx].max(extra);
     }
 
-    /// `bbr_ack_aggregation_cwnd`: the aggregation allowance once the pipe
-    /// is full, at most 100 ms of the estimate.
-    fn ack_aggregation_cwnd(&self) -> u64 {
-        if !self.full_bw_reached {
-            return 0;
+    /// `bbr_bdp` of `bw` at the window's gain, and 100 ms of `bw`, the cap
+    /// of the aggregation allowance, in packets: worked out again only when
+    /// the bandwidth, the gain or the minimum RTT moved since the last ACK.
+    fn target_bdp(&mut self, bw: u64) -> (u64, u64) {
+        let inputs = Some((bw, self.cwnd_gain, self.min_rtt));
+        if self.target.inputs != inputs {
+            let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss));
+            self.target = TargetBdp { inputs, bdp, aggregation_cap: cap };
         }
-        self.aggregation.extra_acked().min(packets_in(self.bw(), EXTRA_ACKED_MAX, self.mss))
+        (self.target.bdp, self.target.aggregation_cap)
     }
 
     /// `bbr_save_cwnd`: the window of `cwnd` packets to restore later,
@@ -150,7 +162,7 @@ impl Bbr {
     /// a round (the round restarts now); leaving recovery or a timeout's
     /// loss state restores the saved window. True while packet
     /// conservation holds, `cwnd` then being its window.
-    fn recover_or_restore(&mut self, rs: &RateSample, acked: u64, inflight: u64, cwnd: &mut u64) -> bool {
+    fn recover_or_restore(&mut self, rs: &RateSample, acked: u64, cwnd: &mut u64) -> bool {
         if rs.losses > 0 {
             *cwnd = cwnd.saturating_sub(self.packets(rs.losses)).max(1);
         }
@@ -159,7 +171,7 @@ impl Bbr {
             // "Starting 1st round of Recovery, so do packet conservation."
             self.packet_conservation = true;
             self.next_rtt_delivered = rs.total_delivered;
-            *cwnd = inflight + acked;
+            *cwnd = self.inflight_after(rs) + acked;
         } else if prev >= CaState::Recovery && state < CaState::Recovery {
             // "Exiting loss recovery; restore cwnd saved before recovery."
             *cwnd = (*cwnd).max(self.prior_cwnd);
@@ -167,7 +179,7 @@ impl Bbr {
         }
         self.prev_state = state;
         if self.packet_conservation {
-            *cwnd = (*cwnd).max(inflight + acked);
+            *cwnd = (*cwnd).max(self.inflight_after(rs) + acked);
         }
         self.packet_conservation
     }
@@ -175,11 +187,14 @@ impl Bbr {
     /// `bbr_set_cwnd`: toward the target by what the ACK delivered
     /// (`acked` packets), cut to it once the pipe is full; at least 4
     /// packets, at most 4 in PROBE_RTT.
-    pub(super) fn set_cwnd(&mut self, rs: &RateSample, acked: u64, inflight: u64, bw: u64, cwnd: u64) -> u64 {
+    pub(super) fn set_cwnd(&mut self, rs: &RateSample, acked: u64, bw: u64, cwnd: u64) -> u64 {
         let mut cwnd = cwnd;
-        if acked > 0 && !self.recover_or_restore(rs, acked, inflight, &mut cwnd) {
-            let target = self.bdp(bw, self.cwnd_gain) + self.ack_aggregation_cwnd();
-            let target = self.quantization_budget(target);
+        if acked > 0 && !self.recover_or_restore(rs, acked, &mut cwnd) {
+            let (bdp, aggregation_cap) = self.target_bdp(bw);
+            // bbr_ack_aggregation_cwnd: the aggregation allowance once the pipe is full.
+            let aggregation =
+                if self.full_bw_reached { self.aggregation.extra_acked().min(aggregation_cap) } else { 0 };
+            let target = self.quantization_budget(bdp + aggregation);
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
             } else if cwnd < target || rs.total_delivered < INIT_CWND * self.mss {

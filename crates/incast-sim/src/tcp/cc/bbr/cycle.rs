@@ -30,7 +30,7 @@ impl Bbr {
     /// about to leave when the gain raises the flight.
     pub(super) fn in_net_at_edt(&self, inflight: u64) -> u64 {
         if self.pacing_gain > UNIT {
-            inflight + self.tso_segs_goal()
+            inflight + self.quantum
         } else {
             inflight
         }

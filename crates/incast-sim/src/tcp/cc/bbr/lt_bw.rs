@@ -88,7 +88,17 @@ impl Bbr {
 
     /// `bbr_lt_bw_sampling`, for an ACK (or a timeout) that found losses
     /// when `lost`, its sample application-limited when `app_limited`.
+    #[inline]
     pub(super) fn lt_bw_sampling(&mut self, lost: bool, app_limited: bool) {
+        // "Wait for the first loss before sampling": the common case, decided without a call.
+        if self.lt.use_bw || self.lt.sampling || lost {
+            self.lt_bw_sample(lost, app_limited);
+        }
+    }
+
+    /// [`Bbr::lt_bw_sampling`] once it uses, samples, or starts sampling the long-term rate.
+    #[inline(never)]
+    fn lt_bw_sample(&mut self, lost: bool, app_limited: bool) {
         if self.lt.use_bw {
             if self.mode == Mode::ProbeBw && self.round_start {
                 self.lt.rounds += 1;

@@ -67,7 +67,7 @@ use super::{CaState, CongestionControl};
 use crate::rng::Rng;
 use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
-use cwnd::AckAggregation;
+use cwnd::{AckAggregation, TargetBdp};
 use lt_bw::LtBw;
 use max_filter::MaxFilter;
 
@@ -162,6 +162,8 @@ pub struct Bbr {
     prev_state: CaState,
     /// The window to restore after recovery or PROBE_RTT, in packets.
     prior_cwnd: u64,
+    /// The window the last ACK set, in packets.
+    cwnd: u64,
     /// Sending resumed from idle; cleared by the first ACK that delivers.
     idle_restart: bool,
     /// A PROBE_RTT ended at a transmit from idle: the next ACK restores the window.
@@ -180,8 +182,10 @@ pub struct Bbr {
     lost: u64,
     pacing_gain: u64,
     cwnd_gain: u64,
-    /// Bytes per second (`sk_pacing_rate`).
+    /// Bytes per second (`sk_pacing_rate`), and the segments of a send
+    /// quantum at that rate (`bbr_tso_segs_goal`), set with it.
     pacing_rate: u64,
+    quantum: u64,
     has_seen_rtt: bool,
     /// The slow-start threshold DRAIN sets, in packets (`None`: `TCP_INFINITE_SSTHRESH`).
     ssthresh: Option<u64>,
@@ -189,6 +193,8 @@ pub struct Bbr {
     lt: LtBw,
     /// ACK aggregation (`extra_acked`).
     aggregation: AckAggregation,
+    /// The window target's BDP and aggregation cap, as last worked out.
+    target: TargetBdp,
 }
 
 impl Bbr {
@@ -211,6 +217,7 @@ impl Bbr {
             state: CaState::Open,
             prev_state: CaState::Open,
             prior_cwnd: 0,
+            cwnd: 0,
             idle_restart: false,
             restore_pending: false,
             full_bw: 0,
@@ -224,10 +231,12 @@ impl Bbr {
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
             pacing_rate: 0,
+            quantum: 0,
             has_seen_rtt: false,
             ssthresh: None,
             lt: LtBw::default(),
             aggregation: AckAggregation::default(),
+            target: TargetBdp::default(),
         };
         bbr.init_pacing_rate_from_rtt(u64::from(init_cwnd.max(1)), None);
         bbr
@@ -271,6 +280,12 @@ impl Bbr {
     /// Packets, rounded up, in `bytes`.
     fn packets(&self, bytes: u64) -> u64 {
         bytes.div_ceil(self.mss)
+    }
+
+    /// The packets in flight after the ACK of `rs`: those before it less
+    /// what it delivered (worked out only where a rule reads it).
+    fn inflight_after(&self, rs: &RateSample) -> u64 {
+        self.packets(rs.prior_in_flight.saturating_sub(rs.acked_sacked))
     }
 
     /// `bbr_update_bw`: a round starts when the ACK delivered data sent
@@ -378,7 +393,8 @@ impl CongestionControl for Bbr {
     /// `bbr_main`: the model from the sample (`bbr_update_model`), then the
     /// pacing rate and the window.
     fn cong_control(&mut self, rs: &RateSample, cwnd: u64) -> u64 {
-        let mut cwnd = self.packets(cwnd);
+        // Unless the sender changed it since, the window is the one the last ACK set: no division.
+        let mut cwnd = if cwnd == self.cwnd * self.mss { self.cwnd } else { self.packets(cwnd) };
         if std::mem::take(&mut self.restore_pending) {
             cwnd = cwnd.max(self.prior_cwnd);
         }
@@ -387,20 +403,20 @@ impl CongestionControl for Bbr {
         }
         (self.delivered, self.lost) = (rs.total_delivered, rs.total_lost);
         let acked = self.packets(rs.acked_sacked);
-        let prior_inflight = self.packets(rs.prior_in_flight);
-        let inflight = self.packets(rs.prior_in_flight.saturating_sub(rs.acked_sacked));
         self.update_bw(rs);
-        self.update_ack_aggregation(rs, acked, cwnd);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(prior_inflight, rs.losses > 0) {
+        // The estimate stays what the sample made it until the next ACK.
+        let bw = self.bw();
+        self.update_ack_aggregation(rs, acked, bw, cwnd);
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(self.packets(rs.prior_in_flight), rs.losses > 0) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(rs);
-        self.check_drain(inflight);
-        self.update_min_rtt(rs, inflight, &mut cwnd);
+        self.check_drain(rs);
+        self.update_min_rtt(rs, &mut cwnd);
         self.update_gains();
-        let bw = self.bw();
         self.set_pacing_rate(bw, self.pacing_gain, cwnd, rs.rtt);
-        self.set_cwnd(rs, acked, inflight, bw, cwnd) * self.mss
+        self.cwnd = self.set_cwnd(rs, acked, bw, cwnd);
+        self.cwnd * self.mss
     }
 
     /// `bbr_undo_cwnd`: a spurious slow-down resets full-pipe detection and

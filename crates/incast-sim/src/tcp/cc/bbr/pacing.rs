@@ -42,7 +42,13 @@ impl Bbr {
         self.has_seen_rtt = srtt.is_some();
         let rtt = srtt.filter(|r| *r > SimDuration::ZERO).unwrap_or(NOMINAL_RTT);
         let bw = u128::from(cwnd * self.mss) * PS_PER_S / u128::from(rtt.as_ps());
-        self.pacing_rate = Self::pacing_rate_for(bw.min(u128::from(u64::MAX)) as u64, HIGH_GAIN);
+        self.store_pacing_rate(Self::pacing_rate_for(bw.min(u128::from(u64::MAX)) as u64, HIGH_GAIN));
+    }
+
+    /// Pace at `rate` bytes per second, the send quantum following it.
+    fn store_pacing_rate(&mut self, rate: u64) {
+        self.pacing_rate = rate;
+        self.quantum = self.tso_segs_goal();
     }
 
     /// `bbr_set_pacing_rate`: the rate of `gain` times `bw`, taken when the
@@ -53,8 +59,8 @@ impl Bbr {
         if !self.has_seen_rtt && rtt.is_some() {
             self.init_pacing_rate_from_rtt(cwnd, rtt);
         }
-        if self.full_bw_reached || rate > self.pacing_rate {
-            self.pacing_rate = rate;
+        if (self.full_bw_reached || rate > self.pacing_rate) && rate != self.pacing_rate {
+            self.store_pacing_rate(rate);
         }
     }
 

@@ -33,9 +33,9 @@ impl Bbr {
         self.reset_mode();
     }
 
-    /// `bbr_update_min_rtt`, with `inflight` packets in flight after the
-    /// ACK and the window `cwnd` (packets), which PROBE_RTT's end restores.
-    pub(super) fn update_min_rtt(&mut self, rs: &RateSample, inflight: u64, cwnd: &mut u64) {
+    /// `bbr_update_min_rtt` at the ACK of `rs`, with the window `cwnd`
+    /// (packets), which PROBE_RTT's end restores.
+    pub(super) fn update_min_rtt(&mut self, rs: &RateSample, cwnd: &mut u64) {
         let now = rs.now;
         let expired = self.min_rtt_stamp.is_some_and(|s| now > s + MIN_RTT_WINDOW);
         if let Some(rtt) = rs.rtt {
@@ -53,7 +53,7 @@ impl Bbr {
         }
         if self.mode == Mode::ProbeRtt {
             // "Maintain min packets in flight for max(200 ms, 1 round)."
-            if self.probe_rtt_done.is_none() && inflight <= CWND_MIN_TARGET {
+            if self.probe_rtt_done.is_none() && self.inflight_after(rs) <= CWND_MIN_TARGET {
                 self.probe_rtt_done = Some(now + PROBE_RTT_TIME);
                 self.probe_rtt_round_done = false;
                 self.next_rtt_delivered = rs.total_delivered;

@@ -35,13 +35,14 @@ impl Bbr {
 
     /// `bbr_check_drain`: a full pipe ends STARTUP ("drain queue we
     /// created", ssthresh = `bbr_inflight(max_bw, 1.0)`); DRAIN ends once
-    /// the `inflight` packets fit the BDP.
-    pub(super) fn check_drain(&mut self, inflight: u64) {
+    /// the packets in flight after the ACK of `rs` fit the BDP.
+    pub(super) fn check_drain(&mut self, rs: &RateSample) {
         if self.mode == Mode::Startup && self.full_bw_reached {
             self.mode = Mode::Drain;
             self.ssthresh = Some(self.inflight(self.max_bw(), UNIT));
         }
-        if self.mode == Mode::Drain && self.in_net_at_edt(inflight) <= self.inflight(self.max_bw(), UNIT) {
+        if self.mode == Mode::Drain && self.in_net_at_edt(self.inflight_after(rs)) <= self.inflight(self.max_bw(), UNIT)
+        {
             // "we estimate queue is drained"
             self.reset_probe_bw_mode();
         }
