@@ -39,7 +39,7 @@ memory. Both run one core.
 traffic in place of the permutation: flows arriving at random between any two
 hosts, web-search sizes (DCTCP), offering LOAD of every host link's rate
 (``traffic.load``), the engine's default switch buffer and TCP; it prints the
-flows that arrived beside the rates.
+flows that arrived and those unfinished at the end beside the rates.
 """
 
 from __future__ import annotations
@@ -106,6 +106,8 @@ def engine(s: Scenario) -> dict[str, float]:
         "sim_s_per_s": r.sim_time_s / cpu,
         "sim_s_per_wall_s": r.sim_time_s / wall,
         "open_flows": float(getattr(r, "open_flows", 0)),  # present when traffic is on
+        "unfinished_flows": float(getattr(r, "open_flows_unfinished", 0)),
+        "packets_in_flight": float(r.packets_in_flight),
         "goodput_gbps": (r.goodput_mbps + r.background_goodput_mbps) / 1e3,
     }
 
@@ -167,11 +169,13 @@ def main() -> None:
         if a.htsim:
             theirs.append(htsim(a.htsim, a.k, duration_us))
     median = {key: statistics.median(r[key] for r in ours) for key in ours[0]}
-    opened = median.pop("open_flows")
+    opened, unfinished = median.pop("open_flows"), median.pop("unfinished_flows")
     flows = a.k**3 // 4 if a.websearch is None else int(opened)
     report: dict[str, Any] = {"k": a.k, "hosts": a.k**3 // 4, "flows": flows, "duration": a.duration}
     report.update(median)
     report["scenario"] = s.describe()
+    if a.websearch is not None:
+        report["unfinished_flows"] = int(unfinished)
     report["load_average"] = [load_before, os.getloadavg()[0]]
     report["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if theirs:
