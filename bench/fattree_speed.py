@@ -2,7 +2,8 @@
 """The engine beside htsim's ``htsim_tcp`` on htsim's own fat tree: long TCP flows between distinct hosts.
 
     python3 bench/fattree_speed.py --htsim PATH [--k 8] [--duration 2ms] [--repeat 3] [--json]
-    python3 bench/fattree_speed.py --k 16 --duration 1ms            # the engine alone (the scale run)
+    python3 bench/fattree_speed.py --k 16 --duration 1ms            # the engine alone
+    python3 bench/fattree_speed.py --k 16 --websearch 0.5 --duration 2ms --repeat 1   # the scale run
 
 ``htsim_tcp`` (Broadcom/csg-htsim, ``sim/datacenter/main_tcp.cpp``) runs a
 permutation of unending TCP flows on its ``FatTreeTopology``: 100 Gbps links
@@ -18,12 +19,14 @@ hard-coded 4 s; and, after its event loop (which it counts), a line
 ``_cumulative_ack`` (each sink pushed onto a vector where it is made), so
 that the two simulators' work can be compared.
 
-The engine runs the same fabric (``topology.kind = "fat_tree"``, per-flow
-ECMP), rates, delays, queues, RTO_min and ACK rule, with M = k³/8 long flows
-between distinct hosts: a one-server synchronized read between hosts 0 and 1
-and M - 1 bulk background flows, each from a host of its own to a host of its
-own in the next pod; htsim runs ``-conns M`` (M flows of its permutation:
-distinct senders, distinct receivers). The two run alternately ``--repeat``
+``htsim_tcp -nodes N -conns N`` runs its full permutation: every one of the
+N = k³/4 hosts sends one flow to a host picked at random among those not yet
+picked, not itself. (Its ACKs go straight back to the sender: the return
+route holds the sender alone, no link and no queue.) The engine runs the same
+fabric (``topology.kind = "fat_tree"``, per-flow ECMP), rates, delays,
+queues, RTO_min and ACK rule with N unending flows in a seeded random
+permutation of all N hosts (``background.tcp_permutation``, no reads), its
+ACKs crossing the fabric back. The two run alternately ``--repeat``
 times for the same simulated ``--duration``, and the medians of their wall
 times and CPU times (the whole process for htsim, the whole ``incast.run``
 for the engine, fabric building included) and their ratios are printed (on a
@@ -31,12 +34,19 @@ shared machine the CPU times are the steadier), with each one's
 goodput (htsim's counts packet headers: 1,500-byte packets), the engine's
 events, packets and simulated seconds per CPU second and its peak resident
 memory. Both run one core.
+
+``--websearch LOAD`` runs the engine alone on the same fabric with open-loop
+traffic in place of the permutation: flows arriving at random between any two
+hosts, web-search sizes (DCTCP), offering LOAD of every host link's rate
+(``traffic.load``), the engine's default switch buffer and TCP; it prints the
+flows that arrived and those unfinished at the end beside the rates.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import re
 import resource
 import statistics
@@ -52,16 +62,29 @@ from incast.units import parse_duration
 
 
 def scenario(k: int, duration: str) -> Scenario:
-    """The engine's run of htsim_tcp's setup on a k-ary fat tree."""
-    hosts = k**3 // 4
+    """The engine's run of htsim_tcp's setup on a k-ary fat tree: a permutation of all k³/4 hosts."""
     return Scenario(
         servers=1,
         duration=duration,
+        workload={"kind": "none"},
         link={"rate": "100Gbps", "propagation": "1us", "rtt": "4us"},
         topology={"kind": "fat_tree", "k": k},
         switch={"buffer": "8pkt"},
-        background={"tcp_flows": hosts // 2 - 1},
+        background={"tcp_flows": k**3 // 4, "tcp_permutation": True},
         tcp={"rto_min": "250ms", "delayed_ack": "off", "rcv_wnd": "16MiB"},
+        stats={"timeouts": False},
+    )
+
+
+def websearch(k: int, duration: str, load: float) -> Scenario:
+    """Web-search flows at ``load`` between any two of a k-ary fat tree's hosts, at 100 Gbps."""
+    return Scenario(
+        servers=1,
+        duration=duration,
+        workload={"kind": "none"},
+        link={"rate": "100Gbps", "propagation": "1us", "rtt": "4us"},
+        topology={"kind": "fat_tree", "k": k},
+        traffic={"load": load, "sizes": "websearch"},
         stats={"timeouts": False},
     )
 
@@ -79,15 +102,20 @@ def engine(s: Scenario) -> dict[str, float]:
         "events_per_s": r.events / cpu,
         "packets": packets,
         "packets_per_s": packets / cpu,
+        "sim_s": r.sim_time_s,
         "sim_s_per_s": r.sim_time_s / cpu,
+        "sim_s_per_wall_s": r.sim_time_s / wall,
+        "open_flows": float(getattr(r, "open_flows", 0)),  # present when traffic is on
+        "unfinished_flows": float(getattr(r, "open_flows_unfinished", 0)),
+        "packets_in_flight": float(r.packets_in_flight),
         "goodput_gbps": (r.goodput_mbps + r.background_goodput_mbps) / 1e3,
     }
 
 
 def htsim(binary: str, k: int, duration_us: float) -> dict[str, float]:
-    """One run of htsim_tcp on its k-ary fat tree with k³/8 flows: its wall time, events and goodput."""
+    """One run of htsim_tcp's full permutation on its k-ary fat tree: its wall time, events and goodput."""
     hosts = k**3 // 4
-    args = [binary, "-nodes", str(hosts), "-conns", str(hosts // 2), "-end", f"{duration_us:g}"]
+    args = [binary, "-nodes", str(hosts), "-conns", str(hosts), "-end", f"{duration_us:g}"]
     # Its permutation (ConnectionMatrix::setPermutation, seeded with the second
     # it starts in) fails its own `src != dest` assertion for some seeds: try
     # again in the next second.
@@ -120,13 +148,19 @@ def main() -> None:
     p.add_argument("--k", type=int, default=8, help="fat tree k (even): k^3/4 hosts (default 8)")
     p.add_argument("--duration", default="2ms", help="simulated time of each run (default 2ms)")
     p.add_argument("--repeat", type=int, default=3, help="runs of each, alternately (default 3)")
+    p.add_argument("--websearch", type=float, metavar="LOAD", help="web-search traffic at LOAD (0-1), the engine alone")
     p.add_argument("--json", action="store_true", help="print one JSON line")
     a = p.parse_args()
+    if a.websearch is not None and not 0 < a.websearch <= 1:
+        p.error(f"--websearch: a load above 0 and at most 1, got {a.websearch}")
+    if a.websearch is not None and a.htsim:
+        p.error("--websearch runs the engine alone: give --htsim without it")
     if a.htsim and not Path(a.htsim).is_file():
         p.error(f"--htsim: {a.htsim} is not a file")
     if a.k < 2 or a.k % 2:
         p.error(f"--k: must be even and at least 2, got {a.k}")
-    s = scenario(a.k, a.duration)
+    s = scenario(a.k, a.duration) if a.websearch is None else websearch(a.k, a.duration, a.websearch)
+    load_before = os.getloadavg()[0]
     duration_us = parse_duration(a.duration) * 1e6
     ours: list[dict[str, float]] = []
     theirs: list[dict[str, float]] = []
@@ -135,8 +169,14 @@ def main() -> None:
         if a.htsim:
             theirs.append(htsim(a.htsim, a.k, duration_us))
     median = {key: statistics.median(r[key] for r in ours) for key in ours[0]}
-    report: dict[str, Any] = {"k": a.k, "hosts": a.k**3 // 4, "flows": a.k**3 // 8, "duration": a.duration}
+    opened, unfinished = median.pop("open_flows"), median.pop("unfinished_flows")
+    flows = a.k**3 // 4 if a.websearch is None else int(opened)
+    report: dict[str, Any] = {"k": a.k, "hosts": a.k**3 // 4, "flows": flows, "duration": a.duration}
     report.update(median)
+    report["scenario"] = s.describe()
+    if a.websearch is not None:
+        report["unfinished_flows"] = int(unfinished)
+    report["load_average"] = [load_before, os.getloadavg()[0]]
     report["peak_rss_mib"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     if theirs:
         for key in theirs[0]:
@@ -147,7 +187,8 @@ def main() -> None:
     if a.json:
         print(json.dumps(report))
         return
-    print(f"k = {a.k}: {report['hosts']} hosts, {report['flows']} flows, {a.duration} simulated, median of {a.repeat}")
+    print(f"k = {a.k}: {report['hosts']} hosts, {report['flows']} flows, {a.duration} simulated, median of {a.repeat}; "
+          f"load average {load_before:.1f} before, {report['load_average'][1]:.1f} after")  # fmt: skip
     print(f"incast: {median['wall_s']:.3f} s wall, {median['cpu_s']:.3f} s CPU, {median['goodput_gbps']:.0f} Gbps "
           f"goodput ({median['events']:,.0f} events, {median['events_per_s']:,.0f}/s; "
           f"{median['packets_per_s']:,.0f} packets/s; {median['sim_s_per_s']:.2e} simulated s per s; "

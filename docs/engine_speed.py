@@ -1,10 +1,14 @@
 """Writes docs/validation/speed.md: the engine's speed, beside htsim, and what the Python side costs.
 
-Run: ``python docs/engine_speed.py [--htsim PATH] [--repeat 5] [--scale 2048]``, or ``--render`` to
-write the page again from the last run's numbers. It runs ``bench/speed.py --json`` (which builds
-and runs the engine's benchmark, counts its instructions with callgrind when valgrind is installed,
-and runs htsim's incast driver alternately with it when given ``--htsim``), then times the command
-line: ``incast run`` on 64 senders with one row per timeout, and ``incast --help``.
+Run: ``python docs/engine_speed.py [--htsim PATH] [--htsim-tcp PATH] [--repeat 5] [--scale 2048]``, or
+``--render`` to write the page again from the last run's numbers. It runs ``bench/speed.py --json``
+(which builds and runs the engine's benchmark, counts its instructions with callgrind when valgrind is
+installed, and runs htsim's incast driver alternately with it when given ``--htsim``), then
+``bench/fattree_speed.py --json``: with ``--htsim-tcp``, the engine and htsim's ``htsim_tcp`` in turn
+on htsim's fat tree at each k of ``FAT_TREES``, and the engine alone on a k = 16 fat tree with
+web-search traffic for each duration of ``SCALE_DURATIONS``, each in a process of its own so that
+its peak memory is its own. Then it times the command line: ``incast run`` on 64 senders with one
+row per timeout, and ``incast --help``.
 """
 
 from __future__ import annotations
@@ -15,13 +19,19 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 from pages import ROOT, Run, generate, parser, render_again
 
 PAGE = "speed.md"
 #: Speed depends on the engine's code itself, not only on its results.
-DEPENDS = ["bench/speed.py", "bench/engine.rs", "Cargo.toml", "crates/incast-sim/src", "python/incast/result.py"]
+DEPENDS = ["bench/speed.py", "bench/engine.rs", "bench/fattree_speed.py", "Cargo.toml", "crates/incast-sim/src"]
+DEPENDS += ["python/incast/result.py"]
+#: (k, simulated time, runs of each) beside htsim_tcp.
+FAT_TREES = [(4, "5ms", 3), (8, "5ms", 3), (16, "1ms", 3)]
+#: The scale run: k, load and the simulated times, one process each.
+SCALE_K, SCALE_LOAD, SCALE_DURATIONS = 16, 0.5, ["1ms", "2ms", "3ms"]
 CLI_RUN = ["incast", "run", "--servers", "64", "--sru", "256KiB", "--buffer", "32KiB", "--rto-min", "200us"]
 CLI_RUN += ["--delayed-ack", "off", "--blocks", "200", "--json"]
 
@@ -52,6 +62,28 @@ The benchmark turns none on with Reno, and only pacing and rate samples with BBR
 
 **Memory** does not grow with simulated time: the benchmark keeps timeout counters, not one row per
 timeout, and the event queue's second timer ring keeps only the room of its largest burst.
+
+**On a fat tree beside htsim.** `bench/fattree_speed.py` runs htsim's `htsim_tcp` (Broadcom's
+csg-htsim `sim/datacenter/main_tcp.cpp`, built as the script's docstring says: a `-end` flag and a
+closing count of events and acknowledged bytes) and the engine alternately on htsim's k-ary fat
+tree: 100 Gbps links of 1 µs, 8-packet queues, RTO_min 250 ms, an ACK for every packet, and its
+full permutation (`-conns` equal to `-nodes`: every one of the k³/4 hosts sends one unending flow
+to a distinct host), each flow on an equal-cost path picked at random (the engine: per-flow ECMP,
+`background.tcp_permutation`). htsim's ACKs go straight back to their sender (its return route holds
+the sender alone, no link or queue), the engine's cross the fabric, so its flows see twice the RTT
+and deliver less: the goodputs are shown beside the times. Times are of the whole process for
+htsim and of the whole `incast.run` for the engine, fabric building included; the CPU time is the
+steadier figure on a shared machine, and each ratio is of the medians.
+
+**Scale.** The same script runs the engine alone on a k = 16 fat tree (1,024 hosts at 100 Gbps)
+with open-loop web-search flows (DCTCP's sizes) between any two hosts offering half of every host
+link's rate (`traffic.load = 0.5`), the engine's default switch buffer and TCP. Packets are those
+handed to a host NIC (data and ACKs, `packets_sent`); the peak resident memory is that of the
+Python process running it, the interpreter included. It is given for three simulated times beside
+the flows still open at the end (each holds a connection slot until complete) and the packets in
+flight, which grow with the run too: web-search sizes reach 30 MB, more than a flow sends in these
+runs at its share of a link, so the open connections have not levelled off by 3 ms, and neither has
+the memory. What a run of seconds would reach was not measured.
 
 **The command line.** What `incast run` costs beyond the engine is what crosses into Python: result
 tables cross as typed columns and become DataFrames only when read, and a sweep point keeps no
@@ -114,15 +146,88 @@ def render(run: Run, results: dict[str, Any]) -> None:
         f"{c['run_cpu_s']:.1f} CPU-s with a peak of {c['run_peak_mib']:.0f} MiB; `incast --help` took "
         f"{c['help_s']:.2f} s (median of 5)."
     )
-    body = [ABOUT, "## The engine\n", table, "\n## The command line\n", cli]
-    command = "python docs/engine_speed.py" + "".join(f" --{k} {v}" for k, v in a.items() if v is not None)
-    run.write(PAGE, "Speed", command.replace(f" --htsim {a.get('htsim')}", " --htsim PATH"), "\n".join(body))
+    body = [ABOUT, "## The engine\n", table]
+    body += ["\n## On a fat tree beside htsim\n", fat_tree_table(results.get("fat_trees", []))]
+    body += ["\n## Scale: web-search traffic on a k = 16 fat tree\n", scale_table(results["scale"])]
+    body += ["\n## The command line\n", cli]
+    command = "python docs/engine_speed.py" + "".join(
+        f" --{k.replace('_', '-')} {v}" for k, v in a.items() if v is not None
+    )
+    command = command.replace(f" --htsim {a.get('htsim')}", " --htsim PATH")
+    command = command.replace(f" --htsim-tcp {a.get('htsim_tcp')}", " --htsim-tcp PATH")
+    run.write(PAGE, "Speed", command, "\n".join(body))
+
+
+def fat_tree_table(runs: list[dict[str, Any]]) -> str:
+    """The engine beside htsim_tcp, a row per k."""
+    if not runs:
+        return "Not run (no `--htsim-tcp` given)."
+    head = "| k | hosts = flows | simulated | runs | incast wall, CPU | htsim wall, CPU | ratio wall, CPU | "
+    head += "goodput incast, htsim | load average before, after |"
+    rows = [head, "|---|---|---|---|---|---|---|---|---|"]
+    for r in runs:
+        rows.append(
+            f"| {r['k']} | {r['flows']:,} | {r['duration']} | {r['repeat']} | {r['wall_s']:.3f} s, {r['cpu_s']:.3f} s "
+            f"| {r['htsim_wall_s']:.3f} s, {r['htsim_cpu_s']:.3f} s "
+            f"| **{r['ratio_wall_s']:.2f}, {r['ratio_cpu_s']:.2f}** "
+            f"| {r['goodput_gbps']:,.0f}, {r['htsim_goodput_gbps']:,.0f} Gbps "
+            f"| {r['load_average'][0]:.1f}, {r['load_average'][1]:.1f} |"
+        )
+    return "\n".join(rows)
+
+
+def per_s(r: dict[str, Any], key: str) -> str:
+    """``r[key]`` per wall-clock second and per CPU second, in millions."""
+    return f"{r[key] / r['wall_s'] / 1e6:.2f} M, {r[key] / r['cpu_s'] / 1e6:.2f} M"
+
+
+def scale_table(runs: list[dict[str, Any]]) -> str:
+    """The engine alone on the scale run, a column per simulated time."""
+    figures: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
+        ("flows arrived, unfinished at the end", lambda r: f"{r['flows']:,}, {r['unfinished_flows']:,}"),
+        ("packets in flight at the end", lambda r: f"{r['packets_in_flight']:,.0f}"),
+        ("events", lambda r: f"{r['events'] / 1e6:.2f} M"),
+        ("packets sent by hosts (data and ACKs)", lambda r: f"{r['packets'] / 1e6:.2f} M"),
+        ("wall time, CPU time", lambda r: f"{r['wall_s']:.2f} s, {r['cpu_s']:.2f} s"),
+        ("events per wall-clock second, per CPU second", lambda r: per_s(r, "events")),
+        ("packets per wall-clock second, per CPU second", lambda r: per_s(r, "packets")),
+        ("simulated seconds per wall-clock second", lambda r: f"{r['sim_s_per_wall_s']:.2e}"),
+        ("simulated seconds per CPU second", lambda r: f"{r['sim_s_per_s']:.2e}"),
+        ("peak resident memory", lambda r: f"{r['peak_rss_mib']:.0f} MiB"),
+        ("load average before, after", lambda r: f"{r['load_average'][0]:.1f}, {r['load_average'][1]:.1f}"),
+    ]
+    fabric = ", ".join(runs[0]["scenario"].split(", ")[2:])  # past the reads' servers and SRU: there are no reads
+    rows = [f"Scenario: {fabric}, web-search flows at load {SCALE_LOAD}, no reads.\n"]
+    rows += ["| figure | " + " | ".join(r["duration"] for r in runs) + " |", "|---" * (len(runs) + 1) + "|"]
+    rows += [f"| {name} | " + " | ".join(show(r) for r in runs) + " |" for name, show in figures]
+    return "\n".join(rows)
+
+
+def fat_tree_runs(htsim_tcp: str | None) -> dict[str, Any]:
+    """bench/fattree_speed.py beside htsim_tcp at each k (with its path), then the scale runs."""
+    script = [sys.executable, str(ROOT / "bench" / "fattree_speed.py"), "--json"]
+
+    def one(*args: str) -> dict[str, Any]:
+        out = subprocess.run([*script, *args], check=True, capture_output=True, text=True).stdout
+        report: dict[str, Any] = json.loads(out)
+        return report
+
+    fat_trees = []
+    for k, duration, repeat in FAT_TREES if htsim_tcp else []:
+        r = one("--htsim", str(htsim_tcp), "--k", str(k), "--duration", duration, "--repeat", str(repeat))
+        fat_trees.append(r | {"repeat": repeat})
+    scale = [
+        one("--k", str(SCALE_K), "--websearch", str(SCALE_LOAD), "--duration", d, "--repeat", "1")
+        for d in SCALE_DURATIONS
+    ]
+    return {"fat_trees": fat_trees, "scale": scale}
 
 
 def main() -> int:
     """Run the benchmark and the command-line timings (or take the last run's numbers) and write the page."""
     ap = parser(__doc__)
     ap.add_argument("--htsim", metavar="PATH", help="htsim's incast driver, built by its build_run.sh")
+    ap.add_argument("--htsim-tcp", metavar="PATH", help="htsim's htsim_tcp, built as bench/fattree_speed.py says")
     ap.add_argument("--repeat", type=int, default=5)
     ap.add_argument("--scale", type=int, default=2048)
     args = ap.parse_args()
@@ -134,7 +239,8 @@ def main() -> int:
         argv = [sys.executable, str(ROOT / "bench" / "speed.py"), "--json", "--repeat", str(args.repeat)]
         argv += ["--scale", str(args.scale), *(["--htsim", args.htsim] if args.htsim else [])]
         bench = json.loads(subprocess.run(argv, check=True, capture_output=True, text=True).stdout)
-        return {"args": {"repeat": args.repeat, "scale": args.scale, "htsim": args.htsim}, "bench": bench, "cli": cli}
+        given = {"repeat": args.repeat, "scale": args.scale, "htsim": args.htsim, "htsim_tcp": args.htsim_tcp}
+        return {"args": given, "bench": bench, "cli": cli} | fat_tree_runs(args.htsim_tcp)
 
     return generate(PAGE, __file__, DEPENDS, measure, render)
 

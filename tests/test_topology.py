@@ -135,6 +135,24 @@ def test_a_read_on_a_fat_tree_and_a_leaf_spine_crosses_pods_and_leaves() -> None
         assert s.describe().split(", ")[4] == flag
 
 
+def test_a_permutation_on_a_fat_tree_sends_from_every_host_to_another() -> None:
+    s = Scenario(
+        servers=1,
+        duration="2ms",
+        workload={"kind": "none"},
+        topology=parse_topology_flag("fat-tree:4"),
+        switch={"buffer": "1MiB"},
+        background={"tcp_flows": 16, "tcp_permutation": True},
+    )
+    r = incast.run(s)
+    flows = r.background
+    assert len(flows) == 16 and (flows["bytes_delivered"] > 0).all()
+    hosts = r.ports[~r.ports["peer"].str.startswith(("pod", "core"))]
+    assert len(hosts) == 16 and (hosts["frames"] > 0).all(), "every host of the fat tree takes part"
+    with pytest.raises(ScenarioError, match="background.tcp_flows: with background.tcp_permutation must be at least 2"):
+        incast.run(servers=1, workload={"kind": "none"}, background={"tcp_flows": 1, "tcp_permutation": True})
+
+
 def test_pause_and_background_reach_the_engine_and_round_trip() -> None:
     s = Scenario(
         servers=4,

@@ -106,6 +106,17 @@ impl Rng {
             v.swap(i, j);
         }
     }
+
+    /// A uniformly random cyclic permutation of `0..n` (Sattolo's
+    /// algorithm): element `i` goes to `p[i]`, and none goes to itself.
+    pub fn cycle(&mut self, n: u32) -> Vec<u32> {
+        let mut p: Vec<u32> = (0..n).collect();
+        for i in (1..n as usize).rev() {
+            let j = self.below(i as u64) as usize;
+            p.swap(i, j);
+        }
+        p
+    }
 }
 
 #[cfg(test)]
@@ -140,6 +151,16 @@ mod tests {
             seen[r.below(6) as usize] = true;
         }
         assert!(seen.iter().all(|&s| s));
+    }
+
+    #[test]
+    fn a_cycle_is_a_permutation_without_fixed_points() {
+        let mut r = Rng::substream(3, "c");
+        let p = r.cycle(50);
+        assert!(p.iter().enumerate().all(|(i, &j)| i as u32 != j));
+        let mut sorted = p.clone();
+        sorted.sort_unstable();
+        assert_eq!(sorted, (0..50).collect::<Vec<u32>>());
     }
 
     #[test]

@@ -35,7 +35,7 @@ use crate::tcp::rcv_window::RcvWindowRule;
 use crate::tcp::sack::SackRecovery;
 use crate::tcp::{CcChoice, SpuriousRto, TcpConfig};
 use crate::time::{Bytes, SimDuration};
-use crate::workload::background::{flow_hosts, udp_host, BackgroundConfig};
+use crate::workload::background::{flow_hosts, partners, udp_host, BackgroundConfig};
 use crate::workload::clients::Layout;
 use crate::workload::traffic::TrafficConfig;
 use crate::workload::{ResponseSize, SyncReadConfig, WorkloadKind};
@@ -439,7 +439,11 @@ impl Scenario {
     pub fn fabric(&self) -> Result<Fabric, SimError> {
         let hosts = HostCounts {
             reads: self.reads(),
-            background_senders: self.background.tcp_flows,
+            background_senders: if self.background.tcp_permutation {
+                self.background.hosts(self.reads().hosts())
+            } else {
+                self.background.tcp_flows
+            },
             background_receivers: self.background.own_receivers(),
             udp_sender: self.background.udp_rate.is_some(),
         };
@@ -467,8 +471,27 @@ impl Scenario {
 
     /// The fabric is well formed and every connection has a route both ways.
     fn validate_fabric(&self) -> Result<(), SimError> {
-        if self.background.tcp_to_server && self.background.tcp_to_client {
+        let bg = &self.background;
+        if bg.tcp_to_server && bg.tcp_to_client {
             return Err(invalid("background.tcp_to_client", "cannot be set together with background.tcp_to_server"));
+        }
+        if bg.tcp_permutation {
+            if bg.tcp_to_server || bg.tcp_to_client {
+                return Err(invalid(
+                    "background.tcp_permutation",
+                    "cannot be set together with background.tcp_to_server or background.tcp_to_client",
+                ));
+            }
+            let least = self.reads().hosts().max(2);
+            if bg.tcp_flows < least {
+                return Err(invalid(
+                    "background.tcp_flows",
+                    format!(
+                        "with background.tcp_permutation must be at least {least} (the reads' hosts, and two), got {}",
+                        bg.tcp_flows
+                    ),
+                ));
+            }
         }
         self.validate_wan()?;
         if let TopologyConfig::Tree(t) = &self.topology {
@@ -524,8 +547,9 @@ impl Scenario {
         if self.background.udp_rate.is_some() {
             net.path(udp_host(&reads, &self.background), 0)?;
         }
+        let partners = partners(&self.background, self.seed);
         for flow in 0..reads.connections() + self.background.tcp_flows {
-            let (a, b) = flow_hosts(flow, &reads, &self.background);
+            let (a, b) = flow_hosts(flow, &reads, &self.background, &partners);
             net.path(a, b)?;
             net.path(b, a)?;
         }

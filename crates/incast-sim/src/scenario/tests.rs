@@ -101,6 +101,22 @@ fn wan_fields_that_disagree_are_named() {
     assert_eq!(field_of(&paused), "wan.delay");
 }
 
+/// A permutation of background flows covers at least the reads' hosts and
+/// two, and sends to no one else than each host's partner.
+#[test]
+fn a_background_permutation_names_what_it_lacks() {
+    let mut ok = Scenario::fast08(4);
+    ok.background.tcp_flows = 5;
+    ok.background.tcp_permutation = true;
+    ok.validate().unwrap();
+    let mut s = ok.clone();
+    s.background.tcp_flows = 4;
+    assert_eq!(field_of(&s), "background.tcp_flows", "fewer flows than the reads' five hosts");
+    let mut s = ok;
+    s.background.tcp_to_server = true;
+    assert_eq!(field_of(&s), "background.tcp_permutation");
+}
+
 /// Priorities are 802.1p's eight; PFC needs its thresholds, a lossless
 /// priority and traffic in more than one priority; classes are not
 /// modelled in shared memory; a PFC XOFF must fit a `qos:K` partition.

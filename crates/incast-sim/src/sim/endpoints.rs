@@ -29,7 +29,7 @@ use crate::tcp::ictcp::Ictcp;
 use crate::tcp::rude::RudeRequest;
 use crate::tcp::{Endpoint, RudeOff, TcpConfig};
 use crate::time::{SimDuration, SimTime};
-use crate::workload::background::flow_hosts;
+use crate::workload::background::{flow_hosts, partners};
 use crate::workload::clients::Layout;
 
 /// Where an endpoint's segments go.
@@ -80,9 +80,10 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
     pub(super) fn new(s: &Scenario, net: &Network, reads: Layout, flows: u32) -> Self {
         let n = s.servers;
         let conns = reads.connections();
+        let partners = partners(&s.background, s.seed);
         // The handshake's sample: a minimum-size frame each way along the path.
         let handshake_rtt = |flow| {
-            let (a, b) = flow_hosts(flow, &reads, &s.background);
+            let (a, b) = flow_hosts(flow, &reads, &s.background, &partners);
             let way = |a, b| net.one_way(a, b, 0).expect("a validated scenario routes every connection");
             way(a, b) + way(b, a)
         };
@@ -110,7 +111,7 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
             .collect();
         let routes = (0..flows)
             .flat_map(|flow| {
-                let (client, server) = flow_hosts(flow, &reads, &s.background);
+                let (client, server) = flow_hosts(flow, &reads, &s.background, &partners);
                 [
                     Route { nic: net.nic(client), dst: server, dir: Direction::ToServer, ahead: NO_PORT },
                     Route { nic: net.nic(server), dst: client, dir: Direction::ToClient, ahead: NO_PORT },

@@ -10,7 +10,11 @@
 //! PAUSE stops that trunk. With `tcp_to_server` the flows all send to
 //! server 0 instead (SIGCOMM09 §2.2); with `tcp_to_client` they send to
 //! client 0 and share its port with the reads (GIP §VII-B's long-term flow
-//! through the bottleneck).
+//! through the bottleneck). With `tcp_permutation` the flows run among the
+//! run's first `tcp_flows` hosts (the reads' clients and servers, then hosts
+//! of their own) as a seeded random cyclic permutation: every host sends one
+//! flow and receives one, the permutation traffic matrix of datacenter
+//! multipath studies (htsim's `ConnectionMatrix::setPermutation`).
 //! One constant-bit-rate UDP source (GIP §VI-C) sends full-sized datagrams
 //! back to back at a fixed interval to the client, from a sender host placed
 //! as a background sender: on the star's switch, on a tree's first edge
@@ -23,6 +27,7 @@
 //! background flows in topology files.
 
 use super::clients::Layout;
+use crate::rng::Rng;
 
 /// Host of client 0 (the clients are hosts `0..clients`, `workload::clients`).
 const CLIENT_0: u32 = 0;
@@ -48,6 +53,10 @@ crate::settings! {
         /// own, so it shares the bottleneck port with the reads: GIP §VII-B's
         /// long-term TCP flow (Figs. 19-20).
         "tcp_to_client" tcp_to_client: bool = false, Flag;
+        /// The flows run among the run's first `tcp_flows` hosts (the reads'
+        /// hosts, then hosts of their own) as a seeded random permutation
+        /// without fixed points: every host sends one flow and receives one.
+        "tcp_permutation" tcp_permutation: bool = false, Flag;
         /// A constant-bit-rate UDP source sending full-sized datagrams to the
         /// client at this rate of link time (GIP §VI-C: "100Mbps"), or "off".
         "udp_rate" udp_rate: Option<BitRate> = None, OrWord { word: "off", spec: Rate, what: "a rate" };
@@ -63,7 +72,28 @@ crate::settings! {
 impl BackgroundConfig {
     /// Whether each background flow has a receiver host of its own.
     pub fn own_receivers(&self) -> bool {
-        !(self.tcp_to_server || self.tcp_to_client)
+        !(self.tcp_to_server || self.tcp_to_client || self.tcp_permutation)
+    }
+
+    /// Hosts of their own the background flows add after the reads' `reads_hosts`.
+    pub fn hosts(&self, reads_hosts: u32) -> u32 {
+        if self.tcp_permutation {
+            self.tcp_flows.saturating_sub(reads_hosts)
+        } else if self.own_receivers() {
+            2 * self.tcp_flows
+        } else {
+            self.tcp_flows
+        }
+    }
+}
+
+/// Each background flow's receiver with `tcp_permutation` (flow `i` sends
+/// from host `i`), drawn from the run's seed; empty without it.
+pub fn partners(bg: &BackgroundConfig, seed: u64) -> Vec<u32> {
+    if bg.tcp_permutation {
+        Rng::substream(seed, "background/permutation").cycle(bg.tcp_flows)
+    } else {
+        Vec::new()
     }
 }
 
@@ -80,19 +110,22 @@ pub const BULK_BYTES: u64 = 1 << 50;
 
 /// The host of the UDP source: after every other host.
 pub fn udp_host(reads: &Layout, bg: &BackgroundConfig) -> u32 {
-    let per_flow = if bg.own_receivers() { 2 } else { 1 };
-    reads.hosts() + per_flow * bg.tcp_flows
+    reads.hosts() + bg.hosts(reads.hosts())
 }
 
 /// The (client-end host, server-end host) of connection `flow`: the reading
 /// connections' client and server first ([`Layout::flow_hosts`]), then each
 /// background flow's receiver and sender. With `H` hosts for the reads,
 /// background flow `i` sends from host `H + 2i` to `H + 2i + 1`, or with
-/// `tcp_to_server` (`tcp_to_client`) from host `H + i` to server 0 (client 0).
-pub fn flow_hosts(flow: u32, reads: &Layout, bg: &BackgroundConfig) -> (u32, u32) {
+/// `tcp_to_server` (`tcp_to_client`) from host `H + i` to server 0 (client 0),
+/// with `tcp_permutation` from host `i` to `partners[i]` ([`partners`]).
+pub fn flow_hosts(flow: u32, reads: &Layout, bg: &BackgroundConfig, partners: &[u32]) -> (u32, u32) {
     let first = reads.connections();
     if flow < first {
         reads.flow_hosts(flow)
+    } else if bg.tcp_permutation {
+        let sender = flow - first;
+        (partners[sender as usize], sender)
     } else if bg.tcp_to_server {
         (reads.server_host(0), reads.hosts() + (flow - first))
     } else if bg.tcp_to_client {
@@ -111,17 +144,17 @@ mod tests {
     fn background_flows_come_after_the_servers() {
         let own = BackgroundConfig { tcp_flows: 2, ..Default::default() };
         let one = Layout::one_client(3);
-        assert_eq!(flow_hosts(0, &one, &own), (0, 1));
-        assert_eq!(flow_hosts(2, &one, &own), (0, 3));
-        assert_eq!(flow_hosts(3, &one, &own), (5, 4));
-        assert_eq!(flow_hosts(4, &one, &own), (7, 6));
+        assert_eq!(flow_hosts(0, &one, &own, &[]), (0, 1));
+        assert_eq!(flow_hosts(2, &one, &own, &[]), (0, 3));
+        assert_eq!(flow_hosts(3, &one, &own, &[]), (5, 4));
+        assert_eq!(flow_hosts(4, &one, &own, &[]), (7, 6));
         assert_eq!(udp_host(&one, &own), 8);
         let to_server = BackgroundConfig { tcp_to_server: true, ..own };
-        assert_eq!(flow_hosts(3, &one, &to_server), (1, 4));
-        assert_eq!(flow_hosts(4, &one, &to_server), (1, 5));
+        assert_eq!(flow_hosts(3, &one, &to_server, &[]), (1, 4));
+        assert_eq!(flow_hosts(4, &one, &to_server, &[]), (1, 5));
         let to_client = BackgroundConfig { tcp_to_client: true, ..own };
-        assert_eq!(flow_hosts(3, &one, &to_client), (0, 4));
-        assert_eq!(flow_hosts(4, &one, &to_client), (0, 5));
+        assert_eq!(flow_hosts(3, &one, &to_client, &[]), (0, 4));
+        assert_eq!(flow_hosts(4, &one, &to_client, &[]), (0, 5));
         assert_eq!(udp_host(&one, &to_client), 6);
     }
 
@@ -131,8 +164,25 @@ mod tests {
         use crate::workload::clients::ServerSets;
         let own = BackgroundConfig { tcp_flows: 1, ..Default::default() };
         let two = Layout { clients: 2, servers: 3, sets: ServerSets::Disjoint };
-        assert_eq!(flow_hosts(6, &two, &own), (9, 8));
+        assert_eq!(flow_hosts(6, &two, &own, &[]), (9, 8));
         let to_server = BackgroundConfig { tcp_to_server: true, ..own };
-        assert_eq!(flow_hosts(6, &two, &to_server), (2, 8));
+        assert_eq!(flow_hosts(6, &two, &to_server, &[]), (2, 8));
+    }
+
+    /// A permutation of four flows on one client and one server: the
+    /// reads' two hosts send and receive one flow each, as the two after them do.
+    #[test]
+    fn a_permutation_sends_from_every_host_to_its_partner() {
+        let perm = BackgroundConfig { tcp_flows: 4, tcp_permutation: true, ..Default::default() };
+        let one = Layout::one_client(1);
+        let partners = partners(&perm, 7);
+        let flows: Vec<(u32, u32)> = (1..5).map(|f| flow_hosts(f, &one, &perm, &partners)).collect();
+        let mut receivers: Vec<u32> = flows.iter().map(|&(r, _)| r).collect();
+        receivers.sort_unstable();
+        assert_eq!(receivers, vec![0, 1, 2, 3]);
+        assert_eq!(flows.iter().map(|&(_, s)| s).collect::<Vec<_>>(), vec![0, 1, 2, 3]);
+        assert!(flows.iter().all(|&(r, s)| r != s));
+        assert_eq!(perm.hosts(one.hosts()), 2);
+        assert_eq!(udp_host(&one, &perm), 4);
     }
 }

@@ -365,13 +365,7 @@ impl FlowArrivals {
         let (senders, receivers) = match &cfg.pattern {
             Pattern::AllToAll => (cumulative(rates.iter().map(|r| r.as_bps() as f64)), Receivers::Any(hosts)),
             Pattern::Permutation => {
-                // Sattolo's algorithm: a uniformly random cyclic permutation, so no host is its own partner.
-                let mut p: Vec<u32> = (0..hosts).collect();
-                for i in (1..hosts as usize).rev() {
-                    let j = rng.below(i as u64) as usize;
-                    p.swap(i, j);
-                }
-                (cumulative(rates.iter().map(|r| r.as_bps() as f64)), Receivers::Partner(p))
+                (cumulative(rates.iter().map(|r| r.as_bps() as f64)), Receivers::Partner(rng.cycle(hosts)))
             }
             Pattern::Matrix(m) => {
                 let rows: Vec<Vec<f64>> = m.iter().map(|r| cumulative(r.iter().copied())).collect();
