@@ -195,6 +195,12 @@ impl Scenario {
                  or \"linux\" with tcp.prr, tcp.rack_tlp or tcp.sack_lost_retransmit",
             ));
         }
+        if tcp.local_congestion && self.link.tx_queue.is_none() {
+            return Err(invalid(
+                "tcp.local_congestion",
+                "needs a NIC queue limit to fill (link.tx_queue, e.g. 100 frames)",
+            ));
+        }
         if tcp.rude && !tcp.rude_allowed {
             return Err(invalid(
                 "tcp.rude",

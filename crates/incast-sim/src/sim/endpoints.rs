@@ -12,7 +12,9 @@
 //! client's ICTCP controller over its connections' receive windows.
 //! With `link.tx_queue`, an endpoint whose host's NIC queue is full sends
 //! nothing more until a frame has left it, then is woken to go on, as a
-//! socket waits on a full device queue (or on TCP Small Queues).
+//! socket waits on a full device queue (or on TCP Small Queues); with
+//! `tcp.local_congestion` the refusal also cuts its window
+//! (`tcp::local_congestion`).
 //! **Deliberately different:** TCP timers are lazy: each endpoint has at
 //! most one tracked wake-up in the event queue, and a wake-up that finds
 //! nothing due simply re-arms at the endpoint's current deadline.

@@ -678,6 +678,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             if EXTRAS {
                 let nic = self.hosts.routes[ep].nic;
                 if let Some(room) = self.net.nic_full_until(nic, self.now) {
+                    self.hosts.eps[ep].on_nic_full();
                     self.hosts.wait_for_nic(&mut self.events, self.now, ep, room);
                     break;
                 }

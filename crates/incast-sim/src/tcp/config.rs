@@ -110,6 +110,9 @@ crate::settings! {
     ///   want to immediately cut its sending rate"; `rude_servers`: none (every
     ///   connection is rude when `rude` is set).
     /// - `send_loss_ppb`: 0 — no artificial loss; RUDE §4 swept 0.01 % to 5 %.
+    /// - `local_congestion`: false — a full NIC queue makes the sender wait,
+    ///   as TCP Small Queues keep one flow from filling it; true is Linux
+    ///   before 3.6, whose qdisc dropped the segment and cut the window.
     /// - `pacing`: false — the papers' stacks and Linux's window-based
     ///   algorithms without the fq qdisc send as the window allows; true paces
     ///   them as Linux does once a socket asks for it (`tcp::pacing`).
@@ -332,6 +335,12 @@ crate::settings! {
         /// discarded before the wire with this probability (kept in parts per
         /// billion); the sender believes it sent it.
         "send_loss" send_loss_ppb: u32 = 0, Probability;
+        /// A segment refused by the host's full NIC queue (link.tx_queue) is a
+        /// congestion signal: the sender enters Linux's CWR state, ssthresh
+        /// cut as at a loss and cwnd brought down to it over the next round
+        /// trip (tcp_transmit_skb's tcp_enter_cwr on NET_XMIT_DROP, which one
+        /// bulk flow met before TCP Small Queues; `tcp::local_congestion`).
+        "local_congestion" local_congestion: bool = false, Flag;
     }
     flatten {
         /// Retransmission timer.

@@ -45,6 +45,7 @@ pub mod gip;
 pub mod ictcp;
 pub mod idle_restart;
 pub mod limited_transmit;
+pub mod local_congestion;
 pub mod newreno;
 pub mod pacing;
 pub mod prr;
@@ -435,6 +436,14 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoint<EXTRAS, PACED> {
     /// The application asks to be rude or polite again (RUDE §3.2, `tcp::rude`).
     pub fn set_rude(&mut self, req: rude::RudeRequest) {
         self.sender.set_rude(req);
+    }
+
+    /// The host's NIC queue was full when this endpoint looked for room
+    /// (`tcp::local_congestion`).
+    #[cold]
+    pub fn on_nic_full(&mut self) {
+        self.sender.on_nic_full();
+        self.note_cwnd();
     }
 
     /// True while this endpoint's segments carry the rude bit.

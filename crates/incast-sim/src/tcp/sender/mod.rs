@@ -57,6 +57,7 @@ use super::gated::Gated;
 use super::gip::{Gip, GipPattern};
 use super::idle_restart::IdleRestart;
 use super::limited_transmit::LimitedTransmit;
+use super::local_congestion::{CwrWindow, LocalCongestion};
 use super::newreno::{NewAck, NewReno};
 use super::pacing::Pacer;
 use super::prr::{Prr, PrrFlavor};
@@ -154,6 +155,8 @@ pub struct Sender<const EXTRAS: bool = true, const PACED: bool = true> {
     rate: Gated<Box<DeliveryRate>, PACED>,
     /// Pacing (`tcp::pacing`), when on.
     pacer: Gated<Pacer, PACED>,
+    /// CWR after a segment the full NIC queue refused (`tcp::local_congestion`).
+    local: LocalCongestion,
 }
 
 impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
@@ -219,6 +222,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             prr: Gated::new(cfg.prr.then(|| Box::new(Prr::new(mss as u64, cfg.prr_flavor)))),
             rate: Gated::new(cfg.cc.needs_rate_samples().then(Box::default)),
             pacer: Gated::new(cfg.paced().then(|| Pacer::new(mss as u64, cfg.gso_max_size.get()))),
+            local: LocalCongestion::new(cfg.local_congestion),
         }
     }
 
@@ -227,7 +231,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     /// RACK-TLP, PRR and GIP keep state the plain build cannot hold at all:
     /// [`Gated::new`] refuses it.)
     pub fn uses_optional_parts(&self) -> bool {
-        self.rude.marked() || self.spurious.is_on() || self.cc.tracks_usage()
+        self.rude.marked() || self.spurious.is_on() || self.cc.tracks_usage() || self.local.enabled()
     }
 
     /// The window data may fill: min(cwnd, peer window), or what Rude TCP allows.
@@ -414,6 +418,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         self.limited.reset();
         let srtt = self.rto.srtt().unwrap_or(SimDuration::ZERO);
         let cut = self.cc.needs_ecn() && self.on_ecn_echo(acked, ack, seg.has(flags::ECE));
+        let cut = cut || EXTRAS && self.local.active() && self.cwr_on_ack(ack);
         let flight = self.flight_size();
         let restart = match self.sack.as_ref() {
             Some(_) => self.sack_new_ack(ack, acked, sacked_before, cut, now, srtt),
@@ -482,6 +487,63 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     fn on_ecn_echo(&mut self, acked: u64, ack: u64, ece: bool) -> bool {
         let recovering = self.in_recovery();
         self.cc.on_ecn_echo(acked, ack, ece, self.snd_nxt, recovering)
+    }
+
+    /// The host's NIC queue was full as the sender looked for room: with a
+    /// segment to send, it was refused, and outside recovery and CWR the
+    /// sender enters CWR (`tcp::local_congestion`, Linux `tcp_enter_cwr`).
+    #[cold]
+    pub fn on_nic_full(&mut self) {
+        if !EXTRAS || !self.local.enabled() || self.local.active() || self.recovering_or_lost() || !self.has_data_due()
+        {
+            return;
+        }
+        let before = self.cc.cwnd();
+        let in_flight = self.packets_in_flight();
+        // Linux tcp_recalc_ssthresh: the algorithm's cut, of cwnd.
+        let ssthresh = self.cc.on_loss(before);
+        let entered = self.local.enter(self.snd_nxt, in_flight, self.mss, CwrWindow { cwnd: before, ssthresh });
+        if let Some(w) = entered {
+            self.cc.set_cwnd(w.cwnd);
+        }
+        if self.rude.marked() {
+            self.rude_follow(before);
+        }
+    }
+
+    /// An ACK of new data up to `ack` in CWR: `tcp_cwnd_down`, or the end of
+    /// CWR; true when CWR held (the ACK grows nothing, `tcp_may_raise_cwnd`).
+    #[cold]
+    fn cwr_on_ack(&mut self, ack: u64) -> bool {
+        if self.recovering_or_lost() {
+            self.local.cancel();
+            return false;
+        }
+        let w = CwrWindow { cwnd: self.cc.cwnd(), ssthresh: self.cc.ssthresh() };
+        if let Some(cwnd) = self.local.on_ack(ack, self.packets_in_flight(), self.mss, w) {
+            self.cc.set_cwnd(cwnd);
+        }
+        true
+    }
+
+    /// In loss recovery, or after a timeout until SND.UNA passes what was
+    /// outstanding then (Linux `TCP_CA_Recovery` or `TCP_CA_Loss`).
+    fn recovering_or_lost(&self) -> bool {
+        self.in_recovery() || self.snd_una < self.loss_high
+    }
+
+    /// Linux `tcp_packets_in_flight` outside recovery: outstanding bytes, less those SACKed.
+    fn packets_in_flight(&self) -> u64 {
+        let sacked = self.sack.as_ref().map_or(0, |sb| sb.sacked_in(self.snd_una, self.snd_nxt));
+        self.flight_size() - sacked
+    }
+
+    /// True when a retransmission is due or the window has room for the next new segment.
+    fn has_data_due(&self) -> bool {
+        let unsent = self.app_end - self.snd_nxt;
+        self.retransmit_now
+            || self.sack_rtx.is_some()
+            || unsent > 0 && self.packets_in_flight() + unsent.min(self.mss) <= self.send_window()
     }
 
     /// A duplicate ACK of `ack`: fast retransmit by NewReno, or by RFC 6675

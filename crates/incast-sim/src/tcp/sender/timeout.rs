@@ -76,6 +76,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         }
         self.cc.on_rto(basis, repeated, lost);
         self.recovery.on_rto(self.snd_max);
+        self.local.cancel();
         if EXTRAS && self.rude.marked() {
             self.rude_follow(cwnd);
         }
