@@ -106,7 +106,8 @@ PRESETS: dict[str, Preset] = {
             "The Linux 2.6.28 of CMU09's and SIGCOMM09's clusters: Cubic on SACK recovery, timestamps, F-RTO, "
             "IW 3, 1 ms jiffies, no RACK, TLP or PRR.",
             "CMU09 §4-6 and SIGCOMM09 ran Linux 2.6.28 with a 1 ms jiffy ('1ms jiffy-based RTO_min', CMU09 "
-            "§6), RTT samples counted in those jiffies (tcp.rtt_resolution clock, the default); Cubic has "
+            "§6), RTT samples counted in those jiffies (tcp.rtt_resolution clock, the default) and SRTT, mdev and "
+            "rttvar kept in whole jiffies by tcp_rtt_estimator (its RTO at least 3 jiffies); Cubic has "
             "been the default since 2.6.19, SACK, timestamps and F-RTO (tcp_frto 2) were on; "
             "the initial window was RFC 3390's three 1460-byte segments (IW 10 came in 2.6.39), PRR in 3.2, "
             "TLP in 3.10 and RACK in 4.4, so none of them (tcp.rack_tlp off), nor HyStart (2.6.29); lost "

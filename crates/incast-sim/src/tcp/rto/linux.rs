@@ -15,15 +15,27 @@
 //! for any SRTT above zero. `tcp_bound_rto` caps it at RTO_max (`tcp::rto`). A
 //! window ends on the first sample whose SND.UNA is past the SND.NXT recorded
 //! at the previous window end (`after(tp->snd_una, tp->rtt_seq)`).
-//! **Deliberately different:** picoseconds where Linux keeps microseconds. No
-//! G term and no jiffy floor on SRTT and RTTVAR. Samples given without
-//! sequence numbers (`RtoEstimator::on_rtt_sample`) each close a window.
+//! Before Linux 3.15 the same fields counted whole jiffies (`tp->srtt`,
+//! `tp->mdev`, `tp->rttvar`, fed `tcp_time_stamp` differences): on a jiffy
+//! clock with RTT samples read on it (`RttResolution::Clock`) every field is
+//! an integer number of ticks and every shift truncates to ticks, so a 4·mdev
+//! of 2 or 3 jiffies never decays (`mdev >> 2` is 0) and an `rttvar` less than
+//! 4 jiffies above `mdev_max` never decays either; one sample of 3 jiffies
+//! leaves the RTO at 5 jiffies for good, CMU09 §6's "TCP timeouts were a
+//! minimum of 5ms" with RTO_min at 1 ms on a 1 ms jiffy.
+//! **Deliberately different:** picoseconds where Linux 3.15 and later keep
+//! microseconds. No G term and no jiffy floor on SRTT and RTTVAR beyond that
+//! integer arithmetic. Samples given without sequence numbers
+//! (`RtoEstimator::on_rtt_sample`) each close a window.
 //! **Not modelled:** Linux's per-route `rto_min` (`RTAX_RTO_MIN`) and its BPF
 //! RTT hook.
 
-/// Linux `struct tcp_sock` RTT fields, in picoseconds with the kernel's scaling.
+/// Linux `struct tcp_sock` RTT fields with the kernel's scaling, in whole
+/// `unit`s: picoseconds, or jiffies for Linux 2.6's estimator ([`unit`]).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct LinuxEst {
+    /// Picoseconds in one unit of the fields below.
+    unit: u64,
     /// `srtt_us`: 8·SRTT.
     srtt8: u64,
     /// `mdev_us`: 4·mdev.
@@ -49,11 +61,32 @@ pub(super) fn rto_min(min: u64, g: u64) -> u64 {
     }
 }
 
-/// Linux `tcp_rtt_estimator`, line by line, in picoseconds: fold a sample of
-/// `r` into `est` (or start it), on an ACK that moved SND.UNA to `snd_una`
-/// while SND.NXT was `snd_nxt`, with `rto_min` from [`rto_min`].
+/// The unit, in picoseconds, of the Linux estimator's integers on a clock of
+/// granularity `g` (0: exact) whose RTT samples are read as `resolution`
+/// says: the jiffy where the samples are whole jiffies (Linux 2.6's `u32`
+/// `srtt`, `mdev`, `rttvar`), else a picosecond.
+pub(super) fn unit(g: u64, resolution: super::RttResolution) -> u64 {
+    if g > 0 && resolution == super::RttResolution::Clock {
+        g
+    } else {
+        1
+    }
+}
+
+/// Linux `tcp_rtt_estimator`, line by line, in whole `unit`s ([`unit`]):
+/// fold a sample of `r` picoseconds into `est` (or start it), on an ACK that
+/// moved SND.UNA to `snd_una` while SND.NXT was `snd_nxt`, with `rto_min`
+/// picoseconds from [`rto_min`] (both whole units).
 #[inline(never)]
-pub(super) fn tcp_rtt_estimator(est: &mut Option<Box<LinuxEst>>, r: u64, snd_una: u64, snd_nxt: u64, rto_min: u64) {
+pub(super) fn tcp_rtt_estimator(
+    est: &mut Option<Box<LinuxEst>>,
+    r: u64,
+    snd_una: u64,
+    snd_nxt: u64,
+    rto_min: u64,
+    unit: u64,
+) {
+    let (r, rto_min) = (r / unit, rto_min / unit);
     // Keep 8·R inside i64 (R ≤ 2^59 ps, about 6.7 days).
     let r = r.min(1 << 59);
     let Some(l) = est.as_deref_mut() else {
@@ -62,7 +95,7 @@ pub(super) fn tcp_rtt_estimator(est: &mut Option<Box<LinuxEst>>, r: u64, snd_una
         // tcp_rto_min_us(sk))`, `tp->mdev_max_us = tp->rttvar_us`, `tp->rtt_seq = tp->snd_nxt`.
         let rttvar = (r << 1).max(rto_min);
         let srtt8 = (r << 3).max(1);
-        *est = Some(Box::new(LinuxEst { srtt8, mdev4: r << 1, mdev_max: rttvar, rttvar, rtt_seq: snd_nxt }));
+        *est = Some(Box::new(LinuxEst { unit, srtt8, mdev4: r << 1, mdev_max: rttvar, rttvar, rtt_seq: snd_nxt }));
         return;
     };
     // Linux: "m -= (srtt >> 3); /* m is now error in rtt est */"
@@ -101,24 +134,25 @@ pub(super) fn tcp_rtt_estimator(est: &mut Option<Box<LinuxEst>>, r: u64, snd_una
 
 impl LinuxEst {
     /// Linux `__tcp_set_rto`: "return usecs_to_jiffies((tp->srtt_us >> 3) +
-    /// tp->rttvar_us);", in picoseconds, before `tcp_bound_rto`.
+    /// tp->rttvar_us);" (2.6: `(tp->srtt >> 3) + tp->rttvar` in jiffies, the
+    /// SRTT truncated to whole jiffies), in picoseconds, before `tcp_bound_rto`.
     pub(super) fn rto(&self) -> u64 {
-        (self.srtt8 >> 3).saturating_add(self.rttvar)
+        (self.srtt8 >> 3).saturating_add(self.rttvar).saturating_mul(self.unit)
     }
 
-    /// SRTT (`srtt_us >> 3`).
+    /// SRTT (`srtt_us >> 3`; 2.6's `TCP_INFO`: `jiffies_to_usecs(tp->srtt) >> 3`).
     pub(super) fn srtt(&self) -> u64 {
-        self.srtt8 >> 3
+        self.srtt8.saturating_mul(self.unit) >> 3
     }
 
     /// `rttvar_us / 4`, so that RTO = SRTT + 4·RTTVAR as in the RFC's formula.
     pub(super) fn rttvar(&self) -> u64 {
-        self.rttvar / 4
+        self.rttvar.saturating_mul(self.unit) / 4
     }
 
     /// The mean deviation (`mdev_us >> 2`), what `TCP_INFO` reports as `tcpi_rttvar`.
     pub(super) fn mdev(&self) -> u64 {
-        self.mdev4 / 4
+        self.mdev4.saturating_mul(self.unit) / 4
     }
 
     /// `rtt_seq`: SND.NXT when the current window began.
@@ -243,5 +277,31 @@ mod tests {
         assert_eq!((rto_after_samples(1, jiffy), rto_after_samples(5, jiffy)), (us(4100), us(8100)));
         assert_eq!((rto_after_samples(1, exact), rto_after_samples(5, exact)), (us(1100), us(5100)));
         assert_eq!(rto_after_samples(8, jiffy), us(8100), "a whole number of jiffies stays as it is");
+    }
+
+    /// Linux 2.6 counted `srtt`, `mdev` and `rttvar` in whole jiffies: with
+    /// RTO_min one 1 ms jiffy and samples of one jiffy, `mdev >> 2` of the
+    /// first sample's 4·mdev of 2 jiffies is 0, so the RTO stays 3 jiffies
+    /// where finer arithmetic decays it to 2; one sample of 3 jiffies
+    /// lifts the variance term to 4 jiffies, less than 4 above `mdev_max`
+    /// (3), so it never decays again: CMU09 §6's 5 ms minimum.
+    #[test]
+    fn linux_2_6_estimator_truncates_to_whole_jiffies() {
+        let g = ms(1);
+        let jiffies = RtoConfig { granularity: g, ..linux(ms(1)) };
+        let micro = RtoConfig { resolution: RttResolution::Microsecond, ..jiffies };
+        let (mut j, mut u) = (RtoEstimator::new(jiffies), RtoEstimator::new(micro));
+        for _ in 0..100 {
+            j.on_rtt_sample(g);
+            u.on_rtt_sample(g);
+        }
+        assert_eq!(j.rto(), ms(3));
+        assert!(u.rto() > ms(2) && u.rto() < us(2001), "{:?}", u.rto());
+        j.on_rtt_sample(ms(3));
+        for i in 0..1000 {
+            j.on_rtt_sample(g);
+            assert_eq!(j.rto(), ms(5), "sample {i} after the 3 ms one");
+        }
+        assert_eq!(j.srtt(), Some(us(1250)), "8·SRTT = 10 jiffies: a sample of 1 never moves it");
     }
 }

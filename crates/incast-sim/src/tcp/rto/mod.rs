@@ -18,7 +18,8 @@
 //! (Linux truncates at microseconds). On a jiffy clock the timer's expiry
 //! rounds to ticks (`tcp::clock`), and so does the sample unless
 //! `rtt_resolution` is "us" (Linux 3.15 and later measure RTT in
-//! microseconds, Linux 2.6 in jiffies).
+//! microseconds, Linux 2.6 in jiffies); where it is a jiffy, the Linux
+//! flavor's estimator also computes in whole jiffies, as 2.6's did (`rto::linux`).
 //! **Not modelled:** timestamp RTTM (RFC 7323 §4).
 //!
 //! Which segments yield samples (Karn's rule, RFC 6298 §3) is decided by the
@@ -213,6 +214,8 @@ pub struct RtoEstimator {
     linux: Option<Box<LinuxEst>>,
     /// The Linux flavor's RTO_min, in picoseconds (`linux::rto_min`).
     linux_rto_min: u64,
+    /// The unit of the Linux flavor's integers, in picoseconds (`linux::unit`).
+    linux_unit: u64,
     /// ns-2 flavor state, once a sample has been taken.
     ns2: Option<Box<Ns2Est>>,
     /// Number of doublings since the last valid sample.
@@ -231,6 +234,7 @@ impl RtoEstimator {
             est: None,
             linux: None,
             linux_rto_min: linux::rto_min(cfg.min.as_ps(), g),
+            linux_unit: linux::unit(g, cfg.resolution),
             ns2: None,
             backoff: 0,
             rto: cfg.initial,
@@ -294,7 +298,7 @@ impl RtoEstimator {
     #[inline(never)]
     fn other_flavor_sample(&mut self, r: SimDuration, snd_una: u64, snd_nxt: u64) {
         if self.cfg.flavor == RtoFlavor::Linux {
-            linux::tcp_rtt_estimator(&mut self.linux, r.as_ps(), snd_una, snd_nxt, self.linux_rto_min);
+            linux::tcp_rtt_estimator(&mut self.linux, r.as_ps(), snd_una, snd_nxt, self.linux_rto_min, self.linux_unit);
         } else {
             ns2::rtt_update(&mut self.ns2, r.as_ps(), self.cfg.tick.as_ps());
         }
