@@ -76,7 +76,7 @@ a star of one-way `Agent/TCP/Reno`, `Newreno` or `Sack1` agents with `TCPSink` (
 drop-tail port of `Npkt` packets, a handshake (each agent's SYN) before the first block, after which
 `cwnd_` is set back to `windowInit_`, the requests as delays, a barrier between blocks, and the
 request order and server turnaround drawn with ns-2's own generator. What ns-2 cannot express (trees,
-PAUSE, ECN, Cubic, GIP's redundant copies, background traffic, ...) is refused in one line.
+PAUSE, ECN, Cubic, UDP background traffic, ...) is refused in one line.
 
 **The wire.** ns-2 has no Ethernet framing, so the harness gives it the engine's wire: packets as
 long as the engine's frames with preamble and gap (`packetSize_` 1038, which ns-2's 40 header bytes
@@ -120,9 +120,12 @@ retransmission if the port saw the head twice by then. The traces take about 100
 temporary directory.
 
 **GIP.** GIP's window reset (cwnd 2 segments at each stripe unit's head, GIP §V-C) runs in ns-2 too:
-the harness sets the agent's `cwnd_` before each unit's `advanceby`. Its redundant copies of a unit's
-last packet would need a new agent, so `validate --against ns2` refuses `tcp.gip` unless
-`tcp.gip_copies` is 0, and the "full GIP" column is the simulator's alone.
+the harness sets the agent's `cwnd_` before each unit's `advanceby`. Its redundant copies at a unit's
+tail (GIP §IV-B, §V-B) run from Tcl (`ns2_gip.tcl`): each server agent's `ack_` and `dupacks_` are
+traced into a Tcl channel, so every ACK is seen as it arrives, and the copy is sent by setting
+`t_seqno_` back (Pattern 333: to the last packet, once per ACK; Pattern 123: to the third-last, cwnd cut
+by three, the window sending the three). The table below runs the window reset alone
+(`tcp.gip_copies` 0) in both; its "full GIP" column is the simulator's alone.
 """
 
 

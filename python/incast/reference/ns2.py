@@ -10,9 +10,11 @@ What maps exactly: servers, blocks, the stripe unit (whole segments of
 port of ``"Npkt"`` packets toward the client,
 the one-way agents ``Agent/TCP/Reno``, ``Newreno`` or ``Sack1`` with a sink
 that ACKs every segment or delays ACKs (``TCPSink/DelAck``), the agent
-settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for, and
+settings of ``tcl/lib/ns-default.tcl`` each scenario setting stands for,
 GIP's window reset at each stripe unit's head (``cwnd_`` set before the
-unit's ``advanceby``; its redundant copies need a new agent, and are refused),
+unit's ``advanceby``) and its redundant copies at the unit's tail (the agents'
+``ack_`` and ``dupacks_`` traced into a Tcl channel that resends through
+``t_seqno_``, ``ns2_gip.tcl``, put before the run only then),
 and long-lived background flows into the client's port (``background.tcp_flows``
 with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``,
 put before the run only then, so every other script is as before).
@@ -310,11 +312,6 @@ def rules(s: Scenario) -> list[Rule]:
             "0, or flows into the client's port (background.tcp_to_client = true)",
         ),
         Rule("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
-        Rule(
-            "tcp.gip_copies",
-            s.tcp.gip != "off" and s.tcp.gip_copies != 0,
-            "0 only: ns-2's agents cannot resend a packet from Tcl; GIP's cwnd reset at each stripe unit's head runs",
-        ),
         Rule("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
         Rule("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
         Rule("tcp.sack_lost_retransmit", bool(s.tcp.sack_lost_retransmit), "Sack1 has no lost-retransmit detection"),
@@ -438,44 +435,55 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
     agent = {"reno": "Reno", "newreno": "Newreno", "sack": "Sack1"}[s.tcp.recovery]
     d = s.tcp.delayed_ack
     sink = ("TCPSink/Sack1" if agent == "Sack1" else "TCPSink") + ("" if d is None else "/DelAck")
-    return {
-        "seed": str(s.seed % 2**31 or 1),
-        "servers": str(s.servers),
-        "blocks": str(s.blocks),
-        "segments": str(_segments(s)),
-        "packet": str(data - HEADERS - (TS_HEADER if s.tcp.timestamps else 0)),
-        "wire": str(data),
-        "ack": str(ack),
-        "sack_blocks": str(s.tcp.sack_blocks or (3 if s.tcp.timestamps else 4)),
-        "init_cwnd": str(s.tcp.init_cwnd),
-        "gip_head_cwnd": str(s.tcp.gip_head_cwnd if s.tcp.gip != "off" else 0),
-        "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),
-        "rto_min": repr(float(s.tcp.rto_min)),
-        "rto_max": repr(float(s.tcp.rto_max)),
-        "rto_initial": repr(float(s.tcp.rto_initial)),
-        "tick": repr(_tick(s)),
-        "dupack_threshold": str(s.tcp.dupack_threshold),
-        "limited_transmit": str(int(bool(s.tcp.limited_transmit))),
-        "restart_after_idle": "true" if s.tcp.restart_after_idle else "false",
-        "timestamps": "true" if s.tcp.timestamps else "false",
-        "delayed_ack": repr(0.1 if d is None else float(d)),
-        "rate": f"{float(s.link.rate):.0f}",
-        "up": repr(up),
-        "down": repr(down),
-        "skew": repr(float(s.link.skew)),
-        "queue": str(_queue(s)),
-        "unbounded": str(UNBOUNDED),
-        "agent": agent,
-        "sink": sink,
-        "poll": repr(0.0 if d is None else POLL_S),
-        "ack_path": repr(2 * ack * 8 / float(s.link.rate) + up + down),
-        "request_tx": repr(_request_tx_s(s)),
-        "request_path": repr(up + _request_tx_s(s) + down),
-        "jitter": repr(float(s.workload.server_jitter)),
-        "shuffle": str(int(s.workload.order == "shuffled")),
-        "trace": "" if trace is None else str(trace),
-        "vars": "" if variables is None else str(variables),
-    } | ({"background": str(s.background.tcp_flows)} if s.background.tcp_flows else {})
+    return (
+        {
+            "seed": str(s.seed % 2**31 or 1),
+            "servers": str(s.servers),
+            "blocks": str(s.blocks),
+            "segments": str(_segments(s)),
+            "packet": str(data - HEADERS - (TS_HEADER if s.tcp.timestamps else 0)),
+            "wire": str(data),
+            "ack": str(ack),
+            "sack_blocks": str(s.tcp.sack_blocks or (3 if s.tcp.timestamps else 4)),
+            "init_cwnd": str(s.tcp.init_cwnd),
+            "gip_head_cwnd": str(s.tcp.gip_head_cwnd if s.tcp.gip != "off" else 0),
+            "window": str(max(1, int(s.tcp.rcv_wnd) // s.tcp.mss)),
+            "rto_min": repr(float(s.tcp.rto_min)),
+            "rto_max": repr(float(s.tcp.rto_max)),
+            "rto_initial": repr(float(s.tcp.rto_initial)),
+            "tick": repr(_tick(s)),
+            "dupack_threshold": str(s.tcp.dupack_threshold),
+            "limited_transmit": str(int(bool(s.tcp.limited_transmit))),
+            "restart_after_idle": "true" if s.tcp.restart_after_idle else "false",
+            "timestamps": "true" if s.tcp.timestamps else "false",
+            "delayed_ack": repr(0.1 if d is None else float(d)),
+            "rate": f"{float(s.link.rate):.0f}",
+            "up": repr(up),
+            "down": repr(down),
+            "skew": repr(float(s.link.skew)),
+            "queue": str(_queue(s)),
+            "unbounded": str(UNBOUNDED),
+            "agent": agent,
+            "sink": sink,
+            "poll": repr(0.0 if d is None else POLL_S),
+            "ack_path": repr(2 * ack * 8 / float(s.link.rate) + up + down),
+            "request_tx": repr(_request_tx_s(s)),
+            "request_path": repr(up + _request_tx_s(s) + down),
+            "jitter": repr(float(s.workload.server_jitter)),
+            "shuffle": str(int(s.workload.order == "shuffled")),
+            "trace": "" if trace is None else str(trace),
+            "vars": "" if variables is None else str(variables),
+        }
+        | ({"background": str(s.background.tcp_flows)} if s.background.tcp_flows else {})
+        | _gip_copies(s)
+    )
+
+
+def _gip_copies(s: Scenario) -> dict[str, str]:
+    """``P(gip_pattern)`` and ``P(gip_copies)`` when GIP sends redundant copies (``ns2_gip.tcl``), else nothing."""
+    if s.tcp.gip == "off" or s.tcp.gip_copies == 0:
+        return {}
+    return {"gip_pattern": str(s.tcp.gip), "gip_copies": str(s.tcp.gip_copies)}
 
 
 def script(s: Scenario, trace: Path | None = None, variables: Path | None = None) -> str:
@@ -493,11 +501,12 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
     files = resources.files("incast.reference")
     template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
-    if s.background.tcp_flows:
-        # The background flows' text goes before the run; a scenario without them runs ns2.tcl unchanged.
-        background = files.joinpath("ns2_background.tcl").read_text(encoding="utf-8")
+    # The background flows' text and GIP's copies go before the run; a scenario without them runs ns2.tcl unchanged.
+    parts = (("ns2_background.tcl", s.background.tcp_flows), ("ns2_gip.tcl", _gip_copies(s)))
+    extra = [name for name, on in parts if on]
+    if extra:
         head, run_line = template.rsplit(RUN, 1)
-        template = head + background + RUN + run_line
+        template = head + "".join(files.joinpath(n).read_text(encoding="utf-8") for n in extra) + RUN + run_line
     return "\n".join(lines) + "\n" + template
 
 
