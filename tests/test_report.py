@@ -41,7 +41,7 @@ def test_the_report_holds_the_figure_as_an_image_and_every_claim_with_its_verdic
 def test_the_report_is_laid_out_by_paper_with_each_papers_verdict_counts(page: str) -> None:
     toc = page[page.index("<nav>") : page.index("</nav>")]
     papers = re.findall(r"<li><a href='#paper-(\w+)'>(\w+)</a>: ([^<]*)", toc)
-    assert [p for _, p, _ in papers] == ["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10", "Studies"]
+    assert [p for _, p, _ in papers] == ["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10", "HPCC19", "Studies"]
     counts = {p: c.strip() for _, p, c in papers}
     assert re.fullmatch(r"(\d+ holds?)?(, )?(\d+ fails?)?(, \d+ disputed)?", counts["FAST08"]), counts
     assert counts["GIP"] == "no claims checked"

@@ -67,6 +67,22 @@ def test_bad_traffic_is_refused_in_one_line(capsys: pytest.CaptureFixture[str], 
     assert err.startswith(message) and err.count("\n") == 1, err
 
 
+def test_a_completion_time_counted_to_the_senders_ack_is_longer_and_a_bad_end_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    traffic = {"load": 0.3, "sizes": "hadoop"}
+    delivered = incast.run({**RACK, "traffic": traffic}).fct_table
+    acked = incast.run({**RACK, "traffic": {**traffic, "fct_end": "acked"}}).fct_table
+    both = delivered["finished"] & acked["finished"]
+    assert both.sum() > 10
+    assert (acked.loc[both, "fct_s"] > delivered.loc[both, "fct_s"]).all()
+    assert (acked["ideal_s"] > delivered["ideal_s"]).all()
+    code, out, err = cli(capsys, "run", "--servers", "3", "--traffic", "hadoop:0.3", "--duration", "5ms",
+                         "--set", "workload.kind=none", "--set", "traffic.fct_end=sender")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.startswith('error: traffic.fct_end: must be "delivered" or "acked"') and err.count("\n") == 1, err
+
+
 def test_a_cdf_file_that_is_not_monotone_is_refused_naming_the_point(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -134,7 +134,7 @@ __all__ = [
 ]
 
 #: Short names of the papers (shared papers index).
-PAPERS = ("FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10")
+PAPERS = ("FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10", "HPCC19")
 
 #: The column holding the name of a ``[[case]]``.
 AXIS_CASE = "case"
@@ -165,7 +165,7 @@ class Meta(_Strict):
     """The experiment's name and title; for a paper's figure or table also ``paper``, ``section`` and ``figure``."""
 
     name: str = Field(description="a slug: lower-case letters, digits and hyphens, e.g. buffer-study, fast08-fig06")
-    paper: Literal["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10"] | None = None
+    paper: Literal["FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10", "HPCC19"] | None = None
     section: str = ""
     figure: str = Field("", description='"Figure 6", "Table 3"')
     title: str = ""

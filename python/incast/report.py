@@ -66,6 +66,7 @@ PAPER_TITLES = {
     "RUDE": "Weigle and Feng, Enhancing TCP Performance for Dedicated Clusters and Grids (Rude TCP)",
     "GIP": "Zhang, Ren, Tang and Lin, Taming TCP Incast Throughput Collapse in Data Center Networks (GIP)",
     "DCTCP10": "Alizadeh et al., Data Center TCP (DCTCP) (SIGCOMM 2010)",
+    "HPCC19": "Li et al., HPCC: High Precision Congestion Control (SIGCOMM 2019)",
 }
 
 #: The group of the studies of one's own, ahead of the papers'.

@@ -4,7 +4,7 @@
 use incast_sim::stats::fct::FlowRecord;
 use incast_sim::time::SimDuration;
 use incast_sim::workload::flow_sizes::Published;
-use incast_sim::workload::traffic::{FlowSizes, TrafficConfig};
+use incast_sim::workload::traffic::{FctEnd, FlowSizes, TrafficConfig};
 use incast_sim::workload::WorkloadKind;
 use incast_sim::{run, Scenario};
 
@@ -38,6 +38,32 @@ fn a_flow_alone_on_the_empty_fabric_has_slowdown_one() {
     assert!(alone.iter().any(|f| f.size_bytes > 100 * 1460), "some lone flow leaves slow start's first rounds");
     for f in alone {
         assert_eq!(f.fct_s, Some(f.ideal_s), "{f:?}");
+    }
+}
+
+/// Counted to the sender's ACK of the last byte (HPCC's reading), a lone
+/// flow's completion time is again exactly its ideal, and every flow ends
+/// later than at its receiver: the packets are the same, only the end moves.
+#[test]
+fn a_completion_time_counted_to_the_senders_ack_is_the_ideal_alone_and_ends_after_delivery() {
+    let delivered = run(&rack(0.01, 4000)).unwrap();
+    let mut s = rack(0.01, 4000);
+    s.traffic.fct_end = FctEnd::Acked;
+    let acked = run(&s).unwrap();
+    assert_eq!(acked.summary.packets_sent, delivered.summary.packets_sent);
+    let flows = &acked.open_flows;
+    let alone: Vec<&FlowRecord> =
+        flows.iter().filter(|f| f.fct_s.is_some() && flows.iter().filter(|g| overlaps(f, g)).count() == 1).collect();
+    assert!(alone.len() >= 5, "{} flows ran alone of {}", alone.len(), flows.len());
+    for f in alone {
+        assert_eq!(f.fct_s, Some(f.ideal_s), "{f:?}");
+    }
+    assert_eq!(flows.len(), delivered.open_flows.len());
+    for (a, d) in flows.iter().zip(&delivered.open_flows) {
+        assert!(a.ideal_s > d.ideal_s, "{a:?} {d:?}");
+        if let (Some(ta), Some(td)) = (a.fct_s, d.fct_s) {
+            assert!(ta > td, "{a:?} {d:?}");
+        }
     }
 }
 

@@ -9,7 +9,10 @@
 //! is complete, every byte acknowledged and none of its packets is still in
 //! the network (sent, neither delivered nor dropped), so no packet of an old
 //! flow reaches a new one; this is checked as each of its packets arrives,
-//! so a flow whose last packet was dropped keeps its slot. Connection slots are flows `base..`, after the
+//! so a flow whose last packet was dropped keeps its slot. A flow's row closes
+//! when its receiver has every byte, or (`traffic.fct_end` acked) when its
+//! sender has them all acknowledged, checked as each of its packets is
+//! handled. Connection slots are flows `base..`, after the
 //! reading and background connections. Each flow's `ideal_s` is
 //! `workload::ideal` on its path, which is worked out once per host pair.
 //! **Deliberately different:** see `workload::traffic`.
@@ -21,7 +24,7 @@ use crate::stats::fct::{FlowRecord, QueryRecord};
 use crate::tcp::DelayedAckMode;
 use crate::time::{BitRate, SimDuration, SimTime};
 use crate::workload::ideal::{ideal_fct, IdealPath, IdealStack};
-use crate::workload::traffic::{FlowArrivals, FlowSpec, QueryArrivals};
+use crate::workload::traffic::{FctEnd, FlowArrivals, FlowSpec, QueryArrivals};
 use std::collections::BTreeMap;
 
 /// A connection slot.
@@ -106,6 +109,7 @@ impl OpenLoop {
                 init_cwnd: tcp.init_cwnd,
                 rcv_wnd: tcp.rcv_wnd.get(),
                 delack,
+                end: t.fct_end,
             },
             query_bytes: t.query_response.get(),
             capacity_bps: rates.iter().map(|r| r.as_bps() as f64).sum(),
@@ -213,15 +217,23 @@ impl OpenLoop {
     }
 
     /// The receiver of connection `flow` has `delivered` bytes at `now`:
-    /// if that completes its flow, the flow's row (and its query's) are closed.
+    /// if that completes its flow, the flow's row (and its query's) are
+    /// closed, unless the completion time ends at the sender's ACK.
     pub(super) fn on_delivered(&mut self, flow: u32, delivered: u64, now: SimTime) {
         let s = *self.slot(flow);
         if s.complete || delivered < self.records[s.record as usize].size_bytes {
             return;
         }
         self.slot(flow).complete = true;
+        self.records[s.record as usize].delivered_bytes = delivered;
+        if self.stack.end == FctEnd::Delivered {
+            self.close(s, now);
+        }
+    }
+
+    /// Close the row of slot `s`'s flow at `now`, and its query's when it is the query's last response.
+    fn close(&mut self, s: Slot, now: SimTime) {
         let row = &mut self.records[s.record as usize];
-        row.delivered_bytes = delivered;
         row.fct_s = Some(now.since(s.start).as_secs_f64());
         if let Some(q) = row.query {
             let left = &mut self.query_left[q as usize];
@@ -235,10 +247,18 @@ impl OpenLoop {
 
     /// Free connection `flow`'s slot if its flow is complete, its sender has
     /// `acked` every byte and none of its packets is in the network (`drops`
-    /// counts the connection's drops).
-    pub(super) fn release_if_idle(&mut self, flow: u32, acked: u64, drops: u64) {
+    /// counts the connection's drops); a completion time that ends at the
+    /// sender's ACK ends here, at `now`.
+    pub(super) fn release_if_idle(&mut self, flow: u32, acked: u64, drops: u64, now: SimTime) {
         let s = *self.slot(flow);
         let size = self.records[s.record as usize].size_bytes;
+        if self.stack.end == FctEnd::Acked
+            && s.complete
+            && acked >= size
+            && self.records[s.record as usize].fct_s.is_none()
+        {
+            self.close(s, now);
+        }
         if s.complete && acked >= size && s.sent == s.arrived + (drops - s.drops_before) {
             (self.slot(flow).complete, self.slot(flow).live) = (false, false);
             self.free.push(flow - self.base);
@@ -312,6 +332,6 @@ impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
     /// Connection `flow` handled a packet: free its slot if its flow is over.
     pub(super) fn release_if_idle(&mut self, flow: u32) {
         let acked = self.hosts.eps[super::endpoint_of(flow, crate::net::Direction::ToServer)].acked();
-        self.traffic.release_if_idle(flow, acked, self.net.flow_drops[flow as usize]);
+        self.traffic.release_if_idle(flow, acked, self.net.flow_drops[flow as usize], self.now);
     }
 }

@@ -2,7 +2,8 @@
 //! (`workload::traffic`), and the summary figures they give.
 //!
 //! **Models:** a flow's completion time (FCT) runs from its arrival to the
-//! moment its last byte reaches the receiving application; its slowdown is
+//! moment its last byte reaches the receiving application (`traffic.fct_end`
+//! acked: its sender has that byte's ACK); its slowdown is
 //! FCT over `ideal_s` (`workload::ideal`: the flow alone on the empty fabric,
 //! with the run's TCP settings), so a flow that met no other traffic has
 //! slowdown 1. A query completes when the last byte of its last response

@@ -14,7 +14,8 @@
 //! or, otherwise, once more than one MSS is unacknowledged and else after the
 //! delayed-ACK timeout (RFC 1122 (4.2.3.2), as `tcp::delayed_ack` does); an
 //! ACK is a minimum frame that takes the reverse path's one-way time. The
-//! flow completes when its last byte reaches the receiver.
+//! flow completes when its last byte reaches the receiver, or (`end` acked)
+//! when the ACK of that byte reaches the sender.
 //! **Deliberately different:** `linux` and `adaptive` delayed ACKs are taken
 //! as the fixed rule with their minimum timeout; pacing, HyStart (CUBIC) and
 //! a receive window that grows (`tcp.rcv_window = "linux"`) are not followed:
@@ -23,6 +24,7 @@
 //! their arrival without one).
 
 use crate::time::{BitRate, SimDuration, SimTime};
+use crate::workload::traffic::FctEnd;
 use std::collections::VecDeque;
 
 /// The path of a flow on the empty fabric.
@@ -53,9 +55,12 @@ pub struct IdealStack {
     pub rcv_wnd: u64,
     /// The delayed-ACK timeout, or `None` to ACK every segment.
     pub delack: Option<SimDuration>,
+    /// Where the completion time ends.
+    pub end: FctEnd,
 }
 
-/// The time from the flow's arrival until its last byte is at the receiver.
+/// The time from the flow's arrival until its last byte is at the receiver
+/// (or, `end` acked, its ACK at the sender).
 pub fn ideal_fct(path: &IdealPath, stack: &IdealStack, bytes: u64) -> SimDuration {
     let payload = u64::from(stack.payload.max(1));
     let mut busy = vec![SimTime::ZERO; path.hops.len()];
@@ -89,7 +94,7 @@ pub fn ideal_fct(path: &IdealPath, stack: &IdealStack, bytes: u64) -> SimDuratio
         if next_data == Some(first) {
             let (at, end) = data.pop_front().expect("a data arrival");
             rcv_nxt = end;
-            if rcv_nxt == bytes {
+            if rcv_nxt == bytes && stack.end == FctEnd::Delivered {
                 return at.since(SimTime::ZERO);
             }
             match stack.delack {
@@ -103,6 +108,9 @@ pub fn ideal_fct(path: &IdealPath, stack: &IdealStack, bytes: u64) -> SimDuratio
             }
         } else if next_ack == Some(first) {
             let (at, ack) = acks.pop_front().expect("an ACK arrival");
+            if ack == bytes {
+                return at.since(SimTime::ZERO);
+            }
             if ack > snd_una {
                 // RFC 5681 (3.1): "cwnd += min (N, SMSS)" (2) during slow start.
                 cwnd += (ack - snd_una).min(stack.mss);
@@ -139,6 +147,7 @@ mod tests {
             init_cwnd: 10,
             rcv_wnd: 1 << 20,
             delack,
+            end: FctEnd::Delivered,
         }
     }
 
@@ -174,5 +183,27 @@ mod tests {
         let one = IdealStack { init_cwnd: 1, ..stack(Some(SimDuration::from_millis(40))) };
         let t = ideal_fct(&star(), &one, 2 * 1460);
         assert!(t > SimDuration::from_millis(40) && t < SimDuration::from_millis(41), "{t:?}");
+    }
+
+    /// Counted to the sender's ACK, one segment takes its crossing and the ACK's way back.
+    #[test]
+    fn ending_at_the_ack_adds_the_last_acks_way_back() {
+        let acked = IdealStack { end: FctEnd::Acked, ..stack(None) };
+        for bytes in [1000, 10 * 1460, 11 * 1460] {
+            let delivered = ideal_fct(&star(), &stack(None), bytes);
+            assert_eq!(ideal_fct(&star(), &acked, bytes), delivered + SimDuration::from_micros(200), "{bytes}");
+        }
+    }
+
+    /// A last segment that waits for the delayed-ACK timeout is acknowledged only then.
+    #[test]
+    fn ending_at_the_ack_waits_for_a_delayed_last_ack() {
+        let one = IdealStack { init_cwnd: 1, end: FctEnd::Acked, ..stack(Some(SimDuration::from_millis(40))) };
+        let t = ideal_fct(&star(), &one, 1000);
+        let tx = BitRate::gbps(1).tx_time(wire_bytes(1000));
+        assert_eq!(
+            t,
+            tx + tx + SimDuration::from_micros(30) + SimDuration::from_millis(40) + SimDuration::from_micros(200)
+        );
     }
 }

@@ -9,7 +9,11 @@
 //! the traffic matrix, then its receiver: uniformly among the other hosts
 //! (all-to-all), the sender's partner in a seeded random permutation without
 //! fixed points (permutation), or in proportion to the row's weights
-//! (matrix). Its size comes from `flow_sizes`. Queries arrive as a second
+//! (matrix). Its size comes from `flow_sizes`. Its completion time ends when
+//! its last byte reaches the receiving application (`fct_end` "delivered")
+//! or when the sender has the ACK of that byte ("acked", as HPCC's
+//! simulations count it: Li et al., SIGCOMM 2019, and its authors' results
+//! page, "Settings"); its ideal ends at the same event. Queries arrive as a second
 //! Poisson process at `query_rate`: an aggregator drawn uniformly, and
 //! `query_fanin` distinct other hosts, drawn uniformly, each of which sends
 //! it `query_response` bytes at once (the request is not modelled; DCTCP §2.1's
@@ -48,6 +52,15 @@ pub enum Pattern {
     Matrix(Vec<Vec<f64>>),
 }
 
+/// Where a flow's completion time ends.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FctEnd {
+    /// Its last byte reaches the receiving application.
+    Delivered,
+    /// The sender has the ACK of its last byte.
+    Acked,
+}
+
 /// The open-loop traffic of a run.
 ///
 /// Default values: off (`load` "off", `query_rate` 0); web-search sizes;
@@ -67,6 +80,8 @@ pub struct TrafficConfig {
     pub query_fanin: u32,
     /// Bytes each of them sends.
     pub query_response: Bytes,
+    /// Where each flow's completion time ends.
+    pub fct_end: FctEnd,
 }
 
 // Every float is checked finite when read.
@@ -81,6 +96,7 @@ impl Default for TrafficConfig {
             query_rate: 0.0,
             query_fanin: 8,
             query_response: Bytes::new(2000),
+            fct_end: FctEnd::Delivered,
         }
     }
 }
@@ -91,6 +107,7 @@ const QUERY_RATE: Number =
 const FANIN: Count = Count::new(1, 100_000, "hosts");
 const RESPONSE: Size = Size { min: 1 };
 const PATTERNS: [&str; 2] = ["all_to_all", "permutation"];
+const FCT_ENDS: [(&str, FctEnd); 2] = [("delivered", FctEnd::Delivered), ("acked", FctEnd::Acked)];
 
 impl TrafficConfig {
     /// Are there flows or queries?
@@ -214,6 +231,13 @@ impl Table for TrafficConfig {
             "query_rate" => QUERY_RATE.parse(raw).map(|v| self.query_rate = v),
             "query_fanin" => FANIN.parse(raw).map(|v| self.query_fanin = v),
             "query_response" => RESPONSE.parse(raw).map(|v| self.query_response = v),
+            "fct_end" => match FCT_ENDS.iter().find(|e| raw.as_str() == Some(e.0)) {
+                Some(e) => {
+                    self.fct_end = e.1;
+                    Ok(())
+                }
+                None => Err(format!("must be \"delivered\" or \"acked\", got {}", python_repr(raw))),
+            },
             _ => return None,
         })
     }
@@ -243,6 +267,7 @@ impl Table for TrafficConfig {
             toml: RESPONSE.toml(&self.query_response),
             si: RESPONSE.si(&self.query_response),
         });
+        out.push(same("fct_end", Json::from(FCT_ENDS.iter().find(|e| e.1 == self.fct_end).map_or("", |e| e.0))));
     }
 
     fn describe(out: &mut Vec<Setting>) {
@@ -303,6 +328,15 @@ impl Table for TrafficConfig {
             RESPONSE.allowed(),
             None,
             "Bytes each answering host sends the query's aggregator.",
+        ));
+        out.push(line(
+            "fct_end",
+            "choice",
+            Json::from(FCT_ENDS[0].0),
+            "\"delivered\" or \"acked\"".into(),
+            None,
+            "Where a flow's completion time (and its ideal) ends: \"delivered\" (its last byte reaches the \
+             receiving application) or \"acked\" (the sender has that byte's ACK, as HPCC counts it).",
         ));
     }
 }
