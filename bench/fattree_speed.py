@@ -61,14 +61,21 @@ from incast import Scenario
 from incast.units import parse_duration
 
 
+def fabric(k: int, duration: str) -> dict[str, Any]:
+    """htsim's k-ary fat tree of 100 Gbps links, 1 us each, with no synchronized reads."""
+    return {
+        "servers": 1,
+        "duration": duration,
+        "workload": {"kind": "none"},
+        "link": {"rate": "100Gbps", "propagation": "1us", "rtt": "4us"},
+        "topology": {"kind": "fat_tree", "k": k},
+    }
+
+
 def scenario(k: int, duration: str) -> Scenario:
     """The engine's run of htsim_tcp's setup on a k-ary fat tree: a permutation of all k³/4 hosts."""
     return Scenario(
-        servers=1,
-        duration=duration,
-        workload={"kind": "none"},
-        link={"rate": "100Gbps", "propagation": "1us", "rtt": "4us"},
-        topology={"kind": "fat_tree", "k": k},
+        **fabric(k, duration),
         switch={"buffer": "8pkt"},
         background={"tcp_flows": k**3 // 4, "tcp_permutation": True},
         tcp={"rto_min": "250ms", "delayed_ack": "off", "rcv_wnd": "16MiB"},
@@ -79,11 +86,7 @@ def scenario(k: int, duration: str) -> Scenario:
 def websearch(k: int, duration: str, load: float) -> Scenario:
     """Web-search flows at ``load`` between any two of a k-ary fat tree's hosts, at 100 Gbps."""
     return Scenario(
-        servers=1,
-        duration=duration,
-        workload={"kind": "none"},
-        link={"rate": "100Gbps", "propagation": "1us", "rtt": "4us"},
-        topology={"kind": "fat_tree", "k": k},
+        **fabric(k, duration),
         traffic={"load": load, "sizes": "websearch"},
         stats={"timeouts": False},
     )
