@@ -200,6 +200,7 @@ QUERY_COLUMNS: dict[str, str] = {
     "start_s": "float64",
     "time_s": "float64",
     "finished": "bool",
+    "timed_out": "bool",
 }
 
 
@@ -381,6 +382,8 @@ class Result:
     queries: int
     queries_unfinished: int
     query_time_ms: dict[str, float | None]
+    queries_timed_out: int
+    query_timeout_fraction: float
 
     def __init__(
         self,

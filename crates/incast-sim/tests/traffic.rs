@@ -119,6 +119,33 @@ fn a_query_completes_with_its_last_response() {
     assert!(r.summary.traffic.as_ref().unwrap().query_time_ms.p99.is_some());
 }
 
+/// A query "suffers a timeout" (DCTCP §4.3) when a sender of one of its
+/// responses timed out. Six 2 KB responses into a port of twelve packets
+/// beside Hadoop flows lose some and wait for RTO_min: exactly the queries that took RTO_min or
+/// longer are the ones counted, and the figures count them.
+#[test]
+fn a_query_whose_response_waits_for_a_timeout_is_counted_as_timed_out() {
+    let mut s = rack(0.1, 300);
+    s.traffic.query_rate = 200.0;
+    s.traffic.query_fanin = 6;
+    s.switch.buffer = incast_sim::net::BufferLimit::Packets(12);
+    s.tcp.rto.min = SimDuration::from_millis(10);
+    let r = run(&s).unwrap();
+    let rto_min = 10e-3;
+    let finished: Vec<_> = r.queries.iter().filter_map(|q| q.time_s.map(|t| (t, q.timed_out))).collect();
+    assert!(finished.iter().any(|&(_, late)| late) && finished.iter().any(|&(_, late)| !late), "{finished:?}");
+    for (t, timed_out) in finished {
+        assert_eq!(timed_out, t >= rto_min, "a query of {t} s");
+    }
+    let figures = r.summary.traffic.as_ref().unwrap();
+    let counted = r.queries.iter().filter(|q| q.timed_out).count() as u64;
+    assert_eq!(figures.queries_timed_out, counted);
+    assert_eq!(figures.query_timeout_fraction, counted as f64 / r.queries.len() as f64);
+    s.switch.buffer = incast_sim::net::BufferLimit::Packets(1000);
+    let roomy = run(&s).unwrap();
+    assert_eq!(roomy.summary.traffic.as_ref().unwrap().queries_timed_out, 0);
+}
+
 /// The same scenario gives the same flows.
 #[test]
 fn a_traffic_run_is_a_function_of_its_seed() {

@@ -326,7 +326,8 @@ def _traffic_rows(table: Any, r: "Result") -> None:
     if r.queries:
         q = r.query_time_ms
         qt = "-" if q["p50"] is None else f"p50 {q['p50']:.3f} ms, p99 {q['p99']:.3f} ms"
-        table.add_row("queries", f"{r.queries} ({r.queries_unfinished} unfinished), completion {qt}")
+        counts = f"{r.queries_unfinished} unfinished, {r.queries_timed_out} with a timeout"
+        table.add_row("queries", f"{r.queries} ({counts}), completion {qt}")
 
 
 def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:

@@ -501,6 +501,9 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
         let flow = ep / 2;
         self.reads.on_timeout(flow, ep % 2 == 1, &t);
+        if self.traffic.is_on() && flow as u32 >= self.traffic.base {
+            self.traffic.on_timeout(flow as u32);
+        }
         if self.record.trace.per_ack && ep % 2 == 1 {
             self.trace_flow(ep);
         }

@@ -146,6 +146,7 @@ impl OpenLoop {
             fanin: q.workers.len() as u32,
             start_s: q.at.since(SimTime::ZERO).as_secs_f64(),
             time_s: None,
+            timed_out: false,
         });
         self.query_left.push(q.workers.len() as u32);
         self.query_start.push(q.at);
@@ -262,6 +263,18 @@ impl OpenLoop {
         if s.complete && acked >= size && s.sent == s.arrived + (drops - s.drops_before) {
             (self.slot(flow).complete, self.slot(flow).live) = (false, false);
             self.free.push(flow - self.base);
+        }
+    }
+
+    /// A sender of connection `flow` suffered a retransmission timeout: if
+    /// its flow answers a query and is not over yet, that query waits for
+    /// it (a timeout after the response arrived, of a lost ACK, delays nothing).
+    #[cold]
+    pub(super) fn on_timeout(&mut self, flow: u32) {
+        let record = self.slot(flow).record as usize;
+        let row = &self.records[record];
+        if let (Some(q), None) = (row.query, row.fct_s) {
+            self.queries_done[q as usize].timed_out = true;
         }
     }
 

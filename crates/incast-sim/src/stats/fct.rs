@@ -51,6 +51,9 @@ pub struct QueryRecord {
     pub start_s: f64,
     /// Completion time, seconds (`None`: unfinished at the stop).
     pub time_s: Option<f64>,
+    /// A response's sender suffered a retransmission timeout before the
+    /// response was complete (DCTCP §4.3 counts the queries that suffer timeouts).
+    pub timed_out: bool,
 }
 
 /// Percentiles of one sample: p50, p95, p99 (nearest rank) and the mean; `None` when empty.
@@ -126,6 +129,10 @@ pub struct TrafficFigures {
     pub queries_unfinished: u64,
     /// Completion time of the finished queries, milliseconds.
     pub query_time_ms: Tail,
+    /// Queries one of whose responses suffered a retransmission timeout before it was complete.
+    pub queries_timed_out: u64,
+    /// Of the queries that arrived, the fraction that did (0 without queries).
+    pub query_timeout_fraction: f64,
 }
 
 impl TrafficFigures {
@@ -144,6 +151,7 @@ impl TrafficFigures {
         let mut all: Vec<f64> = finished().map(|f| f.2).collect();
         let mut qt: Vec<f64> = queries.iter().filter_map(|q| q.time_s.map(|t| t * 1e3)).collect();
         let bytes: u64 = open.iter().map(|f| f.size_bytes).sum();
+        let timed_out = queries.iter().filter(|q| q.timed_out).count() as u64;
         TrafficFigures {
             open_flows: open.len() as u64,
             open_flows_unfinished: open.iter().filter(|f| f.fct_s.is_none()).count() as u64,
@@ -162,6 +170,8 @@ impl TrafficFigures {
             queries: queries.len() as u64,
             queries_unfinished: queries.iter().filter(|q| q.time_s.is_none()).count() as u64,
             query_time_ms: Tail::of(&mut qt),
+            queries_timed_out: timed_out,
+            query_timeout_fraction: if queries.is_empty() { 0.0 } else { timed_out as f64 / queries.len() as f64 },
         }
     }
 }
@@ -185,7 +195,8 @@ pub fn flow_columns(rows: &[FlowRecord]) -> Vec<Column> {
     ]
 }
 
-/// The query rows as columns: `aggregator`, `fanin`, `start_s`, `time_s` (NaN when unfinished), `finished`.
+/// The query rows as columns: `aggregator`, `fanin`, `start_s`, `time_s` (NaN when unfinished), `finished`,
+/// `timed_out`.
 pub fn query_columns(rows: &[QueryRecord]) -> Vec<Column> {
     vec![
         Column::u32s("aggregator", rows.iter().map(|r| r.aggregator)),
@@ -193,6 +204,7 @@ pub fn query_columns(rows: &[QueryRecord]) -> Vec<Column> {
         Column::f64s("start_s", rows.iter().map(|r| r.start_s)),
         Column::f64s("time_s", rows.iter().map(|r| r.time_s.unwrap_or(f64::NAN))),
         Column::bools("finished", rows.iter().map(|r| r.time_s.is_some())),
+        Column::bools("timed_out", rows.iter().map(|r| r.timed_out)),
     ]
 }
 
