@@ -83,6 +83,20 @@ def test_a_completion_time_counted_to_the_senders_ack_is_longer_and_a_bad_end_is
     assert err.startswith('error: traffic.fct_end: must be "delivered" or "acked"') and err.count("\n") == 1, err
 
 
+def test_a_drain_finishes_the_open_flows_and_a_bad_drain_is_refused_in_one_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    traffic = {"load": 0.5, "sizes": "websearch"}
+    cut = incast.run({**RACK, "traffic": traffic})
+    drained = incast.run({**RACK, "traffic": {**traffic, "drain": "2s"}})
+    assert cut.open_flows_unfinished > 0 and drained.open_flows_unfinished == 0
+    assert drained.open_flows == cut.open_flows and drained.sim_time_s > cut.sim_time_s
+    code, out, err = cli(capsys, "run", "--servers", "3", "--traffic", "hadoop:0.3", "--duration", "5ms",
+                         "--set", "workload.kind=none", "--set", "traffic.drain=0")  # fmt: skip
+    assert (code, out) == (2, "")
+    assert err.startswith("error: traffic.drain: must be positive") and err.count("\n") == 1, err
+
+
 def test_a_cdf_file_that_is_not_monotone_is_refused_naming_the_point(
     capsys: pytest.CaptureFixture[str], tmp_path: Path
 ) -> None:

@@ -146,6 +146,34 @@ fn a_query_whose_response_waits_for_a_timeout_is_counted_as_timed_out() {
     assert_eq!(roomy.summary.traffic.as_ref().unwrap().queries_timed_out, 0);
 }
 
+/// With a drain, the run goes on after the arrivals stop until the flows
+/// still open are complete, and stops then: the same flows arrive, those
+/// that finished without the drain finish at the same times, the others
+/// finish too, and the offered load is counted over the arrivals alone.
+#[test]
+fn a_drain_lets_the_open_flows_finish_and_stops_when_the_last_one_has() {
+    let cut = run(&rack(0.5, 100)).unwrap();
+    let mut s = rack(0.5, 100);
+    s.traffic.drain = Some(SimDuration::from_secs(5));
+    let drained = run(&s).unwrap();
+    let (a, b) = (&cut.open_flows, &drained.open_flows);
+    assert!(a.iter().any(|f| f.fct_s.is_none()), "some flow is open at 100 ms");
+    assert_eq!(a.len(), b.len());
+    for (x, y) in a.iter().zip(b) {
+        assert_eq!((x.src, x.dst, x.size_bytes, x.start_s), (y.src, y.dst, y.size_bytes, y.start_s));
+        assert!(y.fct_s.is_some(), "{y:?}");
+        if x.fct_s.is_some() {
+            assert_eq!(x.fct_s, y.fct_s);
+        }
+    }
+    let last = b.iter().map(|f| f.start_s + f.fct_s.unwrap()).fold(0.0, f64::max);
+    assert!(drained.summary.sim_time_s > 0.1 && drained.summary.sim_time_s < 5.1);
+    assert!((drained.summary.sim_time_s - last).abs() < 1e-9, "{} against {last}", drained.summary.sim_time_s);
+    let (t, u) = (cut.summary.traffic.as_ref().unwrap(), drained.summary.traffic.as_ref().unwrap());
+    assert_eq!(t.offered_load, u.offered_load);
+    assert_eq!(u.open_flows_unfinished, 0);
+}
+
 /// The same scenario gives the same flows.
 #[test]
 fn a_traffic_run_is_a_function_of_its_seed() {

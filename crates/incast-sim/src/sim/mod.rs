@@ -185,6 +185,8 @@ enum Event {
     FlowArrival,
     /// The next partition/aggregate query arrives.
     QueryArrival,
+    /// The open-loop arrivals stop, and the run drains (`traffic.drain`).
+    ArrivalsEnd,
     /// Time to refresh the pause of flow-control class `class` (a byte, in a
     /// word) of the link whose upstream port is `port`.
     PauseRefresh { port: PortId, class: u32 },
@@ -273,7 +275,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,
-            end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d),
+            end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d + s.traffic.drain.unwrap_or(SimDuration::ZERO)),
             stopped_at: None,
             best_goodput_mbps: s.best_goodput_mbps(&net.net).expect("validation checked every route"),
             hosts,
@@ -353,6 +355,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
                 Event::Datagram => self.on_datagram(),
                 Event::FlowArrival => self.on_flow_arrival(),
                 Event::QueryArrival => self.on_query_arrival(),
+                Event::ArrivalsEnd => self.stop_if_drained(),
                 Event::ArriveVia { pkt, port } => {
                     if self.net.on_arrive_via(events, now, pkt, port) {
                         self.deliver(pkt);
@@ -577,7 +580,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
         let flow = (ep / 2) as u32;
         if EXTRAS && flow >= self.traffic.base && ep % 2 == 0 {
             let delivered = self.hosts.eps[ep].delivered();
-            return self.traffic.on_delivered(flow, delivered, self.now);
+            self.traffic.on_delivered(flow, delivered, self.now);
+            return self.stop_if_drained();
         }
         if flow >= self.reads.conns {
             return; // a background flow: no application to tell

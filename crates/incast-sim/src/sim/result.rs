@@ -107,7 +107,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             udp_goodput_mbps: mbps(self.udp.delivered),
             traffic: self.traffic.is_on().then(|| {
                 let t = &self.traffic;
-                TrafficFigures::of(&t.records, &t.queries_done, elapsed.as_secs_f64(), t.capacity_bps)
+                TrafficFigures::of(&t.records, &t.queries_done, t.arrival_s(elapsed.as_secs_f64()), t.capacity_bps)
             }),
             events: self.processed(),
         };

@@ -15,6 +15,8 @@
 //! handled. Connection slots are flows `base..`, after the
 //! reading and background connections. Each flow's `ideal_s` is
 //! `workload::ideal` on its path, which is worked out once per host pair.
+//! With `traffic.drain`, the run stops at the arrivals' end if no row is
+//! open then, else when the last open row closes (or at the drain's bound).
 //! **Deliberately different:** see `workload::traffic`.
 //! **Not modelled:** see `workload::traffic`.
 
@@ -53,6 +55,10 @@ pub(super) struct OpenLoop {
     queries: Option<QueryArrivals>,
     /// Arrivals stop here.
     end: SimTime,
+    /// The run goes on after `end` until no row is open (`traffic.drain`).
+    drain: bool,
+    /// Flow rows (query responses included) not yet closed.
+    open_rows: u64,
     slots: Vec<Slot>,
     free: Vec<u32>,
     /// One row per flow, in arrival order.
@@ -94,6 +100,8 @@ impl OpenLoop {
             flows: t.load.map(|_| FlowArrivals::new(t, &rates, s.seed)),
             queries: (t.query_rate > 0.0).then(|| QueryArrivals::new(t, hosts, s.seed)),
             end: s.stop.duration.map_or(SimTime(u64::MAX), |d| SimTime::ZERO + d),
+            drain: t.drain.is_some(),
+            open_rows: 0,
             slots: Vec::new(),
             free: Vec::new(),
             records: Vec::new(),
@@ -175,6 +183,7 @@ impl OpenLoop {
         let stack = self.stack;
         let ideal = ideal_fct(&self.path(net, f.src, f.dst).0, &stack, f.bytes);
         let record = self.records.len() as u32;
+        self.open_rows += 1;
         self.records.push(FlowRecord {
             src: f.src,
             dst: f.dst,
@@ -236,6 +245,7 @@ impl OpenLoop {
     fn close(&mut self, s: Slot, now: SimTime) {
         let row = &mut self.records[s.record as usize];
         row.fct_s = Some(now.since(s.start).as_secs_f64());
+        self.open_rows -= 1;
         if let Some(q) = row.query {
             let left = &mut self.query_left[q as usize];
             *left -= 1;
@@ -287,6 +297,21 @@ impl OpenLoop {
         (std::mem::take(&mut self.records), std::mem::take(&mut self.queries_done))
     }
 
+    /// With `traffic.drain`: the arrivals have stopped by `now` and every row is closed.
+    pub(super) fn drained(&self, now: SimTime) -> bool {
+        self.drain && now >= self.end && self.open_rows == 0
+    }
+
+    /// When the arrivals stop, if the run is to drain after them.
+    pub(super) fn drain_from(&self) -> Option<SimTime> {
+        self.drain.then_some(self.end)
+    }
+
+    /// The seconds the arrivals ran of a run that stopped after `elapsed_s`.
+    pub(super) fn arrival_s(&self, elapsed_s: f64) -> f64 {
+        elapsed_s.min(self.end.since(SimTime::ZERO).as_secs_f64())
+    }
+
     /// Bytes the rows hold.
     pub(super) fn held_bytes(&self) -> u64 {
         (self.records.capacity() * std::mem::size_of::<FlowRecord>()
@@ -302,6 +327,16 @@ impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
         }
         if let Some(at) = self.traffic.next_query_at() {
             self.events.push(at, super::Event::QueryArrival);
+        }
+        if let Some(at) = self.traffic.drain_from() {
+            self.events.push(at, super::Event::ArrivalsEnd);
+        }
+    }
+
+    /// With `traffic.drain`: stop the run once the arrivals are over and every row is closed.
+    pub(super) fn stop_if_drained(&mut self) {
+        if self.traffic.drained(self.now) {
+            self.stop();
         }
     }
 
@@ -346,5 +381,6 @@ impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
     pub(super) fn release_if_idle(&mut self, flow: u32) {
         let acked = self.hosts.eps[super::endpoint_of(flow, crate::net::Direction::ToServer)].acked();
         self.traffic.release_if_idle(flow, acked, self.net.flow_drops[flow as usize], self.now);
+        self.stop_if_drained();
     }
 }

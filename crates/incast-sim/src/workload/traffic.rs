@@ -17,7 +17,11 @@
 //! Poisson process at `query_rate`: an aggregator drawn uniformly, and
 //! `query_fanin` distinct other hosts, drawn uniformly, each of which sends
 //! it `query_response` bytes at once (the request is not modelled; DCTCP §2.1's
-//! partition/aggregate pattern). Arrivals stop at the run's `duration`.
+//! partition/aggregate pattern). Arrivals stop at the run's `duration`; with
+//! `drain`, the run then goes on until every flow and query that arrived is
+//! complete, or for `drain` more at most, and those still open are counted
+//! unfinished (off: the run ends at `duration`, and flows open then are
+//! unfinished, which leaves the longest out of the percentiles).
 //! Every host of the fabric takes part: the clients, the servers and the
 //! background hosts, in host order.
 //! **Deliberately different:** load counts payload bytes, not frames, as the
@@ -28,7 +32,7 @@
 
 use super::flow_sizes::{Published, SizeCdf, PUBLISHED};
 use crate::rng::Rng;
-use crate::settings::{python_repr, Count, Entry, Number, Setting, Size, Spec, Table};
+use crate::settings::{python_repr, Count, Duration, Entry, Number, Setting, Size, Spec, Table};
 use crate::time::{BitRate, Bytes, SimDuration, SimTime};
 use serde_json::Value as Json;
 
@@ -82,6 +86,9 @@ pub struct TrafficConfig {
     pub query_response: Bytes,
     /// Where each flow's completion time ends.
     pub fct_end: FctEnd,
+    /// How long the run may go on after the arrivals stop for the open flows
+    /// and queries to complete; `None`: it ends with the arrivals.
+    pub drain: Option<SimDuration>,
 }
 
 // Every float is checked finite when read.
@@ -97,6 +104,7 @@ impl Default for TrafficConfig {
             query_fanin: 8,
             query_response: Bytes::new(2000),
             fct_end: FctEnd::Delivered,
+            drain: None,
         }
     }
 }
@@ -107,6 +115,7 @@ const QUERY_RATE: Number =
 const FANIN: Count = Count::new(1, 100_000, "hosts");
 const RESPONSE: Size = Size { min: 1 };
 const PATTERNS: [&str; 2] = ["all_to_all", "permutation"];
+const DRAIN: Duration = Duration::POSITIVE;
 const FCT_ENDS: [(&str, FctEnd); 2] = [("delivered", FctEnd::Delivered), ("acked", FctEnd::Acked)];
 
 impl TrafficConfig {
@@ -238,6 +247,11 @@ impl Table for TrafficConfig {
                 }
                 None => Err(format!("must be \"delivered\" or \"acked\", got {}", python_repr(raw))),
             },
+            "drain" if raw.is_null() || raw.as_str() == Some("off") => {
+                self.drain = None;
+                Ok(())
+            }
+            "drain" => DRAIN.parse(raw).map(|d| self.drain = Some(d)).map_err(|m| format!("{m} (or \"off\")")),
             _ => return None,
         })
     }
@@ -268,6 +282,10 @@ impl Table for TrafficConfig {
             si: RESPONSE.si(&self.query_response),
         });
         out.push(same("fct_end", Json::from(FCT_ENDS.iter().find(|e| e.1 == self.fct_end).map_or("", |e| e.0))));
+        out.push(match &self.drain {
+            None => same("drain", Json::from("off")),
+            Some(d) => Entry { key: "drain", toml: DRAIN.toml(d), si: DRAIN.si(d) },
+        });
     }
 
     fn describe(out: &mut Vec<Setting>) {
@@ -337,6 +355,16 @@ impl Table for TrafficConfig {
             None,
             "Where a flow's completion time (and its ideal) ends: \"delivered\" (its last byte reaches the \
              receiving application) or \"acked\" (the sender has that byte's ACK, as HPCC counts it).",
+        ));
+        out.push(line(
+            "drain",
+            "duration",
+            Json::from("off"),
+            format!("{}, or \"off\"", DRAIN.allowed()),
+            Some("off"),
+            "After the arrivals stop at the duration, run on until every flow and query that arrived is \
+             complete, for this long at most; those still open then are unfinished. \"off\": the run ends \
+             with the arrivals.",
         ));
     }
 }
