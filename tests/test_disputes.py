@@ -48,10 +48,8 @@ def tiny(**claim: Any) -> dict[str, Any]:
 
 def table(goodput: dict[int, float]) -> pd.DataFrame:
     """A summary table over servers with these goodput means."""
-    frame = pd.DataFrame({"servers": list(goodput), "goodput_mbps_mean": list(goodput.values())})
-    for m in METRICS:
-        frame[f"{m}_mean"] = frame.get(f"{m}_mean", math.nan)
-    return frame
+    means: dict[str, object] = {f"{m}_mean": math.nan for m in METRICS}
+    return pd.DataFrame({"servers": list(goodput), **means, "goodput_mbps_mean": list(goodput.values())})
 
 
 REFERENCE = {"reference": [{"harness": "ns2", "set": {"blocks": 20}, "sweep": {"servers": [1, 4]}}]}

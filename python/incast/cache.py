@@ -34,7 +34,7 @@ from typing import Any
 
 from incast._core import engine_version
 from incast.errors import ScenarioError
-from incast.experiment import METRICS, Point
+from incast.experiment import METRICS, TIMEOUT_FRACTIONS, Point
 from incast.files import read_bytes, read_json
 from incast.scenario import Scenario
 
@@ -56,7 +56,7 @@ _MAY_BE_UNDEFINED = frozenset(
         "unluckiest_flow_lack_per_block",
         "timed_out_block_fraction",
         "rude_polite_s",
-        "spurious_timeout_fraction",
+        *TIMEOUT_FRACTIONS,
     }
 )
 

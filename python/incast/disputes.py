@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from incast.errors import ScenarioError
-from incast.experiment import HARNESSES, METRICS, ClaimReference, Experiment, experiments_dir
+from incast.experiment import HARNESSES, METRICS, TIMEOUT_FRACTIONS, ClaimReference, Experiment, experiments_dir
 from incast.files import read_json
 from incast.scenario import Scenario
 from incast.verdicts import ReferenceTable
@@ -122,8 +122,9 @@ def flatten(measured: Mapping[str, Any]) -> dict[str, float]:
         elif key in METRICS and isinstance(value, (int, float)) and not isinstance(value, bool):
             flat[key] = float(value)
     timeouts = flat.get("timeouts")
-    if "spurious_timeouts" in flat and timeouts is not None:
-        flat["spurious_timeout_fraction"] = flat["spurious_timeouts"] / timeouts if timeouts else math.nan
+    for fraction, count in TIMEOUT_FRACTIONS.items():
+        if count in flat and timeouts is not None:
+            flat[fraction] = flat[count] / timeouts if timeouts else math.nan
     return flat
 
 

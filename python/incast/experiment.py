@@ -120,6 +120,7 @@ from incast.units import format_duration
 __all__ = [
     "AXIS_CASE",
     "METRICS",
+    "TIMEOUT_FRACTIONS",
     "PAPERS",
     "HARNESSES",
     "Claim",
@@ -139,13 +140,21 @@ PAPERS = ("FAST08", "CMU09", "SIGCOMM09", "RUDE", "GIP", "DCTCP10", "HPCC19")
 #: The column holding the name of a ``[[case]]``.
 AXIS_CASE = "case"
 
+#: CMU09 Table 1's "Spurious Fraction" two ways, each a count of the engine's summary over all its
+#: timeouts: as F-RTO or Eifel judged them (a segment's first timeout only), and by the engine's ground
+#: truth, every timeout whose segment the network had not dropped.
+TIMEOUT_FRACTIONS = {
+    "spurious_timeout_fraction": "spurious_timeouts",
+    "undropped_timeout_fraction": "undropped_timeouts",
+}
+
 #: Every metric a point records, one column each in the tidy table (see :func:`incast.sweep.metrics_of`):
 #: every single-number figure of the engine's summary (its parts as ``figure.part``) but the engine's
-#: own count of events, which a faster engine changes without changing the run, and the spurious
-#: fraction computed from two of them.
+#: own count of events, which a faster engine changes without changing the run, and the timeout
+#: fractions computed from them.
 METRICS = (
     *(name for name in json.loads(_core.summary_figures_json()) if name != "events"),
-    "spurious_timeout_fraction",
+    *TIMEOUT_FRACTIONS,
 )
 
 #: An experiment's name: a slug, also the name of its results directory (``fast08-fig06``, ``buffer-study``).

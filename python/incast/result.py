@@ -286,7 +286,9 @@ class Result:
     Summary attributes (see ``crates/incast-sim/src/stats/mod.rs`` for their exact
     definitions): ``goodput_mbps``, ``throughput_mbps``, ``best_goodput_mbps``,
     ``utilization``, ``blocks``, ``sim_time_s``, ``bytes_delivered``, ``timeouts``,
-    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``fast_retransmits``,
+    ``spurious_timeouts`` (judged spurious by F-RTO or Eifel and undone), ``undropped_timeouts``
+    (timeouts whose segment had a copy the network had not dropped: delivered or still on its way;
+    every timeout judged), ``fast_retransmits``,
     ``loss_probes`` and ``lost_retransmits`` (RACK-TLP's tail loss probes, and retransmissions it
     found lost again),
     ``redundant_packets`` (GIP's tail copies), ``ecn_marks``, ``rude_drops``, ``send_losses``,
@@ -344,6 +346,7 @@ class Result:
     bytes_delivered: int
     timeouts: int
     spurious_timeouts: int
+    undropped_timeouts: int
     lost_retransmit_dart_ge_thresh: int
     lost_retransmit_dart_lt_thresh: int
     unluckiest_flow_timeouts_per_block: float

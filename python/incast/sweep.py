@@ -58,7 +58,7 @@ from incast._core import engine_version
 from incast.cache import PointCache
 from incast.disputes import harness_tables, tables
 from incast.errors import ScenarioError
-from incast.experiment import HARNESSES, METRICS, Experiment, Point, load
+from incast.experiment import HARNESSES, METRICS, TIMEOUT_FRACTIONS, Experiment, Point, load
 from incast.publish import publish, recover
 from incast.result import Result
 from incast.result import run as run_scenario
@@ -188,8 +188,9 @@ def metrics_of(result: Result) -> dict[str, float]:
     Table 3 split of lost retransmits by DART against the duplicate-ACK
     threshold, GIP's "number of TOs suffered by the unluckiest flow per stripe
     unit" (Fig 1, 16) and SIGCOMM09 §2.2's share of blocks that met a timeout;
-    besides them, CMU09 Table 1's spurious fraction: timeouts judged spurious
-    (F-RTO or Eifel) over all timeouts.
+    besides them, CMU09 Table 1's spurious fraction two ways
+    (:data:`~incast.experiment.TIMEOUT_FRACTIONS`): timeouts F-RTO or Eifel judged
+    spurious, and timeouts whose segment was not dropped, over all timeouts.
     """
     d = result.to_dict()
     flat: dict[str, float | None] = {}
@@ -200,7 +201,8 @@ def metrics_of(result: Result) -> dict[str, float]:
         elif value is None or isinstance(value, (int, float)):  # None: a NaN the JSON form could not hold
             flat[key] = value
     timeouts = int(d["timeouts"])
-    flat["spurious_timeout_fraction"] = int(d["spurious_timeouts"]) / timeouts if timeouts else math.nan
+    for fraction, count in TIMEOUT_FRACTIONS.items():
+        flat[fraction] = int(d[count]) / timeouts if timeouts else math.nan
     # The open-loop traffic's figures are in the summary only when [traffic] is on: NaN without it.
     values = {m: flat.get(m) for m in METRICS}
     return {m: math.nan if v is None else float(v) for m, v in values.items()}

@@ -112,3 +112,39 @@ fn cmu09_8_delay_spikes_cause_spurious_timeouts_at_a_low_rto_min() {
         assert_eq!(coarse.timeouts, 0, "eifel {eifel}");
     }
 }
+
+/// CMU09 §8.1's spurious timeouts are judged for every timeout, as its
+/// trace analysis did: a 250 ms spike lasting 300 ms holds a segment through
+/// several backed-off 200 µs-RTO_min timeouts. The path drops nothing, so
+/// every one of them is undropped; F-RTO, which judges only a segment's
+/// first timeout (RFC 5682 §2.1), calls fewer of them spurious.
+#[test]
+fn cmu09_8_1_every_timeout_of_a_delayed_segment_is_undropped() {
+    let mut s = bulk(SimDuration::from_micros(200));
+    s.wan.spike_interval = Some(SimDuration::from_secs(2));
+    s.wan.spike_height = ms(250);
+    s.wan.spike_duration = ms(300);
+    s.stop.duration = Some(SimDuration::from_secs(10));
+    let m = run(&s).unwrap().summary;
+    assert_eq!(m.drops, 0);
+    assert!(m.spurious_timeouts < m.timeouts, "repeated timeouts: {m:?}");
+    assert_eq!(m.undropped_timeouts, m.timeouts);
+}
+
+/// Where every copy of the segment a timeout resends was lost, the timeout
+/// is not undropped: FAST08's incast at a 200 ms RTO_min, whose switch drops
+/// them, and a WAN path without spikes whose sender loses data segments
+/// before the wire (ACKs all arrive).
+#[test]
+fn a_timeout_after_every_copy_was_lost_is_not_undropped() {
+    let mut incast = Scenario::fast08(16);
+    incast.stop.duration = Some(SimDuration::from_secs(2));
+    let mut lossy = bulk(ms(200));
+    lossy.tcp.send_loss_ppb = 50_000_000;
+    lossy.stop.duration = Some(SimDuration::from_secs(20));
+    for s in [incast, lossy] {
+        let m = run(&s).unwrap().summary;
+        assert!(m.timeouts > 0 && m.drops + m.send_losses > 0, "{m:?}");
+        assert_eq!(m.undropped_timeouts, 0, "{m:?}");
+    }
+}

@@ -397,6 +397,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
         let held = 2 * (self.net.pool.held_bytes() + self.events.held_bytes())
             + (self.reads.blocks.capacity() * std::mem::size_of::<crate::stats::BlockRecord>()) as u64
             + self.traffic.held_bytes();
+        self.net.report_drops(self.now, self.udp.flow, &mut self.hosts.eps);
         if !self.record.hold(held, self.net.pool.live()) {
             self.stopped_at = Some(self.now);
             return false;
@@ -502,6 +503,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     /// Endpoint `ep` suffered the retransmission timeout `t`.
     #[cold]
     fn on_timeout(&mut self, ep: usize, t: Timeout) {
+        self.net.report_drops(self.now, self.udp.flow, &mut self.hosts.eps);
+        self.hosts.eps[ep].judge_timeout();
         let flow = ep / 2;
         self.reads.on_timeout(flow, ep % 2 == 1, &t);
         if self.traffic.is_on() && flow as u32 >= self.traffic.base {
@@ -703,6 +706,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             (slot.flow, slot.dir, slot.dst, slot.tcp_bytes) = (flow, dir, dst, tcp_bytes);
             // Lost before the wire: the slot stays vacant for the next segment.
             if EXTRAS && self.hosts.send_loss_ppb > 0 && slot.seg.has_data() && self.hosts.lose_before_sending() {
+                let (seq, len) = (slot.seg.seq, slot.seg.len);
+                self.hosts.eps[ep].on_copy_dropped(seq, seq + u64::from(len));
                 continue;
             }
             self.net.sent += 1;

@@ -8,7 +8,8 @@
 //! (RUDE §2.3). Packets live in one pool, read in place and freed where
 //! they are dropped or delivered. The counters of the run's summary and
 //! per-port table (sent, delivered, dropped and marked packets, drops per
-//! flow) are kept here. With PAUSE or traffic classes on, ports use the
+//! flow) are kept here, and the data segments dropped, until their senders
+//! hear of them (the ground truth a retransmission timeout is judged by). With PAUSE or traffic classes on, ports use the
 //! explicit FIFOs of `sim::pause` instead.
 //! **Deliberately different:** see `net` (a port knows each frame's
 //! departure when it is queued).
@@ -28,9 +29,21 @@ use crate::net::{frame, Direction, Network, Node, NodeId, PacketPool, PktId, Por
 use crate::net::{Admission, RudePolicy};
 use crate::scenario::Scenario;
 use crate::stats::PortStats;
-use crate::tcp::flags;
+use crate::tcp::{flags, Endpoint};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::clients::Layout;
+
+/// A data segment the network dropped: its connection, its direction, its
+/// bytes, and when (a port taken ahead, `sim::ahead`, decides the drop as the
+/// frame leaves its NIC, for the instant it reaches the switch).
+#[derive(Clone, Copy, Debug)]
+pub(super) struct DroppedCopy {
+    pub(super) at: SimTime,
+    pub(super) flow: u32,
+    pub(super) dir: Direction,
+    pub(super) seq: u64,
+    pub(super) len: u32,
+}
 
 /// The network and the packets crossing it.
 pub(super) struct DataPlane {
@@ -76,6 +89,9 @@ pub(super) struct DataPlane {
     port_marks: Vec<u64>,
     /// Drops of each connection, and of the UDP source last.
     pub(super) flow_drops: Vec<u64>,
+    /// The data segments dropped that their senders have not been told of
+    /// yet ([`DataPlane::report_drops`]).
+    pub(super) dropped_copies: Vec<DroppedCopy>,
     /// The hops taken ahead (`sim::ahead`).
     pub(super) ahead: Ahead,
 }
@@ -142,6 +158,7 @@ impl DataPlane {
             marks: 0,
             port_marks: vec![0; ports],
             flow_drops: vec![0; flows as usize + 1],
+            dropped_copies: Vec::new(),
             ahead: Ahead::default(),
         }
     }
@@ -232,7 +249,7 @@ impl DataPlane {
         let p = self.pool.get(pkt);
         if EXTRAS && self.police_rude && p.seg.has(flags::RUDE) {
             // RUDE §2.3: a policing switch kills rude flows by dropping their packets.
-            self.drop_packet(pkt, flow);
+            self.drop_packet(pkt, flow, now);
             self.rude_drops += 1;
             return false;
         }
@@ -328,17 +345,45 @@ impl DataPlane {
                     events.push(at, event)
                 }
             }
-            None => self.drop_packet(pkt, flow),
+            None => self.drop_packet(pkt, flow, now),
         }
     }
 
-    /// `pkt` of `flow` is dropped: its slot freed, the drop counted (run
-    /// and connection).
+    /// `pkt` of `flow` is dropped at `at`: its slot freed, the drop counted
+    /// (run and connection), and a data segment kept for its sender to hear of.
     #[inline(always)]
-    pub(super) fn drop_packet(&mut self, pkt: PktId, flow: u32) {
+    pub(super) fn drop_packet(&mut self, pkt: PktId, flow: u32, at: SimTime) {
+        let p = self.pool.get(pkt);
+        if p.seg.len > 0 {
+            self.dropped_copies.push(DroppedCopy { at, flow, dir: p.dir, seq: p.seg.seq, len: p.seg.len });
+        }
         self.pool.release(pkt);
         self.dropped += 1;
         self.flow_drops[flow as usize] += 1;
+    }
+
+    /// Tell each sender (of `eps`, the UDP source's `udp` flow aside) of the
+    /// copies of its data dropped up to `now`; the drops ports taken ahead
+    /// decided for later wait until then. Run before a timeout is judged,
+    /// before a connection slot takes a new flow, and at each look at memory,
+    /// which bounds what waits.
+    #[cold]
+    pub(super) fn report_drops<const E: bool, const P: bool>(
+        &mut self,
+        now: SimTime,
+        udp: u32,
+        eps: &mut [Endpoint<E, P>],
+    ) {
+        self.dropped_copies.retain(|c| {
+            if c.at > now {
+                return true;
+            }
+            if c.flow != udp {
+                // The sender's end: the other end of the receiver's.
+                eps[endpoint_of(c.flow, c.dir) ^ 1].on_copy_dropped(c.seq, c.seq + u64::from(c.len));
+            }
+            false
+        });
     }
 
     /// `pkt`, leaving a NIC, reaches its first switch at `at`, where `port`
@@ -367,7 +412,7 @@ impl DataPlane {
             None => {
                 let ticket = events.ticket(at);
                 self.ahead.dropped(now, ticket, port, flow);
-                self.drop_packet(pkt, flow);
+                self.drop_packet(pkt, flow, at);
             }
         }
     }

@@ -172,7 +172,7 @@ impl DataPlane {
             queue.refuse(now);
         }
         if !fits || !queue.admit(now, frame_bytes) {
-            self.drop_packet(pkt, flow);
+            self.drop_packet(pkt, flow, now);
             return;
         }
         queue.push_waiting(frame_bytes);

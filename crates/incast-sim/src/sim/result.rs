@@ -78,6 +78,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             timeout_classes,
             gip_timeout_classes,
             spurious_timeouts: sum(&|e| e.stats().spurious_timeouts),
+            undropped_timeouts: sum(&|e| e.stats().undropped_timeouts),
             lost_retransmit_dart_ge_thresh: tallies.lost_retransmit_dart[0],
             lost_retransmit_dart_lt_thresh: tallies.lost_retransmit_dart[1],
             unluckiest_flow_timeouts_per_block: unluckiest,

@@ -362,6 +362,8 @@ impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
 
     /// Open flow `f` on a connection slot and let its sender write it.
     fn open_flow(&mut self, f: FlowSpec, query: Option<u32>) {
+        // The slot's old flow hears of its drops before new endpoints take its place.
+        self.net.report_drops(self.now, self.udp.flow, &mut self.hosts.eps);
         let n = self.traffic.records.len() as u32;
         let (slot, new) = self.traffic.open(&self.net.net, f, query, &self.net.flow_drops);
         let flow = self.traffic.base + slot;

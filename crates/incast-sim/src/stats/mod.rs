@@ -69,6 +69,14 @@ pub struct Summary {
     pub gip_timeout_classes: GipTimeoutClasses,
     /// Timeouts F-RTO or Eifel judged spurious and undid (`tcp.spurious_rto`).
     pub spurious_timeouts: u64,
+    /// Timeouts whose segment (the one at SND.UNA, which the timeout resends)
+    /// had a copy sent before the timer fired that no port, link or sender-side
+    /// loss had dropped by then: it had reached the receiver (its ACKs may have
+    /// been lost) or was still on its way. The engine's ground truth for CMU09
+    /// §8.1's spurious timeouts,
+    /// which come of a sudden rise in delay rather than a drop; every timeout
+    /// is judged, repeated ones included, whatever `tcp.spurious_rto` is.
+    pub undropped_timeouts: u64,
     /// `timeout_classes.lost_retransmit` whose flow had drawn at least
     /// `tcp.dupack_threshold` duplicate ACKs since its last new ACK (FAST08
     /// Table 3: the lost retransmission of a fast retransmit).

@@ -139,6 +139,10 @@ pub struct EndpointStats {
     pub delayed_ack_timeouts: u64,
     /// Retransmission timeouts judged spurious and undone (`tcp::spurious`).
     pub spurious_timeouts: u64,
+    /// Retransmission timeouts whose segment had a copy, sent before the
+    /// timer fired, that the network had not dropped by then
+    /// ([`Endpoint::judge_timeout`]).
+    pub undropped_timeouts: u64,
     /// Redundant copies of stripe-unit tail packets (`tcp::gip`); also in `retransmitted_segments`.
     pub redundant_segments: u64,
 }
@@ -316,6 +320,25 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoint<EXTRAS, PACED> {
             self.stats.delayed_ack_timeouts += 1;
         }
         timeout
+    }
+
+    /// The network dropped a copy of `[seq, end)` this endpoint sent: the
+    /// ground truth [`Endpoint::judge_timeout`] reads.
+    #[cold]
+    pub fn on_copy_dropped(&mut self, seq: u64, end: u64) {
+        self.sender.on_copy_dropped(seq, end);
+    }
+
+    /// Judge the retransmission timeout [`Endpoint::on_timer`] just returned,
+    /// once every drop up to now is reported ([`Endpoint::on_copy_dropped`]):
+    /// true, and counted in `undropped_timeouts`, when the segment it resends
+    /// had a copy the network had not dropped, delivered or still on its way
+    /// (CMU09 §8.1: spurious timeouts come of a sudden delay, not of a drop).
+    #[cold]
+    pub fn judge_timeout(&mut self) -> bool {
+        let undropped = self.sender.head_undropped();
+        self.stats.undropped_timeouts += u64::from(undropped);
+        undropped
     }
 
     /// Next segment to send now, if any; call until `None`.

@@ -8,7 +8,10 @@
 //! `[start, end)` (the previous record's end is its start), when it last left,
 //! whether it was sent more than once, whether RACK found its latest
 //! transmission lost, whether it was resent since the last timeout (ns-3's
-//! `TcpTxItem::m_retrans`), and, when an algorithm reads rate samples, the
+//! `TcpTxItem::m_retrans`), how many of its copies the network has not
+//! dropped (the engine reports each drop, the ground truth a retransmission
+//! timeout is judged by: CMU09 §8.1's spurious timeouts are those of segments
+//! delayed, not dropped), and, when an algorithm reads rate samples, the
 //! stamp of draft-cheng-iccrg-delivery-rate-estimation §3.2 (Linux
 //! `tcp_rate_skb_sent`: the connection's delivered count, its time and the
 //! first send time of the flight when it left, and whether the sender was
@@ -40,6 +43,9 @@ pub struct SentRecord {
     /// Retransmitted since the last retransmission timeout (ns-3's
     /// `TcpTxItem::m_retrans`, `tcp.sack_recovery = "ns3"`).
     pub resent_since_timeout: bool,
+    /// Copies sent (its first transmission and each retransmission covering
+    /// it) less those the network dropped ([`SentLog::on_copy_dropped`]).
+    pub copies: u16,
 }
 
 /// What a cumulative ACK took off the log ([`SentLog::take_acked`]).
@@ -80,6 +86,7 @@ impl<const RATES: bool> SentLog<RATES> {
             retransmitted,
             lost_again: false,
             resent_since_timeout: false,
+            copies: 1,
         });
         if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
             stamps.push_back(stamp);
@@ -113,6 +120,36 @@ impl<const RATES: bool> SentLog<RATES> {
     /// Flag every record overlapping `[start, end)` as retransmitted at
     /// `now`, stamping each anew (`stamp`) when rates are kept.
     pub fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime, stamp: Option<RateStamp>) {
+        let held = self.overlapping(start, end);
+        for r in &mut self.records.as_mut_slice()[held.clone()] {
+            r.retransmitted = true;
+            r.resent_since_timeout = true;
+            r.lost_again = false;
+            r.sent_at = now;
+            r.copies = r.copies.saturating_add(1);
+        }
+        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
+            stamps.as_mut_slice()[held].fill(stamp);
+        }
+    }
+
+    /// The network dropped a copy of `[start, end)`: one copy fewer of every
+    /// record it covers (none once they are acknowledged).
+    #[cold]
+    pub fn on_copy_dropped(&mut self, start: u64, end: u64) {
+        if end <= self.head_start {
+            return;
+        }
+        let held = self.overlapping(start, end);
+        for r in &mut self.records.as_mut_slice()[held] {
+            r.copies = r.copies.saturating_sub(1);
+        }
+    }
+
+    /// The records a transmission of `[start, end)` covers: a partial one
+    /// marks its record whole.
+    #[inline]
+    fn overlapping(&self, start: u64, end: u64) -> std::ops::Range<usize> {
         let records = self.records.as_slice();
         // Most retransmissions resend the oldest record (SND.UNA): found without a search.
         let first = if records.first().is_some_and(|r| r.end > start) {
@@ -120,20 +157,8 @@ impl<const RATES: bool> SentLog<RATES> {
         } else {
             records.partition_point(|r| r.end <= start)
         };
-        let mut last = first;
-        for r in &mut self.records.as_mut_slice()[first..] {
-            r.retransmitted = true;
-            r.resent_since_timeout = true;
-            r.lost_again = false;
-            r.sent_at = now;
-            last += 1;
-            if r.end >= end {
-                break;
-            }
-        }
-        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
-            stamps.as_mut_slice()[first..last].fill(stamp);
-        }
+        let last = first + records[first..].iter().position(|r| r.end >= end).map_or(records.len() - first, |i| i + 1);
+        first..last
     }
 
     /// Each record with the bytes `[start, end)` it still holds above
@@ -224,5 +249,24 @@ mod tests {
         assert_eq!(marked, vec![false, true, true]);
         assert_eq!(l.as_slice()[1].sent_at, SimTime(9));
         assert_eq!(l.last_start(), Some(2000));
+    }
+
+    /// Copies count sends less drops: a record whose every copy was dropped
+    /// holds none, one retransmitted after its drop holds one again.
+    #[test]
+    fn copies_are_the_sends_the_network_did_not_drop() {
+        let mut l = log(&[1000, 2000, 3000]);
+        l.on_copy_dropped(1000, 2000);
+        l.mark_retransmitted(0, 1000, SimTime(9), None);
+        let copies: Vec<u16> = l.as_slice().iter().map(|r| r.copies).collect();
+        assert_eq!(copies, vec![2, 0, 1]);
+        l.mark_retransmitted(1000, 2000, SimTime(10), None);
+        l.on_copy_dropped(1500, 2500);
+        let copies: Vec<u16> = l.as_slice().iter().map(|r| r.copies).collect();
+        assert_eq!(copies, vec![2, 0, 0]);
+        l.take_acked(1000, |_, _, _| {});
+        l.on_copy_dropped(0, 1000);
+        let copies: Vec<u16> = l.as_slice().iter().map(|r| r.copies).collect();
+        assert_eq!(copies, vec![0, 0], "a drop of acknowledged bytes changes nothing");
     }
 }

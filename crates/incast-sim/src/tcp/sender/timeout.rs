@@ -2,7 +2,8 @@
 //! loss window of RFC 5681 §3.1 or its ns-2/ns-3 forms), the snapshot timeout
 //! forensics classifies (FAST08 §5.1, GIP §III), and the spurious-timeout
 //! detector's verdicts (F-RTO RFC 5682, Eifel RFC 3522, undo as Linux's
-//! `tcp_undo_cwnd_reduction`).
+//! `tcp_undo_cwnd_reduction`), and the ground truth a timeout is judged by:
+//! whether the network dropped every copy of the segment it resends.
 
 use super::Sender;
 use crate::tcp::cc::SsthreshRule;
@@ -133,6 +134,20 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             write_unacked: self.snd_una == self.write_start,
             dupack_threshold: self.dupack_threshold,
         }
+    }
+
+    /// The network dropped a copy of `[seq, end)` this sender sent.
+    #[cold]
+    pub fn on_copy_dropped(&mut self, seq: u64, end: u64) {
+        self.log.on_copy_dropped(seq, end);
+    }
+
+    /// True when the segment at SND.UNA, which a timeout resends, has a copy
+    /// the network has not dropped: it reached the receiver or is still on
+    /// its way (CMU09 §8.1: a spurious timeout comes of a delay, not a drop).
+    #[cold]
+    pub fn head_undropped(&self) -> bool {
+        self.log.front().is_some_and(|r| r.copies > 0)
     }
 
     /// Act on what the spurious-timeout detector makes of this ACK; true when
