@@ -642,6 +642,7 @@ def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
     assert overrides["tcp.clock_granularity"] == "4ms"
     assert overrides["tcp.rtt_resolution"] == "us", "the kernel here (3.15 or later) samples RTT in microseconds"
     assert LINUX_STACK.items() <= overrides.items()
+    assert overrides["tcp.gso_max_size"] == "0B", "the veths' gso_max_segs 1: paced bursts of one segment"
     assert "tcp.recovery" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.cc": "cubic"}), 0.004)
 
 

@@ -5,8 +5,11 @@ Against the testbed the simulator runs each scenario as the kernel will
 (``incast.presets.LINUX_STACK``), its clock granularity set to the kernel's
 jiffy (4 ms at HZ=250) with RTT samples in microseconds (as every kernel
 since 3.15 takes them), NewReno's recovery where the scenario says ``reno``
-(Linux's reno congestion control recovers as NewReno), and Linux's delayed
-ACK where the scenario asks for the default 40 ms.
+(Linux's reno congestion control recovers as NewReno), Linux's delayed
+ACK where the scenario asks for the default 40 ms, and paced bursts of one
+segment (``tcp.gso_max_size = 0``): the testbed's veths have ``gso_max_segs 1``
+(:mod:`incast.testbed.netns`), so ``tcp_tso_segs`` caps every burst a paced
+sender builds at one segment.
 
 :func:`host_cost` measures what the real hosts cost: a short run of the
 scenario with one server on both sides, the difference of the median block
@@ -55,6 +58,8 @@ def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     # With its unit: the engine never guesses one (format_duration reads back to the same seconds).
     overrides: dict[str, Any] = {"tcp.clock_granularity": format_duration(jiffy_s), "tcp.rtt_resolution": "us"}
     overrides |= LINUX_STACK
+    # tcp_tso_segs: "min_t(u32, tso_segs, sk->sk_gso_max_segs)", 1 on the testbed's veths.
+    overrides["tcp.gso_max_size"] = "0B"
     if scenario.tcp.recovery == "reno":
         overrides["tcp.recovery"] = "newreno"
     d = scenario.tcp.delayed_ack

@@ -43,7 +43,11 @@
 //! again leaves `pipe` and is resent first (Linux `tcp_rack_mark_skb_lost`,
 //! counted as `TCPLostRetransmit`), the detection of lost retransmissions
 //! that replaced the sequence-based one of `sack_lost_retransmit` in Linux
-//! 4.4.
+//! 4.4. In the loss state after a timeout the same test runs over what
+//! go-back-N has resent, with a reordering window of 0, and a retransmission
+//! found lost again starts recovery (Linux `tcp_fastretrans_alert`, case
+//! `TCP_CA_Loss`: "Change state if cwnd is undone or retransmits are lost",
+//! on to `tcp_enter_recovery`; `tcp::sack`).
 //! **Deliberately different:** the reduction after a repaired loss is
 //! immediate (cwnd = ssthresh), where Linux reaches it through CWR and PRR.
 //! **Not modelled:** D-SACK-driven adaptation of `reo_wnd` (§6.2 step 4) and the undo of a
@@ -86,11 +90,16 @@ impl RackTlp {
     /// `ack` SND.UNA and no block), reading the sender's log and `sb`, its
     /// scoreboard, with SND.UNA `snd_una`: note the newest transmission it shows
     /// delivered, then hand the scoreboard the boundary below which every
-    /// unSACKed segment is lost, and the retransmissions lost again. Returns
+    /// unSACKed segment is lost, and, `recovering` below the offset it holds
+    /// (HighRxt in recovery, go-back-N's point in the loss state after a
+    /// timeout), the retransmissions lost again; then the reordering window
+    /// is 0, as Linux's `tcp_rack_reo_wnd` makes it from `TCP_CA_Recovery`
+    /// on. Returns
     /// how many retransmitted segments it found lost for the first time and,
     /// when the newest delivery moved, when the last unSACKed segment sent
     /// before it that is not lost yet will be (step 5's `timeout`).
     #[inline]
+    #[expect(clippy::too_many_arguments, reason = "the sender's log, scoreboard and state, and the ACK's fields")]
     pub fn detect<const RATES: bool>(
         &mut self,
         sb: &mut Scoreboard,
@@ -99,6 +108,7 @@ impl RackTlp {
         now: SimTime,
         ack: u64,
         first_block: Option<(u64, u64)>,
+        recovering: Option<u64>,
     ) -> (u64, Option<SimTime>) {
         let rack = self;
         // RFC 8985 (6.2 step 2): a retransmitted segment counts only when its
@@ -140,7 +150,7 @@ impl RackTlp {
             sb.set_rack_relost(None);
             return (0, None);
         }
-        let reo_wnd = rack.reo_wnd(sb.in_recovery(), sb.dupthresh_boundary() > 0);
+        let reo_wnd = rack.reo_wnd(recovering.is_some(), sb.dupthresh_boundary() > 0);
         let mut boundary = 0;
         for r in log.as_slice().iter().skip_while(|r| r.end <= ack).filter(|r| !r.retransmitted) {
             if !rack.is_lost(r.sent_at, r.end, now, reo_wnd) {
@@ -166,14 +176,17 @@ impl RackTlp {
         // RFC 8985 (6.2 step 5) judges every segment by its latest
         // transmission, retransmissions too ("The advantage of RACK is it
         // applies to both original and retransmitted packet", Linux
-        // tcp_recovery.c): the lowest run of retransmitted, unSACKed segments
-        // that RACK's clock finds lost again.
+        // tcp_recovery.c), in recovery and in the loss state alike
+        // (`tcp_rack_detect_loss` skips only what is marked lost and not yet
+        // resent): the lowest run of retransmitted, unSACKed segments that
+        // RACK's clock finds lost again.
         let (mut relost, mut newly): (Option<(u64, u64)>, u64) = (None, 0);
-        if sb.in_recovery() {
+        let resent_below = recovering.unwrap_or(0);
+        if resent_below > ack {
             let mut start = ack;
             for r in log.iter_mut().skip_while(|r| r.end <= ack) {
                 let s = std::mem::replace(&mut start, r.end).max(ack);
-                if s >= sb.high_rxt() {
+                if s >= resent_below {
                     break;
                 }
                 let lost_again = r.retransmitted
@@ -225,8 +238,8 @@ impl RackTlp {
         self.min_rtt.is_some_and(|m| now.since(sent_at) >= m)
     }
 
-    /// `RACK.reo_wnd` (§6.2 step 4, no reordering seen): 0 `in_recovery` or
-    /// when `dupthresh_sacked`, else a quarter of the minimum RTT.
+    /// `RACK.reo_wnd` (§6.2 step 4, no reordering seen): 0 `in_recovery` (or
+    /// the loss state) or when `dupthresh_sacked`, else a quarter of the minimum RTT.
     #[inline]
     pub fn reo_wnd(&self, in_recovery: bool, dupthresh_sacked: bool) -> SimDuration {
         match self.min_rtt {

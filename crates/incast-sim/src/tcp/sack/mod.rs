@@ -134,6 +134,10 @@ pub struct Scoreboard {
     rescue: bool,
     /// ns-3.44's recovery (`SackRecovery::Ns3`).
     ns3: bool,
+    /// In a recovery begun in the loss state after a timeout, every unSACKed
+    /// octet below it (HighData at the timeout) is lost (Linux
+    /// `tcp_timeout_mark_lost`); 0 otherwise.
+    timeout_lost: u64,
     /// HighData at the last timeout.
     timeout_high: u64,
     /// A partial ACK came in this recovery.
@@ -165,6 +169,7 @@ impl Scoreboard {
             forward: true,
             rescue: true,
             ns3: false,
+            timeout_lost: 0,
             timeout_high: 0,
             partial_acked: false,
             ns2_pipe: 0,
@@ -201,6 +206,14 @@ impl Scoreboard {
     #[inline]
     pub fn ns3_lost(&self, seq: u64) -> bool {
         seq < self.timeout_high || self.is_lost(seq)
+    }
+
+    /// True with Linux's recovery (`SackRecovery::Linux`), which may start
+    /// at any ACK that SACKs data, not only at a duplicate one (`tcp_ack`'s
+    /// "dubious" ACKs go to `tcp_fastretrans_alert`).
+    #[inline]
+    pub fn recovers_on_any_ack(&self) -> bool {
+        !self.forward
     }
 
     /// A partial ACK in recovery: true for the first of this recovery.
@@ -296,7 +309,7 @@ impl Scoreboard {
     /// `IsLost` or by RACK (`tcp::rack_tlp`, when on); 0 when none is.
     #[inline]
     pub fn lost_boundary(&self) -> u64 {
-        self.dupthresh_boundary().max(self.rack_lost)
+        self.dupthresh_boundary().max(self.rack_lost).max(self.timeout_lost)
     }
 
     /// RACK found every unSACKed octet below `boundary` lost.
@@ -445,6 +458,7 @@ impl Scoreboard {
         if self.in_recovery && self.recovery_point.is_some_and(|rp| high_ack >= rp) {
             self.in_recovery = false;
             self.rxt_high_data = None;
+            self.timeout_lost = 0;
             return true;
         }
         false
@@ -513,6 +527,22 @@ impl Scoreboard {
         (start, end - start)
     }
 
+    /// Loss recovery begins in the loss state after a timeout (Linux
+    /// `tcp_enter_recovery` from `TCP_CA_Loss`), HighData being `high_data`:
+    /// what the timeout's go-back-N resent, below `resent_to`, counts as
+    /// retransmitted (HighRxt), and every unSACKed octet below `timeout_high`
+    /// (HighData at the timeout) as lost. No segment is due at once: RACK's
+    /// marks of retransmissions lost again go first.
+    pub fn enter_recovery_after_timeout(&mut self, resent_to: u64, high_data: u64, timeout_high: u64) {
+        self.in_recovery = true;
+        self.partial_acked = false;
+        self.recovery_point = Some(high_data);
+        self.high_rxt = resent_to;
+        self.rescue_rxt = Some(resent_to);
+        self.rxt_high_data = Some(high_data);
+        self.timeout_lost = timeout_high;
+    }
+
     /// A retransmission timeout with HighData = `high_data` (RFC 6675 §5.1):
     /// recovery ends and RecoveryPoint moves to HighData.
     pub fn on_timeout(&mut self, high_data: u64) {
@@ -523,6 +553,7 @@ impl Scoreboard {
         self.rxt_high_data = None;
         self.rack_lost = 0;
         self.rack_relost = None;
+        self.timeout_lost = 0;
         if self.ns2 {
             // Sack1TcpAgent::timeout: "timeout_ = TRUE; ... scb_->ClearScoreBoard()".
             self.sacked.clear();
@@ -574,10 +605,12 @@ impl Scoreboard {
             }
             self.rack_relost = None;
         }
-        // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c) IsLost.
-        if s2 < highest_sacked && self.is_lost(s2) {
+        // (1.a) S2 above HighRxt, (1.b) below the highest SACKed octet, (1.c)
+        // IsLost; or what a timeout marked lost, which Linux resends whatever
+        // was SACKed (tcp_xmit_retransmit_queue resends every segment marked lost).
+        if (s2 < highest_sacked || s2 < self.timeout_lost) && self.is_lost(s2) {
             self.rxt_high_data.get_or_insert(high_data);
-            return Some((s2, len(s2, run_end.min(highest_sacked)), NextSegRule::Lost));
+            return Some((s2, len(s2, run_end.min(highest_sacked.max(self.timeout_lost))), NextSegRule::Lost));
         }
         // (2) previously unsent data, if the receiver's window allows.
         if high_data < app_end && may_send_new {

@@ -373,8 +373,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         // (a SACK receiver grows its window on out-of-order data, `tcp::rcv_window`).
         let mut reo_armed = false;
         if self.rack.is_some() {
-            let (newly, wait) = self.rack_detect(now, ack, seg.sack().next());
-            stats.lost_retransmits += newly;
+            let wait = self.rack_detect(now, ack, seg.sack().next(), stats);
             reo_armed = self.arm_reordering_timer(now, clock, wait);
         }
         let dup = ack == self.snd_una
@@ -437,6 +436,15 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             self.rearm_after_ack(now, clock, reo_armed);
         } else if self.snd_una == self.snd_max {
             self.rtx_deadline = None;
+        }
+        if newly_sacked
+            && ack >= self.loss_high
+            && self.sack.as_deref().is_some_and(|sb| sb.recovers_on_any_ack() && sb.loss_found(ack))
+        {
+            // Linux tcp_ack: an ACK that SACKs data is "dubious" (FLAG_CA_ALERT)
+            // however far it moves SND.UNA, and tcp_fastretrans_alert starts
+            // recovery once anything is marked lost (tcp_time_to_recover).
+            self.enter_sack_recovery(now, clock, ack, stats);
         }
         if self.prr.is_some() {
             self.prr_update(old_una, sacked_before, lost_before, newly_sacked, resent_acked);

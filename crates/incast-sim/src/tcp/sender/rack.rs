@@ -25,16 +25,47 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         true
     }
 
-    /// [`RackTlp::detect`] on this sender's log and scoreboard, when RACK is on.
+    /// [`RackTlp::detect`] on this sender's log and scoreboard, when RACK is
+    /// on, for an ACK of everything below `ack`: retransmissions are judged
+    /// below HighRxt in recovery, and in the loss state after a timeout over
+    /// what go-back-N has resent since, where one found lost again starts
+    /// recovery ([`Sender::enter_recovery_from_loss`]).
     #[inline(never)]
     pub(super) fn rack_detect(
         &mut self,
         now: SimTime,
         ack: u64,
         first_block: Option<(u64, u64)>,
-    ) -> (u64, Option<SimTime>) {
-        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sack.as_mut()) else { return (0, None) };
-        rack.detect(sb, &mut self.log, self.snd_una, now, ack, first_block)
+        stats: &mut EndpointStats,
+    ) -> Option<SimTime> {
+        let in_recovery = self.sack.as_deref()?.in_recovery();
+        let lost_state = !in_recovery && ack < self.loss_high;
+        let recovering = match self.sack.as_deref() {
+            Some(sb) if in_recovery => Some(sb.high_rxt()),
+            _ if lost_state => Some(self.resent_since_timeout(ack)),
+            _ => None,
+        };
+        let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sack.as_mut()) else { return None };
+        let (newly, wait) = rack.detect(sb, &mut self.log, self.snd_una, now, ack, first_block, recovering);
+        stats.lost_retransmits += newly;
+        if let Some(resent_to) = recovering.filter(|_| lost_state && newly > 0) {
+            self.enter_recovery_from_loss(ack, resent_to, stats);
+        }
+        wait
+    }
+
+    /// One past the run of segments from `ack` up that go-back-N resent since
+    /// the latest timeout or the receiver SACKed.
+    fn resent_since_timeout(&self, ack: u64) -> u64 {
+        let Some(sb) = self.sack.as_deref() else { return ack };
+        let mut end = ack;
+        for (s, e, r) in self.log.outstanding(ack) {
+            if !r.resent_since_timeout && sb.sacked_in(s, e) < e - s {
+                break;
+            }
+            end = e;
+        }
+        end
     }
 
     /// Arm the tail loss probe (Linux `tcp_schedule_loss_probe`): with data
@@ -94,8 +125,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     #[cold]
     pub(super) fn on_reordering_timeout(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
         let ack = self.snd_una;
-        let (newly, _) = self.rack_detect(now, ack, None);
-        stats.lost_retransmits += newly;
+        self.rack_detect(now, ack, None, stats);
         if self.sack.as_ref().is_some_and(|sb| sb.loss_found(ack)) {
             self.enter_sack_recovery(now, clock, ack, stats);
         }

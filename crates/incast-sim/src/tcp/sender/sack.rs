@@ -112,6 +112,24 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             Some(sb) => (self.cc.cwnd(), ns3_pipe.unwrap_or_else(|| sb.pipe_head_lost(ack, self.snd_max, self.mss))),
             None => (self.cc.cwnd(), 0),
         };
+        self.cut_for_sack_recovery(pipe_head_lost);
+        if let Some(prr) = self.prr.as_mut() {
+            let flight = match (prr.flavor(), self.sack.as_ref()) {
+                // TcpPrrRecovery::EnterRecovery: "m_recoveryFlightSize = tcb->m_bytesInFlight".
+                (PrrFlavor::Ns3, Some(_)) => pipe_head_lost,
+                _ => self.snd_nxt - self.snd_una,
+            };
+            prr.enter(flight, prior_cwnd);
+        }
+        let Some(sb) = self.sack.as_mut() else { return };
+        // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
+        self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
+        self.restart_for_fast_retransmit(now, clock);
+    }
+
+    /// The window cut as SACK recovery starts, `pipe_head_lost` being the
+    /// pipe with the head marked lost (what ns-3 cuts from).
+    fn cut_for_sack_recovery(&mut self, pipe_head_lost: u64) {
         match self.ssthresh_rule {
             // RFC 6675 (5 step 4.2): "ssthresh = cwnd = (FlightSize / 2)", where
             // FlightSize leaves out what SACKed data let through beyond cwnd
@@ -127,18 +145,37 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
                 self.cc.set_cwnd(half.max(self.mss));
             }
         }
+    }
+
+    /// RACK found a segment go-back-N resent since the timeout lost again,
+    /// the ACK of `ack` leaving the loss state unfinished: Linux leaves
+    /// `TCP_CA_Loss` for recovery (`tcp_fastretrans_alert`: "Change state if
+    /// cwnd is undone or retransmits are lost", `tcp_enter_recovery`, counted
+    /// as `TCPSackRecovery`), the window cut as at any recovery's start
+    /// (`tcp_init_cwnd_reduction`). Nothing is resent at once: what the timeout
+    /// marked lost and go-back-N has not yet resent stays lost, what it resent
+    /// is in flight (HighRxt at its point), and the segments found lost again
+    /// go first (`tcp_xmit_retransmit_queue` resends what is marked lost, from
+    /// the head). F-RTO's test ends with the loss state. `resent_to` is one
+    /// past what go-back-N has resent.
+    #[cold]
+    pub(super) fn enter_recovery_from_loss(&mut self, ack: u64, resent_to: u64, stats: &mut EndpointStats) {
+        let (prior_cwnd, pipe) = match self.sack.as_ref() {
+            Some(sb) => (self.cc.cwnd(), self.ns3_pipe(false).unwrap_or_else(|| sb.pipe(ack, self.snd_max))),
+            None => return,
+        };
+        stats.fast_retransmits += 1;
+        self.cut_for_sack_recovery(pipe);
         if let Some(prr) = self.prr.as_mut() {
-            let flight = match (prr.flavor(), self.sack.as_ref()) {
-                // TcpPrrRecovery::EnterRecovery: "m_recoveryFlightSize = tcb->m_bytesInFlight".
-                (PrrFlavor::Ns3, Some(_)) => pipe_head_lost,
-                _ => self.snd_nxt - self.snd_una,
-            };
-            prr.enter(flight, prior_cwnd);
+            prr.enter(self.snd_max - ack, prior_cwnd);
         }
-        let Some(sb) = self.sack.as_mut() else { return };
-        // (4.1) RecoveryPoint = HighData; (4.3) retransmit HighACK's segment.
-        self.sack_rtx = Some(sb.enter_recovery(ack, self.snd_max));
-        self.restart_for_fast_retransmit(now, clock);
+        if let Some(sb) = self.sack.as_mut() {
+            sb.enter_recovery_after_timeout(resent_to, self.snd_max, self.loss_high);
+        }
+        self.loss_high = 0;
+        self.snd_nxt = self.snd_max;
+        self.frto_new = 0;
+        self.spurious.cancel();
     }
 
     /// `(seq, len)` of the next segment with SACK on: the segment that starts

@@ -9,7 +9,6 @@ use super::Sender;
 use crate::tcp::cc::SsthreshRule;
 use crate::tcp::clock::TcpClock;
 use crate::tcp::forensics::{self, Timeout, TimeoutSnapshot};
-use crate::tcp::sack::Scoreboard;
 use crate::tcp::spurious::Verdict;
 use crate::tcp::{EndpointStats, Segment};
 use crate::time::SimTime;
@@ -85,9 +84,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             // RFC 6675 (5.1): "RecoveryPoint MUST be set to HighData" and recovery ends.
             sb.on_timeout(self.snd_max);
         }
-        if self.sack.as_deref().is_some_and(Scoreboard::is_ns3) {
-            // TcpTxBuffer::SetSentListLost: every unSACKed segment "becomes lost",
-            // "(*it)->m_retrans = false".
+        if self.sack.is_some() {
+            // Resent from now on is what go-back-N resends (RACK's loss state reads
+            // it); ns-3's TcpTxBuffer::SetSentListLost: every unSACKed segment
+            // "becomes lost", "(*it)->m_retrans = false".
             self.log.forget_resends();
         }
         self.sack_rtx = None;

@@ -217,3 +217,56 @@ fn linux_every_retransmission_of_the_head_restarts_the_timer() {
         assert_eq!(ep.poll_timeout(), Some(armed_at + ep.rto()), "{restart:?}");
     }
 }
+
+/// `cfg_rack()` with Linux's recovery (`tcp.sack_recovery = "linux"`).
+fn cfg_rack_linux() -> TcpConfig {
+    TcpConfig { sack_recovery: crate::tcp::sack::SackRecovery::Linux, ..cfg_rack() }
+}
+
+/// Linux tcp_ack sends every ACK that SACKs data to tcp_fastretrans_alert,
+/// however far it moves SND.UNA: ten segments out at 0, segments 10-15 at
+/// 100 us, and at 230 us an ACK that covers segment 5 and SACKs segment 10.
+/// RACK finds 6-9 lost and Linux's recovery starts on that very ACK;
+/// RFC 6675 starts only at a duplicate ACK.
+#[test]
+fn linux_recovery_starts_at_a_cumulative_ack_that_sacks_data() {
+    for (c, starts) in [(cfg_rack_linux(), true), (cfg_rack(), false)] {
+        let mut ep = with_flight(&c, seg(20), 10);
+        recv(&mut ep, us(100), ack(seg(5)));
+        assert_eq!(drain(&mut ep, us(100)).len(), 6, "slow start: cwnd 11, segments 10-15");
+        recv(&mut ep, us(230), sack_ack(6, &[(10, 11)]));
+        assert_eq!(ep.in_recovery(), starts, "{:?}", c.sack_recovery);
+        if starts {
+            expect_data(&mut ep, us(230), seg(6), MSS);
+        }
+    }
+}
+
+/// Five segments out, 0 delivered (RACK's minimum RTT 100 us), the other four
+/// lost, and the probe too, then a timeout: go-back-N resends 1, its ACK lets 2 and 3 go at once,
+/// 2 is lost again and 3 SACKed. In the loss state RACK judges what go-back-N
+/// resent (Linux tcp_rack_detect_loss in TCP_CA_Loss, with a reordering window
+/// of 0): the resent 2 left with 3, earlier in sequence, and RACK.rtt has
+/// passed, so it is lost again; recovery starts (Linux tcp_fastretrans_alert:
+/// "Change state if cwnd is undone or retransmits are lost") and resends it at
+/// once, then 4, which the timeout marked lost. No second timeout.
+#[test]
+fn linux_a_retransmission_lost_again_after_a_timeout_starts_recovery() {
+    let mut ep = with_flight(&cfg_rack_linux(), seg(5), 5);
+    recv(&mut ep, us(100), ack(seg(1)));
+    let probe = ep.poll_timeout().expect("the probe timer is armed");
+    assert!(ep.on_timer(probe).is_none());
+    expect_data(&mut ep, probe, seg(4), MSS);
+    let t = ep.poll_timeout().expect("the retransmission timer is armed");
+    expire(&mut ep);
+    expect_data(&mut ep, t, seg(1), MSS);
+    let (t1, t2) = (t + SimDuration::from_micros(100), t + SimDuration::from_micros(200));
+    recv(&mut ep, t1, ack(seg(2)));
+    assert_eq!(drain(&mut ep, t1), vec![(seg(2), MSS), (seg(3), MSS)], "cwnd 2 after the ACK");
+    assert!(!ep.in_recovery());
+    recv(&mut ep, t2, sack_ack(2, &[(3, 4)]));
+    assert!(ep.in_recovery(), "the resent 2 is lost again");
+    assert_eq!(drain(&mut ep, t2), vec![(seg(2), MSS), (seg(4), MSS)]);
+    let st = ep.stats();
+    assert_eq!((st.timeouts, st.lost_retransmits, st.fast_retransmits), (1, 1, 1));
+}
