@@ -45,7 +45,7 @@ KEY_BYTES = 32
 
 #: Metrics the engine leaves undefined (NaN) when there is nothing to measure: no blocks, no timeouts, Rude off.
 #: The summary figures of the open-loop traffic (``crates/incast-sim/src/stats/fct.rs``): NaN without ``[traffic]``.
-_TRAFFIC_FIGURES = ("open_flows", "offered_load", "slowdown", "fct_ms_", "queries", "query_time_ms")
+_TRAFFIC_FIGURES = ("open_flows", "offered_load", "slowdown", "fct_ms_", "queries", "query_time")
 _MAY_BE_UNDEFINED = frozenset(
     {
         "block_time_ms.p50",

@@ -33,7 +33,6 @@ mod udp;
 
 use crate::error::SimError;
 use crate::event::{EventQueue, Ticket};
-use crate::net::frame;
 use crate::net::pfc::PfcFrame;
 use crate::net::{Direction, NodeId, PktId, PortId};
 use crate::scenario::footprint::DEFAULT_MEMORY_BUDGET;
@@ -200,20 +199,6 @@ fn endpoint_of(flow: u32, dir: Direction) -> usize {
     2 * flow as usize + usize::from(dir == Direction::ToServer)
 }
 
-/// The frame time the event queue sizes its buckets from: a full-sized
-/// frame on the fastest link; in a multipath fabric, an eighth of it, since
-/// such a fabric keeps many links busy at once and a bucket a frame wide
-/// would hold hundreds of events to sort (`event`). The order of events is
-/// the same whatever the width.
-fn bucket_frame(net: &crate::net::Network, mss: u32) -> SimDuration {
-    let frame = net.fastest().tx_time(frame::wire_bytes(mss));
-    if net.is_multipath() {
-        frame / 8
-    } else {
-        frame
-    }
-}
-
 /// One run: the clock, the event queue and the parts it composes; built
 /// with the engine's optional parts (`EXTRAS`, see [`extras`]) or without,
 /// and with pacing and rate samples (`PACED`) or without.
@@ -271,7 +256,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
         }
         let sim = Sim {
             now: SimTime::ZERO,
-            events: EventQueue::for_frame_time(bucket_frame(&net.net, s.tcp.mss)),
+            events: EventQueue::for_frame_time(net.bucket_frame(s.tcp.mss)),
             cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,

@@ -97,6 +97,20 @@ pub(super) struct DataPlane {
 }
 
 impl DataPlane {
+    /// The frame time the event queue sizes its buckets from: a full-sized
+    /// frame on the fastest link; in a multipath fabric, an eighth of it, since
+    /// such a fabric keeps many links busy at once and a bucket a frame wide
+    /// would hold hundreds of events to sort (`event`). The order of events is
+    /// the same whatever the width.
+    pub(super) fn bucket_frame(&self, mss: u32) -> SimDuration {
+        let frame = self.net.fastest().tx_time(frame::wire_bytes(mss));
+        if self.net.is_multipath() {
+            frame / 8
+        } else {
+            frame
+        }
+    }
+
     /// The scenario's fabric carrying `flows` TCP connections (the reading
     /// ones of `reads` first) and, one past them, the UDP source; the
     /// bottleneck logs its occupancy, at most `queue_trace` entries, if given.
