@@ -127,3 +127,26 @@ def test_an_entry_signed_by_another_key_is_recomputed(tmp_path: Path, monkeypatc
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "me"))
     mine = sweep(experiment, out=tmp_path / "out", jobs=1)
     assert (theirs.computed, mine.computed, mine.cached) == (2, 2, 0)
+
+
+def test_points_an_engine_of_other_source_computed_are_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout that changes the engine but not its version: the older engine's points are computed again."""
+    import incast.cache
+    from incast._core import engine_build, engine_version
+    from incast.sweep import sweep
+
+    path = tmp_path / "tiny.toml"
+    path.write_text(TINY)
+    experiment = load(path)
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    version, digest = engine_build().split("+")
+    assert version == engine_version() and len(digest) == 16
+    monkeypatch.setattr(incast.cache, "engine_build", lambda: f"{version}+{'0' * 16}")
+    older = sweep(experiment, out=tmp_path / "out", jobs=1)
+    monkeypatch.undo()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    now = sweep(experiment, out=tmp_path / "out", jobs=1)
+    again = sweep(experiment, out=tmp_path / "out", jobs=1)
+    assert (older.computed, now.computed, now.cached, again.cached) == (2, 2, 0, 2)

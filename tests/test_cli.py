@@ -108,7 +108,7 @@ def test_help_and_version_exit_zero(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = cli(capsys, "run", "--help")
     assert code == 0 and "--servers" in out and "--set" in out
     code, out, _ = cli(capsys, "--version")
-    assert code == 0 and out.startswith("incast ")
+    assert code == 0 and out.startswith("incast ") and "(engine 0." in out
 
 
 # -- errors -----------------------------------------------------------------------

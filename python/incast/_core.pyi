@@ -15,6 +15,7 @@ __all__ = [
     "bench_read_json",
     "bench_serve",
     "bench_start_server",
+    "engine_build",
     "engine_version",
     "panic_for_test",
     "pcap_shift",
@@ -73,6 +74,9 @@ def panic_for_test(message: str) -> None:
 
 def engine_version() -> str:
     """Version of the engine this module was built from."""
+
+def engine_build() -> str:
+    """The engine this module was built from: its version, ``+``, and a 16-hex-digit digest of its source."""
 
 def bench_read_json(config_json: str) -> str:
     """Read synchronized blocks from real servers (``incast-bench``); the settings and the report are JSON.

@@ -1,13 +1,15 @@
 """The point cache of a sweep: one JSON file per (point, seed), bound to what produced it.
 
 An entry ``<cache>/<key>.json`` holds the point's key (:func:`point_key`),
-the scenario's hash, the engine version, the resolved scenario, the metrics,
+the scenario's hash, the engine build (its version and a digest of its source,
+:func:`incast._core.engine_build`), the resolved scenario, the metrics,
 the seconds they took, and ``mac``: HMAC-SHA256 (RFC 2104) under this user's
-cache key over the key, the scenario hash, the engine version, the metrics and
+cache key over the key, the scenario hash, the engine build, the metrics and
 the seconds. A checksum anyone can recompute would let an edited number
 through; the MAC cannot be recomputed without the key, so an entry edited,
-copied from another user or written by another engine version fails and is
-recomputed with a warning. An entry is also refused if it is not a regular
+copied from another user or written by another engine fails and is
+recomputed with a warning; a point an engine of other source computed has
+another key and is never read. An entry is also refused if it is not a regular
 file, is larger than :data:`~incast.files.MAX_FILE_BYTES`, nests too deep, or
 holds a metric that is infinite, negative, NaN where the engine always gives
 a number, or goodput above what the link carries.
@@ -32,7 +34,7 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from incast._core import engine_version
+from incast._core import engine_build
 from incast.errors import ScenarioError
 from incast.experiment import METRICS, TIMEOUT_FRACTIONS, Point
 from incast.files import read_bytes, read_json
@@ -62,8 +64,8 @@ _MAY_BE_UNDEFINED = frozenset(
 
 
 def point_key(scenario: Scenario) -> str:
-    """Content hash of the resolved scenario (the engine's canonical form) and the engine version."""
-    return hashlib.sha256(f"{scenario.hash} {engine_version()}".encode()).hexdigest()
+    """Content hash of the resolved scenario (the engine's canonical form) and the engine build."""
+    return hashlib.sha256(f"{scenario.hash} {engine_build()}".encode()).hexdigest()
 
 
 def key_path() -> Path:
@@ -160,7 +162,7 @@ class PointCache:
         doc = {
             "key": key,
             "scenario_hash": point.scenario.hash,
-            "engine": engine_version(),
+            "engine": engine_build(),
             "scenario": point.scenario.to_dict(),
             "metrics": dict(metrics),
             "compute_s": compute_s,
@@ -181,7 +183,7 @@ class PointCache:
         body = {
             "key": key,
             "scenario_hash": scenario.hash,
-            "engine": engine_version(),
+            "engine": engine_build(),
             "metrics": dict(metrics),
             "compute_s": compute_s,
         }

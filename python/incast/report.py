@@ -31,7 +31,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from incast._core import engine_version
+from incast._core import engine_build
 from incast.errors import ScenarioError
 from incast.experiment import HARNESSES, PAPERS, Meta, load, packaged
 from incast.files import read_bytes
@@ -134,7 +134,7 @@ def write_report(out: str | Path = "results", path: str | Path | None = None) ->
 <html lang="en"><head><meta charset="utf-8"><title>incast: your studies and the papers, simulated</title>
 <style>{_STYLE}</style></head><body>
 <h1>incast: your studies and the papers' figures, simulated</h1>
-<p class="meta">Engine {html.escape(engine_version())}; report written {when}
+<p class="meta">Engine {html.escape(engine_build())}; report written {when}
 from <code>{html.escape(str(root))}</code>.
 Claims: {html.escape(count_verdicts(every) or "none checked")}.</p>
 <nav><ul>{"".join(toc)}</ul></nav>

@@ -54,7 +54,7 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from incast._core import engine_version
+from incast._core import engine_build
 from incast.cache import PointCache
 from incast.disputes import harness_tables, tables
 from incast.errors import ScenarioError
@@ -153,7 +153,7 @@ class SweepResult:
             "computed": self.computed,
             "wall_s": round(self.wall_s, 3),
             "compute_s": round(self.compute_s, 3),
-            "engine": engine_version(),
+            "engine": engine_build(),
             "tables": self.tables,
             "figures": [str(p) for p in self.figures],
         }
@@ -455,7 +455,7 @@ def _write(experiment: Experiment, result: SweepResult, figures: bool, folder: P
 
     meta = {
         b"incast.experiment": experiment.name.encode(),
-        b"incast.engine": engine_version().encode(),
+        b"incast.engine": engine_build().encode(),
         b"incast.mode": (b"quick" if result.quick else b"full"),
     }
     for name, frame in (("points", result.points), ("summary", result.summary)):

@@ -255,6 +255,13 @@ fn engine_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The engine this module was built from: its version and a digest of its source
+/// (`build.rs`), which changes with any change to the engine between versions.
+#[pyfunction]
+fn engine_build() -> &'static str {
+    concat!(env!("CARGO_PKG_VERSION"), "+", env!("INCAST_ENGINE_SOURCE"))
+}
+
 /// A stop test for the benchmark loops: runs Python's signal handlers and
 /// keeps the first exception one raised (KeyboardInterrupt on Ctrl-C).
 fn signal_check(raised: &mut Option<PyErr>) -> impl FnMut() -> bool + '_ {
@@ -382,9 +389,9 @@ fn bench_start_server(bind: &str, config_json: &str) -> PyResult<BenchServer> {
 mod _core {
     #[pymodule_export]
     use super::{
-        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_version, panic_for_test,
-        pcap_shift, resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError, ScenarioError,
-        SimulationError,
+        apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_build, engine_version,
+        panic_for_test, pcap_shift, resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError,
+        ScenarioError, SimulationError,
     };
 
     #[pymodule_init]

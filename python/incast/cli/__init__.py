@@ -27,7 +27,7 @@ from typing import Annotated
 import typer
 from typer.main import get_command
 
-from incast._core import engine_version
+from incast._core import engine_build, engine_version
 from incast.cli.output import EXIT_ENGINE, EXIT_USAGE, fail
 from incast.errors import IncastError, ScenarioError
 
@@ -50,7 +50,7 @@ app = typer.Typer(
 
 def _show_version(value: bool) -> None:
     if value:
-        typer.echo(f"incast {engine_version()}")
+        typer.echo(f"incast {engine_version()} (engine {engine_build()})")
         raise typer.Exit()
 
 
