@@ -101,7 +101,7 @@ pub struct Sender<const EXTRAS: bool = true, const PACED: bool = true> {
     snd_max: u64,
     peer_wnd: u64,
     /// Every segment sent and not yet cumulatively acknowledged.
-    log: SentLog<PACED>,
+    log: SentLog,
     rto: RtoEstimator,
     /// Arms the retransmission timer (randomization, scheduling delay).
     timer: RtoTimer,
@@ -173,7 +173,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             snd_nxt: 0,
             snd_max: 0,
             peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
-            log: SentLog::new(cfg.cc.needs_rate_samples()),
+            log: SentLog::default(),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, algorithm)

@@ -24,9 +24,9 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         ts_rtt: Option<SimDuration>,
     ) -> bool {
         let mut rate = self.rate.as_deref_mut();
-        let Acked { oldest, newest, retransmitted } = self.log.take_acked(ack, |bytes, end, stamp| {
+        let Acked { oldest, newest, retransmitted } = self.log.take_acked(ack, |bytes, s| {
             if let Some(r) = rate.as_deref_mut() {
-                r.on_delivered(bytes, end, stamp, now);
+                r.on_delivered(bytes, s.end, s.sent_at, &s.rate, now);
             }
         });
         if let (Some(sent_at), false) = (newest, retransmitted) {
@@ -92,10 +92,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     #[inline(never)]
     pub(super) fn deliver_sacked(&mut self, now: SimTime) {
         let (Some(rate), Some(sb)) = (self.rate.as_deref_mut(), self.sack.as_deref()) else { return };
-        for (start, end, stamp) in self.log.stamped_mut() {
-            if !stamp.counted && sb.sacked_in(start, end) == end - start {
-                rate.on_delivered(end - start, end, stamp, now);
-                stamp.counted = true;
+        for (start, end, s) in self.log.spans_mut() {
+            if !s.rate.counted && sb.sacked_in(start, end) == end - start {
+                rate.on_delivered(end - start, end, s.sent_at, &s.rate, now);
+                s.rate.counted = true;
             }
         }
     }
