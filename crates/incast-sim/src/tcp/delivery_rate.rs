@@ -175,8 +175,10 @@ impl DeliveryRate {
     }
 
     /// The ACK's sample (`tcp_rate_gen`) at `now`, with `prior_in_flight`
-    /// bytes outstanding before it.
-    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64) -> RateSample {
+    /// bytes outstanding before it; with `report`, also the rate `TCP_INFO`
+    /// reports ([`DeliveryRate::reported_rate`], which only the BBR trace
+    /// reads: a build without the traces leaves it out).
+    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64, report: bool) -> RateSample {
         let rtt = self.rtt;
         // "Clear app limited if bubble is acked and gone."
         if self.app_limited != 0 && self.delivered > self.app_limited {
@@ -212,7 +214,7 @@ impl DeliveryRate {
         let higher = |&(d, i): &(u64, SimDuration)| {
             u128::from(rs.delivered) * u128::from(i.as_ps()) >= u128::from(d) * u128::from(interval.as_ps())
         };
-        if !rs.app_limited || self.reported.as_ref().map_or(true, higher) {
+        if report && (!rs.app_limited || self.reported.as_ref().map_or(true, higher)) {
             self.reported = Some((rs.delivered, interval));
         }
         rs
@@ -265,7 +267,7 @@ mod tests {
             r.begin_ack();
             r.on_delivered(1000, 1000 * (i as u64 + 1), t0, stamp, now);
             r.on_rtt(ms(10));
-            last = r.sample(now, 1000 * (10 - i as u64));
+            last = r.sample(now, 1000 * (10 - i as u64), true);
         }
         // The last segment's stamp: delivered 0 at t0; the ACK phase is 19 ms.
         assert_eq!((last.delivered, last.interval), (10_000, ms(19)));
@@ -280,7 +282,7 @@ mod tests {
         r.begin_ack();
         r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
         r.on_rtt(ms(2));
-        let rs = r.sample(SimTime::ZERO + ms(1), 1000);
+        let rs = r.sample(SimTime::ZERO + ms(1), 1000, true);
         assert_eq!((rs.interval, rs.delivered, rs.acked_sacked), (SimDuration::ZERO, 0, 1000));
         assert_eq!(rs.bytes_per_s(), None);
     }
@@ -307,7 +309,7 @@ mod tests {
         assert!(s.app_limited);
         r.begin_ack();
         r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
-        assert!(r.sample(SimTime::ZERO + ms(1), 1000).app_limited);
+        assert!(r.sample(SimTime::ZERO + ms(1), 1000, true).app_limited);
         assert!(!r.on_sent(SimTime::ZERO + ms(1), 0).app_limited);
     }
 }

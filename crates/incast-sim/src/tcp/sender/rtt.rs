@@ -119,7 +119,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
                 // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
                 rate.on_lost(self.mss.min(self.snd_max - self.snd_una));
             }
-            let rs = rate.sample(now, prior_in_flight);
+            // Only a build with the traces reads the reported rate (`tcp::gated`).
+            let rs = rate.sample(now, prior_in_flight, EXTRAS);
             self.cc.on_rate_sample(&rs, prior_cwnd);
             if self.cc.marks_app_limited() {
                 rate.mark_app_limited(self.snd_nxt - self.snd_una);
