@@ -160,12 +160,12 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         if self.pacer.is_none() {
             return;
         }
-        let srtt = self.rto.srtt();
+        // The smoothed RTT only where the algorithm sets no rate or no minimum RTT is known.
         let rate = self
             .cc
             .pacing_rate()
-            .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), srtt));
-        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or(srtt);
+            .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt()));
+        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or_else(|| self.rto.srtt());
         let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
             pacer.set_rate(rate, min_rtt, min_tso_segs);
