@@ -309,18 +309,18 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
         let rtx_due_before = self.retransmit_now;
-        let outstanding = self.snd_max > self.snd_una;
-        let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
-        if let Some(rate) = self.rate.as_deref_mut() {
+        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
+        // nothing outstanding before it reaches neither tcp_rate_gen nor
+        // tcp_cong_control, and delivers nothing to sample.
+        let sampled = seg.ack >= self.snd_una && seg.ack <= self.snd_max && self.snd_max > self.snd_una;
+        if let Some(rate) = self.rate.as_deref_mut().filter(|_| sampled) {
             rate.begin_ack();
         }
         let spurious = self.process_ack(now, clock, seg, ts_rtt, stats);
         if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
-        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
-        // nothing outstanding before it reaches neither tcp_rate_gen nor tcp_cong_control.
-        if acceptable && (self.rate.is_some() || self.pacer.is_some()) && outstanding {
+        if sampled && (self.rate.is_some() || self.pacer.is_some()) {
             self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious
