@@ -25,7 +25,8 @@
 
 use crate::time::{SimDuration, SimTime};
 
-/// What a segment carried away when it left (§3.2, Linux `tcp_skb_cb.tx`).
+/// What a segment carried away when it left (§3.2, Linux `tcp_skb_cb.tx`);
+/// when it left is its record's (`tcp::sent_log`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct RateStamp {
     /// C.delivered when it left.
@@ -34,8 +35,6 @@ pub struct RateStamp {
     pub delivered_time: SimTime,
     /// C.first_sent_time then: when its flight's first segment left.
     pub first_sent: SimTime,
-    /// When it left.
-    pub sent_at: SimTime,
     /// The sender was application-limited.
     pub app_limited: bool,
     /// Already delivered by a SACK (Linux clears `delivered_mstamp`).
@@ -82,6 +81,7 @@ impl RateSample {
 #[derive(Clone, Copy, Debug)]
 struct Newest {
     stamp: RateStamp,
+    sent_at: SimTime,
     end: u64,
 }
 
@@ -119,7 +119,6 @@ impl DeliveryRate {
             delivered: self.delivered,
             delivered_time: self.delivered_time,
             first_sent: self.first_sent,
-            sent_at: now,
             app_limited: self.app_limited != 0,
             counted: false,
         }
@@ -160,24 +159,26 @@ impl DeliveryRate {
     }
 
     /// The ACK delivered `bytes` of the segment ending at `end` that left
-    /// with `stamp` (`tcp_rate_skb_delivered`), at `now`.
-    pub fn on_delivered(&mut self, bytes: u64, end: u64, stamp: &RateStamp, now: SimTime) {
+    /// at `sent_at` with `stamp` (`tcp_rate_skb_delivered`), at `now`.
+    pub fn on_delivered(&mut self, bytes: u64, end: u64, sent_at: SimTime, stamp: &RateStamp, now: SimTime) {
         if stamp.counted {
             return;
         }
         self.delivered += bytes;
         self.delivered_time = now;
-        let later = |n: &Newest| stamp.sent_at > n.stamp.sent_at || stamp.sent_at == n.stamp.sent_at && end > n.end;
+        let later = |n: &Newest| sent_at > n.sent_at || sent_at == n.sent_at && end > n.end;
         if self.newest.as_ref().map_or(true, later) {
-            self.newest = Some(Newest { stamp: *stamp, end });
+            self.newest = Some(Newest { stamp: *stamp, sent_at, end });
             // "Record send time of most recently ACKed packet".
-            self.first_sent = stamp.sent_at;
+            self.first_sent = sent_at;
         }
     }
 
     /// The ACK's sample (`tcp_rate_gen`) at `now`, with `prior_in_flight`
-    /// bytes outstanding before it.
-    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64) -> RateSample {
+    /// bytes outstanding before it; with `report`, also the rate `TCP_INFO`
+    /// reports ([`DeliveryRate::reported_rate`], which only the BBR trace
+    /// reads: a build without the traces leaves it out).
+    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64, report: bool) -> RateSample {
         let rtt = self.rtt;
         // "Clear app limited if bubble is acked and gone."
         if self.app_limited != 0 && self.delivered > self.app_limited {
@@ -195,11 +196,11 @@ impl DeliveryRate {
             total_lost: self.lost,
             ..RateSample::default()
         };
-        let Some(Newest { stamp, .. }) = self.newest else { return rs };
+        let Some(Newest { stamp, sent_at, .. }) = self.newest else { return rs };
         rs.prior_delivered = stamp.delivered;
         // "Model sending data and receiving ACKs as separate pipeline phases":
         // the longer of the two.
-        let send_phase = stamp.sent_at.since(stamp.first_sent);
+        let send_phase = sent_at.since(stamp.first_sent);
         let ack_phase = now.since(stamp.delivered_time);
         let interval = send_phase.max(ack_phase);
         rs.app_limited = stamp.app_limited;
@@ -213,7 +214,7 @@ impl DeliveryRate {
         let higher = |&(d, i): &(u64, SimDuration)| {
             u128::from(rs.delivered) * u128::from(i.as_ps()) >= u128::from(d) * u128::from(interval.as_ps())
         };
-        if !rs.app_limited || self.reported.as_ref().map_or(true, higher) {
+        if report && (!rs.app_limited || self.reported.as_ref().map_or(true, higher)) {
             self.reported = Some((rs.delivered, interval));
         }
         rs
@@ -264,9 +265,9 @@ mod tests {
         for (i, stamp) in stamps.iter().enumerate() {
             let now = t0 + ms(10 + i as u64);
             r.begin_ack();
-            r.on_delivered(1000, 1000 * (i as u64 + 1), stamp, now);
+            r.on_delivered(1000, 1000 * (i as u64 + 1), t0, stamp, now);
             r.on_rtt(ms(10));
-            last = r.sample(now, 1000 * (10 - i as u64));
+            last = r.sample(now, 1000 * (10 - i as u64), true);
         }
         // The last segment's stamp: delivered 0 at t0; the ACK phase is 19 ms.
         assert_eq!((last.delivered, last.interval), (10_000, ms(19)));
@@ -279,9 +280,9 @@ mod tests {
         let mut r = DeliveryRate::default();
         let s = r.on_sent(SimTime::ZERO, 0);
         r.begin_ack();
-        r.on_delivered(1000, 1000, &s, SimTime::ZERO + ms(1));
+        r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
         r.on_rtt(ms(2));
-        let rs = r.sample(SimTime::ZERO + ms(1), 1000);
+        let rs = r.sample(SimTime::ZERO + ms(1), 1000, true);
         assert_eq!((rs.interval, rs.delivered, rs.acked_sacked), (SimDuration::ZERO, 0, 1000));
         assert_eq!(rs.bytes_per_s(), None);
     }
@@ -292,10 +293,10 @@ mod tests {
         let mut r = DeliveryRate::default();
         let mut s = r.on_sent(SimTime::ZERO, 0);
         r.begin_ack();
-        r.on_delivered(1000, 1000, &s, SimTime::ZERO + ms(1));
+        r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
         s.counted = true;
         r.begin_ack();
-        r.on_delivered(1000, 1000, &s, SimTime::ZERO + ms(2));
+        r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(2));
         assert_eq!(r.delivered, 1000);
     }
 
@@ -307,8 +308,8 @@ mod tests {
         let s = r.on_sent(SimTime::ZERO, 0);
         assert!(s.app_limited);
         r.begin_ack();
-        r.on_delivered(1000, 1000, &s, SimTime::ZERO + ms(1));
-        assert!(r.sample(SimTime::ZERO + ms(1), 1000).app_limited);
+        r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
+        assert!(r.sample(SimTime::ZERO + ms(1), 1000, true).app_limited);
         assert!(!r.on_sent(SimTime::ZERO + ms(1), 0).app_limited);
     }
 }

@@ -70,7 +70,9 @@ pub struct Pacer {
     sent: u64,
     /// The last poll found a segment waiting for `next`.
     waiting: bool,
-    /// The minimum RTT in units of 2^9 us, at most 32 (`tcp_tso_autosize`'s `r`) ...
+    /// The minimum RTT burst sizes were last worked out from, and it in
+    /// units of 2^9 us, at most 32 (`tcp_tso_autosize`'s `r`) ...
+    min_rtt: Option<SimDuration>,
     rtt_log: u8,
     /// ... and the fewest segments of a burst.
     min_tso_segs: u32,
@@ -96,6 +98,7 @@ impl Pacer {
             next: SimTime::ZERO,
             sent: 0,
             waiting: false,
+            min_rtt: None,
             rtt_log: 0,
             min_tso_segs: MIN_TSO_SEGS,
             left: 0,
@@ -113,8 +116,12 @@ impl Pacer {
     #[inline]
     pub fn set_rate(&mut self, rate: Option<u64>, min_rtt: Option<SimDuration>, min_tso_segs: u32) {
         self.rate = rate.filter(|&r| r > 0);
-        // tcp_tso_autosize: "r = tcp_min_rtt(tcp_sk(sk)) >> ...sysctl_tcp_tso_rtt_log".
-        self.rtt_log = (min_rtt.map_or(0, |m| m.as_ps() / 1_000_000) >> TSO_RTT_LOG).min(32) as u8;
+        if min_rtt != self.min_rtt {
+            // tcp_tso_autosize: "r = tcp_min_rtt(tcp_sk(sk)) >> ...sysctl_tcp_tso_rtt_log",
+            // worked out when the minimum RTT moves, not on every ACK.
+            self.min_rtt = min_rtt;
+            self.rtt_log = (min_rtt.map_or(0, |m| m.as_ps() / 1_000_000) >> TSO_RTT_LOG).min(32) as u8;
+        }
         self.min_tso_segs = min_tso_segs;
     }
 

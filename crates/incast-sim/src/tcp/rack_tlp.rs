@@ -100,10 +100,10 @@ impl RackTlp {
     /// before it that is not lost yet will be (step 5's `timeout`).
     #[inline]
     #[expect(clippy::too_many_arguments, reason = "the sender's log, scoreboard and state, and the ACK's fields")]
-    pub fn detect<const RATES: bool>(
+    pub fn detect(
         &mut self,
         sb: &mut Scoreboard,
-        log: &mut SentLog<RATES>,
+        log: &mut SentLog,
         snd_una: u64,
         now: SimTime,
         ack: u64,

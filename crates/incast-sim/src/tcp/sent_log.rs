@@ -15,8 +15,8 @@
 //! stamp of draft-cheng-iccrg-delivery-rate-estimation §3.2 (Linux
 //! `tcp_rate_skb_sent`: the connection's delivered count, its time and the
 //! first send time of the flight when it left, and whether the sender was
-//! application-limited). The stamps live in a second ring of their own, so
-//! a sender without rate samples keeps its records at 24 bytes.
+//! application-limited), held in the record as Linux holds it in the skb's
+//! control block (`tcp_skb_cb.tx`), its send time the record's own.
 //! **Deliberately different:** records keep the boundaries of the first
 //! transmission; a retransmission that covers part of a record (a tail loss
 //! probe, go-back-N after a change of MSS) marks the whole record, as
@@ -25,7 +25,6 @@
 //! keeps SACKed ranges; the log asks it where a record's SACK state matters).
 
 use super::delivery_rate::RateStamp;
-use super::gated::Gated;
 use crate::fifo::Fifo;
 use crate::time::SimTime;
 
@@ -46,6 +45,9 @@ pub struct SentRecord {
     /// Copies sent (its first transmission and each retransmission covering
     /// it) less those the network dropped ([`SentLog::on_copy_dropped`]).
     pub copies: u16,
+    /// Its delivery-rate stamp from when it (last) left, when rates are
+    /// kept (the default stamp otherwise).
+    pub rate: RateStamp,
 }
 
 /// What a cumulative ACK took off the log ([`SentLog::take_acked`]).
@@ -59,23 +61,15 @@ pub struct Acked {
     pub retransmitted: bool,
 }
 
-/// The records of one sender, oldest first; with `RATES` false, built
-/// without the delivery-rate stamps (`tcp::gated`).
-#[derive(Clone, Debug)]
-pub struct SentLog<const RATES: bool = true> {
+/// The records of one sender, oldest first.
+#[derive(Clone, Debug, Default)]
+pub struct SentLog {
     records: Fifo<SentRecord>,
-    /// One stamp per record, when rate samples are taken.
-    stamps: Gated<Fifo<RateStamp>, RATES>,
     /// Where the oldest record starts: the end of the last one taken off.
     head_start: u64,
 }
 
-impl<const RATES: bool> SentLog<RATES> {
-    /// An empty log; `rates` keeps a delivery-rate stamp per record.
-    pub fn new(rates: bool) -> Self {
-        SentLog { records: Fifo::default(), stamps: Gated::new(rates.then(Fifo::default)), head_start: 0 }
-    }
-
+impl SentLog {
     /// A first transmission of `[previous end, end)` at `now`, `stamp` its
     /// delivery-rate stamp when rates are kept.
     #[inline]
@@ -87,16 +81,14 @@ impl<const RATES: bool> SentLog<RATES> {
             lost_again: false,
             resent_since_timeout: false,
             copies: 1,
+            rate: stamp.unwrap_or_default(),
         });
-        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
-            stamps.push_back(stamp);
-        }
     }
 
     /// Take off every record a cumulative ACK of `ack` covers, handing each
-    /// one's bytes, end and stamp to `delivered` when rates are kept.
+    /// one's bytes and record to `delivered`.
     #[inline]
-    pub fn take_acked(&mut self, ack: u64, mut delivered: impl FnMut(u64, u64, &RateStamp)) -> Acked {
+    pub fn take_acked(&mut self, ack: u64, mut delivered: impl FnMut(u64, &SentRecord)) -> Acked {
         let mut out = Acked::default();
         while let Some(r) = self.records.front() {
             if r.end > ack {
@@ -105,14 +97,9 @@ impl<const RATES: bool> SentLog<RATES> {
             out.oldest = out.oldest.or(Some(r.sent_at));
             out.newest = Some(r.sent_at);
             out.retransmitted |= r.retransmitted;
-            let (start, end) = (self.head_start, r.end);
-            self.head_start = end;
+            delivered(r.end - self.head_start, r);
+            self.head_start = r.end;
             self.records.pop_front();
-            if let Some(stamps) = self.stamps.as_mut() {
-                let stamp = stamps.front().copied().expect("a stamp per record");
-                stamps.pop_front();
-                delivered(end - start, end, &stamp);
-            }
         }
         out
     }
@@ -121,15 +108,15 @@ impl<const RATES: bool> SentLog<RATES> {
     /// `now`, stamping each anew (`stamp`) when rates are kept.
     pub fn mark_retransmitted(&mut self, start: u64, end: u64, now: SimTime, stamp: Option<RateStamp>) {
         let held = self.overlapping(start, end);
-        for r in &mut self.records.as_mut_slice()[held.clone()] {
+        for r in &mut self.records.as_mut_slice()[held] {
             r.retransmitted = true;
             r.resent_since_timeout = true;
             r.lost_again = false;
             r.sent_at = now;
             r.copies = r.copies.saturating_add(1);
-        }
-        if let (Some(stamps), Some(stamp)) = (self.stamps.as_mut(), stamp) {
-            stamps.as_mut_slice()[held].fill(stamp);
+            if let Some(stamp) = stamp {
+                r.rate = stamp;
+            }
         }
     }
 
@@ -174,13 +161,12 @@ impl<const RATES: bool> SentLog<RATES> {
             .filter(|&(s, e, _)| s < e)
     }
 
-    /// Each record's `[start, end)`, its record and its stamp, oldest first
-    /// (the stamps only when rates are kept).
-    pub fn stamped_mut(&mut self) -> impl Iterator<Item = (u64, u64, &mut RateStamp)> + '_ {
-        let ends = self.records.iter().map(|r| r.end);
-        let starts = std::iter::once(self.head_start).chain(self.records.iter().map(|r| r.end));
-        let stamps = self.stamps.as_mut().map(|s| s.iter_mut());
-        starts.zip(ends).zip(stamps.into_iter().flatten()).map(|((s, e), stamp)| (s, e, stamp))
+    /// Each record with its `[start, end)`, oldest first, to stamp.
+    pub fn spans_mut(&mut self) -> impl Iterator<Item = (u64, u64, &mut SentRecord)> + '_ {
+        self.records.iter_mut().scan(self.head_start, |start, r| {
+            let s = std::mem::replace(start, r.end);
+            Some((s, r.end, r))
+        })
     }
 
     /// Clear every record's resent-since-timeout mark (ns-3's
@@ -222,7 +208,7 @@ mod tests {
     use super::*;
 
     fn log(ends: &[u64]) -> SentLog {
-        let mut log = SentLog::new(false);
+        let mut log = SentLog::default();
         for (i, &end) in ends.iter().enumerate() {
             log.push(end, SimTime(i as u64), false, None);
         }
@@ -233,7 +219,7 @@ mod tests {
     #[test]
     fn a_cumulative_ack_takes_off_the_records_it_covers() {
         let mut l = log(&[1000, 2000, 3000]);
-        let acked = l.take_acked(2500, |_, _, _| {});
+        let acked = l.take_acked(2500, |_, _| {});
         assert_eq!((acked.oldest, acked.newest, acked.retransmitted), (Some(SimTime(0)), Some(SimTime(1)), false));
         assert_eq!(l.as_slice().len(), 1);
         let held: Vec<(u64, u64)> = l.outstanding(2500).map(|(s, e, _)| (s, e)).collect();
@@ -264,7 +250,7 @@ mod tests {
         l.on_copy_dropped(1500, 2500);
         let copies: Vec<u16> = l.as_slice().iter().map(|r| r.copies).collect();
         assert_eq!(copies, vec![2, 0, 0]);
-        l.take_acked(1000, |_, _, _| {});
+        l.take_acked(1000, |_, _| {});
         l.on_copy_dropped(0, 1000);
         let copies: Vec<u16> = l.as_slice().iter().map(|r| r.copies).collect();
         assert_eq!(copies, vec![0, 0], "a drop of acknowledged bytes changes nothing");

@@ -101,7 +101,7 @@ pub struct Sender<const EXTRAS: bool = true, const PACED: bool = true> {
     snd_max: u64,
     peer_wnd: u64,
     /// Every segment sent and not yet cumulatively acknowledged.
-    log: SentLog<PACED>,
+    log: SentLog,
     rto: RtoEstimator,
     /// Arms the retransmission timer (randomization, scheduling delay).
     timer: RtoTimer,
@@ -173,7 +173,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             snd_nxt: 0,
             snd_max: 0,
             peer_wnd: cfg.rcv_wnd.get().min(u32::MAX as u64),
-            log: SentLog::new(cfg.cc.needs_rate_samples()),
+            log: SentLog::default(),
             rto: RtoEstimator::new(cfg.rto),
             timer: RtoTimer::new(&cfg.rto, timer_rng),
             cc: CongestionWindow::new(mss as u64, cfg.init_cwnd, cfg.slow_start, algorithm)
@@ -309,18 +309,18 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         let fair_before = self.cc.cwnd();
         let prior_in_flight = self.flight_size();
         let rtx_due_before = self.retransmit_now;
-        let outstanding = self.snd_max > self.snd_una;
-        let acceptable = seg.ack >= self.snd_una && seg.ack <= self.snd_max;
-        if let Some(rate) = self.rate.as_deref_mut() {
+        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
+        // nothing outstanding before it reaches neither tcp_rate_gen nor
+        // tcp_cong_control, and delivers nothing to sample.
+        let sampled = seg.ack >= self.snd_una && seg.ack <= self.snd_max && self.snd_max > self.snd_una;
+        if let Some(rate) = self.rate.as_deref_mut().filter(|_| sampled) {
             rate.begin_ack();
         }
         let spurious = self.process_ack(now, clock, seg, ts_rtt, stats);
         if EXTRAS && self.rude.marked() {
             self.rude_follow(fair_before);
         }
-        // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
-        // nothing outstanding before it reaches neither tcp_rate_gen nor tcp_cong_control.
-        if acceptable && (self.rate.is_some() || self.pacer.is_some()) && outstanding {
+        if sampled && (self.rate.is_some() || self.pacer.is_some()) {
             self.after_ack(now, prior_in_flight, fair_before, !rtx_due_before && self.retransmit_now);
         }
         spurious

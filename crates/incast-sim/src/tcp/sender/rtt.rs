@@ -24,9 +24,9 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         ts_rtt: Option<SimDuration>,
     ) -> bool {
         let mut rate = self.rate.as_deref_mut();
-        let Acked { oldest, newest, retransmitted } = self.log.take_acked(ack, |bytes, end, stamp| {
+        let Acked { oldest, newest, retransmitted } = self.log.take_acked(ack, |bytes, s| {
             if let Some(r) = rate.as_deref_mut() {
-                r.on_delivered(bytes, end, stamp, now);
+                r.on_delivered(bytes, s.end, s.sent_at, &s.rate, now);
             }
         });
         if let (Some(sent_at), false) = (newest, retransmitted) {
@@ -92,10 +92,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     #[inline(never)]
     pub(super) fn deliver_sacked(&mut self, now: SimTime) {
         let (Some(rate), Some(sb)) = (self.rate.as_deref_mut(), self.sack.as_deref()) else { return };
-        for (start, end, stamp) in self.log.stamped_mut() {
-            if !stamp.counted && sb.sacked_in(start, end) == end - start {
-                rate.on_delivered(end - start, end, stamp, now);
-                stamp.counted = true;
+        for (start, end, s) in self.log.spans_mut() {
+            if !s.rate.counted && sb.sacked_in(start, end) == end - start {
+                rate.on_delivered(end - start, end, s.sent_at, &s.rate, now);
+                s.rate.counted = true;
             }
         }
     }
@@ -119,7 +119,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
                 // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
                 rate.on_lost(self.mss.min(self.snd_max - self.snd_una));
             }
-            let rs = rate.sample(now, prior_in_flight);
+            // Only a build with the traces reads the reported rate (`tcp::gated`).
+            let rs = rate.sample(now, prior_in_flight, EXTRAS);
             self.cc.on_rate_sample(&rs, prior_cwnd);
             if self.cc.marks_app_limited() {
                 rate.mark_app_limited(self.snd_nxt - self.snd_una);
@@ -159,12 +160,12 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         if self.pacer.is_none() {
             return;
         }
-        let srtt = self.rto.srtt();
+        // The smoothed RTT only where the algorithm sets no rate or no minimum RTT is known.
         let rate = self
             .cc
             .pacing_rate()
-            .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), srtt));
-        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or(srtt);
+            .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt()));
+        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or_else(|| self.rto.srtt());
         let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
             pacer.set_rate(rate, min_rtt, min_tso_segs);

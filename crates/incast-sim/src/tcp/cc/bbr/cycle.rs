@@ -36,15 +36,16 @@ impl Bbr {
         }
     }
 
-    /// `bbr_is_next_cycle_phase`, from `prior_inflight` packets in flight
-    /// before the ACK, `lost` when it marked packets lost (`rs->losses`).
-    pub(super) fn is_next_cycle_phase(&self, prior_inflight: u64, lost: bool) -> bool {
+    /// `bbr_is_next_cycle_phase`, from `prior_in_flight` bytes in flight
+    /// before the ACK (counted in packets where the phase asks), `lost` when
+    /// it marked packets lost (`rs->losses`).
+    pub(super) fn is_next_cycle_phase(&self, prior_in_flight: u64, lost: bool) -> bool {
         let full_length = self.min_rtt.is_some_and(|m| self.delivered_stamp.since(self.cycle_stamp) > m);
         if self.pacing_gain == UNIT {
             // "just use wall clock time"
             return full_length;
         }
-        let inflight = self.in_net_at_edt(prior_inflight);
+        let inflight = self.in_net_at_edt(self.packets(prior_in_flight));
         let bw = self.max_bw();
         if self.pacing_gain > UNIT {
             full_length && (lost || inflight >= self.inflight(bw, self.pacing_gain))

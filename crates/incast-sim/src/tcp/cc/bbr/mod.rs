@@ -407,7 +407,7 @@ impl CongestionControl for Bbr {
         // The estimate stays what the sample made it until the next ACK.
         let bw = self.bw();
         self.update_ack_aggregation(rs, acked, bw, cwnd);
-        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(self.packets(rs.prior_in_flight), rs.losses > 0) {
+        if self.mode == Mode::ProbeBw && self.is_next_cycle_phase(rs.prior_in_flight, rs.losses > 0) {
             self.advance_cycle_phase();
         }
         self.check_full_bw_reached(rs);
