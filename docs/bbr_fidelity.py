@@ -85,9 +85,10 @@ ABOUT = """\
 `incast validate --tcp bbr` runs one scenario with BBR on the testbed (the kernel's own `tcp_bbr.c`,
 set on every socket with `TCP_CONGESTION`; see [the guide](../GUIDE.md#the-testbed)) and in the
 simulator (its model of `tcp_bbr.c`, `tcp.cc = "bbr"`), both over the `linux` preset, and prints both
-side by side. This page runs it on fourteen configurations at 200 Mbps with a 256 KiB SRU and 40
-blocks. The testbed's 1 Gbps port does not yet queue where the emulated switch port is, so no higher
-rate is in the table.
+side by side; the simulator's ports are token buckets as deep as the testbed's `tbf` qdiscs
+(`link.token_bucket`, with the testbed's `Shaping.burst`). This page runs it on fourteen
+configurations at 200 Mbps with a 256 KiB SRU and 40 blocks. The testbed's 1 Gbps port does not yet
+queue where the emulated switch port is, so no higher rate is in the table.
 
 **What is compared.** Goodput, and the servers' retransmitted packets (the kernel's `RetransSegs`
 summed over the server namespaces; the simulator's servers' retransmissions). A row agrees when the

@@ -318,10 +318,9 @@ def render(flow: dict[str, Any]) -> str:
         "kernel's trace holds (the path's round trip on the testbed, which cannot apply `link.rtt`). STARTUP "
         "ends within one round (the kernel's smoothed RTT then, "
         f"{_fmt(one_round, ' ms', 1e3, 2)}) of the kernel's: {yes[ok_round]}; bandwidth estimate within 5 %: "
-        f"{yes[ok_bw]}; min_rtt estimate within 5 %: {yes[ok_rtt]}. The estimates differ by the testbed's port "
-        "(next section): its `tbf` lets an unqueued frame through with no serialization time and frames back to "
-        "back after an idle moment, so the kernel measures a min_rtt of the veths' microseconds and delivery "
-        "rates above the link; the simulator's ports serialize every frame at the link rate."
+        f"{yes[ok_bw]}; min_rtt estimate within 5 %: {yes[ok_rtt]}. Both sides' ports are token buckets (next "
+        "section): the testbed's `tbf`, and the simulator's `link.token_bucket` as deep, which let an unqueued "
+        "frame through with no serialization time and frames back to back after an idle moment."
     )
     if "incast" in flow:
         lines.append(render_incast(flow["incast"]))
@@ -361,10 +360,11 @@ packets are more than the port holds (256 KiB: {PORT_FRAMES} full frames of {_MS
 holds the frame's tokens, at the veth's speed, and its bucket is one frame and 100 µs of line deep
 (`Shaping.burst` in `incast.testbed.netns`): an unqueued frame crosses it with no serialization
 time, and after an idle moment two or three frames leave back to back. So the kernel's min_rtt is the
-veths' few microseconds, where the simulator's holds its path's round trip and, for data, each frame's
-serialization at the link rate on every hop; and the kernel's delivery-rate samples over those back-to-back
-frames exceed the link, which BBR's max filter keeps for ten rounds: estimates above the link make a
-larger ACK-aggregation headroom and pacing rate, and so larger windows. This is the testbed's port,
-not BBR: the simulator would need a token-bucket port (a switch of its own, with the bucket's depth)
-to run as the testbed does; no BBR constant is tuned for it.
+veths' few microseconds, and its delivery-rate samples over those back-to-back frames exceed the link,
+which BBR's max filter keeps for ten rounds: estimates above the link make a larger ACK-aggregation
+headroom and pacing rate, and so larger windows. Beside the testbed the simulator's ports are token
+buckets as deep (`link.token_bucket`, `tbf_dequeue`'s rule, with the testbed's depth), so its
+estimates see the same bursts; its min_rtt ({s["min_rtt_us"]:.0f} µs) is then the path's round trip, the
+scenario's `link.rtt`, which the simulator charges in its hosts and the testbed, with no netem, cannot
+apply. No BBR constant is tuned for either.
 """

@@ -138,13 +138,16 @@ the sender (`tcp.cwnd_validation`, `tcp_is_cwnd_limited`), the window after idle
 kernel) whose timers fire as the kernel's timer wheel fires them, one tick after the tick they expire
 at (`tcp.clock_wheel = "linux"`, Linux 4.8 on; `calc_index` rounds each expiry up), RTT samples in
 microseconds (`tcp.rtt_resolution = "us"`, Linux 3.15 on), NewReno's recovery where the row says
-`reno` (Linux's reno recovers as NewReno) and Linux's delayed ACK (`tcp.delayed_ack = "linux"`).
-`--tcp sack` is Linux reno with SACK; "SACK off" sets `tcp.sack=false`.
+`reno` (Linux's reno recovers as NewReno), Linux's delayed ACK (`tcp.delayed_ack = "linux"`), and
+every port a token bucket as deep as the testbed's `tbf` (`link.token_bucket`, one frame and 100 µs of
+line, `Shaping.burst`) in front of a line that takes no time, as the `tbf` is in front of a veth: an
+unqueued frame crosses it with no serialization time, and frames after an idle moment leave back to
+back. `--tcp sack` is Linux reno with SACK; "SACK off" sets `tcp.sack=false`.
 
 **What differs, and why.** The testbed has no netem, so its RTT is what the veths give, not
-`link.rtt`. Its line is a `tbf` shaper, which waits on a timer: it sends the client port's frames at
-uneven gaps, and a server's shaper lets two or three frames through back to back after an idle moment.
-Neither is modelled. The real hosts take a varying time to handle each frame, where the simulator's
+`link.rtt`. Its `tbf` waits for tokens on a timer, which fires late on these busy cores and sends the
+client port's frames at uneven gaps; the simulator's bucket releases each frame the moment it holds
+its tokens. The real hosts take a varying time to handle each frame, where the simulator's
 hosts answer in a fixed time by default; with many servers in lockstep with the port's departures a
 drop-tail queue then drops by phase, not by chance (Floyd and Jacobson's phase effects), and a
 retransmission sent the moment an ACK arrives falls in the same unlucky phase as the frames lost before

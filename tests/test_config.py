@@ -161,7 +161,7 @@ def test_canonical_form_writes_human_units_and_the_si_form_plain_numbers() -> No
     c = canonical(s)
     assert (c["servers"], c["seed"], c["duration"]) == (16, 1, "1s")
     link = {"rate": "1Gbps", "rtt": "100us", "propagation": "50ns", "loss": 0.0, "arrival_order": "queued"}
-    assert c["link"] == {**link, "tx_queue": "off", "host_jitter": "0", "skew": "0"}
+    assert c["link"] == {**link, "tx_queue": "off", "host_jitter": "0", "skew": "0", "token_bucket": "off"}
     assert (c["switch"]["buffer"], c["tcp"]["rto_min"], c["tcp"]["delayed_ack"]) == ("32KiB", "200ms", "40ms")
     assert c["workload"]["sru"] == "256KiB" and "block" not in c["workload"]
     d = s.to_dict()
@@ -292,7 +292,7 @@ def test_toml_and_dict_round_trip_exactly(scenario: Scenario, tmp_path: Path) ->
 def test_unknown_toml_keys_are_rejected_naming_them(tmp_path: Path) -> None:
     path = tmp_path / "s.toml"
     path.write_text('servers = 4\n[link]\nspeed = "1Gbps"\n')
-    has = "rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter, skew"
+    has = "rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter, skew, token_bucket"
     unknown = rf"^link\.speed: unknown setting; \[link\] has {has}$"
     with pytest.raises(ScenarioError, match=unknown):
         Scenario.from_toml(path)
@@ -396,7 +396,7 @@ def test_overrides_accept_nested_tables() -> None:
         (
             "link.rate.bps",
             r"^link\.rate\.bps: unknown setting; \[link\] has rate, rtt, propagation, loss, arrival_order, tx_queue, "
-            r"host_jitter, skew$",
+            r"host_jitter, skew, token_bucket$",
         ),
     ],
 )

@@ -36,7 +36,7 @@ from incast.result import run as incast_run
 from incast.testbed import KernelClock, plan
 from incast.testbed.emulation import PortCheck, port_check
 from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, every_cpu_mask, namespaces, owner, run_of
-from incast.testbed.plan import rules
+from incast.testbed.plan import bucket_bytes, rules
 from incast.testbed.run import kernel_rtt
 
 from conftest import default_sigint
@@ -217,6 +217,11 @@ def test_settings_that_match_linux_leave_only_the_rtt_note() -> None:
     assert [n.split(":")[0] for n in jitter] == ["link.rtt", "link.host_jitter"]
     skew = plan(scenario(tcp=linux, link={"skew": "1ns"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in skew] == ["link.rtt", "link.skew"]
+    bucket = plan(scenario(tcp=linux, link={"token_bucket": "64KiB"}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in bucket] == ["link.rtt", "link.token_bucket"]
+    own = f"{bucket_bytes(scenario())}B"
+    same = plan(scenario(tcp=linux, link={"token_bucket": own}), HZ250, CONGESTION).notes
+    assert [n.split(":")[0] for n in same] == ["link.rtt"], "the testbed's own depth is not noted"
     rfc_restart = plan(scenario(tcp={**linux, "idle_restart": "rfc5681"}), HZ250, CONGESTION).notes
     assert [n.split(":")[0] for n in rfc_restart] == ["link.rtt", "tcp.idle_restart"]
     rfc_prr = plan(scenario(tcp={**linux, "prr_flavor": "rfc6937"}), HZ250, CONGESTION).notes
@@ -644,6 +649,15 @@ def test_validate_runs_the_simulator_with_the_kernels_recovery_rules() -> None:
     assert LINUX_STACK.items() <= overrides.items()
     assert overrides["tcp.gso_max_size"] == "0B", "the veths' gso_max_segs 1: paced bursts of one segment"
     assert "tcp.recovery" not in simulator_overrides(Scenario.parse({"servers": 4}, {"tcp.cc": "cubic"}), 0.004)
+
+
+def test_validate_runs_the_simulators_ports_as_the_testbeds_token_buckets() -> None:
+    """Every port a token bucket as deep as the testbed's tbf: one frame, 64 bytes and 100 µs of line, and the
+    24 bytes of overhead psched_l2t_ns charges the burst as it charges every frame."""
+    s = Scenario.parse({"servers": 4, "link": {"rate": "200Mbps"}})
+    depth = s.tcp.mss + 40 + 14 + 64 + 2500 + 24
+    assert simulator_overrides(s, 0.004)["link.token_bucket"] == f"{depth}B"
+    assert Scenario.parse({"servers": 4}, simulator_overrides(s, 0.004)).link.token_bucket == depth
 
 
 @needs_root

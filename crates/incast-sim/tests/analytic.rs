@@ -52,3 +52,28 @@ fn initial_window_burst_arrives_at_line_rate() {
     assert_eq!(r.summary.timeouts, 0);
     assert_eq!(r.summary.drops, 0);
 }
+
+/// Token-bucket ports (`link.token_bucket`, Linux's tbf in front of a veth)
+/// with full buckets take no serialization time: the one-segment block takes
+/// the round trip's 100 µs and nothing more.
+#[test]
+fn token_bucket_ports_pass_an_unqueued_frame_without_serializing() {
+    let mut s = one_server(1000);
+    s.link.token_bucket = Some(Bytes::new(3 * 1538));
+    let r = run(&s).unwrap();
+    assert_eq!((r.blocks[0].time_ms * 1e9).round() as u64, 100_000_000);
+}
+
+/// The initial window through buckets three full frames deep: the server's
+/// bucket lets three frames go at once and the other seven one frame time
+/// apart, and the switch's port, full again, passes each as it comes. The
+/// last arrives seven frame times after the first.
+#[test]
+fn token_bucket_initial_window_is_a_burst_of_the_depth_then_the_rate() {
+    let mut s = one_server(10 * 1460);
+    s.link.token_bucket = Some(Bytes::new(3 * 1538));
+    let r = run(&s).unwrap();
+    let frame_time = 1538 * 8_000;
+    assert_eq!((r.blocks[0].time_ms * 1e9).round() as u64, 100_000_000 + 7 * frame_time);
+    assert_eq!(r.summary.drops, 0);
+}

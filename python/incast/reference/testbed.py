@@ -9,7 +9,11 @@ since 3.15 takes them), NewReno's recovery where the scenario says ``reno``
 ACK where the scenario asks for the default 40 ms, and paced bursts of one
 segment (``tcp.gso_max_size = 0``): the testbed's veths have ``gso_max_segs 1``
 (:mod:`incast.testbed.netns`), so ``tcp_tso_segs`` caps every burst a paced
-sender builds at one segment.
+sender builds at one segment. Every port is a token bucket as deep as the
+testbed's (``link.token_bucket``, :func:`incast.testbed.plan.bucket_bytes`):
+the testbed's ports are ``tbf`` qdiscs in front of veths, which pass an
+unqueued frame with no serialization time and frames after an idle moment
+back to back.
 
 :func:`host_cost` measures what the real hosts cost: a short run of the
 scenario with one server on both sides, the difference of the median block
@@ -32,7 +36,7 @@ from incast.reference.base import Figure, Reference, Rule, Unavailable
 from incast.result import run as simulate
 from incast.scenario import Scenario
 from incast.testbed.kernel import available_congestion_controls
-from incast.testbed.plan import TITLE, rules
+from incast.testbed.plan import TITLE, bucket_bytes, rules
 from incast.units import format_duration
 
 __all__ = ["KERNEL_FIGURES", "HostCost", "Testbed", "host_cost", "simulator_overrides"]
@@ -60,6 +64,9 @@ def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     overrides |= LINUX_STACK
     # tcp_tso_segs: "min_t(u32, tso_segs, sk->sk_gso_max_segs)", 1 on the testbed's veths.
     overrides["tcp.gso_max_size"] = "0B"
+    # The client's switch port and the servers' NICs are tbf qdiscs; the other ports only carry ACKs and
+    # requests, which a bucket at the link rate never keeps waiting, as the testbed's unshaped veths do not.
+    overrides["link.token_bucket"] = f"{bucket_bytes(scenario)}B"
     if scenario.tcp.recovery == "reno":
         overrides["tcp.recovery"] = "newreno"
     d = scenario.tcp.delayed_ack

@@ -120,6 +120,15 @@ class Shaping:
         """
         return self.mtu + ETHERNET_HEADER + 64 + self.rate * TIMER_SLACK_US // 8_000_000
 
+    @property
+    def bucket_line_bytes(self) -> int:
+        """The bucket's depth in bytes of line, as the simulator's ``link.token_bucket`` counts frames.
+
+        tc hands ``burst`` to the kernel as ``TCA_TBF_BURST``, which ``tbf_change`` turns into time with
+        ``psched_l2t_ns``, adding the ``overhead`` every frame is charged too (``FRAME_OVERHEAD``).
+        """
+        return self.burst + FRAME_OVERHEAD
+
 
 @dataclass
 class Network:

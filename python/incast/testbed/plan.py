@@ -47,7 +47,9 @@ sends on the first duplicate ACKs), a packet-count buffer (converted),
 ``tcp.prr`` off (Linux always runs PRR, with or without SACK) or its
 ``prr_flavor`` other than ``linux``, with SACK a ``sack_recovery`` other than ``linux``,
 ``link.tx_queue`` (the kernel's qdiscs and TCP Small Queues decide when a
-socket waits), ``link.host_jitter`` (the real hosts' own handling time), ``link.skew``,
+socket waits), ``link.token_bucket`` other than the testbed's own depth (every
+port is a ``tbf`` of one frame and 100 µs of line), ``link.host_jitter`` (the
+real hosts' own handling time), ``link.skew``,
 ``workload.request``, ``order`` or ``server_jitter`` (the
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
@@ -72,7 +74,7 @@ from incast.testbed.kernel import KernelClock
 from incast.testbed.netns import LOSS_SCALE, MAX_SERVERS, Shaping
 from incast.units import format_duration, format_rate
 
-__all__ = ["TITLE", "Plan", "plan", "rules"]
+__all__ = ["TITLE", "Plan", "bucket_bytes", "plan", "rules"]
 
 #: Slowest rate tc's tbf takes: it keeps the rate in bytes per second, so below 8 bit/s it is 0.
 MIN_TBF_RATE = 8
@@ -216,6 +218,17 @@ def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
     return packets * frame
 
 
+def _shaping(s: Scenario, buffer: int) -> Shaping:
+    return Shaping(
+        rate=s.link.rate, buffer=buffer, mtu=s.tcp.mss + _IP_TCP_HEADERS, loss_ppb=round(s.link.loss * LOSS_SCALE)
+    )
+
+
+def bucket_bytes(s: Scenario) -> int:
+    """The depth of the testbed's token buckets for ``s``, in bytes of line (:attr:`Shaping.bucket_line_bytes`)."""
+    return _shaping(s, 0).bucket_line_bytes
+
+
 def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Plan:
     """The testbed's settings for ``s`` on a kernel with ``kernel``'s tick and these congestion controls.
 
@@ -262,6 +275,9 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("link.host_jitter: the real hosts take their own time to handle each frame")
     if s.link.skew != 0:
         notes.append("link.skew: the testbed's virtual links have no cables to differ")
+    depth = bucket_bytes(s)
+    if s.link.token_bucket not in (None, depth):
+        notes.append(f"link.token_bucket: the testbed's ports are tbf buckets {depth} bytes deep (Shaping.burst)")
     default = Scenario(servers=1)
     wl = s.workload
     if wl.request != default.workload.request:
@@ -315,9 +331,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     best = s.link.rate * payload / (tcp.mss + _WIRE_OVERHEAD) / 1e6
     return Plan(
         servers=s.servers,
-        shaping=Shaping(
-            rate=s.link.rate, buffer=buffer, mtu=tcp.mss + _IP_TCP_HEADERS, loss_ppb=round(s.link.loss * LOSS_SCALE)
-        ),
+        shaping=_shaping(s, buffer),
         congestion=congestion,
         sysctls=sysctls,
         routes=routes,

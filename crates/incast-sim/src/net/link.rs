@@ -3,13 +3,16 @@
 //! **Models:** a serializer at a fixed line rate (one frame at a time, back to
 //! back, with preamble and inter-frame gap counted in the frame's wire bytes)
 //! followed by a fixed propagation delay.
-//! Ethernet PAUSE stops a link from outside (`net::pause`).
+//! Ethernet PAUSE stops a link from outside (`net::pause`). Under
+//! `link.token_bucket` the serializer gives way to a token bucket in front of
+//! a line that takes no time (`net::token_bucket`).
 //! Frames reaching a node at the same picosecond are taken in the order
 //! `LinkConfig::arrival_order` says (`event` explains both).
 //! **Not modelled:** bit errors, rate changes.
 
-use crate::settings::{Choice, Count, Duration, OrWord, Probability, Rate};
-use crate::time::{BitRate, ByteTime, SimDuration, SimTime};
+use super::token_bucket::TokenBucket;
+use crate::settings::{Choice, Count, Duration, OrWord, Probability, Rate, Size};
+use crate::time::{BitRate, ByteTime, Bytes, SimDuration, SimTime};
 
 crate::settings! {
     /// Every host link (server↔switch and client↔switch), both directions.
@@ -20,7 +23,8 @@ crate::settings! {
     /// in the hosts, as on a real cluster (CMU09 §4: 100 µs RTTs through one
     /// switch); no loss; `arrival_order` `queued`, the order the engine always
     /// had; `tx_queue` off (no limit at a host's NIC), as the engine always had;
-    /// no `host_jitter` and no `skew`, as the engine always had.
+    /// no `host_jitter` and no `skew`, as the engine always had; `token_bucket`
+    /// off, every port a serializer, as the engine always had.
     #[derive(Clone, Copy, Debug, PartialEq, Eq)]
     pub struct LinkConfig {
         /// Line rate of every link, both directions.
@@ -79,6 +83,16 @@ crate::settings! {
         /// metre of cable is about 5ns. Star and tree only (a graph's links
         /// give their own delays). 0: every cable is `propagation` long.
         "skew" skew: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// Every port sends as a token bucket of this depth (bytes on the wire:
+        /// frames with their preamble, FCS and gap) filling at its link's rate,
+        /// in front of a line that takes no time, as Linux's `tbf` in front of a
+        /// veth (`net::token_bucket`; the testbed's ports, whose depth is one
+        /// frame and 100 µs of line): a frame goes as soon as the bucket holds
+        /// its bytes, so an unqueued frame crosses with no serialization time
+        /// and frames after an idle moment leave back to back. At least one
+        /// full frame. "off": every port serializes each frame at its line rate.
+        "token_bucket" token_bucket: Option<Bytes> = None,
+            OrWord { word: "off", spec: Size { min: 1 }, what: "a size" };
     }
 }
 
@@ -134,19 +148,66 @@ pub struct Link {
     last_start: SimTime,
     /// When the link's current run of back-to-back frames began.
     run_start: SimTime,
+    /// The token bucket frames wait in instead of serializing (`link.token_bucket`).
+    bucket: Option<TokenBucket>,
 }
 
 impl Link {
     /// An idle link.
     pub fn new(rate: BitRate, delay: SimDuration) -> Self {
         let idle = SimTime::ZERO;
-        Link { byte_time: ByteTime::new(rate), delay, busy_until: idle, last_start: idle, run_start: idle }
+        Link {
+            byte_time: ByteTime::new(rate),
+            delay,
+            busy_until: idle,
+            last_start: idle,
+            run_start: idle,
+            bucket: None,
+        }
+    }
+
+    /// Send through a full token bucket `depth` bytes deep from now on,
+    /// filling at the line rate (`net::token_bucket`).
+    pub fn shape(&mut self, depth: Bytes) {
+        self.bucket = Some(TokenBucket::new(self.byte_time.tx_time(depth.get())));
+    }
+
+    /// The link sends through a token bucket ([`Link::shape`]).
+    pub fn is_shaped(&self) -> bool {
+        self.bucket.is_some()
+    }
+
+    /// Time a frame of `wire_bytes` takes to leave an idle link: its
+    /// serialization, or none through a token bucket, which a full bucket
+    /// releases at once.
+    pub fn idle_tx_time(&self, wire_bytes: u64) -> SimDuration {
+        if self.is_shaped() {
+            SimDuration::ZERO
+        } else {
+            self.byte_time.tx_time(wire_bytes)
+        }
+    }
+
+    /// [`Link::transmit`], through the token bucket when the link has one: the
+    /// frame goes when the bucket releases it (`net::token_bucket`), and its
+    /// last bit leaves at that instant, the line behind taking no time.
+    pub fn transmit_shaped(&mut self, now: SimTime, wire_bytes: u64) -> SimTime {
+        let Some(bucket) = &mut self.bucket else { return self.transmit(now, wire_bytes) };
+        let go = bucket.release(now, self.byte_time.tx_time(wire_bytes));
+        if now > self.busy_until {
+            // Nothing ahead of it: it begins a run, if it waits for tokens too.
+            self.run_start = go;
+        }
+        self.last_start = go;
+        self.busy_until = go;
+        go
     }
 
     /// Queue `wire_bytes` for transmission at `now`: the frame starts when the
     /// link is free and its last bit leaves at the returned instant.
     #[inline]
     pub fn transmit(&mut self, now: SimTime, wire_bytes: u64) -> SimTime {
+        debug_assert!(self.bucket.is_none(), "a shaped link sends with transmit_shaped");
         let start = now.max(self.busy_until);
         if now > self.busy_until {
             // An idle link: this frame begins a run. One handed over the
@@ -228,5 +289,60 @@ mod tests {
         let later = SimTime(100_000_000);
         l.transmit(later, 84);
         assert_eq!((l.last_start(), l.run_start()), (later, later));
+    }
+
+    /// A token-bucket port (`net::token_bucket`) 1538 + 2500 bytes deep at
+    /// 200 Mbps: a full frame (61.52 µs of line) and 100 µs more.
+    fn tbf_port() -> Link {
+        let mut l = Link::new(BitRate::mbps(200), SimDuration::from_micros(25));
+        l.shape(Bytes::new(1538 + 2500));
+        l
+    }
+
+    /// tbf_dequeue: an idle port passes a frame with no serialization time;
+    /// it reaches the far end one propagation delay later.
+    #[test]
+    fn token_bucket_an_idle_port_passes_a_frame_at_once() {
+        let mut l = tbf_port();
+        let now = SimTime(1_000_000_000);
+        let done = l.transmit_shaped(now, 1538);
+        assert_eq!(done, now);
+        assert_eq!(l.arrival(done), now + SimDuration::from_micros(25));
+        assert_eq!(l.idle_tx_time(1538), SimDuration::ZERO);
+    }
+
+    /// tbf_dequeue: after an idle moment frames handed over together leave
+    /// back to back while the bucket holds them, no more than its depth
+    /// (4038 bytes: two full frames), then one frame time (61.52 µs) apart.
+    #[test]
+    fn token_bucket_a_burst_after_idle_is_at_most_the_depth_then_the_rate() {
+        let mut l = tbf_port();
+        let now = SimTime(1_000_000_000);
+        let out: Vec<SimTime> = (0..6).map(|_| l.transmit_shaped(now, 1538)).collect();
+        let frame = SimDuration::from_nanos(61_520);
+        // 4038 bytes less two frames leave 962 bytes (38.48 µs) of tokens: the
+        // third frame waits for the other 23.04 µs, then each a full frame time.
+        let third = now + SimDuration::from_nanos(23_040);
+        assert_eq!(&out[..3], &[now, now, third]);
+        assert_eq!(out[3], third + frame);
+        assert_eq!(out[5], third + frame + frame + frame);
+        assert_eq!(l.run_start(), now, "the frames that waited continue the burst's run");
+    }
+
+    /// Over a long busy period the bucket passes the link's rate: 10,000 full
+    /// frames handed over at once take 10,000 frame times less the depth's.
+    #[test]
+    fn token_bucket_long_run_throughput_is_the_link_rate() {
+        let mut l = tbf_port();
+        let now = SimTime(1_000_000_000);
+        let last = (0..10_000).map(|_| l.transmit_shaped(now, 1538)).last().unwrap();
+        let line = BitRate::mbps(200);
+        assert_eq!(last.since(now), line.tx_time(10_000 * 1538) - line.tx_time(1538 + 2500));
+        // A steady stream offered at the rate leaves at the rate, no frame kept waiting.
+        let mut t = last + SimDuration::from_millis(1);
+        for _ in 0..1000 {
+            assert_eq!(l.transmit_shaped(t, 1538), t);
+            t += line.tx_time(1538);
+        }
     }
 }

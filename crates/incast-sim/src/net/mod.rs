@@ -15,6 +15,9 @@
 //! How a switch allocates its buffer to ports is a [`buffer`] model.
 //! A link may add a wide-area delay that changes over time ([`wan`]); a
 //! host may take a random time to handle each frame it receives ([`host_jitter`]).
+//! Under `link.token_bucket` every port is a token bucket in front of a line
+//! that takes no time instead ([`token_bucket`]), as the testbed's `tbf`
+//! ports are; each frame's departure is known when it is queued all the same.
 //! **Not modelled (yet):** switch processing latency, cut-through switching.
 
 pub mod bottleneck;
@@ -31,6 +34,7 @@ pub mod pause;
 pub mod pfc;
 mod queue;
 mod switch;
+pub mod token_bucket;
 mod topology;
 pub mod wan;
 

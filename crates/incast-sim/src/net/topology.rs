@@ -27,7 +27,7 @@ use super::queue::{DropTailQueue, Peaks, QueueLimit};
 use super::wan::{WanConfig, WanDelay};
 use crate::error::SimError;
 use crate::rng::Rng;
-use crate::time::{BitRate, SimDuration, SimTime};
+use crate::time::{BitRate, Bytes, SimDuration, SimTime};
 
 /// Index of a node (host or switch).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -89,7 +89,7 @@ pub struct Port {
     /// The shared memory the port draws from (`NO_POOL`: its own buffer).
     pool: u32,
     /// The port needs [`Network::send_special`]: a shared memory, a lossy
-    /// link, a wide-area delay or a host's handling time.
+    /// link, a wide-area delay, a host's handling time or a token bucket.
     special: bool,
 }
 
@@ -280,6 +280,15 @@ impl Network {
         }
     }
 
+    /// Every port sends through a token bucket `depth` bytes deep
+    /// (`link.token_bucket`, `net::token_bucket`), on the special path.
+    pub fn shape_ports(&mut self, depth: Bytes) {
+        for p in &mut self.ports {
+            p.link.shape(depth);
+            p.special = true;
+        }
+    }
+
     /// Keep account of the frames in every host's NIC queue (`link.tx_queue`).
     pub fn track_nic_queues(&mut self) {
         for h in 0..self.host_nodes.len() as u32 {
@@ -337,13 +346,14 @@ impl Network {
 
     /// Propagation and serialization of one frame carrying `payload` bytes
     /// from host `src` to host `dst` on an idle network (with the base
-    /// wide-area delay where a link carries it).
+    /// wide-area delay where a link carries it; no serialization through
+    /// token buckets, full on an idle network).
     pub fn one_way(&self, src: u32, dst: u32, payload: u32) -> Result<SimDuration, SimError> {
         let wire = frame::wire_bytes(payload);
         Ok(self.path(src, dst)?.iter().fold(SimDuration::ZERO, |t, &p| {
             let port = self.port(p);
             let wan = self.wire[p.0 as usize].wan.as_ref().map_or(SimDuration::ZERO, WanDelay::base);
-            t + port.link.rate().tx_time(wire) + port.link.delay() + wan + self.wire[p.0 as usize].rx_delay
+            t + port.link.idle_tx_time(wire) + port.link.delay() + wan + self.wire[p.0 as usize].rx_delay
         }))
     }
 
@@ -499,8 +509,8 @@ impl Network {
 
 impl Network {
     /// [`Network::send`] at a port that draws from its switch's shared memory
-    /// or whose link loses frames, adds a wide-area delay or ends at a host
-    /// with a handling time; a lost frame is
+    /// or sends through a token bucket, or whose link loses frames, adds a
+    /// wide-area delay or ends at a host with a handling time; a lost frame is
     /// `None` too, counted in [`Network::lost`]. `ahead` as for
     /// [`Network::send_ahead_of_departure`].
     #[cold]
@@ -521,7 +531,7 @@ impl Network {
         if !admitted {
             return None;
         }
-        let done = p.link.transmit(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
+        let done = p.link.transmit_shaped(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
         p.queue.push(now, done, frame_bytes);
         if let Some(pool) = self.pools.get_mut(p.pool as usize) {
             pool.push(done, frame_bytes);

@@ -26,7 +26,7 @@ use crate::net::clos::Shape;
 use crate::net::fabric::{Fabric, Hop, HostCounts, TopologyConfig};
 use crate::net::pfc::PriorityMask;
 use crate::net::wan::WanConfig;
-use crate::net::{frame, BufferLimit, LinkConfig, Network, SwitchConfig};
+use crate::net::{frame, ArrivalOrder, BufferLimit, LinkConfig, Network, SwitchConfig};
 use crate::settings::{Duration, Rate, Spec};
 use crate::stats::trace::TraceConfig;
 use crate::stats::trace::MAX_GOODPUT_BINS;
@@ -240,6 +240,7 @@ impl Scenario {
             }
         }
         self.validate_buffer_model(full_frame)?;
+        self.validate_token_bucket()?;
         if let Some(k) = self.switch.ecn_threshold {
             // A threshold the queue can never pass marks nothing: compare in bytes,
             // a packet count as that many full frames.
@@ -337,6 +338,30 @@ impl Scenario {
         }
         let hosts = self.fabric()?.nodes.iter().filter(|n| n.host.is_some()).count() as u32;
         self.traffic.check_hosts(hosts).map_err(|(f, m)| invalid(f, m))
+    }
+
+    /// A token-bucket port (`net::token_bucket`) passes a full frame, and runs
+    /// where each frame's departure is known when it is queued.
+    fn validate_token_bucket(&self) -> Result<(), SimError> {
+        let Some(depth) = self.link.token_bucket else { return Ok(()) };
+        let wire = frame::wire_bytes(self.tcp.mss);
+        if depth.get() < wire {
+            let mss = self.tcp.mss;
+            return Err(invalid(
+                "link.token_bucket",
+                format!("{} bytes cannot pass one full frame ({wire} bytes on the wire for MSS {mss})", depth.get()),
+            ));
+        }
+        let against = if self.switch.pause_config().is_some() || self.classes() {
+            "switch.pause, switch.pfc or several traffic priorities (ports that wait on explicit FIFOs)"
+        } else if matches!(self.link.arrival_order, ArrivalOrder::Ns2 | ArrivalOrder::Ns3) {
+            "link.arrival_order \"ns2\" or \"ns3\" (their ties are those of a serializing port)"
+        } else if self.traffic.is_on() {
+            "[traffic] (a flow's ideal completion time assumes serializing ports)"
+        } else {
+            return Ok(());
+        };
+        Err(invalid("link.token_bucket", format!("together with {against} is not modelled; use \"off\"")))
     }
 
     /// The buffer model fits the buffer it divides.

@@ -192,6 +192,19 @@ fn contradictions_and_values_kept_otherwise_are_refused() {
     assert!(m.starts_with("link.loss: must be a probability from 0 up to 1 (exclusive) once kept in parts"), "{m}");
 }
 
+/// A token-bucket port must pass a full frame, and runs only where each
+/// frame's departure is known when it is queued.
+#[test]
+fn a_token_bucket_that_cannot_pass_a_frame_or_meets_pause_is_refused() {
+    let m = refused(json!({"servers": 4, "link": {"token_bucket": "1000B"}}));
+    assert_eq!(m, "link.token_bucket: 1000 bytes cannot pass one full frame (1538 bytes on the wire for MSS 1460)");
+    let m = refused(json!({"servers": 4, "link": {"token_bucket": "14KiB"}, "switch": {"pause": true}}));
+    assert!(m.starts_with("link.token_bucket: together with switch.pause"), "{m}");
+    let m = refused(json!({"servers": 4, "link": {"token_bucket": "14KiB", "arrival_order": "ns2"}}));
+    assert!(m.starts_with("link.token_bucket: together with link.arrival_order \"ns2\""), "{m}");
+    assert!(Scenario::from_json(&json!({"servers": 4, "link": {"token_bucket": "14KiB"}})).is_ok());
+}
+
 /// A scenario file names only what it changes; the rest takes the defaults.
 #[test]
 fn missing_keys_take_the_defaults() {
@@ -227,7 +240,7 @@ fn unknown_keys_are_refused_naming_the_table_and_what_it_has() {
     let err = Scenario::from_json(&json!({"servers": 2, "link": {"speed": 5}})).unwrap_err();
     assert_eq!(
         err.to_string(),
-        "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter, skew"
+        "link.speed: unknown setting; [link] has rate, rtt, propagation, loss, arrival_order, tx_queue, host_jitter, skew, token_bucket"
     );
 }
 

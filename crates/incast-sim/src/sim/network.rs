@@ -130,6 +130,9 @@ impl DataPlane {
         if s.link.tx_queue.is_some() {
             net.track_nic_queues();
         }
+        if let Some(depth) = s.link.token_bucket {
+            net.shape_ports(depth);
+        }
         let path = net.path(reads.server_host(0), CLIENT0).expect("a validated scenario routes every connection");
         let bottleneck = *path.last().expect("a path has a port");
         if let Some(entries) = queue_trace {
