@@ -109,6 +109,7 @@ def test_sizes_are_drawn_by_linear_interpolation_between_the_points() -> None:
     assert [ns3_traffic.quantile(points, u) for u in (0.0, 0.25, 0.5, 0.75)] == [1, 5_000, 10_000, 20_000]
 
 
+@pytest.mark.slow
 def test_a_small_rack_runs_in_ns3_every_query_and_short_flow_finishing() -> None:
     if ns3_options.wheel_missing():
         pytest.skip("this Python has no ns3 wheel")
@@ -116,3 +117,21 @@ def test_a_small_rack_runs_in_ns3_every_query_and_short_flow_finishing() -> None
     assert out["simulator"] == "ns-3 3.44" and out["queries"] > 0
     assert out["queries_unfinished"] == 0 and out["query_time_ms"]["p50"] > 0
     assert out["late_connections"] == 0 and out["other_drops"] == 0
+
+
+def test_the_figures_count_flows_by_size_bucket_and_a_query_timed_out_by_any_response() -> None:
+    flows = [
+        (0.0, 0, 1, 10_000, -1),  # under 10 KB, 2 ms
+        (0.0, 1, 2, 10_001, -1),  # 10-100 KB, 4 ms
+        (0.0, 2, 0, 500_000, -1),  # 100 KB-1 MB, unfinished
+        (0.1, 1, 0, 2_000, 0),  # query 0's responses: one timed out, done at 0.115 s
+        (0.1, 2, 0, 2_000, 0),
+    ]
+    out = ns3_traffic.figures(flows, [0.1], [0.002, 0.004, -1.0, 0.103, 0.115], [0, 0, 0, 1, 0], [0.115])
+    assert (out["open_flows"], out["open_flows_unfinished"]) == (3, 1)
+    assert out["fct_ms_under_10kb"]["p99"] == pytest.approx(2.0) and out["fct_ms_10kb_100kb"]["p50"] == pytest.approx(
+        4.0
+    )
+    assert out["fct_ms_100kb_1mb"] == {"p50": None, "p95": None, "p99": None, "mean": None}
+    assert out["query_time_ms"]["p99"] == pytest.approx(15.0)
+    assert (out["queries_timed_out"], out["query_timeout_fraction"], out["responses_timed_out"]) == (1, 1.0, 1)

@@ -474,6 +474,37 @@ def tail(values: list[float]) -> dict[str, float | None]:
     return {"p50": pct(0.5), "p95": pct(0.95), "p99": pct(0.99), "mean": sum(v) / len(v) if v else None}
 
 
+def figures(
+    flows: list[tuple[float, int, int, int, int]],
+    queries: list[float],
+    done: list[float],
+    timed_out: list[int],
+    query_done: list[float],
+) -> dict[str, Any]:
+    """The open-loop figures (``stats::fct``'s) of ``flows`` and ``queries`` (as :func:`arrivals` drew them),
+    given each flow's completion (s, or -1), whether it timed out before, and each query's completion."""
+    out: dict[str, Any] = {}
+    open_loop = [i for i, x in enumerate(flows) if x[4] < 0]
+    out["open_flows"] = len(open_loop)
+    out["open_flows_unfinished"] = sum(done[i] < 0 for i in open_loop)
+    bounds = [0, *(hi for _, hi in BUCKETS), math.inf]
+    for (name, _), lo, hi in zip([*BUCKETS, ("over_10mb", 0)], bounds[:-1], bounds[1:], strict=True):
+        out[f"fct_ms_{name}"] = tail(
+            [(done[i] - flows[i][0]) * 1e3 for i in open_loop if done[i] >= 0 and lo < flows[i][3] <= hi]
+        )
+    hit = [False] * len(queries)
+    for i, x in enumerate(flows):
+        if x[4] >= 0 and timed_out[i]:
+            hit[x[4]] = True
+    out["queries"] = len(queries)
+    out["queries_unfinished"] = sum(d < 0 for d in query_done)
+    out["query_time_ms"] = tail([(d - t) * 1e3 for d, t in zip(query_done, queries, strict=True) if d >= 0])
+    out["queries_timed_out"] = sum(hit)
+    out["query_timeout_fraction"] = sum(hit) / len(queries) if queries else 0.0
+    out["responses_timed_out"] = sum(timed_out[i] for i, x in enumerate(flows) if x[4] >= 0)
+    return out
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build and run the traffic; its figures under ``incast run --json``'s keys."""
     t0 = time.perf_counter()
@@ -505,27 +536,8 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     cpp.Run(p, f)
     t2 = time.perf_counter()
 
-    done, timed_out = list(f.done_s), list(f.timed_out)
     out: dict[str, Any] = {"simulator": "ns-3 3.44"}
-    open_loop = [i for i, x in enumerate(flows) if x[4] < 0]
-    out["open_flows"] = len(open_loop)
-    out["open_flows_unfinished"] = sum(done[i] < 0 for i in open_loop)
-    bounds = [0, *(hi for _, hi in BUCKETS), math.inf]
-    for (name, _), lo, hi in zip([*BUCKETS, ("over_10mb", 0)], bounds, bounds[1:], strict=True):
-        out[f"fct_ms_{name}"] = tail(
-            [(done[i] - flows[i][0]) * 1e3 for i in open_loop if done[i] >= 0 and lo < flows[i][3] <= hi]
-        )
-    query_done = list(f.query_done_s)
-    hit = [False] * len(queries)
-    for i, x in enumerate(flows):
-        if x[4] >= 0 and timed_out[i]:
-            hit[x[4]] = True
-    out["queries"] = len(queries)
-    out["queries_unfinished"] = sum(d < 0 for d in query_done)
-    out["query_time_ms"] = tail([(d - t) * 1e3 for d, t in zip(query_done, queries, strict=True) if d >= 0])
-    out["queries_timed_out"] = sum(hit)
-    out["query_timeout_fraction"] = sum(hit) / len(queries) if queries else 0.0
-    out["responses_timed_out"] = sum(timed_out[i] for i, x in enumerate(flows) if x[4] >= 0)
+    out |= figures(flows, queries, list(f.done_s), list(f.timed_out), list(f.query_done_s))
     out["late_connections"] = sum(f.late)
     out["drops"] = int(f.drops)
     out["ecn_marks"] = int(f.marks)
