@@ -25,7 +25,7 @@ from pages import ROOT, Run, generate, parser, render_again, settings_table
 from verify import Moved, Verification
 
 PAGE = "ns3.md"
-DEPENDS = ["python/incast/reference/ns3.py"]
+DEPENDS = ["python/incast/reference/ns3.py", "python/incast/reference/ns3_cppyy.py"]
 HARNESS = ROOT / "python" / "incast" / "reference" / "ns3.py"
 #: (servers, RTO_min, blocks): the points of the full table.
 POINTS = [(4, "1ms", 100), (16, "1ms", 50), (32, "1ms", 30), (64, "1ms", 20), (4, "200ms", 100), (16, "200ms", 30)]

@@ -26,7 +26,12 @@ import pages  # noqa: E402
 import verify  # noqa: E402
 
 #: What the ns-3 page's fingerprint covers, besides its record.
-NS3_FILES = ["docs/ns3_fidelity.py", "python/incast/reference/ns3.py", "crates/incast-sim/tests/identity/digests.txt"]
+NS3_FILES = [
+    "docs/ns3_fidelity.py",
+    "python/incast/reference/ns3.py",
+    "python/incast/reference/ns3_cppyy.py",
+    "crates/incast-sim/tests/identity/digests.txt",
+]
 
 
 @pytest.fixture

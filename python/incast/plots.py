@@ -62,7 +62,8 @@ def draw(
         _thresholds(ax, experiment, plot)
         if plot.logx:
             ax.set_xscale("log")
-        if plot.logy:
+        # A reference may lack every plotted figure (ns-3's open-loop run has no slowdown): no log axis then.
+        if plot.logy and _positive(data, plot.metrics):
             ax.set_yscale("log")
         if plot.ylim is not None:
             ax.set_ylim(*plot.ylim)
@@ -179,6 +180,15 @@ def _bars(ax: Any, plot: Plot, data: pd.DataFrame) -> None:
         xs = [categories.index(format_value(plot.x, v)) + (i - (len(series) - 1) / 2) * width for v in rows[plot.x]]
         ax.bar(xs, rows[f"{metric}_mean"], width, yerr=rows[f"{metric}_ci95"].fillna(0), capsize=2, label=label)
     ax.set_xticks(range(len(categories)), categories, fontsize=8)
+
+
+def _positive(data: pd.DataFrame, metrics: list[str]) -> bool:
+    """Does ``data`` hold a positive value of one of ``metrics`` (or are there none, a setting's plot)?"""
+    import pandas as pd
+
+    if not metrics:
+        return True
+    return any((pd.to_numeric(data[m], errors="coerce") > 0).any() for m in metrics if m in data)
 
 
 def _references(ax: Any, experiment: Experiment, plot: Plot) -> None:

@@ -10,9 +10,11 @@ reference at all (no ``ns``, no ns-3 wheel, not root) raises
 :class:`Unavailable` from :meth:`Reference.require`. What a reference runs
 differently but can run is a note (:meth:`Reference.notes`), one line each.
 
-:func:`star_read` holds the rules every simulator reference shares: their
-harnesses build one star of a client and its servers reading in lock step
-through drop-tail ports, and nothing else.
+:func:`star_read` holds the rules every simulator reference's synchronized
+read shares: their harnesses build one star of a client and its servers
+reading in lock step through drop-tail ports, and nothing else;
+:func:`one_star`, those of any harness building one star of hosts (ns-3's
+open-loop traffic too).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from incast.scenario import Scenario
 if TYPE_CHECKING:
     from incast.result import Result
 
-__all__ = ["Figure", "Reference", "Refused", "Rule", "Unavailable", "check", "refusals", "star_read"]
+__all__ = ["Figure", "Reference", "Refused", "Rule", "Unavailable", "check", "one_star", "refusals", "star_read"]
 
 
 class Refused(ScenarioError):
@@ -129,21 +131,15 @@ class Reference(ABC):
         return ()
 
 
-def star_read(s: Scenario) -> list[Rule]:
-    """The rules of a harness that builds one star of a client and its servers, and nothing else."""
+def one_star(s: Scenario) -> list[Rule]:
+    """The rules of a harness that builds one star of hosts on one switch, and nothing more on it."""
     return [
-        Rule("blocks", s.blocks is None, "required: the comparison runs a number of blocks"),
         Rule("topology.kind", s.topology.kind != "star", f'"star" only: one switch is built, got {s.topology.kind!r}'),
-        Rule("workload.clients", s.workload.clients != 1, "one client only"),
-        Rule("workload.max_inflight", s.workload.max_inflight is not None, "every server answers at once"),
-        Rule("workload.stagger", s.workload.stagger != 0, "no staggered requests"),
         Rule("background.tcp_flows", s.background.tcp_flows != 0, "no background traffic"),
         Rule("background.udp_rate", s.background.udp_rate is not None, "no background traffic"),
         Rule("wan.delay", s.wan.delay is not None, "no wide-area delay model"),
         Rule("switch.pause", bool(s.switch.pause), "no Ethernet flow control"),
         Rule("switch.pfc", bool(s.switch.pfc), "no Ethernet flow control"),
-        Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, "drop-tail ports only"),
-        Rule("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
         Rule("link.loss", s.link.loss != 0, "no random loss"),
         Rule("link.tx_queue", s.link.tx_queue is not None, "a sender hands its segments to its link's queue"),
         Rule("link.host_jitter", s.link.host_jitter != 0, "0 only: the harness's hosts answer in a fixed time"),
@@ -152,4 +148,19 @@ def star_read(s: Scenario) -> list[Rule]:
         Rule("tcp.ictcp", bool(s.tcp.ictcp), "no ICTCP receiver"),
         Rule("tcp.rto_randomize", bool(s.tcp.rto_randomize), "the timer is armed for exactly the RTO"),
         Rule("tcp.rto_scheduling_delay", s.tcp.rto_scheduling_delay != 0, "timers fire on time"),
+    ]
+
+
+def star_read(s: Scenario) -> list[Rule]:
+    """The rules of a harness that builds one star of a client and its servers reading in lock step, only."""
+    return [
+        Rule("blocks", s.blocks is None, "required: the comparison runs a number of blocks"),
+        Rule("workload.clients", s.workload.clients != 1, "one client only"),
+        Rule("workload.max_inflight", s.workload.max_inflight is not None, "every server answers at once"),
+        Rule("workload.stagger", s.workload.stagger != 0, "no staggered requests"),
+        Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, "drop-tail ports only"),
+        Rule("switch.buffer_model", s.switch.buffer_model != "static", "one drop-tail queue per port"),
+        Rule("traffic.load", s.traffic.load is not None, "no open-loop flows beside the reads"),
+        Rule("traffic.query_rate", bool(s.traffic.query_rate), "no queries beside the reads"),
+        *one_star(s),
     ]

@@ -36,7 +36,8 @@ FIGURES = (
 
 
 def _figure(data: dict[str, Any], f: Figure) -> float:
-    value = data[f.key] if f.sub is None else data[f.key][f.sub]
+    """The figure in ``data``; NaN where that side does not count it (ns-3's open-loop run has no blocks)."""
+    value = data.get(f.key) if f.sub is None else (data.get(f.key) or {}).get(f.sub)
     return math.nan if value is None else float(value)
 
 

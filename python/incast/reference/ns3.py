@@ -1,8 +1,8 @@
 """The synchronized read (incast) in ns-3 3.44, as a reference for the engine.
 
 Run it with an interpreter that has the ``ns3`` wheel from PyPI (``pip install
-ns3==3.44.post0``); it needs nothing of ``incast`` but its unit parser
-(``incast/units.py``, read from beside this folder)::
+ns3==3.44.post0``); it needs nothing of ``incast`` but :mod:`incast.reference.ns3_cppyy` beside
+it, which reads the unit parser (``incast/units.py``) from beside this folder::
 
     python python/incast/reference/ns3.py --servers 16 --rto-min 1ms \\
         --buffer 32KiB --sru 256KiB --blocks 20 --json
@@ -116,64 +116,21 @@ What is approximated
 from __future__ import annotations
 
 import argparse
-import importlib.util
 import json
 import math
 import os
 import sys
-import tempfile
 import time
-from collections.abc import Callable
-from pathlib import Path
-from types import ModuleType
-from typing import TYPE_CHECKING, Any, TypeVar
-
-
-def _units_beside() -> ModuleType:
-    """``incast/units.py`` loaded from its file: run as a script, this file has no ``incast`` to import."""
-    spec = importlib.util.spec_from_file_location("incast_units", Path(__file__).resolve().parents[1] / "units.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from incast import units
-else:
-    units = _units_beside()
+    from incast.reference.ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
+else:  # run as a script, perhaps isolated (-I): its folder may not be on sys.path
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
 
 #: Queue limit of every device queue but the switch port toward the client.
 AMPLE_QUEUE = "100000p"
-#: IPv4 + TCP headers without options, bytes.
-TCP_IP_HEADERS = 40
-#: Timestamp option bytes on every segment when timestamps are on.
-TS_OPTION = 12
-#: PPP header the point-to-point device adds to every packet.
-PPP_HEADER = 2
-
-
-_T = TypeVar("_T")
-
-
-def _option(parse: Callable[[str], _T]) -> Callable[[str], _T]:
-    """An argparse type that parses with ``parse`` and reports its :class:`~incast.units.UnitError` as is."""
-
-    def convert(text: str) -> _T:
-        try:
-            return parse(text)
-        except units.UnitError as e:
-            raise argparse.ArgumentTypeError(str(e)) from None
-
-    return convert
-
-
-#: Bytes from ``"32KiB"``, ``"256KiB"``, ``"100B"`` (:func:`incast.units.parse_size`).
-size = _option(units.parse_size)
-#: Seconds from ``"1ms"``, ``"100us"``, ``"0"`` (:func:`incast.units.parse_duration`).
-duration = _option(units.parse_duration)
-#: Bits per second from ``"1Gbps"``, ``"100Mbps"`` (:func:`incast.units.parse_rate`).
-rate = _option(units.parse_rate)
 
 
 CPP = r"""
@@ -539,38 +496,10 @@ static Result Run(const Params& p, const std::string& trace) {
 """.replace("AMPLE_QUEUE", f'"{AMPLE_QUEUE}"')
 
 
-def _define() -> Any:
-    """Load ns-3 and compile :data:`CPP`; returns the C++ namespace."""
-    # Run as a script, this file's folder heads sys.path and this file would
-    # shadow the wheel's ``ns3`` package that ``ns`` imports.
-    here = os.path.dirname(os.path.abspath(__file__))
-    sys.path[:] = [p for p in sys.path if os.path.abspath(p or os.curdir) != here]
-    # cling reports a harmless "Failed to materialize symbols" for ns-3's
-    # g_timeInitHelper while ns-3 loads; keep stderr for anything else.
-    with tempfile.TemporaryFile(mode="w+b") as err:
-        saved = os.dup(2)
-        sys.stderr.flush()
-        os.dup2(err.fileno(), 2)
-        try:
-            import cppyy  # type: ignore[import-not-found,import-untyped,unused-ignore]
-            from ns import ns  # type: ignore[import-not-found,import-untyped,unused-ignore]  # noqa: F401  (loads ns-3 into cppyy)
-
-            cppyy.cppdef(CPP)
-        finally:
-            sys.stderr.flush()
-            os.dup2(saved, 2)
-            os.close(saved)
-            err.seek(0)
-            for line in err.read().decode(errors="replace").splitlines():
-                if "runStaticInitializersOnce" not in line:
-                    print(line, file=sys.stderr)
-    return cppyy.gbl.incast_ns3_ref
-
-
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build and run one scenario; the result as ``incast run --json``-like keys."""
     t0 = time.perf_counter()
-    cpp = _define()
+    cpp = define(CPP, "incast_ns3_ref")
     t1 = time.perf_counter()
     mss = args.mss if args.mss is not None else (1500 - TCP_IP_HEADERS - (TS_OPTION if args.timestamps else 0))
     p = cpp.Params()

@@ -15,7 +15,9 @@ timestamp option) and the receive window as both socket buffers. ns-3 runs
 with ``ClockGranularity`` 0: its granularity is a floor in the RTO formula,
 which no setting here expresses. What ns-3 runs differently is noted
 (:meth:`Ns3.notes`); what the harness cannot express is refused
-(:func:`rules`).
+(:func:`rules`). A scenario with open-loop ``[traffic]`` runs
+``ns3_traffic.py`` instead, with its own options, rules and notes
+(:mod:`incast.reference.ns3_traffic_options`).
 """
 
 from __future__ import annotations
@@ -24,10 +26,12 @@ import importlib.util
 import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 from typing import Any
 
 from incast.errors import IncastError
+from incast.reference import ns3_traffic_options as traffic
 from incast.reference.base import Figure, Reference, Rule, Unavailable, star_read
 from incast.scenario import Scenario
 from incast.units import format_duration, format_rate, format_size, seconds_to_ps
@@ -151,17 +155,29 @@ class Ns3(Reference):
             raise Unavailable(f"ns-3: this Python has no ns3 wheel; install it with {WHEEL} (about 670 MiB)")
 
     def rules(self, scenario: Scenario) -> list[Rule]:
-        return rules(scenario)
+        return traffic.rules(scenario) if traffic.is_traffic(scenario) else rules(scenario)
 
     def notes(self, scenario: Scenario) -> list[str]:
-        return _notes(scenario)
+        return traffic.notes(scenario) if traffic.is_traffic(scenario) else _notes(scenario)
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
         self.check(scenario)
         self.require()
-        command = [sys.executable, str(SCRIPT), *options(scenario), "--json"]
+        if not traffic.is_traffic(scenario):
+            out = self._run([str(SCRIPT), *options(scenario)])
+            # The simulator's name for entries into fast recovery; ns-3 does not count the segments it resends.
+            return out | {"fast_retransmits": out["fast_recoveries"], "retransmitted_packets": None}
+        with tempfile.TemporaryDirectory(prefix="incast-ns3-") as folder:
+            sizes = Path(folder) / "sizes.cdf"
+            sizes.write_text(traffic.sizes_text(scenario), encoding="utf-8")
+            return self._run([str(traffic.SCRIPT), *traffic.options(scenario, sizes)])
+
+    def _run(self, command: list[str]) -> dict[str, Any]:
+        """Run a harness script with ``command``'s arguments and ``--json``; the object it printed last."""
         try:
-            done = subprocess.run(command, capture_output=True, text=True, timeout=self.timeout_s)
+            done = subprocess.run(
+                [sys.executable, *command, "--json"], capture_output=True, text=True, timeout=self.timeout_s
+            )
         except subprocess.TimeoutExpired:
             raise Ns3Error(f"ns-3: no result within {self.timeout_s:g} s") from None
         lines = done.stdout.splitlines()
@@ -169,8 +185,9 @@ class Ns3(Reference):
             last = (done.stderr.strip().splitlines() or ["no output"])[-1]
             raise Ns3Error(f"ns-3 failed (status {done.returncode}): {last}")
         out: dict[str, Any] = json.loads(lines[-1])
-        # The simulator's name for entries into fast recovery; ns-3 does not count the segments it resends.
-        return out | {"fast_retransmits": out["fast_recoveries"], "retransmitted_packets": None}
+        return out
 
     def figures(self, measured: dict[str, Any]) -> tuple[Figure, ...]:
+        if "queries" in measured:
+            return traffic.FIGURES
         return (Figure("fast recoveries", "fast_retransmits"),)
