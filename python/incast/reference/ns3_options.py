@@ -22,6 +22,7 @@ which no setting here expresses. What ns-3 runs differently is noted
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
 import json
 import subprocess
@@ -159,6 +160,16 @@ class Ns3(Reference):
 
     def notes(self, scenario: Scenario) -> list[str]:
         return traffic.notes(scenario) if traffic.is_traffic(scenario) else _notes(scenario)
+
+    def fingerprint(self, scenario: Scenario) -> str:
+        """The SHA-256 of the command ns-3 runs (and of the size CDF it reads): a setting it does not read
+        leaves a recorded run valid."""
+        s = self.prepare(scenario)[0]
+        if traffic.is_traffic(s):
+            command = [traffic.SCRIPT.name, *traffic.options(s, Path("sizes.cdf")), traffic.sizes_text(s)]
+        else:
+            command = [SCRIPT.name, *options(s)]
+        return hashlib.sha256("\0".join(command).encode()).hexdigest()
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
         self.check(scenario)
