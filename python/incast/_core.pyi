@@ -17,6 +17,7 @@ __all__ = [
     "bench_start_server",
     "engine_build",
     "engine_version",
+    "flow_sizes_cdf",
     "panic_for_test",
     "pcap_shift",
     "resolve_json",
@@ -74,6 +75,9 @@ def panic_for_test(message: str) -> None:
 
 def engine_version() -> str:
     """Version of the engine this module was built from."""
+
+def flow_sizes_cdf(name: str) -> str:
+    """The data file of a published flow-size distribution (``traffic.sizes``), as the engine ships it."""
 
 def engine_build() -> str:
     """The engine this module was built from: its version, ``+``, and a 16-hex-digit digest of its source."""

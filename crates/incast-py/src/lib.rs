@@ -255,6 +255,14 @@ fn engine_version() -> &'static str {
     env!("CARGO_PKG_VERSION")
 }
 
+/// The data file of a published flow-size distribution (`traffic.sizes`), as the engine ships it.
+#[pyfunction]
+fn flow_sizes_cdf(name: &str) -> PyResult<&'static str> {
+    incast_sim::workload::flow_sizes::PUBLISHED.iter().find(|(n, ..)| *n == name).map(|&(.., text)| text).ok_or_else(
+        || pyo3::exceptions::PyValueError::new_err(format!("traffic.sizes: {name:?} is not a published distribution")),
+    )
+}
+
 /// The engine this module was built from: its version and a digest of its source
 /// (`build.rs`), which changes with any change to the engine between versions.
 #[pyfunction]
@@ -390,8 +398,8 @@ mod _core {
     #[pymodule_export]
     use super::{
         apply_overrides_json, bench_read_json, bench_serve, bench_start_server, engine_build, engine_version,
-        panic_for_test, pcap_shift, resolve_json, run, schema_json, summary_figures_json, BenchServer, IncastError,
-        ScenarioError, SimulationError,
+        flow_sizes_cdf, panic_for_test, pcap_shift, resolve_json, run, schema_json, summary_figures_json, BenchServer,
+        IncastError, ScenarioError, SimulationError,
     };
 
     #[pymodule_init]

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from incast.reference.base import Figure, Rule, Unavailable, one_star
+from incast._core import flow_sizes_cdf
+from incast.reference.base import Figure, Rule, one_star
 from incast.scenario import Scenario
 from incast.traffic import PUBLISHED
 from incast.units import format_duration, format_rate
@@ -28,8 +29,6 @@ __all__ = ["FIGURES", "SCRIPT", "is_traffic", "notes", "options", "rules", "size
 
 #: The harness, run as a script.
 SCRIPT = Path(__file__).with_name("ns3_traffic.py")
-#: The engine's shipped flow-size distributions, in a source tree.
-SHIPPED = Path(__file__).resolve().parents[3] / "crates" / "incast-sim" / "src" / "workload" / "flow_sizes"
 #: Figures of open-loop traffic a comparison shows.
 FIGURES = (
     Figure("open flows", "open_flows"),
@@ -84,15 +83,9 @@ def rules(s: Scenario) -> list[Rule]:
 
 
 def sizes_text(s: Scenario) -> str:
-    """The flow-size CDF's text: a shipped distribution's file (in a source tree), or the scenario's own."""
+    """The flow-size CDF's text: a shipped distribution's file, as the engine holds it, or the scenario's own."""
     sizes = str(s.traffic.sizes)
-    if sizes not in PUBLISHED:
-        return sizes
-    path = SHIPPED / f"{sizes}.cdf"
-    try:
-        return path.read_text(encoding="utf-8")
-    except OSError:
-        raise Unavailable(f"ns-3: traffic.sizes {sizes!r} is read from a source tree, and there is no {path}") from None
+    return flow_sizes_cdf(sizes) if sizes in PUBLISHED else sizes
 
 
 def _threshold(s: Scenario) -> list[str]:
