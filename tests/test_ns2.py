@@ -235,6 +235,37 @@ def test_ns2_resends_three_packets_at_each_stripe_units_tail(pattern: str) -> No
     assert gip.blocks == 4 and gip.bytes_delivered == 4 * 4 * 66 * 1000
 
 
+def test_a_request_limit_is_added_before_the_run_and_nothing_else_changes() -> None:
+    """workload.max_inflight: the held requests' text goes in only when the scenario limits them."""
+    plain = ns2.script(scenario())
+    assert "P(max_inflight)" not in plain and "rename next_block" not in plain
+    limited = ns2.script(scenario(workload={"max_inflight": 2}))
+    assert "set P(max_inflight) {2}" in limited and limited.endswith("$ns run\n")
+    assert limited.replace("set P(max_inflight) {2}\n", "").startswith(plain.removesuffix("$ns run\n"))
+
+
+def test_a_request_limit_with_delayed_acks_is_refused() -> None:
+    """With delayed ACKs the sinks are polled: no agent's "done" tells when a held request may go."""
+    s = scenario(workload={"max_inflight": 2}, tcp={"delayed_ack": "40ms"})
+    assert [r.setting for r in NS2.refusals(s)] == ["workload.max_inflight"]
+
+
+@needs_ns
+@pytest.mark.parametrize("limit", [1, 2])
+def test_a_client_asking_few_servers_at_once_blocks_as_long_in_ns2_as_in_the_engine(limit: int) -> None:
+    """Four servers asked one or two at a time through a port that never fills: each held request leaves as a
+    response completes, so ns-2's blocks take the engine's time; one at a time, a block is four one-server blocks
+    back to back."""
+    base = {"workload": {"sru": "64KiB"}, "switch": {"buffer": "64pkt"}, "tcp": {"rcv_wnd": "16000B"}}
+    s = scenario(**{**base, "workload": {"sru": "64KiB", "max_inflight": limit}})
+    r = ns2.run(s)
+    assert r.blocks == 3 and r.drops == 0
+    assert r.block_time_ms == pytest.approx(list(incast.run(s).blocks_table["time_ms"]), rel=0.01)
+    one = ns2.run(scenario(**base, servers=1))
+    if limit == 1:
+        assert r.block_time_ms[1:] == pytest.approx([4 * t for t in one.block_time_ms[1:]])
+
+
 @needs_ns
 def test_a_background_flow_shares_the_clients_port_with_the_reads() -> None:
     """The reads take longer beside a flow that keeps the client's port busy, and every block still ends."""

@@ -305,11 +305,16 @@ def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict
 def rules(s: Scenario) -> list[Rule]:
     """What ns-2's agents restrict, beyond :func:`~incast.reference.base.star_read`."""
     return [
-        *(r for r in star_read(s) if r.setting != "background.tcp_flows"),
+        *(r for r in star_read(s) if r.setting not in ("background.tcp_flows", "workload.max_inflight")),
         Rule(
             "background.tcp_flows",
             s.background.tcp_flows != 0 and not s.background.tcp_to_client,
             "0, or flows into the client's port (background.tcp_to_client = true)",
+        ),
+        Rule(
+            "workload.max_inflight",
+            s.workload.max_inflight is not None and s.tcp.delayed_ack is not None,
+            "a limit with tcp.delayed_ack off only: a held request goes when an agent learns its response completed",
         ),
         Rule("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         Rule("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
@@ -475,6 +480,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
             "vars": "" if variables is None else str(variables),
         }
         | ({"background": str(s.background.tcp_flows)} if s.background.tcp_flows else {})
+        | ({"max_inflight": str(s.workload.max_inflight)} if s.workload.max_inflight is not None else {})
         | _gip_copies(s)
     )
 
@@ -501,8 +507,13 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
     files = resources.files("incast.reference")
     template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
-    # The background flows' text and GIP's copies go before the run; a scenario without them runs ns2.tcl unchanged.
-    parts = (("ns2_background.tcl", s.background.tcp_flows), ("ns2_gip.tcl", _gip_copies(s)))
+    # The background flows' text, GIP's copies and the client's request limit go before the run; a scenario
+    # without them runs ns2.tcl unchanged.
+    parts = (
+        ("ns2_background.tcl", s.background.tcp_flows),
+        ("ns2_gip.tcl", _gip_copies(s)),
+        ("ns2_inflight.tcl", s.workload.max_inflight is not None),
+    )
     extra = [name for name, on in parts if on]
     if extra:
         head, run_line = template.rsplit(RUN, 1)
