@@ -15,6 +15,7 @@ import os
 import re
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -33,7 +34,7 @@ from incast.reference.base import refusals
 from incast.reference.testbed import host_cost, simulator_overrides
 from incast.result import BlockTimes
 from incast.result import run as incast_run
-from incast.testbed import KernelClock, plan
+from incast.testbed import KernelClock, delay, plan
 from incast.testbed.emulation import PortCheck, port_check
 from incast.testbed.netns import NAMESPACE_PREFIX, Shaping, alive, every_cpu_mask, namespaces, owner, run_of
 from incast.testbed.plan import bucket_bytes, rules
@@ -399,6 +400,57 @@ def test_incast_testbed_says_in_one_line_when_the_port_was_not_emulated(
         "against the simulator's "
     )
     assert json.loads(out)["port_check"]["emulated"] is False
+
+
+def test_a_round_trip_of_a_millisecond_or_more_is_a_delay_line_and_a_shorter_one_is_noted() -> None:
+    assert plan(scenario(link={"rtt": "100ms"}), HZ250, CONGESTION).shaping.delay_s == pytest.approx(0.1)
+    assert plan(scenario(link={"rtt": "1ms"}), HZ250, CONGESTION).shaping.delay_s == pytest.approx(1e-3)
+    short = plan(scenario(link={"rtt": "999us"}), HZ250, CONGESTION)
+    assert short.shaping.delay_s == 0
+    assert short.notes[0].startswith("link.rtt: 999us is not applied: the RTT is what the veths give")
+    assert plan(scenario(link={"rtt": "20ms"}), HZ250, CONGESTION).notes[0].startswith(
+        "link.rtt: a delay line holds every TCP segment into the client for 20ms"
+    )
+
+
+def test_a_delay_line_without_iptables_is_refused_naming_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
+    real_which = shutil.which
+    monkeypatch.setattr(shutil, "which", lambda name: None if name == "iptables-nft" else real_which(name))
+    plan(scenario(), HZ250, CONGESTION)  # 100 us: no delay line, no iptables needed
+    refused = r"^link.rtt: below 1ms only without iptables-nft: .*iptables\) \(testbed\)$"
+    with pytest.raises(ScenarioError, match=refused):
+        plan(scenario(link={"rtt": "10ms"}), HZ250, CONGESTION)
+
+
+def test_the_delay_line_reads_each_queued_segments_id_and_frees_every_one_up_to_an_id_in_one_verdict() -> None:
+    """Two NFQNL_MSG_PACKET messages in one read, each with its packet header first (ids in network order),
+    and a verdict batch whose header accepts through an id."""
+
+    def packet(packet_id: int) -> bytes:
+        header = delay.attribute(1, struct.pack(">IHB", packet_id, 0x0800, 1))
+        return delay.message(0, 0, header + delay.attribute(10, b"\0" * 6))
+
+    assert delay.packet_ids(packet(7) + packet(8)) == [7, 8]
+    verdict = delay.accept_through(0, 8)
+    size, kind = struct.unpack_from("=IH", verdict)
+    assert (size, kind) == (len(verdict), (3 << 8) | 3)
+    assert verdict[-8:] == struct.pack(">II", 1, 8)  # NF_ACCEPT through id 8
+    refused = struct.pack("=IHHII", 36, 2, 0, 1, 0) + struct.pack("=i", -1) + b"\0" * 16
+    with pytest.raises(OSError):
+        delay.packet_ids(refused)
+
+
+@needs_root
+def test_a_delay_line_adds_its_hold_to_every_round_trip_and_leaves_nothing_behind(clean: None) -> None:
+    """20 ms held at the client: the servers' SRTT is the hold plus the veths' and hosts' own fraction of a
+    millisecond, and the line says how many segments it held."""
+    s = scenario(servers=2, blocks=5, workload={"sru": "256KiB"}, link={"rate": "200Mbps", "rtt": "20ms"})
+    r = testbed.run(s)
+    assert r.status == "complete" and r.server_rtt is not None
+    assert 20 <= r.server_rtt["rtt_ms"] < 25
+    assert r.delay_line is not None and r.delay_line.startswith("delay line: ")
+    held = int(r.delay_line.split()[2])
+    assert held >= 5 * 2 * 256 * 1024 // s.tcp.mss, "every data segment waited in it"
 
 
 @needs_root

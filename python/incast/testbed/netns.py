@@ -29,6 +29,10 @@ than its line, so the bottleneck is the client port as in the papers. Both
 count 24 bytes of overhead per frame (preamble, FCS and inter-frame gap), so
 a frame occupies the line as long as the simulator's does.
 
+With a delay line (``Shaping.delay_s``), an ``NFQUEUE`` rule on the client's
+``INPUT`` chain hands every TCP segment into the client to queue 0 of its
+namespace, where :mod:`incast.testbed.delay` holds it.
+
 With ``link.loss``, every direction of every link loses frames at random on
 the wire, as the simulator's links do: an nftables rule draws ``numgen random``
 for each frame where it arrives, after the sender's queue and line time, and
@@ -59,6 +63,7 @@ from incast.files import read_json, read_text
 from incast.testbed.errors import TestbedError
 
 __all__ = [
+    "IPTABLES",
     "NAMESPACE_PREFIX",
     "REGISTRY",
     "Network",
@@ -93,6 +98,8 @@ TIMER_SLACK_US = 100
 LOSS_SCALE = 10**9
 #: The nftables table (bridge family in the switch, netdev in each host) that holds a run's random loss.
 LOSS_TABLE = "incast"
+#: The iptables of the delay line's rule (Debian's iptables package; its xt targets over nftables).
+IPTABLES = "iptables-nft"
 #: The helper that sets sysctls and turns offloads off inside a namespace (stdlib only, run with ``-I``).
 _NSCONFIG = Path(__file__).with_name("nsconfig.py")
 
@@ -100,12 +107,14 @@ _NSCONFIG = Path(__file__).with_name("nsconfig.py")
 @dataclass(frozen=True)
 class Shaping:
     """How the switch and the NICs are shaped: ``rate`` in bit/s, ``buffer`` in bytes, ``mtu`` in bytes, and
-    ``loss_ppb``, the probability in parts per billion that each direction of each link loses a frame."""
+    ``loss_ppb``, the probability in parts per billion that each direction of each link loses a frame; ``delay_s``,
+    how long the client's delay line holds every TCP segment into it (0: no delay line)."""
 
     rate: int
     buffer: int
     mtu: int
     loss_ppb: int = 0
+    delay_s: float = 0.0
 
     @property
     def burst(self) -> int:
@@ -244,6 +253,9 @@ class Network:
             _lossy(sw, "bridge", "type filter hook prerouting priority -300", shaping.loss_ppb)
             for host in self.hosts:
                 _lossy(host, "netdev", f'type filter hook ingress device "{self.nic}" priority -500', shaping.loss_ppb)
+        if shaping.delay_s:
+            # nftables' own queue statement needs nft_queue, which this kernel lacks; xt's NFQUEUE is there.
+            command("ip", "netns", "exec", self.client, IPTABLES, "-A", "INPUT", "-p", "tcp", "-j", "NFQUEUE")
 
     def teardown(self) -> None:
         """Kill every process left in this run's namespaces, delete them, drop the registry file."""

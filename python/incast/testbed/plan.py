@@ -34,7 +34,11 @@ kernel's default (bbr here), and a namespace may not make a congestion control
 its default unless ``tcp_allowed_congestion_control`` lists it (cubic is not
 listed here), while root may set any available one per socket.
 
-**Noted** (a line in ``notes``): ``link.rtt`` (the RTT is what the veths give;
+``link.rtt`` from 1 ms on (:data:`DELAY_LINE_MIN_S`: every TCP segment into the
+client waits that long in a delay line, :mod:`incast.testbed.delay`, needing
+``iptables-nft``: Debian's iptables).
+
+**Noted** (a line in ``notes``): ``link.rtt`` below 1 ms (the RTT is what the veths give;
 netem is not available), ``tcp.delayed_ack`` 40ms (Linux's quick-ACK mode and
 adaptive ATO from 40 ms stand in for a fixed timeout), ``tcp.clock_granularity``
 and ``tcp.rto_flavor`` other than the kernel's jiffy and ``linux``, RTT
@@ -71,10 +75,10 @@ from typing import Any
 from incast.reference.base import Rule, check
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
-from incast.testbed.netns import LOSS_SCALE, MAX_SERVERS, Shaping
+from incast.testbed.netns import IPTABLES, LOSS_SCALE, MAX_SERVERS, Shaping
 from incast.units import format_duration, format_rate
 
-__all__ = ["TITLE", "Plan", "bucket_bytes", "plan", "rules"]
+__all__ = ["DELAY_LINE_MIN_S", "TITLE", "Plan", "bucket_bytes", "delay_line_s", "plan", "rules"]
 
 #: Slowest rate tc's tbf takes: it keeps the rate in bytes per second, so below 8 bit/s it is 0.
 MIN_TBF_RATE = 8
@@ -88,6 +92,8 @@ _MIN_MSS = 48
 _WIRE_OVERHEAD = 78
 #: The end of the testbed's refusals (:func:`~incast.reference.base.check`).
 TITLE = "testbed"
+#: The shortest link.rtt the delay line applies: below it a user-space process's timing would be most of it.
+DELAY_LINE_MIN_S = 1e-3
 #: Fields the testbed refuses unless they keep their default, with what Linux does instead.
 _FIXED = {
     "tcp.rto_initial": "Linux's initial RTO is 1s (TCP_TIMEOUT_INIT)",
@@ -173,6 +179,12 @@ def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
             s.link.loss > 0 and shutil.which("nft") is None,
             "0 only without nft: the testbed's random loss is an nftables rule (install Debian's nftables)",
         ),
+        Rule(
+            "link.rtt",
+            delay_line_s(s) > 0 and shutil.which(IPTABLES) is None,
+            f"below {format_duration(DELAY_LINE_MIN_S)} only without {IPTABLES}: the testbed's delay line "
+            "takes segments from an xt NFQUEUE rule (install Debian's iptables)",
+        ),
         Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, '"off" only: the tbf port cannot mark ECN'),
         Rule("tcp.spurious_rto", tcp.spurious_rto == "eifel", '"off" or "frto": Linux has no Eifel'),
         Rule("servers", s.servers > MAX_SERVERS, f"at most {MAX_SERVERS}, one namespace each"),
@@ -195,6 +207,24 @@ def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
             f"1s to 120s, Linux's tcp_rto_max_ms, got {format_duration(tcp.rto_max)}",
         ),
     ]
+
+
+def delay_line_s(s: Scenario) -> float:
+    """The delay line's hold for ``s``: its ``link.rtt`` from :data:`DELAY_LINE_MIN_S` on, else none."""
+    return float(s.link.rtt) if s.link.rtt >= DELAY_LINE_MIN_S else 0.0
+
+
+def _rtt_note(s: Scenario) -> str:
+    rtt = format_duration(s.link.rtt)
+    if delay_line_s(s):
+        return (
+            f"link.rtt: a delay line holds every TCP segment into the client for {rtt} "
+            "(incast.testbed.delay; the veths add their own microseconds)"
+        )
+    return (
+        f"link.rtt: {rtt} is not applied: the RTT is what the veths give (no netem; a delay line "
+        f"applies {format_duration(DELAY_LINE_MIN_S)} or more)"
+    )
 
 
 def _delayed_ack(s: Scenario, notes: list[str]) -> bool:
@@ -220,7 +250,11 @@ def _buffer_bytes(s: Scenario, notes: list[str]) -> int:
 
 def _shaping(s: Scenario, buffer: int) -> Shaping:
     return Shaping(
-        rate=s.link.rate, buffer=buffer, mtu=s.tcp.mss + _IP_TCP_HEADERS, loss_ppb=round(s.link.loss * LOSS_SCALE)
+        rate=s.link.rate,
+        buffer=buffer,
+        mtu=s.tcp.mss + _IP_TCP_HEADERS,
+        loss_ppb=round(s.link.loss * LOSS_SCALE),
+        delay_s=delay_line_s(s),
     )
 
 
@@ -238,7 +272,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     check(rules(s, congestion_controls), TITLE)
     tcp = s.tcp
     congestion = tcp.cc
-    notes = [f"link.rtt: {format_duration(s.link.rtt)} is not applied: the RTT is what the veths give (no netem)"]
+    notes = [_rtt_note(s)]
     sack = tcp.recovery == "sack"
     delayed_ack = _delayed_ack(s, notes)
     buffer = _buffer_bytes(s, notes)

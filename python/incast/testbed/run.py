@@ -11,6 +11,10 @@ are read before and after it: the timeouts reported are the servers'
 client port's ``tbf`` drop count; with ``link.loss``, the frames the links lost
 are the loss rules' counters.
 
+With a delay line (``link.rtt`` of 1 ms or more), :mod:`incast.testbed.delay`
+starts in the client namespace before the servers and stops after them; its
+closing line is the result's ``delay_line``.
+
 With ``sample_every``, every server samples its connection's sending state
 (:mod:`incast.testbed.sampling`) into a temporary directory, read into the
 result's ``trace`` once the servers have stopped and removed with the run.
@@ -49,6 +53,8 @@ __all__ = ["SERVER_COUNTERS", "TestbedResult", "run"]
 
 #: The port every server listens on (each in its own namespace).
 PORT = 7470
+#: The delay line (:mod:`incast.testbed.delay`), run with ``-I`` in the client's namespace.
+_DELAY_LINE = Path(__file__).with_name("delay.py")
 #: How long the servers may take to start (each imports incast; 32 of them share 2 cores here).
 _START_TIMEOUT_S = 120.0
 #: Kernel counters summed over the server namespaces into ``server_counters``.
@@ -89,7 +95,8 @@ class TestbedResult:
     buffer, MTU and loss); ``kernel`` (release, HZ, the
     jiffy and the RTO floor), ``notes``, ``scenario``, and ``read``, the
     client's ``incast read --json`` object (per-connection ``TCP_INFO``); ``trace``, the servers'
-    sampled sending state (:func:`~incast.testbed.sampling.collect`; None unless sampled).
+    sampled sending state (:func:`~incast.testbed.sampling.collect`; None unless sampled); ``delay_line``, the
+    delay line's closing line (how many segments it held and how late it released them; None without one).
     """
 
     def __init__(
@@ -103,8 +110,10 @@ class TestbedResult:
         rtt: dict[str, float] | None = None,
         lost: int = 0,
         trace: dict[str, Any] | None = None,
+        delay_line: str | None = None,
     ) -> None:
         self.scenario = scenario
+        self.delay_line = delay_line
         self.trace = trace
         self.notes = list(plan.notes)
         self.read = read
@@ -158,7 +167,14 @@ class TestbedResult:
         out["drops"] = self.drops
         out["lost"] = self.lost
         sh = self.shaping
-        out["shaping"] = {"rate_bps": sh.rate, "buffer_bytes": sh.buffer, "mtu_bytes": sh.mtu, "loss_ppb": sh.loss_ppb}
+        out["shaping"] = {
+            "rate_bps": sh.rate,
+            "buffer_bytes": sh.buffer,
+            "mtu_bytes": sh.mtu,
+            "loss_ppb": sh.loss_ppb,
+            "delay_s": sh.delay_s,
+        }
+        out["delay_line"] = self.delay_line
         out["port"] = self.port
         out["timeouts_per_server"] = self.timeouts_per_server
         out["server_counters"] = self.server_counters
@@ -205,28 +221,59 @@ def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None 
     p = plan(scenario, kernel, available_congestion_controls())
     net = Network(p.servers)
     servers: list[subprocess.Popen[str]] = []
+    line: list[subprocess.Popen[str]] = []  # the delay line, if any
     last_lines: list[str] = []
     trace = None
     with stop_signals_raise_keyboard_interrupt(), tempfile.TemporaryDirectory(prefix="incast-tb-samples-") as tmp:
         samples = None if sample_every is None else (Path(tmp), sample_every)
         try:
             net.build(p.shaping, {host: p.sysctls for host in net.hosts}, {host: p.routes for host in net.hosts})
+            if p.shaping.delay_s:
+                line.append(_start_delay_line(net, p.shaping.delay_s))
             servers = _start_servers(net, p, samples)
             before = [net.counters(net.server(i)) for i in range(p.servers)]
             read = _read(net, p, timeout)
             after = [net.counters(net.server(i)) for i in range(p.servers)]
             if read["status"] == "complete":
-                _check_servers(servers)
+                _check_running(servers, line)
             counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
             lost = net.lost() if p.shaping.loss_ppb else 0
         finally:
             with signals_held():
-                last_lines = _stop(servers)
+                last_lines = _stop(line + servers)
                 net.teardown()
         if samples is not None:
             trace = collect(samples[0], p.servers, read.get("start_unix_s"), samples[1])
-    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost, trace)
+    delay_line = last_lines.pop(0) if p.shaping.delay_s else None
+    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost, trace, delay_line)
+
+
+def _start_delay_line(net: Network, delay_s: float) -> subprocess.Popen[str]:
+    """Start the client namespace's delay line (:mod:`incast.testbed.delay`); return once it holds the queue."""
+    argv = ["ip", "netns", "exec", net.client, sys.executable, "-I", str(_DELAY_LINE), repr(delay_s)]
+    line = subprocess.Popen(
+        argv,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    _await(line, "delaying", f"the delay line in {net.client}", time.monotonic() + _START_TIMEOUT_S)
+    return line
+
+
+def _await(process: subprocess.Popen[str], marker: str, name: str, deadline: float) -> None:
+    """Wait until ``process`` logs ``marker`` on standard error; TestbedError naming it if it exits or is late."""
+    assert process.stderr is not None
+    line = ""
+    while marker not in line:
+        ready, _, _ = select.select([process.stderr], [], [], max(0.0, deadline - time.monotonic()))
+        line = process.stderr.readline() if ready else ""
+        if not ready or (not line and process.poll() is not None):
+            why = f"exited with status {process.poll()}" if process.poll() is not None else "did not start in time"
+            raise TestbedError(f"testbed: {name} {why}: {line.strip()}".strip(": "))
 
 
 def _start_servers(net: Network, p: Plan, samples: tuple[Path, float] | None = None) -> list[subprocess.Popen[str]]:
@@ -265,14 +312,7 @@ def _start_servers(net: Network, p: Plan, samples: tuple[Path, float] | None = N
         )
     deadline = time.monotonic() + _START_TIMEOUT_S
     for i, server in enumerate(servers):
-        assert server.stderr is not None
-        line = ""
-        while "listening on" not in line:
-            ready, _, _ = select.select([server.stderr], [], [], max(0.0, deadline - time.monotonic()))
-            line = server.stderr.readline() if ready else ""
-            if not ready or (not line and server.poll() is not None):
-                why = f"exited with status {server.poll()}" if server.poll() is not None else "did not start in time"
-                raise TestbedError(f"testbed: incast serve in {net.server(i)} {why}: {line.strip()}".strip(": "))
+        _await(server, "listening on", f"incast serve in {net.server(i)}", deadline)
     return servers
 
 
@@ -321,10 +361,13 @@ def _read(net: Network, p: Plan, timeout: str) -> dict[str, Any]:
     return result
 
 
-def _check_servers(servers: list[subprocess.Popen[str]]) -> None:
+def _check_running(servers: list[subprocess.Popen[str]], line: list[subprocess.Popen[str]]) -> None:
     for i, server in enumerate(servers):
         if server.poll() is not None:
             raise TestbedError(f"testbed: server {i} exited with status {server.returncode} during the run")
+    for process in line:
+        if process.poll() is not None:
+            raise TestbedError(f"testbed: the delay line exited with status {process.returncode} during the run")
 
 
 def _port(net: Network) -> dict[str, int]:
