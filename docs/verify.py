@@ -13,7 +13,8 @@ provenance then says it was verified, not rerun, and keeps the run's own commit,
 
 The testbed's plan is compared with the plan the run's own commit made, where only option
 spellings may differ, and each such difference must be one of :data:`RENAMES`: a flag of ``incast
-read`` or ``incast serve`` renamed with its meaning kept, with the commit that did it.
+read`` or ``incast serve`` renamed with its meaning kept, with the commit that did it; and a
+field added to the plan since (:data:`ADDED`) is taken at the value that sets up what was run before.
 """
 
 from __future__ import annotations
@@ -43,6 +44,12 @@ RENAMES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
         "so that --duration means the scenario's duration everywhere; the read's limit is the same",
     ),
 ]
+
+#: Fields a testbed plan gained after a run, each with the value that sets up what plans without it did,
+#: and why: a saved plan lacking one is compared as if it had that value.
+ADDED: dict[tuple[str, str], tuple[Any, str]] = {
+    ("shaping", "delay_s"): (0.0, "the testbed's delay line for a link.rtt of 1 ms or more; 0 is none, as before"),
+}
 
 
 #: The plural nouns of what a verification counts, and their singular.
@@ -135,6 +142,9 @@ class Verification:
     def same_plan(self, saved: dict[str, Any], fresh: dict[str, Any], where: str) -> None:
         """Count one testbed plan; raise :class:`Moved` unless it differs from ``saved`` by :data:`RENAMES` only."""
         old = dict(saved)
+        for (table, key), (value, _) in ADDED.items():
+            if isinstance(old.get(table), dict) and key not in old[table] and key in fresh.get(table, {}):
+                old[table] = {**old[table], key: value}
         for key in ("read_options", "serve_options"):
             if key in old and key in fresh:
                 old[key], used = renamed(old[key], fresh[key])

@@ -123,6 +123,16 @@ def test_a_plan_whose_read_options_were_renamed_only_is_the_same_plan() -> None:
     assert note["differences"][0]["why"].startswith("976ec8d")
 
 
+def test_a_plan_field_added_since_the_run_is_the_same_plan_at_the_value_that_sets_up_what_was_run() -> None:
+    """Plans saved before the delay line have no shaping.delay_s: 0 (none) is theirs, any other value is not."""
+    check = verify.Verification("linux.md", "python docs/linux_fidelity.py --verify")
+    saved = {**PLAN, "shaping": {"rate": 200_000_000}}
+    check.same_plan(saved, {**saved, "shaping": {"rate": 200_000_000, "delay_s": 0.0}}, "a testbed run")
+    assert check.compared["testbed plans"] == 1
+    with pytest.raises(verify.Moved, match=r"^a testbed run.shaping.delay_s: saved 0.0, recomputed 0.02$"):
+        check.same_plan(saved, {**saved, "shaping": {"rate": 200_000_000, "delay_s": 0.02}}, "a testbed run")
+
+
 @pytest.mark.parametrize(
     ("part", "index", "value", "named"),
     [

@@ -221,10 +221,7 @@ def _rtt_note(s: Scenario) -> str:
             f"link.rtt: a delay line holds every TCP segment into the client for {rtt} "
             "(incast.testbed.delay; the veths add their own microseconds)"
         )
-    return (
-        f"link.rtt: {rtt} is not applied: the RTT is what the veths give (no netem; a delay line "
-        f"applies {format_duration(DELAY_LINE_MIN_S)} or more)"
-    )
+    return f"link.rtt: {rtt} is not applied: the RTT is what the veths give (no netem)"
 
 
 def _delayed_ack(s: Scenario, notes: list[str]) -> bool:
