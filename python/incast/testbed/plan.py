@@ -54,12 +54,18 @@ sends on the first duplicate ACKs), a packet-count buffer (converted),
 socket waits), ``link.token_bucket`` other than the testbed's own depth (every
 port is a ``tbf`` of one frame and 100 µs of line), ``link.host_jitter`` (the
 real hosts' own handling time), ``link.skew``,
+the kernel's own rules of ``LINUX_STACK`` set otherwise (recovery exit, timer restart,
+cwnd validation), the ns-2 and ns-3 stacks' rules (``_OTHER_STACKS``), ``tcp.sack_lost_retransmit``
+(RACK finds them), ``tcp.pacing`` other than BBR's own, ``tcp.gso_max_size``,
 ``workload.request``, ``order`` or ``server_jitter`` (the
 protocol's 24-byte request, the read's fixed order and the real servers' own timing). The
 defaults of those last ones describe a real stack and are not noted.
 
 **Refused** (:func:`rules`, one line naming the field): dctcp or any congestion control
-the kernel lacks, ``switch.ecn_threshold``, GIP, CMU09's randomized or
+the kernel lacks, ``switch.ecn_threshold``, what the one bridge and its reads do not
+have (a topology other than the star, shared or QoS buffers, a frame-size admission
+rule, PAUSE and PFC, priorities, background flows, open-loop traffic, a wide-area
+delay model, sender-side loss, Rude TCP, ICTCP), GIP, CMU09's randomized or
 delayed timer, ``slow_start = false``, Eifel, an initial RTO other than 1 s,
 a back-off cap, a delayed-ACK timeout Linux cannot run, non-default Cubic
 constants or Linux-mode delayed-ACK knobs, a different TSval tick, and traces.
@@ -72,6 +78,7 @@ import shutil
 from dataclasses import dataclass, field
 from typing import Any
 
+from incast.presets import LINUX_STACK
 from incast.reference.base import Rule, check
 from incast.scenario import Scenario
 from incast.testbed.kernel import KernelClock
@@ -94,6 +101,24 @@ _WIRE_OVERHEAD = 78
 TITLE = "testbed"
 #: The shortest link.rtt the delay line applies: below it a user-space process's timing would be most of it.
 DELAY_LINE_MIN_S = 1e-3
+#: Rules of the kernel's own (``LINUX_STACK``) a scenario may set otherwise, noted then with what Linux does.
+_KERNEL_RULES = {
+    "tcp.recovery_exit": "Linux sets cwnd to ssthresh as recovery ends (tcp_end_cwnd_reduction)",
+    "tcp.rto_restart": "Linux rearms the timer whenever it retransmits the head (tcp_xmit_retransmit_queue)",
+    "tcp.cwnd_validation": "Linux grows cwnd only while it limits the sender (tcp_is_cwnd_limited)",
+}
+#: Rules the simulator's ns-2 and ns-3 stacks differ by, noted when a scenario picks one.
+_OTHER_STACKS = (
+    "tcp.ca_increase",
+    "tcp.partial_ack_window",
+    "tcp.reno_recover_guard",
+    "tcp.recovery_burst",
+    "tcp.ssthresh_rule",
+    "tcp.rto_backoff_reset",
+    "tcp.rtt_timing",
+    "tcp.limited_transmit_resends",
+    "tcp.sack_blocks",
+)
 #: Fields the testbed refuses unless they keep their default, with what Linux does instead.
 _FIXED = {
     "tcp.rto_initial": "Linux's initial RTO is 1s (TCP_TIMEOUT_INIT)",
@@ -185,6 +210,20 @@ def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
             f"below {format_duration(DELAY_LINE_MIN_S)} only without {IPTABLES}: the testbed's delay line "
             "takes segments from an xt NFQUEUE rule (install Debian's iptables)",
         ),
+        Rule("topology.kind", s.topology.kind != "star", f'"star" only: one bridge is built, got {s.topology.kind!r}'),
+        Rule("switch.buffer_model", s.switch.buffer_model != "static", '"static" only: the client port is one tbf'),
+        Rule("switch.admission", s.switch.admission != "fits", '"fits" only: the tbf takes a frame that fits'),
+        Rule("switch.pause", bool(s.switch.pause), "off only: the veths have no Ethernet flow control"),
+        Rule("switch.pfc", bool(s.switch.pfc), "off only: the veths have no Ethernet flow control"),
+        Rule("workload.priority", s.workload.priority != 0, "0 only: the testbed's ports have one class"),
+        Rule("background.tcp_flows", s.background.tcp_flows != 0, "0 only: the testbed runs the reads alone"),
+        Rule("background.udp_rate", s.background.udp_rate is not None, "none only: the testbed runs the reads alone"),
+        Rule("traffic.load", s.traffic.load is not None, "none only: the testbed runs the reads alone"),
+        Rule("traffic.query_rate", bool(s.traffic.query_rate), "0 only: the testbed runs the reads alone"),
+        Rule("wan.delay", s.wan.delay is not None, "none only: the delay line holds a fixed link.rtt"),
+        Rule("tcp.send_loss", s.tcp.send_loss != 0, "0 only: no sender-side loss (link.loss loses on the wire)"),
+        Rule("tcp.rude", bool(s.tcp.rude), "false only: Linux has no Rude TCP"),
+        Rule("tcp.ictcp", bool(s.tcp.ictcp), "false only: Linux has no ICTCP receiver"),
         Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, '"off" only: the tbf port cannot mark ECN'),
         Rule("tcp.spurious_rto", tcp.spurious_rto == "eifel", '"off" or "frto": Linux has no Eifel'),
         Rule("servers", s.servers > MAX_SERVERS, f"at most {MAX_SERVERS}, one namespace each"),
@@ -271,6 +310,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     congestion = tcp.cc
     notes = [_rtt_note(s)]
     sack = tcp.recovery == "sack"
+    default = Scenario(servers=1)
     delayed_ack = _delayed_ack(s, notes)
     buffer = _buffer_bytes(s, notes)
     if not math.isclose(tcp.clock_granularity, kernel.jiffy_s):
@@ -300,6 +340,18 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("tcp.cubic_hystart: the kernel's Cubic runs HyStart (tcp_cubic's hystart, not per namespace)")
     if tcp.cc == "cubic" and tcp.cubic_flavor != "linux":
         notes.append("tcp.cubic_flavor: the kernel's Cubic is tcp_cubic.c's arithmetic (linux)")
+    for name, rule in _KERNEL_RULES.items():
+        if s.get(name) != LINUX_STACK[name]:
+            notes.append(f"{name}: {rule}")
+    for name in _OTHER_STACKS:
+        if s.get(name) != default.get(name):
+            notes.append(f"{name}: a rule of the simulator's ns-2 or ns-3 stack; the kernel runs its own")
+    if tcp.sack_lost_retransmit:
+        notes.append("tcp.sack_lost_retransmit: Linux finds lost retransmissions by RACK (tcp.rack_tlp)")
+    if tcp.pacing != (tcp.cc == "bbr"):
+        notes.append("tcp.pacing: the kernel paces BBR only (internal pacing: no fq qdisc here)")
+    if tcp.gso_max_size != default.tcp.gso_max_size:
+        notes.append("tcp.gso_max_size: every burst is one segment (the veths' gso_max_segs 1)")
     if s.link.tx_queue is not None:
         notes.append("link.tx_queue: a socket waits as the kernel decides (its qdiscs and TCP Small Queues)")
     if s.link.host_jitter != 0:
@@ -309,7 +361,6 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
     depth = bucket_bytes(s)
     if s.link.token_bucket not in (None, depth):
         notes.append(f"link.token_bucket: the testbed's ports are tbf buckets {depth} bytes deep (Shaping.burst)")
-    default = Scenario(servers=1)
     wl = s.workload
     if wl.request != default.workload.request:
         notes.append("workload.request: every request is the protocol's 24-byte header")
