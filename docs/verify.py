@@ -49,6 +49,7 @@ RENAMES: list[tuple[tuple[str, ...], tuple[str, ...], str]] = [
 #: and why: a saved plan lacking one is compared as if it had that value.
 ADDED: dict[tuple[str, str], tuple[Any, str]] = {
     ("shaping", "delay_s"): (0.0, "the testbed's delay line for a link.rtt of 1 ms or more; 0 is none, as before"),
+    ("shaping", "send_loss_ppb"): (0, "the testbed's sender-side loss (tcp.send_loss); 0 is none, as before"),
 }
 
 

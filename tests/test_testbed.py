@@ -440,6 +440,11 @@ def test_link_loss_is_the_engine_s_setting_in_parts_per_billion() -> None:
     assert plan(scenario(), HZ250, CONGESTION).shaping.loss_ppb == 0
 
 
+def test_sender_side_loss_is_the_engine_s_setting_in_parts_per_billion() -> None:
+    assert plan(scenario(tcp={"send_loss": 0.02}), HZ250, CONGESTION).shaping.send_loss_ppb == 20_000_000
+    assert plan(scenario(), HZ250, CONGESTION).shaping.send_loss_ppb == 0
+
+
 def test_link_loss_without_nft_is_refused_naming_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
     real_which = shutil.which
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "nft" else real_which(name))
@@ -587,6 +592,25 @@ def test_link_loss_makes_one_bulk_flow_retransmit_as_often_as_its_links_lose(cle
     rate = r.retransmitted_packets / r.server_counters["OutSegs"]
     assert rate == pytest.approx(expected, rel=0.2)
     assert r.lost > 0 and r.to_dict()["lost"] == r.lost
+
+
+@needs_root
+def test_sender_side_loss_makes_one_bulk_flow_retransmit_what_it_lost(clean: None) -> None:
+    """RUDE §4's loss at the sender: 1 % of a server's 34,500 data segments (about 345, a standard deviation of
+    5.4 %) dropped as they reach the switch, each resent once by SACK; nothing else is lost."""
+    s = Scenario.parse(
+        {"servers": 1, "blocks": 3},
+        {
+            "workload": {"sru": "16MiB"},
+            "link": {"rate": "200Mbps"},
+            "tcp": {"cc": "cubic", "recovery": "sack", "send_loss": 0.01},
+        },
+    )
+    r = testbed.run(s)
+    assert r.status == "complete" and r.lost == 0
+    assert r.send_losses / r.server_counters["OutSegs"] == pytest.approx(0.01, rel=0.2)
+    assert r.retransmitted_packets == pytest.approx(r.send_losses, rel=0.05)
+    assert r.to_dict()["send_losses"] == r.send_losses
 
 
 @needs_root

@@ -33,6 +33,11 @@ With a delay line (``Shaping.delay_s``), an ``NFQUEUE`` rule on the client's
 ``INPUT`` chain hands every TCP segment into the client to queue 0 of its
 namespace, where :mod:`incast.testbed.delay` holds it.
 
+With ``tcp.send_loss``, a rule on the bridge's ``prerouting`` hook drops each data
+segment a server sends at random as it reaches the switch: the sender believes it sent
+it, as RUDE §4's kernel patch has it (the frame has taken its line time, which the
+simulator's sender-side loss does not spend).
+
 With ``link.loss``, every direction of every link loses frames at random on
 the wire, as the simulator's links do: an nftables rule draws ``numgen random``
 for each frame where it arrives, after the sender's queue and line time, and
@@ -98,6 +103,8 @@ TIMER_SLACK_US = 100
 LOSS_SCALE = 10**9
 #: The nftables table (bridge family in the switch, netdev in each host) that holds a run's random loss.
 LOSS_TABLE = "incast"
+#: The nftables table (bridge family, in the switch) of the servers' sender-side loss.
+SEND_LOSS_TABLE = "incast_send"
 #: The iptables of the delay line's rule (Debian's iptables package; its xt targets over nftables).
 IPTABLES = "iptables-nft"
 #: The helper that sets sysctls and turns offloads off inside a namespace (stdlib only, run with ``-I``).
@@ -108,13 +115,15 @@ _NSCONFIG = Path(__file__).with_name("nsconfig.py")
 class Shaping:
     """How the switch and the NICs are shaped: ``rate`` in bit/s, ``buffer`` in bytes, ``mtu`` in bytes, and
     ``loss_ppb``, the probability in parts per billion that each direction of each link loses a frame; ``delay_s``,
-    how long the client's delay line holds every TCP segment into it (0: no delay line)."""
+    how long the client's delay line holds every TCP segment into it (0: no delay line); ``send_loss_ppb``, the
+    probability in parts per billion that a server's data segment is lost as it leaves (``tcp.send_loss``)."""
 
     rate: int
     buffer: int
     mtu: int
     loss_ppb: int = 0
     delay_s: float = 0.0
+    send_loss_ppb: int = 0
 
     @property
     def burst(self) -> int:
@@ -253,6 +262,12 @@ class Network:
             _lossy(sw, "bridge", "type filter hook prerouting priority -300", shaping.loss_ppb)
             for host in self.hosts:
                 _lossy(host, "netdev", f'type filter hook ingress device "{self.nic}" priority -500', shaping.loss_ppb)
+        if shaping.send_loss_ppb:
+            # Data only: a pure ACK is at most 80 bytes of IP (60 of TCP header); a SYN or FIN is spared.
+            data = f'iifname != "{self.port(self.client)}" ip length > 80 tcp flags & (syn | fin) == 0'
+            rule = f"{data} numgen random mod {LOSS_SCALE} < {shaping.send_loss_ppb} counter drop"
+            chain = f"chain send {{ type filter hook prerouting priority -300; policy accept; {rule}; }}"
+            command("ip", "netns", "exec", sw, "nft", f"table bridge {SEND_LOSS_TABLE} {{ {chain}; }}")
         if shaping.delay_s:
             # nftables' own queue statement needs nft_queue, which this kernel lacks; xt's NFQUEUE is there.
             command("ip", "netns", "exec", self.client, IPTABLES, "-A", "INPUT", "-p", "tcp", "-j", "NFQUEUE")
@@ -269,6 +284,17 @@ class Network:
             for item in listed["nftables"]:
                 total += sum(e.get("counter", {}).get("packets", 0) for e in item.get("rule", {}).get("expr", []))
         return total
+
+    def send_losses(self) -> int:
+        """Data segments the servers' sender-side loss dropped (the counter of ``tcp.send_loss``'s rule)."""
+        listed = json.loads(
+            command("ip", "netns", "exec", self.switch, "nft", "-j", "list", "table", "bridge", SEND_LOSS_TABLE)
+        )
+        return sum(
+            e.get("counter", {}).get("packets", 0)
+            for item in listed["nftables"]
+            for e in item.get("rule", {}).get("expr", [])
+        )
 
     def counters(self, host: str) -> dict[str, int]:
         """The TCP counters of ``host``'s namespace (``/proc/net/snmp`` Tcp and ``/proc/net/netstat`` TcpExt)."""

@@ -11,7 +11,9 @@ does); ``link.loss`` (random loss on every direction of every link, an
 nftables ``numgen random`` rule where each frame arrives, needing ``nft``:
 Debian's nftables); ``switch.buffer`` (the client port's ``tbf`` byte limit; ``Npkt`` is
 converted to N full frames of ``mss + 54`` bytes, what the qdisc counts per
-frame: IP and TCP headers and the 14-byte Ethernet header); ``tcp.mss`` (every
+frame: IP and TCP headers and the 14-byte Ethernet header); ``tcp.send_loss`` (each
+data segment a server sends is lost at random as it reaches the switch, an nftables
+rule: the sender believes it sent it); ``tcp.mss`` (every
 MTU is ``mss + 40``); ``tcp.init_cwnd`` (route ``initcwnd``); ``tcp.rto_min``
 (``net.ipv4.tcp_rto_min_us`` in every namespace, and route ``rto_min``, which
 takes whole milliseconds only); ``tcp.rto_max`` (``net.ipv4.tcp_rto_max_ms``);
@@ -65,7 +67,7 @@ defaults of those last ones describe a real stack and are not noted.
 the kernel lacks, ``switch.ecn_threshold``, what the one bridge and its reads do not
 have (a topology other than the star, shared or QoS buffers, a frame-size admission
 rule, PAUSE and PFC, priorities, background flows, open-loop traffic, a wide-area
-delay model, sender-side loss, Rude TCP, ICTCP), GIP, CMU09's randomized or
+delay model, Rude TCP, ICTCP), GIP, CMU09's randomized or
 delayed timer, ``slow_start = false``, Eifel, an initial RTO other than 1 s,
 a back-off cap, a delayed-ACK timeout Linux cannot run, non-default Cubic
 constants or Linux-mode delayed-ACK knobs, a different TSval tick, and traces.
@@ -221,7 +223,11 @@ def rules(s: Scenario, congestion_controls: list[str]) -> list[Rule]:
         Rule("traffic.load", s.traffic.load is not None, "none only: the testbed runs the reads alone"),
         Rule("traffic.query_rate", bool(s.traffic.query_rate), "0 only: the testbed runs the reads alone"),
         Rule("wan.delay", s.wan.delay is not None, "none only: the delay line holds a fixed link.rtt"),
-        Rule("tcp.send_loss", s.tcp.send_loss != 0, "0 only: no sender-side loss (link.loss loses on the wire)"),
+        Rule(
+            "tcp.send_loss",
+            s.tcp.send_loss > 0 and shutil.which("nft") is None,
+            "0 only without nft: the testbed's sender-side loss is an nftables rule (install Debian's nftables)",
+        ),
         Rule("tcp.rude", bool(s.tcp.rude), "false only: Linux has no Rude TCP"),
         Rule("tcp.ictcp", bool(s.tcp.ictcp), "false only: Linux has no ICTCP receiver"),
         Rule("switch.ecn_threshold", s.switch.ecn_threshold is not None, '"off" only: the tbf port cannot mark ECN'),
@@ -291,6 +297,7 @@ def _shaping(s: Scenario, buffer: int) -> Shaping:
         mtu=s.tcp.mss + _IP_TCP_HEADERS,
         loss_ppb=round(s.link.loss * LOSS_SCALE),
         delay_s=delay_line_s(s),
+        send_loss_ppb=round(s.tcp.send_loss * LOSS_SCALE),
     )
 
 

@@ -87,7 +87,8 @@ class TestbedResult:
     ``retransmitted_packets`` (their ``RetransSegs``), ``fast_retransmits`` (their
     ``TCPSackRecovery`` and ``TCPRenoRecovery``: entries into fast recovery),
     ``loss_probes`` (``TCPLossProbes``), ``lost_retransmits`` (``TCPLostRetransmit``), ``drops`` (the client
-    port's ``tbf`` drops), ``lost`` (frames the links lost on the wire, ``link.loss``),
+    port's ``tbf`` drops), ``lost`` (frames the links lost on the wire, ``link.loss``), ``send_losses`` (data
+    segments ``tcp.send_loss`` dropped),
     ``port`` (the client port's ``frames``, ``bytes`` and
     ``drops``: bytes over frames shows the frames were MTU-sized), ``server_counters`` (:data:`SERVER_COUNTERS` summed
     over the servers), ``timeouts_per_server``, ``server_rtt`` (the servers' kernel RTT and RTO as
@@ -111,6 +112,7 @@ class TestbedResult:
         lost: int = 0,
         trace: dict[str, Any] | None = None,
         delay_line: str | None = None,
+        send_losses: int = 0,
     ) -> None:
         self.scenario = scenario
         self.delay_line = delay_line
@@ -136,6 +138,7 @@ class TestbedResult:
         self.lost_retransmits = self.server_counters["TCPLostRetransmit"]
         self.drops = port["drops"]
         self.lost = lost
+        self.send_losses = send_losses
         self.port = port
         self.server_rtt = rtt
         self.shaping = plan.shaping
@@ -166,6 +169,7 @@ class TestbedResult:
         out["lost_retransmits"] = self.lost_retransmits
         out["drops"] = self.drops
         out["lost"] = self.lost
+        out["send_losses"] = self.send_losses
         sh = self.shaping
         out["shaping"] = {
             "rate_bps": sh.rate,
@@ -173,6 +177,7 @@ class TestbedResult:
             "mtu_bytes": sh.mtu,
             "loss_ppb": sh.loss_ppb,
             "delay_s": sh.delay_s,
+            "send_loss_ppb": sh.send_loss_ppb,
         }
         out["delay_line"] = self.delay_line
         out["port"] = self.port
@@ -239,6 +244,7 @@ def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None 
             counters = [{k: a[k] - b.get(k, 0) for k in a} for a, b in zip(after, before, strict=True)]
             port = _port(net)
             lost = net.lost() if p.shaping.loss_ppb else 0
+            send_losses = net.send_losses() if p.shaping.send_loss_ppb else 0
         finally:
             with signals_held():
                 last_lines = _stop(line + servers)
@@ -246,7 +252,8 @@ def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None 
         if samples is not None:
             trace = collect(samples[0], p.servers, read.get("start_unix_s"), samples[1])
     delay_line = last_lines.pop(0) if p.shaping.delay_s else None
-    return TestbedResult(scenario, p, kernel, read, counters, port, kernel_rtt(last_lines), lost, trace, delay_line)
+    rtt = kernel_rtt(last_lines)
+    return TestbedResult(scenario, p, kernel, read, counters, port, rtt, lost, trace, delay_line, send_losses)
 
 
 def _start_delay_line(net: Network, delay_s: float) -> subprocess.Popen[str]:
