@@ -167,6 +167,24 @@ def test_ns2_metrics_arrive_under_the_engines_names() -> None:
     }
 
 
+@pytest.mark.parametrize(("status", "error"), [("complete", None), ("failed", "a block took longer than 60s")])
+def test_a_testbed_run_counts_when_it_completed_and_is_one_error_line_when_not(
+    status: str, error: str | None, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    class Bed:
+        def run(self, scenario: Any) -> dict[str, Any]:
+            return {"status": status, "error": error, "goodput_mbps": 1.5}
+
+    monkeypatch.setattr(disputes, "harness", lambda name, traced: Bed())
+    monkeypatch.setattr("incast.reference.compare.prepared", lambda reference, s: (s, []))
+    point = {"servers": 1, "blocks": 1}
+    if status == "complete":
+        assert disputes.measure("testbed", point, False)[0] == {"goodput_mbps": 1.5}
+    else:
+        with pytest.raises(disputes.DisputeError, match=f"^testbed: {error}$"):
+            disputes.measure("testbed", point, False)
+
+
 @NS2
 def test_reproduce_against_ns2_records_the_run_and_disputes_from_it(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
