@@ -125,6 +125,12 @@ impl Pacer {
         self.min_tso_segs = min_tso_segs;
     }
 
+    /// The minimum RTT the burst size was last worked out from.
+    #[inline]
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
+    }
+
     /// `tcp_tso_autosize` and `tcp_tso_segs`: the segments of a burst now.
     pub fn burst(&self) -> u32 {
         let Some(rate) = self.rate.filter(|_| self.gso_max > 0) else { return 1 };
