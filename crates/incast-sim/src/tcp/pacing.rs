@@ -76,6 +76,9 @@ pub struct Pacer {
     rtt_log: u8,
     /// ... and the fewest segments of a burst.
     min_tso_segs: u32,
+    /// The segments of a burst ([`Pacer::burst`]) at the rate and minimum
+    /// RTT set, worked out at the first burst after they moved (0 till then).
+    burst_segs: u32,
     /// Segments the burst that left at `burst_at` may still add.
     left: u32,
     burst_at: SimTime,
@@ -101,6 +104,7 @@ impl Pacer {
             min_rtt: None,
             rtt_log: 0,
             min_tso_segs: MIN_TSO_SEGS,
+            burst_segs: 0,
             left: 0,
             burst_at: SimTime::ZERO,
             credit: 0,
@@ -115,14 +119,25 @@ impl Pacer {
     /// at least `min_tso_segs` segments.
     #[inline]
     pub fn set_rate(&mut self, rate: Option<u64>, min_rtt: Option<SimDuration>, min_tso_segs: u32) {
-        self.rate = rate.filter(|&r| r > 0);
+        let rate = rate.filter(|&r| r > 0);
         if min_rtt != self.min_rtt {
             // tcp_tso_autosize: "r = tcp_min_rtt(tcp_sk(sk)) >> ...sysctl_tcp_tso_rtt_log",
             // worked out when the minimum RTT moves, not on every ACK.
             self.min_rtt = min_rtt;
             self.rtt_log = (min_rtt.map_or(0, |m| m.as_ps() / 1_000_000) >> TSO_RTT_LOG).min(32) as u8;
+            self.burst_segs = 0;
         }
+        if rate != self.rate || min_tso_segs != self.min_tso_segs {
+            self.burst_segs = 0;
+        }
+        self.rate = rate;
         self.min_tso_segs = min_tso_segs;
+    }
+
+    /// The minimum RTT the burst size was last worked out from.
+    #[inline]
+    pub fn min_rtt(&self) -> Option<SimDuration> {
+        self.min_rtt
     }
 
     /// `tcp_tso_autosize` and `tcp_tso_segs`: the segments of a burst now.
@@ -188,7 +203,11 @@ impl Pacer {
             // "take into account OS jitter": a clock that fell behind lends
             // up to half of the burst's time.
             self.credit = self.next.since(prior).as_ps();
-            self.left = if self.exempt { 0 } else { self.burst() - 1 };
+            if self.burst_segs == 0 {
+                // The burst size moves only with the rate, the minimum RTT or min_tso_segs.
+                self.burst_segs = self.burst();
+            }
+            self.left = if self.exempt { 0 } else { self.burst_segs - 1 };
             self.burst_at = now;
             self.exempt = false;
         }
@@ -263,6 +282,21 @@ mod tests {
 
     /// tcp_write_xmit sends a burst of tcp_tso_segs segments at one pacing
     /// slot; the next waits the whole burst's size over the rate.
+    /// A new rate and minimum RTT size the next burst, not the one before.
+    #[test]
+    fn a_new_rate_sizes_the_next_burst() {
+        let mut p = Pacer::new(1448, 65_536);
+        p.set_rate(Some(125_000_000), Some(us(100)), 2);
+        p.on_sent(SimTime::ZERO, 1448);
+        assert_eq!(p.left, 44, "1 Gbps, 100 us: 45 segments");
+        p.set_rate(Some(12_500_000), Some(us(10_000)), 2);
+        p.on_sent(SimTime::ZERO + us(1000), 1448);
+        assert_eq!(p.left, 12_500_000 / 1024 / 1448 - 1, "100 Mbps, 10 ms: 1 ms of the rate");
+        p.set_rate(Some(12_500_000), Some(us(10_000)), 9);
+        p.on_sent(SimTime::ZERO + us(2000), 1448);
+        assert_eq!(p.left, 8, "at least min_tso_segs");
+    }
+
     #[test]
     fn tcp_write_xmit_sends_a_burst_per_pacing_slot() {
         let mut p = Pacer { sent: 10, ..Pacer::new(1000, 4000 + GSO_HEADROOM) };

@@ -172,6 +172,14 @@ pub trait CongestionControl {
         None
     }
 
+    /// True when [`CongestionControl::pacing_rate`] or
+    /// [`CongestionControl::min_tso_segs`] may have moved since the last
+    /// call, which clears the mark; the sender reads them again only then.
+    /// Without a mark of its own, an algorithm is read after every ACK.
+    fn take_pacing_moved(&mut self) -> bool {
+        true
+    }
+
     /// True when the data sent from now on must count as
     /// application-limited in the rate samples (Linux's algorithm writing
     /// `tp->app_limited`); read after each `cong_control`.
@@ -352,6 +360,10 @@ impl CongestionControl for Algorithm {
     #[inline]
     fn pacing_rate(&self) -> Option<u64> {
         dispatch!(self, a => a.pacing_rate())
+    }
+    #[inline]
+    fn take_pacing_moved(&mut self) -> bool {
+        dispatch!(self, a => a.take_pacing_moved())
     }
     #[inline]
     fn marks_app_limited(&self) -> bool {

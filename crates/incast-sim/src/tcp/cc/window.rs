@@ -401,6 +401,13 @@ impl CongestionWindow {
         self.algorithm.pacing_rate()
     }
 
+    /// True when the algorithm's pacing rate may have moved since the last
+    /// call ([`CongestionControl::take_pacing_moved`]).
+    #[inline]
+    pub fn take_pacing_moved(&mut self) -> bool {
+        self.algorithm.take_pacing_moved()
+    }
+
     /// The fewest segments a paced burst holds (Linux `min_tso_segs`).
     #[inline]
     pub fn min_tso_segs(&self) -> u32 {

@@ -126,7 +126,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
                 rate.mark_app_limited(self.snd_nxt - self.snd_una);
             }
         }
-        self.update_pacing_rate();
+        // The pacer's inputs are read again only when the algorithm's rate or the minimum RTT may have moved.
+        if self.cc.take_pacing_moved() || self.pacer.as_ref().is_some_and(|p| p.min_rtt() != self.pacing_min_rtt()) {
+            self.update_pacing_rate();
+        }
     }
 
     /// The handshake at `now` measured `rtt`: the minimum RTT of the rate
@@ -151,6 +154,13 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         }
     }
 
+    /// The minimum RTT a paced burst is sized from: the rate estimator's,
+    /// or without one the smoothed RTT.
+    #[inline]
+    fn pacing_min_rtt(&self) -> Option<SimDuration> {
+        self.rate.as_deref().and_then(|r| r.min_rtt()).or_else(|| self.rto.srtt())
+    }
+
     /// The pacing rate from now on: the algorithm's, or with a window-based
     /// one the window over the smoothed RTT (`tcp_update_pacing_rate`).
     /// Bursts are sized by `tcp_tso_autosize` from the minimum RTT (the rate
@@ -165,7 +175,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             .cc
             .pacing_rate()
             .or_else(|| Pacer::window_rate(self.cc.cwnd(), self.cc.ssthresh(), self.flight_size(), self.rto.srtt()));
-        let min_rtt = self.rate.as_deref().and_then(|r| r.min_rtt()).or_else(|| self.rto.srtt());
+        let min_rtt = self.pacing_min_rtt();
         let min_tso_segs = self.cc.min_tso_segs();
         if let Some(pacer) = self.pacer.as_mut() {
             pacer.set_rate(rate, min_rtt, min_tso_segs);

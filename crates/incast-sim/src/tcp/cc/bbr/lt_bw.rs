@@ -90,8 +90,11 @@ impl Bbr {
     /// when `lost`, its sample application-limited when `app_limited`.
     #[inline]
     pub(super) fn lt_bw_sampling(&mut self, lost: bool, app_limited: bool) {
-        // "Wait for the first loss before sampling": the common case, decided without a call.
-        if self.lt.use_bw || self.lt.sampling || lost {
+        // "Wait for the first loss before sampling": the common case, decided
+        // without a call; so is an ACK that found no loss, started no round and
+        // is not application-limited, which leaves a sampling interval as it
+        // was (its rounds, at most 16, move only at a round's start).
+        if self.lt.use_bw || lost || self.lt.sampling && (self.round_start || app_limited) {
             self.lt_bw_sample(lost, app_limited);
         }
     }

@@ -183,9 +183,11 @@ pub struct Bbr {
     pacing_gain: u64,
     cwnd_gain: u64,
     /// Bytes per second (`sk_pacing_rate`), and the segments of a send
-    /// quantum at that rate (`bbr_tso_segs_goal`), set with it.
+    /// quantum at that rate (`bbr_tso_segs_goal`), set with it; whether
+    /// the rate moved since the sender last read it.
     pacing_rate: u64,
     quantum: u64,
+    pacing_moved: bool,
     has_seen_rtt: bool,
     /// The slow-start threshold DRAIN sets, in packets (`None`: `TCP_INFINITE_SSTHRESH`).
     ssthresh: Option<u64>,
@@ -232,6 +234,7 @@ impl Bbr {
             cwnd_gain: HIGH_GAIN,
             pacing_rate: 0,
             quantum: 0,
+            pacing_moved: false,
             has_seen_rtt: false,
             ssthresh: None,
             lt: LtBw::default(),
@@ -430,6 +433,11 @@ impl CongestionControl for Bbr {
 
     fn pacing_rate(&self) -> Option<u64> {
         Some(self.pacing_rate)
+    }
+
+    /// The rate moves only where it is stored (`store_pacing_rate`).
+    fn take_pacing_moved(&mut self) -> bool {
+        std::mem::take(&mut self.pacing_moved)
     }
 
     /// PROBE_RTT's samples are application-limited (`bbr_update_min_rtt`).

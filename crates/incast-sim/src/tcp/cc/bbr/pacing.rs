@@ -49,6 +49,7 @@ impl Bbr {
     fn store_pacing_rate(&mut self, rate: u64) {
         self.pacing_rate = rate;
         self.quantum = self.tso_segs_goal();
+        self.pacing_moved = true;
     }
 
     /// `bbr_set_pacing_rate`: the rate of `gain` times `bw`, taken when the

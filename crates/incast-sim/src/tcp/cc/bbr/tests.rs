@@ -309,6 +309,20 @@ fn bbr_set_pacing_rate_is_the_gain_times_the_estimate_less_one_percent() {
     assert_eq!(b.pacing_rate(), Some(RATE * gain / UNIT * 99 / 100));
 }
 
+/// The sender reads the pacing rate again only once it moved
+/// (`take_pacing_moved`): the first RTT sample restarts it, and STARTUP,
+/// never lowering it, leaves it put through a round at half the rate.
+#[test]
+fn the_pacing_rate_is_marked_moved_only_where_it_is_stored() {
+    let (mut b, mut path) = (bbr(3), Path::new());
+    assert!(b.take_pacing_moved(), "bbr_init sets a rate");
+    assert!(!b.take_pacing_moved(), "the mark is cleared once read");
+    path.round(&mut b, RATE, ms(10));
+    assert!(b.take_pacing_moved());
+    path.round(&mut b, RATE / 2, ms(10));
+    assert!(!b.take_pacing_moved(), "STARTUP never lowers it");
+}
+
 /// `bbr_update_min_rtt` and `bbr_check_probe_rtt_done`: 10 s without a
 /// lower RTT start PROBE_RTT at 4 packets; 200 ms and a round at that
 /// flight end it, the window restored and the minimum fresh; its samples
