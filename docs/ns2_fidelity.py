@@ -75,8 +75,9 @@ The Tcl is generated from the scenario over a packaged template (`python/incast/
 a star of one-way `Agent/TCP/Reno`, `Newreno` or `Sack1` agents with `TCPSink` (or `DelAck`) sinks, a
 drop-tail port of `Npkt` packets, a handshake (each agent's SYN) before the first block, after which
 `cwnd_` is set back to `windowInit_`, the requests as delays, a barrier between blocks, and the
-request order and server turnaround drawn with ns-2's own generator. What ns-2 cannot express (trees,
-PAUSE, ECN, Cubic, UDP background traffic, ...) is refused in one line.
+request order and server turnaround drawn with ns-2's own generator; the constant-bit-rate UDP source
+(`background.udp_rate`) is a CBR agent of full frames on a host of its own. What ns-2 cannot express
+(trees, PAUSE, ECN, Cubic, ...) is refused in one line.
 
 **The wire.** ns-2 has no Ethernet framing, so the harness gives it the engine's wire: packets as
 long as the engine's frames with preamble and gap (`packetSize_` 1038, which ns-2's 40 header bytes

@@ -156,6 +156,10 @@ def test_slow_start_off_runs_as_limited_slow_start_that_adds_a_segment_per_rtt()
         ({"switch": {"pause": True}}, "switch.pause: no Ethernet flow control"),
         ({"tcp": {"rcv_window": "linux"}}, 'tcp.rcv_window: "fixed": the agents\' window_ never grows'),
         ({"link": {"host_jitter": "30us"}}, "link.host_jitter: 0 only: the harness's hosts answer in a fixed time"),
+        (
+            {"background": {"udp_rate": "100Mbps", "udp_priority": 1}},
+            "background.udp_priority: 0 only: each port is one drop-tail FIFO",
+        ),
     ],
 )
 def test_what_ns2_cannot_express_is_refused_naming_the_setting(fields: dict[str, object], message: str) -> None:
@@ -207,6 +211,23 @@ def test_a_background_flow_into_the_clients_port_is_added_before_the_run_and_not
     assert any(
         n.startswith("background.tcp_flows: 1 FTP source")
         for n in NS2.notes(scenario(background={"tcp_flows": 1, "tcp_to_client": True}))
+    )
+
+
+def test_the_udp_source_is_added_before_the_run_and_nothing_else_changes() -> None:
+    """GIP section VI-C's 100 Mbps of UDP: a CBR source of full frames, its text in only when the scenario has it."""
+    plain = ns2.script(scenario())
+    assert "Agent/UDP" not in plain
+    udp = ns2.script(scenario(background={"udp_rate": "100Mbps"}))
+    params = "set P(udp_rate) {100000000}\nset P(udp_wire) {1538}\nset P(udp_flow) {4}\n"
+    assert params in udp and "Application/Traffic/CBR" in udp and udp.endswith("$ns run\n")
+    assert udp.replace(params, "").startswith(plain.removesuffix("$ns run\n"))
+    assert any(
+        n.startswith(
+            "background.udp_rate: a CBR source over UDP from a host of its own on the switch, one "
+            "1538-byte datagram every 123.04 us"
+        )
+        for n in NS2.notes(scenario(background={"udp_rate": "100Mbps"}))
     )
 
 
@@ -274,6 +295,18 @@ def test_a_background_flow_shares_the_clients_port_with_the_reads() -> None:
     shared = ns2.run(scenario(**base, background={"tcp_flows": 1, "tcp_to_client": True}))
     assert shared.blocks == alone.blocks == 3
     assert min(shared.block_time_ms) > max(alone.block_time_ms)
+
+
+@needs_ns
+def test_the_udp_source_takes_its_rate_of_the_clients_port() -> None:
+    """100 Mbps of UDP leave the reads at most 90 % of the link: alone a block's frames take under 0.9 of
+    its time, beside the UDP source each block is slower than that, and every block still ends."""
+    base = {"workload": {"sru": "64KiB"}, "switch": {"buffer": "64pkt"}, "tcp": {"rcv_wnd": "16000B"}}
+    alone = ns2.run(scenario(**base))
+    shared = ns2.run(scenario(**base, background={"udp_rate": "100Mbps"}))
+    assert shared.blocks == alone.blocks == 3 and shared.bytes_delivered == alone.bytes_delivered
+    frames_ms = 4 * 66 * 1078 * 8 / 1e9 * 1e3
+    assert max(alone.block_time_ms) < frames_ms / 0.9 < min(shared.block_time_ms)
 
 
 @needs_ns

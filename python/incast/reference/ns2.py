@@ -15,9 +15,11 @@ GIP's window reset at each stripe unit's head (``cwnd_`` set before the
 unit's ``advanceby``) and its redundant copies at the unit's tail (the agents'
 ``ack_`` and ``dupacks_`` traced into a Tcl channel that resends through
 ``t_seqno_``, ``ns2_gip.tcl``, put before the run only then),
-and long-lived background flows into the client's port (``background.tcp_flows``
-with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``,
-put before the run only then, so every other script is as before).
+long-lived background flows into the client's port (``background.tcp_flows``
+with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``),
+and the constant-bit-rate UDP source into it (``background.udp_rate``: a CBR
+source over UDP from a host of its own, ``ns2_udp.tcl``), each put before the
+run only then, so every other script is as before.
 :class:`Ns2` is this harness as a :class:`~incast.reference.base.Reference`:
 what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 """
@@ -58,6 +60,9 @@ RUN = "$ns run\n"
 #: ``max_ssthresh_`` standing for ``tcp.slow_start = false``: limited slow start (RFC 3742) that grows by
 #: one segment per RTT above 2 segments, where the engine grows by one per RTT from 1.
 NO_SLOW_START_MAX_SSTHRESH = 2
+#: Payload bytes of the engine's UDP datagram as a TCP segment's would be (``workload::background::UDP_FRAME_PAYLOAD``):
+#: its frame is a full 1518-byte one whatever ``tcp.mss`` is.
+UDP_FRAME_PAYLOAD = 1460
 #: What a machine without ns-2 lacks, and how to install it.
 MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -302,10 +307,15 @@ def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict
     return out
 
 
+#: What the shared star rules refuse that a text put before the run gives ns-2 (ns2_background.tcl, ns2_udp.tcl,
+#: ns2_inflight.tcl), with rules of its own below.
+_OVERLAID = ("background.tcp_flows", "background.udp_rate", "workload.max_inflight")
+
+
 def rules(s: Scenario) -> list[Rule]:
     """What ns-2's agents restrict, beyond :func:`~incast.reference.base.star_read`."""
     return [
-        *(r for r in star_read(s) if r.setting not in ("background.tcp_flows", "workload.max_inflight")),
+        *(r for r in star_read(s) if r.setting not in _OVERLAID),
         Rule(
             "background.tcp_flows",
             s.background.tcp_flows != 0 and not s.background.tcp_to_client,
@@ -321,6 +331,11 @@ def rules(s: Scenario) -> list[Rule]:
         Rule("tcp.spurious_rto", s.tcp.spurious_rto != "off", "spurious-timeout detection is not compared"),
         Rule("tcp.sack_lost_retransmit", bool(s.tcp.sack_lost_retransmit), "Sack1 has no lost-retransmit detection"),
         Rule("tcp.delayed_ack", isinstance(s.tcp.delayed_ack, str), '"off" or a fixed interval (TCPSink/DelAck)'),
+        Rule(
+            "background.udp_priority",
+            s.background.udp_rate is not None and s.background.udp_priority != 0,
+            "0 only: each port is one drop-tail FIFO",
+        ),
     ]
 
 
@@ -348,6 +363,13 @@ def _notes(s: Scenario) -> list[str]:
         notes.append(
             f"background.tcp_flows: {s.background.tcp_flows} FTP source(s) from hosts of their own on the switch, "
             "started at time 0 with a handshake, where the engine's start established"
+        )
+    if s.background.udp_rate is not None:
+        notes.append(
+            f"background.udp_rate: a CBR source over UDP from a host of its own on the switch, one "
+            f"{_udp_wire()}-byte datagram every {_udp_wire() * 8 / float(s.background.udp_rate) * 1e6:g} us "
+            "from time 0 (one packet of the port's limit, as a data segment is), where the engine's reads start at "
+            "time 0 and ns-2's after a handshake"
         )
     if s.tcp.delayed_ack is not None:
         notes.append(f"with delayed ACKs the block ends are found by polling the sinks every {POLL_S * 1e6:g} us")
@@ -406,6 +428,19 @@ def _segment_wire(s: Scenario) -> int:
     """:func:`_wire` of a full segment: with timestamps its option comes out of the MSS, as the engine's
     does (``TcpConfig::segment_payload``), so the frame is as long as without them."""
     return _wire(s, int(s.tcp.mss) - (TS_OPTION if s.tcp.timestamps else 0))
+
+
+def _udp_wire() -> int:
+    """Bytes of link time the engine's UDP datagram takes (``sim::udp``): a full frame without TCP options."""
+    return max(MIN_FRAME, UDP_FRAME_PAYLOAD + HEADERS + ETHERNET) + PREAMBLE_IFG
+
+
+def _udp(s: Scenario) -> dict[str, str]:
+    """``P(udp_rate)``, ``P(udp_wire)`` and ``P(udp_flow)`` with the UDP source on (``ns2_udp.tcl``), else nothing."""
+    if s.background.udp_rate is None:
+        return {}
+    flow = int(s.servers) + int(s.background.tcp_flows)
+    return {"udp_rate": f"{float(s.background.udp_rate):.0f}", "udp_wire": str(_udp_wire()), "udp_flow": str(flow)}
 
 
 def _delays(s: Scenario) -> tuple[float, float]:
@@ -482,6 +517,7 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
         | ({"background": str(s.background.tcp_flows)} if s.background.tcp_flows else {})
         | ({"max_inflight": str(s.workload.max_inflight)} if s.workload.max_inflight is not None else {})
         | _gip_copies(s)
+        | _udp(s)
     )
 
 
@@ -507,10 +543,11 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
     files = resources.files("incast.reference")
     template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
-    # The background flows' text, GIP's copies and the client's request limit go before the run; a scenario
+    # The background traffic's text, GIP's copies and the client's request limit go before the run; a scenario
     # without them runs ns2.tcl unchanged.
     parts = (
         ("ns2_background.tcl", s.background.tcp_flows),
+        ("ns2_udp.tcl", _udp(s)),
         ("ns2_gip.tcl", _gip_copies(s)),
         ("ns2_inflight.tcl", s.workload.max_inflight is not None),
     )
