@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import shutil
 from pathlib import Path
 from typing import Any
@@ -93,6 +94,30 @@ def test_a_claim_that_holds_holds_whatever_its_reference_gave() -> None:
         {(0, 0): ReferenceTable("ns2", "ns-2.35", table({1: 880.0, 4: 130.0}))},
     )
     assert (v.verdict, v.references) == ("holds", ())
+
+
+def test_a_claim_no_reference_can_bear_on_fails_with_its_one_line_reason() -> None:
+    why = "the paper ran it in a kernel of its own, which the testbed's is not"
+    (v,) = evaluate(load(tiny(no_reference=why)), OURS_FAIL)
+    assert v.verdict == "fails"
+    assert v.reason == f"2 of 2 points miss; furthest: servers 8: goodput_mbps 90, needs > 450; no reference run: {why}"
+    (held,) = evaluate(load(tiny(no_reference=why)), table({1: 900.0, 4: 800.0, 8: 700.0}))
+    assert (held.verdict, held.reason) == ("holds", "")
+
+
+@pytest.mark.parametrize(
+    ("claim", "message"),
+    [
+        ({**REFERENCE, "no_reference": "none here"}, "claim[0]: a claim with a reference run takes no no_reference"),
+        ({"no_reference": "two\nlines"}, "claim[0]: no_reference is one line"),
+        ({"no_reference": ""}, "claim[0].no_reference"),
+    ],
+)
+def test_a_claim_says_why_it_has_no_reference_only_without_one_and_in_one_line(
+    claim: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ExperimentError, match=re.escape(message)):
+        load(tiny(**claim))
 
 
 @pytest.mark.parametrize(

@@ -93,8 +93,10 @@ by failing one) and the seeds::
 ``incast reproduce NAME --against ns2`` runs it and records what it measured
 (:mod:`incast.disputes`); the claim is then checked on the reference's table
 too. It is ``disputed`` when our run fails it and every reference fails it as
-well, and stays ``fails`` when a reference bears it out or has not run. Nothing
-in an experiment is evaluated as code.
+well, and stays ``fails`` when a reference bears it out or has not run. A claim
+no reference can bear on (the paper ran it on a system that is not here, such as
+a kernel of its own) says why in one line, ``no_reference``, which its failing
+verdict's reason ends with. Nothing in an experiment is evaluated as code.
 """
 
 from __future__ import annotations
@@ -343,6 +345,12 @@ class Claim(_Strict):
         description="reference runs of the paper's own kind of system: the claim is disputed when it fails "
         "in every one of them too",
     )
+    no_reference: str | None = Field(
+        None,
+        min_length=1,
+        description="one line: why no reference run can bear on the claim (the paper's system is not here); "
+        "a claim that fails says it",
+    )
 
     @field_validator("metric")
     @classmethod
@@ -355,6 +363,10 @@ class Claim(_Strict):
             raise ValueError("give exactly one of value or than")
         if (self.op == "approx") != ((self.rel_tol is None) != (self.abs_tol is None)):
             raise ValueError("op = approx takes exactly one of rel_tol or abs_tol, and only it takes them")
+        if self.reference and self.no_reference is not None:
+            raise ValueError("a claim with a reference run takes no no_reference")
+        if self.no_reference is not None and "\n" in self.no_reference:
+            raise ValueError("no_reference is one line")
         return self
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Literal
 
 from incast.experiment import Claim, ClaimReference, Experiment, Scalar
@@ -33,7 +33,8 @@ class Verdict:
     ``detail`` lists every point the claim was checked at; ``reason`` says in one
     line why a claim fails (the points that miss and the one that misses most),
     and what each of its reference runs gave (``disputed``: every one fails it
-    too); or why it was not run; it is empty when the claim holds.
+    too), or why no reference run can bear on it (the claim's ``no_reference``); or why it was not
+    run; it is empty when the claim holds.
     ``references`` holds the claim checked on each reference run's table.
     """
 
@@ -109,6 +110,8 @@ def evaluate(
         if claim.reference and verdict.verdict == "fails":
             tables = references or {}
             verdict = _disputed(experiment, claim, verdict, [tables.get((i, j)) for j in range(len(claim.reference))])
+        elif claim.no_reference and verdict.verdict == "fails":
+            verdict = replace(verdict, reason=f"{verdict.reason}; no reference run: {claim.no_reference}")
         verdicts.append(verdict)
     return verdicts
 
