@@ -256,17 +256,17 @@ def run(scenario: Scenario, *, timeout: str = "60s", sample_every: float | None 
     return TestbedResult(scenario, p, kernel, read, counters, port, rtt, lost, trace, delay_line, send_losses)
 
 
+def _spawn(argv: list[str], stdout: int) -> subprocess.Popen[str]:
+    """Start ``argv`` in a session of its own (a Ctrl-C reaches only this process), its standard error piped."""
+    return subprocess.Popen(
+        argv, stdin=subprocess.DEVNULL, stdout=stdout, stderr=subprocess.PIPE, text=True, start_new_session=True
+    )
+
+
 def _start_delay_line(net: Network, delay_s: float) -> subprocess.Popen[str]:
     """Start the client namespace's delay line (:mod:`incast.testbed.delay`); return once it holds the queue."""
     argv = ["ip", "netns", "exec", net.client, sys.executable, "-I", str(_DELAY_LINE), repr(delay_s)]
-    line = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    line = _spawn(argv, subprocess.DEVNULL)
     _await(line, "delaying", f"the delay line in {net.client}", time.monotonic() + _START_TIMEOUT_S)
     return line
 
@@ -307,16 +307,7 @@ def _start_servers(net: Network, p: Plan, samples: tuple[Path, float] | None = N
             *p.serve_options,
             *sampling,
         ]
-        servers.append(
-            subprocess.Popen(
-                argv,
-                stdin=subprocess.DEVNULL,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,
-            )
-        )
+        servers.append(_spawn(argv, subprocess.DEVNULL))
     deadline = time.monotonic() + _START_TIMEOUT_S
     for i, server in enumerate(servers):
         _await(server, "listening on", f"incast serve in {net.server(i)}", deadline)
@@ -341,14 +332,7 @@ def _read(net: Network, p: Plan, timeout: str) -> dict[str, Any]:
         timeout,
         "--json",
     ]
-    client = subprocess.Popen(
-        argv,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        start_new_session=True,
-    )
+    client = _spawn(argv, subprocess.PIPE)
     try:
         out, err = client.communicate()
     except KeyboardInterrupt:
