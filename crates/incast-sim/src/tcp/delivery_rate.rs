@@ -16,7 +16,11 @@
 //! `tcp_rate_gen`). The sender is application-limited when the
 //! application writes with less than a segment left to send and the window
 //! not full; the samples of the data sent then say so until that data is
-//! delivered (§3.4, `tcp_rate_check_app_limited`).
+//! delivered (§3.4, `tcp_rate_check_app_limited`). Each sample also carries
+//! what the sender counts for the algorithm: the data in flight before the
+//! ACK and after it (Linux `tcp_packets_in_flight`: neither SACKed nor
+//! marked lost, unless resent) and the data marked lost so far and by this
+//! ACK (`tp->lost`, `rs->losses`).
 //! **Deliberately different:** counts bytes where Linux counts packets
 //! (`tp->delivered`): with full segments the rate is the same. The minimum
 //! RTT is the least sample of the connection (Linux's `tcp_min_rtt` keeps
@@ -52,8 +56,10 @@ pub struct RateSample {
     pub app_limited: bool,
     /// Bytes this ACK newly acknowledged or SACKed (`acked_sacked`).
     pub acked_sacked: u64,
-    /// Bytes outstanding before the ACK (`prior_in_flight`).
+    /// Bytes in flight before the ACK, as Linux counts them (`prior_in_flight`, `tcp_packets_in_flight`).
     pub prior_in_flight: u64,
+    /// Bytes in flight after it, before anything more is sent (`tcp_packets_in_flight` in `cong_control`).
+    pub in_flight: u64,
     /// The RTT of the newest segment the ACK covered, when it gave one.
     pub rtt: Option<SimDuration>,
     /// C.delivered when the newest segment the ACK delivered left (`prior_delivered`; 0 when it delivered none).
@@ -178,7 +184,7 @@ impl DeliveryRate {
     /// bytes outstanding before it; with `report`, also the rate `TCP_INFO`
     /// reports ([`DeliveryRate::reported_rate`], which only the BBR trace
     /// reads: a build without the traces leaves it out).
-    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64, report: bool) -> RateSample {
+    pub fn sample(&mut self, now: SimTime, prior_in_flight: u64, in_flight: u64, report: bool) -> RateSample {
         let rtt = self.rtt;
         // "Clear app limited if bubble is acked and gone."
         if self.app_limited != 0 && self.delivered > self.app_limited {
@@ -188,6 +194,7 @@ impl DeliveryRate {
         let mut rs = RateSample {
             acked_sacked,
             prior_in_flight,
+            in_flight,
             rtt,
             total_delivered: self.delivered,
             delivered_time: self.delivered_time,
@@ -267,7 +274,7 @@ mod tests {
             r.begin_ack();
             r.on_delivered(1000, 1000 * (i as u64 + 1), t0, stamp, now);
             r.on_rtt(ms(10));
-            last = r.sample(now, 1000 * (10 - i as u64), true);
+            last = r.sample(now, 1000 * (10 - i as u64), 1000 * (9 - i as u64), true);
         }
         // The last segment's stamp: delivered 0 at t0; the ACK phase is 19 ms.
         assert_eq!((last.delivered, last.interval), (10_000, ms(19)));
@@ -282,7 +289,7 @@ mod tests {
         r.begin_ack();
         r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
         r.on_rtt(ms(2));
-        let rs = r.sample(SimTime::ZERO + ms(1), 1000, true);
+        let rs = r.sample(SimTime::ZERO + ms(1), 1000, 0, true);
         assert_eq!((rs.interval, rs.delivered, rs.acked_sacked), (SimDuration::ZERO, 0, 1000));
         assert_eq!(rs.bytes_per_s(), None);
     }
@@ -309,7 +316,7 @@ mod tests {
         assert!(s.app_limited);
         r.begin_ack();
         r.on_delivered(1000, 1000, SimTime::ZERO, &s, SimTime::ZERO + ms(1));
-        assert!(r.sample(SimTime::ZERO + ms(1), 1000, true).app_limited);
+        assert!(r.sample(SimTime::ZERO + ms(1), 1000, 0, true).app_limited);
         assert!(!r.on_sent(SimTime::ZERO + ms(1), 0).app_limited);
     }
 }

@@ -146,6 +146,8 @@ pub struct Scoreboard {
     ns2_pipe: i64,
     /// ns-2's `timeout_`: SACK blocks are not read until a new cumulative ACK.
     deaf: bool,
+    /// The lost marks below it have been counted (`Scoreboard::take_newly_lost`).
+    lost_counted: u64,
 }
 
 impl Scoreboard {
@@ -174,6 +176,7 @@ impl Scoreboard {
             partial_acked: false,
             ns2_pipe: 0,
             deaf: false,
+            lost_counted: 0,
         }
     }
 
@@ -340,6 +343,16 @@ impl Scoreboard {
     pub fn newly_lost(&self, before: LostMarks, high_ack: u64) -> bool {
         self.unsacked_in(before.boundary.max(high_ack), self.lost_boundary()) > 0
             || self.rack_relost.is_some() && self.rack_relost != before.relost
+    }
+
+    /// UnSACKed octets at or above `high_ack` that the lost marks took in
+    /// since the last call, each counted once (Linux `tcp_mark_skb_lost`
+    /// adding to `tp->lost`, which BBR reads as `rs->losses`); a timeout
+    /// counts what was outstanding itself ([`Scoreboard::on_timeout`]).
+    pub fn take_newly_lost(&mut self, high_ack: u64) -> u64 {
+        let (from, to) = (self.lost_counted.max(high_ack), self.lost_boundary());
+        self.lost_counted = self.lost_counted.max(to);
+        self.unsacked_in(from, to)
     }
 
     /// Every unSACKed octet below this offset is lost by RFC 6675 §4
@@ -554,6 +567,7 @@ impl Scoreboard {
         self.rack_lost = 0;
         self.rack_relost = None;
         self.timeout_lost = 0;
+        self.lost_counted = self.lost_counted.max(high_data);
         if self.ns2 {
             // Sack1TcpAgent::timeout: "timeout_ = TRUE; ... scb_->ClearScoreBoard()".
             self.sacked.clear();

@@ -282,3 +282,22 @@ fn ns2_sack1_recovers_again_right_after_a_recovery_ends() {
         .collect();
     assert_eq!(starts, [false, false, true], "segment 10 lost: its third duplicate ACK");
 }
+
+/// Linux `tcp_mark_skb_lost` adds each segment to `tp->lost` once: the
+/// lost marks count what they newly take in, not what they held before,
+/// nor what a timeout (which counts its outstanding data itself) already
+/// called lost.
+#[test]
+fn take_newly_lost_counts_each_lost_octet_once() {
+    let mut b = board();
+    b.update(0, [seg(2), seg(3)].into_iter());
+    assert_eq!(b.take_newly_lost(0), 0, "two SACKed segments above: nothing lost yet");
+    b.update(0, [seg(4)].into_iter());
+    assert_eq!(b.take_newly_lost(0), 2 * MSS, "segments 0 and 1");
+    assert_eq!(b.take_newly_lost(0), 0, "the same marks again");
+    b.update(0, [seg(6), seg(7), seg(8)].into_iter());
+    assert_eq!(b.take_newly_lost(0), MSS, "segment 5; segments 0 and 1 are counted");
+    b.on_timeout(9 * MSS);
+    b.enter_recovery_after_timeout(0, 12 * MSS, 9 * MSS);
+    assert_eq!(b.take_newly_lost(0), 0, "below the timeout's HighData the timeout counted it");
+}

@@ -307,7 +307,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         stats: &mut EndpointStats,
     ) -> bool {
         let fair_before = self.cc.cwnd();
-        let prior_in_flight = self.flight_size();
+        // Only an algorithm that steers by rate reads it (`after_ack`).
+        let prior_in_flight = if self.rate.is_some() { self.in_flight() } else { 0 };
         let rtx_due_before = self.retransmit_now;
         // Linux tcp_ack: "if (!prior_packets) goto no_queue;" — an ACK with
         // nothing outstanding before it reaches neither tcp_rate_gen nor
@@ -544,6 +545,22 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     fn packets_in_flight(&self) -> u64 {
         let sacked = self.sack.as_ref().map_or(0, |sb| sb.sacked_in(self.snd_una, self.snd_nxt));
         self.flight_size() - sacked
+    }
+
+    /// Linux `tcp_packets_in_flight` ("packets_out - left_out + retrans_out",
+    /// `left_out` the SACKed and the lost): in SACK recovery RFC 6675's
+    /// `pipe`, before the fast retransmission that starts it leaves; otherwise
+    /// the outstanding bytes less those SACKed. Without SACK the outstanding
+    /// bytes: Linux's count of duplicate ACKs as SACKed segments
+    /// (`tcp_add_reno_sack`) is not modelled.
+    pub(super) fn in_flight(&self) -> u64 {
+        match self.sack.as_deref() {
+            Some(sb) if sb.in_recovery() => {
+                let pipe = sb.pipe(self.snd_una, self.snd_max);
+                pipe - self.sack_rtx.map_or(0, |(_, len)| len).min(pipe)
+            }
+            _ => self.packets_in_flight(),
+        }
     }
 
     /// True when a retransmission is due or the window has room for the next new segment.

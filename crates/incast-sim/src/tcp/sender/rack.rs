@@ -48,6 +48,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         let (Some(rack), Some(sb)) = (self.rack.as_mut(), self.sack.as_mut()) else { return None };
         let (newly, wait) = rack.detect(sb, &mut self.log, self.snd_una, now, ack, first_block, recovering);
         stats.lost_retransmits += newly;
+        if let Some(rate) = self.rate.as_deref_mut() {
+            // Linux tcp_mark_skb_lost counts a retransmission lost again in `tp->lost`.
+            rate.on_lost(newly * self.mss);
+        }
         if let Some(resent_to) = recovering.filter(|_| lost_state && newly > 0) {
             self.enter_recovery_from_loss(ack, resent_to, stats);
         }
@@ -126,6 +130,9 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
     pub(super) fn on_reordering_timeout(&mut self, now: SimTime, clock: &TcpClock, stats: &mut EndpointStats) {
         let ack = self.snd_una;
         self.rack_detect(now, ack, None, stats);
+        if let (Some(rate), Some(sb)) = (self.rate.as_deref_mut(), self.sack.as_deref_mut()) {
+            rate.on_lost(sb.take_newly_lost(ack));
+        }
         if self.sack.as_ref().is_some_and(|sb| sb.loss_found(ack)) {
             self.enter_sack_recovery(now, clock, ack, stats);
         }

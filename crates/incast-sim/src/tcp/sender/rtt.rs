@@ -100,10 +100,12 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         }
     }
 
-    /// After an acceptable ACK, with `prior_in_flight` bytes outstanding
-    /// and a window of `prior_cwnd` before it, `head_lost` when it called
-    /// for a retransmission of SND.UNA: an algorithm that steers by rate
-    /// hears the loss-recovery state (`CaState`), gets its rate sample and
+    /// After an acceptable ACK, with `prior_in_flight` bytes in flight
+    /// ([`Sender::in_flight`]) and a window of `prior_cwnd` before it,
+    /// `head_lost` when it called for a retransmission of SND.UNA: an
+    /// algorithm that steers by rate hears the loss-recovery state
+    /// (`CaState`), gets its rate sample (with the data in flight now and
+    /// what the scoreboard newly marks lost, or without SACK the head) and
     /// sets cwnd from `prior_cwnd` (Linux `tcp_cong_control` calling
     /// `cong_control`), and may mark what follows application-limited; the
     /// pacing rate follows ([`Sender::update_pacing_rate`]).
@@ -112,18 +114,25 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         if self.rate.is_some() {
             // Linux tcp_fastretrans_alert sets the state before tcp_cong_control runs.
             self.cc.set_ca_state(self.ca_state());
-        }
-        if let Some(rate) = self.rate.as_deref_mut() {
-            if head_lost {
-                // The ACK called for a retransmission of SND.UNA: Linux marks
-                // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
-                rate.on_lost(self.mss.min(self.snd_max - self.snd_una));
-            }
-            // Only a build with the traces reads the reported rate (`tcp::gated`).
-            let rs = rate.sample(now, prior_in_flight, EXTRAS);
-            self.cc.on_rate_sample(&rs, prior_cwnd);
-            if self.cc.marks_app_limited() {
-                rate.mark_app_limited(self.snd_nxt - self.snd_una);
+            let in_flight = self.in_flight();
+            let snd_una = self.snd_una;
+            let marked = self.sack.as_deref_mut().map(|sb| sb.take_newly_lost(snd_una));
+            let head = self.mss.min(self.snd_max - self.snd_una);
+            if let Some(rate) = self.rate.as_deref_mut() {
+                match marked {
+                    // What the scoreboard's marks (RFC 6675 IsLost, RACK) newly call lost.
+                    Some(bytes) => rate.on_lost(bytes),
+                    // The ACK called for a retransmission of SND.UNA: Linux marks
+                    // the head lost (tcp_mark_head_lost, tcp_enter_recovery).
+                    None if head_lost => rate.on_lost(head),
+                    None => {}
+                }
+                // Only a build with the traces reads the reported rate (`tcp::gated`).
+                let rs = rate.sample(now, prior_in_flight, in_flight, EXTRAS);
+                self.cc.on_rate_sample(&rs, prior_cwnd);
+                if self.cc.marks_app_limited() {
+                    rate.mark_app_limited(self.snd_nxt - self.snd_una);
+                }
             }
         }
         // The pacer's inputs are read again only when the algorithm's rate or the minimum RTT may have moved.

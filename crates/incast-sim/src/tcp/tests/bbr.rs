@@ -127,3 +127,25 @@ fn bbr_init_takes_the_handshakes_rtt() {
     // 10 000 bytes over 100 µs: 100 MB/s.
     assert_eq!(b.pacing_rate(), Some(100_000_000 * 739 / 256 * 99 / 100));
 }
+
+/// Entering SACK recovery, `bbr_set_cwnd_to_recover_or_restore` conserves
+/// the packets in flight as Linux counts them (`tcp_packets_in_flight`:
+/// neither what the receiver SACKed nor what the scoreboard marks lost),
+/// and each ACK takes off the window what it newly marked lost
+/// (`rs->losses`). Ten segments out, the first five lost, the next three
+/// SACKed one ACK each: the third SACK makes the five lost (RFC 6675
+/// `IsLost`) and starts recovery with two segments (8 and 9) in flight, so
+/// the window is those two plus the one this ACK delivered — not the ten outstanding.
+#[test]
+fn bbr_recovery_conserves_the_packets_in_flight_not_the_outstanding_ones() {
+    let cfg = TcpConfig { cc: CcChoice::Bbr, ..cfg_sack() };
+    let mut tx = with_flight(&cfg, 20 * MSS as u64, 10);
+    for (i, t) in [(6, 100), (7, 110), (8, 120)] {
+        recv(&mut tx, us(t), sack_ack(0, &[(5, i)]));
+    }
+    assert!(tx.in_recovery());
+    assert_eq!(tx.cwnd(), 3 * MSS as u64, "segments 8 and 9 in flight, plus segment 7 delivered");
+    assert_eq!(bbr(&tx).lost(), 5 * MSS as u64, "the five holes, each counted once");
+    recv(&mut tx, us(130), sack_ack(0, &[(5, 9)]));
+    assert_eq!(bbr(&tx).lost(), 5 * MSS as u64, "a later SACK marks nothing new");
+}

@@ -12,8 +12,7 @@
 //! off what it found lost (`rs->losses`); the first round of recovery
 //! conserves packets (the flight plus what the ACK delivered), and leaving
 //! recovery or the loss state restores the window saved at its start.
-//! **Deliberately different:** packets of the sender's MSS, rounded up;
-//! the flight after an ACK is the flight before it less what it delivered.
+//! **Deliberately different:** packets of the sender's MSS, rounded up.
 //! **Not modelled:** `snd_cwnd_clamp`.
 
 use super::{Bbr, Mode, CWND_MIN_TARGET, INIT_CWND, PS_PER_S, UNIT};

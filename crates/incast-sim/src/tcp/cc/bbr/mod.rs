@@ -41,15 +41,13 @@
 //! a transmit from idle is set at the next ACK; the data in the network at
 //! the next departure (`bbr_packets_in_net_at_edt`) is the data in flight
 //! (plus a quantum while probing), the pacer's departure time left out;
-//! the packets in flight after an ACK are those before it less what it
-//! delivered (Linux also leaves out those marked lost); the handshake's
-//! RTT sample, or without one the first ACK's, stands for the smoothed RTT
-//! at `bbr_init` (RFC 6298 (2.2) makes the first SRTT the first sample);
-//! `is_ack_delayed` is never set; the timers of 10 s and 200 ms run on the
-//! simulated clock, not in jiffies; the losses an ACK reports (`rs->losses`,
-//! `tp->lost`) are the head a fast retransmit or a partial ACK calls for
-//! and a timeout's outstanding data — the further marks of the SACK
-//! scoreboard and RACK are not counted.
+//! the handshake's RTT sample, or without one the first ACK's, stands for
+//! the smoothed RTT at `bbr_init` (RFC 6298 (2.2) makes the first SRTT the
+//! first sample); `is_ack_delayed` is never set; the timers of 10 s and
+//! 200 ms run on the simulated clock, not in jiffies. The packets in flight before an ACK
+//! (`rs->prior_in_flight`) and after it (`tcp_packets_in_flight`), and the
+//! packets it newly marked lost (`rs->losses`, from `tp->lost`), are the
+//! sender's count, as Linux keeps them (`tcp::delivery_rate`'s sample).
 //! **Not modelled:** TCP Small Queues and the fq qdisc (see `tcp::pacing`);
 //! the socket's window clamp and maximum pacing rate; BBRv2/v3.
 
@@ -270,6 +268,12 @@ impl Bbr {
         self.min_rtt
     }
 
+    /// Bytes marked lost so far, as the last ACK reported them (`tp->lost`).
+    #[cfg(test)]
+    pub(crate) fn lost(&self) -> u64 {
+        self.lost
+    }
+
     /// The pacing gain now, in 1/256ths (`bbr_pacing_gain` in `tcp_bbr_info`).
     pub fn pacing_gain(&self) -> u64 {
         self.pacing_gain
@@ -285,10 +289,9 @@ impl Bbr {
         bytes.div_ceil(self.mss)
     }
 
-    /// The packets in flight after the ACK of `rs`: those before it less
-    /// what it delivered (worked out only where a rule reads it).
+    /// The packets in flight after the ACK of `rs` (`tcp_packets_in_flight`).
     fn inflight_after(&self, rs: &RateSample) -> u64 {
-        self.packets(rs.prior_in_flight.saturating_sub(rs.acked_sacked))
+        self.packets(rs.in_flight)
     }
 
     /// `bbr_update_bw`: a round starts when the ACK delivered data sent

@@ -68,6 +68,7 @@ impl Path {
                 app_limited,
                 acked_sacked: MSS,
                 prior_in_flight: flight,
+                in_flight: flight - MSS,
                 rtt: Some(rtt),
                 prior_delivered: sent_at_delivered,
                 total_delivered: self.delivered,
