@@ -532,7 +532,8 @@ def test_a_delay_line_without_iptables_is_refused_naming_the_field(monkeypatch: 
 
 def test_the_delay_line_reads_each_queued_segments_id_and_frees_every_one_up_to_an_id_in_one_verdict() -> None:
     """Two NFQNL_MSG_PACKET messages in one read, each with its packet header first (ids in network order),
-    and a verdict batch whose header accepts through an id."""
+    and a verdict batch whose header accepts through an id; an error message of 0 acknowledges a request, any
+    other refuses it."""
 
     def packet(packet_id: int) -> bytes:
         header = delay.attribute(1, struct.pack(">IHB", packet_id, 0x0800, 1))
@@ -543,6 +544,8 @@ def test_the_delay_line_reads_each_queued_segments_id_and_frees_every_one_up_to_
     size, kind = struct.unpack_from("=IH", verdict)
     assert (size, kind) == (len(verdict), (3 << 8) | 3)
     assert verdict[-8:] == struct.pack(">II", 1, 8)  # NF_ACCEPT through id 8
+    acked = struct.pack("=IHHII", 36, 2, 0, 1, 0) + struct.pack("=i", 0) + b"\0" * 16
+    assert delay.acks(acked + acked) == 2
     refused = struct.pack("=IHHII", 36, 2, 0, 1, 0) + struct.pack("=i", -1) + b"\0" * 16
     with pytest.raises(OSError):
         delay.packet_ids(refused)

@@ -26,6 +26,7 @@ bound, and on SIGTERM releases what it holds and prints one line of counts.
 from __future__ import annotations
 
 import collections
+import errno
 import os
 import select
 import signal
@@ -45,6 +46,7 @@ _PACKET_HDR = 1
 _VERDICT_HDR = 2
 _NF_ACCEPT = 1
 _NLM_F_REQUEST = 1
+_NLM_F_ACK = 4
 _NLMSG_ERROR = 2
 _SO_RCVBUFFORCE = 33
 #: Segments the kernel's queue holds before it drops.
@@ -60,19 +62,20 @@ def attribute(kind: int, payload: bytes) -> bytes:
     return struct.pack("=HH", size, kind) + payload + b"\0" * (-size % 4)
 
 
-def message(kind: int, queue: int, attrs: bytes, seq: int = 0) -> bytes:
+def message(kind: int, queue: int, attrs: bytes, seq: int = 0, flags: int = _NLM_F_REQUEST) -> bytes:
     """One nfnetlink message of the queue subsystem: header, ``nfgenmsg`` (version 0, the queue), attributes."""
     body = struct.pack("=BB", socket.AF_UNSPEC, 0) + struct.pack(">H", queue) + attrs
-    return struct.pack("=IHHII", 16 + len(body), (_NFNL_SUBSYS_QUEUE << 8) | kind, _NLM_F_REQUEST, seq, 0) + body
+    return struct.pack("=IHHII", 16 + len(body), (_NFNL_SUBSYS_QUEUE << 8) | kind, flags, seq, 0) + body
 
 
 def bind_messages(queue: int) -> list[bytes]:
-    """Bind ``queue``, copy metadata only, and let it hold :data:`QUEUE_MAXLEN` segments."""
-    return [
-        message(_MSG_CONFIG, queue, attribute(_CFG_CMD, struct.pack(">BBH", _CMD_BIND, 0, socket.AF_INET)), 1),
-        message(_MSG_CONFIG, queue, attribute(_CFG_PARAMS, struct.pack(">IB", 0, _COPY_META)), 2),
-        message(_MSG_CONFIG, queue, attribute(_CFG_QUEUE_MAXLEN, struct.pack(">I", QUEUE_MAXLEN)), 3),
+    """Bind ``queue``, copy metadata only, and let it hold :data:`QUEUE_MAXLEN` segments; each asks for an ACK."""
+    config = [
+        attribute(_CFG_CMD, struct.pack(">BBH", _CMD_BIND, 0, socket.AF_INET)),
+        attribute(_CFG_PARAMS, struct.pack(">IB", 0, _COPY_META)),
+        attribute(_CFG_QUEUE_MAXLEN, struct.pack(">I", QUEUE_MAXLEN)),
     ]
+    return [message(_MSG_CONFIG, queue, a, seq, _NLM_F_REQUEST | _NLM_F_ACK) for seq, a in enumerate(config, 1)]
 
 
 def accept_through(queue: int, packet_id: int) -> bytes:
@@ -82,16 +85,27 @@ def accept_through(queue: int, packet_id: int) -> bytes:
 
 def packet_ids(data: bytes) -> list[int]:
     """The ids of the queued segments a read from the socket announces (errors raise OSError)."""
+    return _read(data)[0]
+
+
+def acks(data: bytes) -> int:
+    """How many requests a read from the socket acknowledges (errors raise OSError)."""
+    return _read(data)[1]
+
+
+def _read(data: bytes) -> tuple[list[int], int]:
     ids = []
+    acked = 0
     at = 0
     while at + 16 <= len(data):
         size, kind = struct.unpack_from("=IH", data, at)
         if size < 16:
             break
         if kind == _NLMSG_ERROR:
-            (errno,) = struct.unpack_from("=i", data, at + 16)
-            if errno:
-                raise OSError(-errno, "nfnetlink_queue refused a request")
+            (code,) = struct.unpack_from("=i", data, at + 16)
+            if code:
+                raise OSError(-code, "nfnetlink_queue refused a request")
+            acked += 1
         elif kind == (_NFNL_SUBSYS_QUEUE << 8) | _MSG_PACKET:
             a = at + 20
             while a + 4 <= at + size:
@@ -102,7 +116,7 @@ def packet_ids(data: bytes) -> list[int]:
                     ids.append(struct.unpack_from(">I", data, a + 4)[0])
                 a += alen + (-alen % 4)
         at += size + (-size % 4)
-    return ids
+    return ids, acked
 
 
 class Lateness:
@@ -140,8 +154,12 @@ def serve(delay_s: float, queue: int = QUEUE) -> Lateness:
     sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, _NETLINK_NETFILTER)
     sock.setsockopt(socket.SOL_SOCKET, _SO_RCVBUFFORCE, 64 * 2**20)
     sock.bind((0, 0))
-    for m in bind_messages(queue):
+    requests = bind_messages(queue)
+    for m in requests:
         sock.send(m)
+    acked = 0
+    while acked < len(requests):
+        acked += acks(sock.recv(1 << 16))
     held: collections.deque[tuple[float, int]] = collections.deque()
     late = Lateness()
     print("delaying", file=sys.stderr, flush=True)
@@ -162,7 +180,7 @@ def serve(delay_s: float, queue: int = QUEUE) -> Lateness:
             try:
                 data = sock.recv(1 << 20)
             except OSError as e:  # ENOBUFS: messages lost, the segments still queued; a later batch frees them
-                if e.errno != 105:
+                if e.errno != errno.ENOBUFS:
                     raise
                 continue
             arrived = time.monotonic()
