@@ -521,6 +521,13 @@ def test_a_round_trip_of_a_millisecond_or_more_is_a_delay_line_and_a_shorter_one
     )
 
 
+def test_pacing_is_noted_where_the_kernel_would_not_pace() -> None:
+    """The kernel paces BBR by itself (internal pacing) and nothing else without fq: a paced Reno is noted, BBR not."""
+    assert "tcp.pacing" in [n.split(":")[0] for n in plan(scenario(tcp={"pacing": True}), HZ250, CONGESTION).notes]
+    for tcp in ({"cc": "bbr"}, {"cc": "bbr", "pacing": True}, {}):
+        assert "tcp.pacing" not in [n.split(":")[0] for n in plan(scenario(tcp=tcp), HZ250, CONGESTION).notes]
+
+
 def test_a_delay_line_without_iptables_is_refused_naming_the_field(monkeypatch: pytest.MonkeyPatch) -> None:
     real_which = shutil.which
     monkeypatch.setattr(shutil, "which", lambda name: None if name == "iptables-nft" else real_which(name))

@@ -355,7 +355,7 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
             notes.append(f"{name}: a rule of the simulator's ns-2 or ns-3 stack; the kernel runs its own")
     if tcp.sack_lost_retransmit:
         notes.append("tcp.sack_lost_retransmit: Linux finds lost retransmissions by RACK (tcp.rack_tlp)")
-    if tcp.pacing != (tcp.cc == "bbr"):
+    if tcp.pacing and tcp.cc != "bbr":
         notes.append("tcp.pacing: the kernel paces BBR only (internal pacing: no fq qdisc here)")
     if tcp.gso_max_size != default.tcp.gso_max_size:
         notes.append("tcp.gso_max_size: every burst is one segment (the veths' gso_max_segs 1)")
