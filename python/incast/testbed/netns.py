@@ -265,9 +265,8 @@ class Network:
         if shaping.send_loss_ppb:
             # Data only: a pure ACK is at most 80 bytes of IP (60 of TCP header); a SYN or FIN is spared.
             data = f'iifname != "{self.port(self.client)}" ip length > 80 tcp flags & (syn | fin) == 0'
-            rule = f"{data} numgen random mod {LOSS_SCALE} < {shaping.send_loss_ppb} counter drop"
-            chain = f"chain send {{ type filter hook prerouting priority -300; policy accept; {rule}; }}"
-            command("ip", "netns", "exec", sw, "nft", f"table bridge {SEND_LOSS_TABLE} {{ {chain}; }}")
+            hook = "type filter hook prerouting priority -300"
+            _lossy(sw, "bridge", hook, shaping.send_loss_ppb, table=SEND_LOSS_TABLE, frames=data)
         if shaping.delay_s:
             # nftables' own queue statement needs nft_queue, which this kernel lacks; xt's NFQUEUE is there.
             command("ip", "netns", "exec", self.client, IPTABLES, "-A", "INPUT", "-p", "tcp", "-j", "NFQUEUE")
@@ -278,23 +277,12 @@ class Network:
 
     def lost(self) -> int:
         """Frames this run's links have lost on the wire (the counters of the rules ``link.loss`` built)."""
-        total = 0
-        for ns, family in [(self.switch, "bridge"), *((host, "netdev") for host in self.hosts)]:
-            listed = json.loads(command("ip", "netns", "exec", ns, "nft", "-j", "list", "table", family, LOSS_TABLE))
-            for item in listed["nftables"]:
-                total += sum(e.get("counter", {}).get("packets", 0) for e in item.get("rule", {}).get("expr", []))
-        return total
+        places = [(self.switch, "bridge"), *((host, "netdev") for host in self.hosts)]
+        return sum(_dropped(ns, family, LOSS_TABLE) for ns, family in places)
 
     def send_losses(self) -> int:
         """Data segments the servers' sender-side loss dropped (the counter of ``tcp.send_loss``'s rule)."""
-        listed = json.loads(
-            command("ip", "netns", "exec", self.switch, "nft", "-j", "list", "table", "bridge", SEND_LOSS_TABLE)
-        )
-        return sum(
-            e.get("counter", {}).get("packets", 0)
-            for item in listed["nftables"]
-            for e in item.get("rule", {}).get("expr", [])
-        )
+        return _dropped(self.switch, "bridge", SEND_LOSS_TABLE)
 
     def counters(self, host: str) -> dict[str, int]:
         """The TCP counters of ``host``'s namespace (``/proc/net/snmp`` Tcp and ``/proc/net/netstat`` TcpExt)."""
@@ -333,14 +321,25 @@ def _tbf(ns: str, dev: str, shaping: Shaping, limit: int) -> None:
     )
 
 
-def _lossy(ns: str, family: str, hook: str, loss_ppb: int) -> None:
-    """In ``ns``, drop each IPv4 frame on ``hook`` when its random draw in [0, LOSS_SCALE) is below ``loss_ppb``.
+def _lossy(
+    ns: str, family: str, hook: str, loss_ppb: int, *, table: str = LOSS_TABLE, frames: str = "meta protocol ip"
+) -> None:
+    """In ``ns``'s ``table``, drop each of the ``frames`` on ``hook`` (IPv4 by default) when its random draw in
+    [0, LOSS_SCALE) is below ``loss_ppb``, counting them (:func:`_dropped`).
 
     ARP is spared: the simulator's links carry no ARP, and a lost request would hold a connection a second.
     """
-    rule = f"meta protocol ip numgen random mod {LOSS_SCALE} < {loss_ppb} counter drop"
-    table = f"table {family} {LOSS_TABLE} {{ chain loss {{ {hook}; policy accept; {rule}; }}; }}"
-    command("ip", "netns", "exec", ns, "nft", table)
+    rule = f"{frames} numgen random mod {LOSS_SCALE} < {loss_ppb} counter drop"
+    chain = f"chain loss {{ {hook}; policy accept; {rule}; }}"
+    command("ip", "netns", "exec", ns, "nft", f"table {family} {table} {{ {chain}; }}")
+
+
+def _dropped(ns: str, family: str, table: str) -> int:
+    """Frames the rules of ``ns``'s ``table`` (one :func:`_lossy` built) have dropped, from their counters."""
+    listed = json.loads(command("ip", "netns", "exec", ns, "nft", "-j", "list", "table", family, table))
+    return sum(
+        e.get("counter", {}).get("packets", 0) for i in listed["nftables"] for e in i.get("rule", {}).get("expr", [])
+    )
 
 
 def _nsconfig(ns: str, sysctls: dict[str, str], offload_off: list[str]) -> None:
