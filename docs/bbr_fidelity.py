@@ -108,7 +108,8 @@ def _spread(values: list[float], digits: int) -> str:
 
 def run_row(c: Config, runs: int, raw: Any) -> dict[str, Any]:
     """Every run of one configuration: both sides' goodput, retransmissions and timeouts, and the load."""
-    row: dict[str, Any] = {k: [] for k in ("sim_g", "bed_g", "sim_r", "bed_r", "sim_t", "bed_t", "load", "plans")}
+    keys = ("sim_g", "bed_g", "sim_r", "bed_r", "sim_t", "bed_t", "load", "plans", "path")
+    row: dict[str, Any] = {k: [] for k in keys}
     for seed in range(1, runs + 1):
         row["load"].append(os.getloadavg()[0])
         args = c.args(seed)
@@ -120,7 +121,8 @@ def run_row(c: Config, runs: int, raw: Any) -> dict[str, Any]:
             row[f"{side}_g"].append(d[key]["goodput_mbps"])
             row[f"{side}_r"].append(d[key]["retransmitted_packets"])
             row[f"{side}_t"].append(d[key]["timeouts"])
-        (blank,) = simulator_side.validate(args)
+        row["path"].append(d["host_cost"]["path_rtt_s"])
+        (blank,) = simulator_side.validate(args, row["path"][-1])
         row["plans"].append(blank["plans"])
         print(f"{c} seed {seed}: {d['simulator']['goodput_mbps']:.1f} / {d['testbed']['goodput_mbps']:.1f} Mbps, "
               f"{d['simulator']['retransmitted_packets']} / {d['testbed']['retransmitted_packets']} retransmitted, "
@@ -200,11 +202,16 @@ def measure_table(runs: int, raw: Any) -> dict[str, Any]:
     return out
 
 
+def _path(row: dict[str, Any], seed: int) -> float | None:
+    """The path round trip the row's run ``seed`` measured (None for runs from before it was measured)."""
+    return row.get("path", [None] * seed)[seed - 1]
+
+
 def resimulate(t: dict[str, Any]) -> dict[str, Any]:
     """The saved table with its simulator side run again at the current engine, the kernel's runs kept."""
     for c, row in zip(CONFIGS, t["rows"], strict=True):
         for seed in range(1, t["runs"] + 1):
-            (d,) = simulator_side.validate(c.args(seed))
+            (d,) = simulator_side.validate(c.args(seed), _path(row, seed))
             if d["plans"] != row["plans"][seed - 1]:
                 raise SystemExit(
                     f"error: {c} seed {seed}: the testbed would now be set up differently; run --part table"
@@ -225,7 +232,7 @@ def verify() -> None:
         t = results.get("table")
         for c, row in zip(CONFIGS, t["rows"] if t else [], strict=not t):
             for seed in range(1, t["runs"] + 1):
-                (d,) = simulator_side.validate(c.args(seed))
+                (d,) = simulator_side.validate(c.args(seed), _path(row, seed))
                 where = f"{c} seed {seed}"
                 saved = [row[k][seed - 1] for k in ("sim_g", "sim_r", "sim_t")]
                 fresh = [d["simulator"][k] for k in ("goodput_mbps", "retransmitted_packets", "timeouts")]

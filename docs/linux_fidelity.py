@@ -145,18 +145,19 @@ unqueued frame crosses it with no serialization time, and frames after an idle m
 back. `--tcp sack` is Linux reno with SACK; "SACK off" sets `tcp.sack=false`.
 
 **What differs, and why.** The testbed has no netem, so its RTT is what the veths give, not
-`link.rtt`. Its `tbf` waits for tokens on a timer, which fires late on these busy cores and sends the
-client port's frames at uneven gaps; the simulator's bucket releases each frame the moment it holds
-its tokens. The real hosts take a varying time to handle each frame, where the simulator's
-hosts answer in a fixed time by default; with many servers in lockstep with the port's departures a
-drop-tail queue then drops by phase, not by chance (Floyd and Jacobson's phase effects), and a
-retransmission sent the moment an ACK arrives falls in the same unlucky phase as the frames lost before
-it. `link.host_jitter` (an exponential time with that mean per frame received, frames kept in order)
-stands for the hosts' timing; `python docs/host_timing.py` measures it on the testbed (as root) and
-counts, for both sides, how often the port drops first transmissions and retransmissions. The second
-table runs with 30 µs. The last column is empty when the testbed's one-server blocks were as fast as
-the simulator's or faster: no server turnaround then makes the simulator's as short.
-"""
+`link.rtt`: the simulator runs over the path the one-server run measured instead (the least
+`tcpi_min_rtt` of its server, `host_cost.path_rtt_s`). Its `tbf` waits for tokens on a timer, which
+fires late on these busy cores and sends the client port's frames at uneven gaps; the simulator's
+bucket releases each frame the moment it holds its tokens. The real hosts take a varying time to
+handle each frame, where the simulator's hosts answer in a fixed time by default; with many servers
+in lockstep with the port's departures a drop-tail queue then drops by phase, not by chance (Floyd
+and Jacobson's phase effects), and a retransmission sent the moment an ACK arrives falls in the same
+unlucky phase as the frames lost before it. `link.host_jitter` (an exponential time with that mean
+per frame received, frames kept in order) stands for the hosts' timing; `python docs/host_timing.py`
+measures it on the testbed (as root) and counts, for both sides, how often the port drops first
+transmissions and retransmissions. The second table runs with 30 µs. The last column is empty when
+the testbed's one-server blocks were as fast as the simulator's or faster: no server turnaround then
+makes the simulator's as short. """
 
 
 GIGABIT_ABOUT = """\
@@ -183,7 +184,7 @@ def _spread(values: list[float], digits: int) -> str:
 
 def run_row(c: Config, runs: int, calibrate: bool, sets: list[str], raw: Any) -> dict[str, list[float]]:
     """Every run of one configuration: both goodputs, both timeout counts, the turnarounds found."""
-    row: dict[str, list[float]] = {"sim_g": [], "bed_g": [], "sim_t": [], "bed_t": [], "turnaround": []}
+    row: dict[str, list[Any]] = {"sim_g": [], "bed_g": [], "sim_t": [], "bed_t": [], "turnaround": [], "path": []}
     for seed in range(1, runs + 1):
         done = subprocess.run(c.argv(seed, calibrate, sets), check=True, capture_output=True, text=True)
         d = json.loads(done.stdout)
@@ -191,6 +192,7 @@ def run_row(c: Config, runs: int, calibrate: bool, sets: list[str], raw: Any) ->
             raw.write(done.stdout)
         if d["host_cost"]["server_jitter_s"] is not None:
             row["turnaround"].append(d["host_cost"]["server_jitter_s"] * 1e6)
+        row["path"].append(d["host_cost"]["path_rtt_s"])
         row["sim_g"].append(d["simulator"]["goodput_mbps"])
         row["bed_g"].append(d["testbed"]["goodput_mbps"])
         row["sim_t"].append(d["simulator"]["timeouts"])
@@ -201,8 +203,8 @@ def run_row(c: Config, runs: int, calibrate: bool, sets: list[str], raw: Any) ->
 
 def run_gigabit(c: Gigabit, runs: int, calibrate: bool, raw: Any) -> dict[str, list[float]]:
     """Every run of one 1 Gbps row: goodputs, drops and SRTTs of both sides, the port check, the load average."""
-    keys = ("sim_g", "bed_g", "sim_d", "bed_d", "sim_rtt", "bed_rtt", "emulated", "load")
-    row: dict[str, list[float]] = {k: [] for k in keys}
+    keys = ("sim_g", "bed_g", "sim_d", "bed_d", "sim_rtt", "bed_rtt", "emulated", "load", "path")
+    row: dict[str, list[Any]] = {k: [] for k in keys}
     for seed in range(1, runs + 1):
         load = os.getloadavg()[0]
         done = subprocess.run(c.argv(seed, calibrate), check=True, capture_output=True, text=True)
@@ -218,6 +220,7 @@ def run_gigabit(c: Gigabit, runs: int, calibrate: bool, raw: Any) -> dict[str, l
         row["bed_rtt"].append(math.nan if bed["server_srtt_ms"] is None else bed["server_srtt_ms"])
         row["emulated"].append(float(d["port_check"]["emulated"] is not False))
         row["load"].append(load)
+        row["path"].append(d["host_cost"]["path_rtt_s"])
         print(f"{c} seed {seed}: {sim['goodput_mbps']:.1f} / {bed['goodput_mbps']:.1f}, load {load:.2f}", flush=True)
     return row
 
@@ -327,6 +330,12 @@ def _saved_sim(results: dict[str, Any], name: str, i: int, seed: int) -> list[fl
     return [row["sim_g"][seed - 1], row["sim_t"][seed - 1]]
 
 
+def _saved_path(results: dict[str, Any], name: str, i: int, seed: int) -> float | None:
+    """The path round trip the line's one-server run measured (None for runs from before it was measured)."""
+    row = results["gigabit"][i] if name == "gigabit" else results["tables"][name][i]
+    return row.get("path", [None] * seed)[seed - 1]
+
+
 def baseline(run: Run, results: dict[str, Any], core: Path) -> dict[str, Any]:
     """Every line's testbed plans as the run's own commit's code makes them.
 
@@ -348,8 +357,10 @@ def baseline(run: Run, results: dict[str, Any], core: Path) -> dict[str, Any]:
             flags = [str(results["runs"]), "1" if results["calibrate"] else "0"]
             argv = subprocess.run([sys.executable, "-c", _OLD_LINES, *flags], cwd=tree / "docs", env=env, check=True,
                                   capture_output=True, text=True).stdout  # fmt: skip
-            done = subprocess.run([sys.executable, str(ROOT / "docs" / "simulator_side.py")], input=argv, cwd=tmp,
-                                  env=env, capture_output=True, text=True)  # fmt: skip
+            paths = [_saved_path(results, name, i, seed) for name, i, seed, _ in _lines(results)]
+            items = [{"args": a, "path_rtt_s": p} for a, p in zip(json.loads(argv), paths, strict=True)]
+            done = subprocess.run([sys.executable, str(ROOT / "docs" / "simulator_side.py")], input=json.dumps(items),
+                                  cwd=tmp, env=env, capture_output=True, text=True)  # fmt: skip
         finally:
             subprocess.run(["git", "worktree", "remove", "--force", str(tree)], cwd=ROOT, capture_output=True)
     if done.returncode != 0:
@@ -383,7 +394,7 @@ def verify(core: Path) -> None:
     old = baseline(run, results, core)
     try:
         for (name, i, seed, args), indices in zip(_lines(results), old["lines"], strict=True):
-            (d,) = simulator_side.validate(args)
+            (d,) = simulator_side.validate(args, _saved_path(results, name, i, seed))
             where = f"{name} {_config(name, i)} seed {seed}"
             counted = "drops" if name == "gigabit" else "timeouts"
             fresh = [d["simulator"]["goodput_mbps"], d["simulator"][counted]]

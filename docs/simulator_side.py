@@ -10,10 +10,12 @@ counts them) runs as it did; only the reference's own figures come back as ``nul
 Against the testbed the blank run records what the testbed would have set up instead: the plan
 (:func:`incast.testbed.plan_for`) of every scenario it was handed, the one-server run that measures
 the hosts included, without its notes (sentences for people, not settings). The privilege check is
-skipped, since nothing is built.
+skipped, since nothing is built. The one-server run reports the path round trip the run being
+replayed measured (``host_cost.path_rtt_s``), since the simulator's side ran over it.
 
-``python docs/simulator_side.py`` reads a JSON list of argument lists on stdin and prints the JSON
-objects of each line, a list per argument list, on stdout: that is how a verification runs this
+``python docs/simulator_side.py`` reads a JSON list on stdin, each item an argument list or an object
+``{"args": [...], "path_rtt_s": ...}``, and prints the JSON objects of each line, a list per item, on
+stdout: that is how a verification runs this
 against an older commit's code (``PYTHONPATH`` at that commit's ``python/``). It uses only what both
 old and new code have: ``incast.cli.main``, ``incast.testbed.run``, ``require_privileges`` and
 ``plan_for``, and the ns-2 and ns-3 references' ``run`` method.
@@ -53,9 +55,12 @@ def _plan(scenario: Any) -> dict[str, Any]:
 
 
 @contextlib.contextmanager
-def _blank_references(plans: list[dict[str, Any]]) -> Any:
-    """Every reference's run made blank for as long as the context lasts; plans of testbed runs go to ``plans``."""
+def _blank_references(plans: list[dict[str, Any]], path_rtt_s: float | None) -> Any:
+    """Every reference's run made blank for as long as the context lasts; plans of testbed runs go to ``plans``,
+    and each testbed run's server saw ``path_rtt_s`` as its least min_rtt (None: sampled none)."""
     from incast import testbed
+
+    rtt = None if path_rtt_s is None else {"min_rtt_ms": path_rtt_s * 1e3}
 
     def testbed_run(scenario: Any, **_: Any) -> Any:
         plans.append(_plan(scenario))
@@ -64,6 +69,7 @@ def _blank_references(plans: list[dict[str, Any]]) -> Any:
             error=None,
             blocks=0,
             block_time_ms=SimpleNamespace(p50=0.0),
+            server_rtt=rtt,
             to_dict=lambda: Blank(),
         )
 
@@ -85,17 +91,19 @@ def _blank_references(plans: list[dict[str, Any]]) -> Any:
             setattr(owner, name, value)
 
 
-def validate(args: list[str]) -> list[dict[str, Any]]:
+def validate(args: list[str], path_rtt_s: float | None = None) -> list[dict[str, Any]]:
     """The JSON objects of ``incast validate --json ARGS``, the reference's figures blank.
 
     Against the testbed the last object gets ``plans``: every plan the testbed was asked for while
-    the command ran (the host-cost run's, then each scenario's), in order.
+    the command ran (the host-cost run's, then each scenario's), in order; ``path_rtt_s`` is the
+    path the replayed run's one-server run measured.
     """
     from incast.cli import main
 
     plans: list[dict[str, Any]] = []
     out = io.StringIO()
-    with _blank_references(plans), contextlib.redirect_stdout(out), contextlib.redirect_stderr(io.StringIO()):
+    quiet = contextlib.redirect_stderr(io.StringIO())
+    with _blank_references(plans, path_rtt_s), contextlib.redirect_stdout(out), quiet:
         status = main(["validate", "--json", *args])
     if status != 0:
         raise SystemExit(f"error: incast validate {' '.join(args)} exited with status {status}")
@@ -106,8 +114,8 @@ def validate(args: list[str]) -> list[dict[str, Any]]:
 
 
 def main() -> int:
-    lines = json.load(sys.stdin)
-    json.dump([validate(args) for args in lines], sys.stdout)
+    items = [i if isinstance(i, dict) else {"args": i} for i in json.load(sys.stdin)]
+    json.dump([validate(i["args"], i.get("path_rtt_s")) for i in items], sys.stdout)
     return 0
 
 

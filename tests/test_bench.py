@@ -340,7 +340,7 @@ def test_serve_stops_cleanly_on_a_signal_and_frees_its_port(sig: signal.Signals)
     shutdown = (
         r"shutdown: 2 connections, 3 requests, 3145728 bytes served, 1 connections rejected, "
         r"0 refused \(too many open\), 0 closed idle, 0 accept errors, \d+ segments retransmitted; "
-        r"kernel RTT \d+ us, RTTVAR \d+ us and RTO \d+ us on average \(RTO at most \d+ us\) "
+        r"kernel RTT \d+ us, RTTVAR \d+ us and RTO \d+ us on average \(RTO at most \d+ us, min_rtt at least \d+ us\) "
         r"over 2 requests after a connection's first"
     )
     assert re.fullmatch(shutdown, lines[-1]), lines[-1]

@@ -261,15 +261,22 @@ def test_without_root_the_testbed_is_a_one_line_error_with_status_2(
 # Real runs (root).
 
 
-def test_the_servers_kernel_rtt_is_weighted_by_the_requests_each_sampled() -> None:
+def test_the_servers_kernel_rtt_is_weighted_by_the_requests_each_sampled_and_the_least_min_rtt_kept() -> None:
     lines = [
         "shutdown: 1 connections, ...; kernel RTT 1000 us, RTTVAR 400 us and RTO 5000 us on average (RTO at most "
-        "8000 us) over 3 requests after a connection's first",
+        "8000 us, min_rtt at least 31 us) over 3 requests after a connection's first",
         "shutdown: 1 connections, ...; kernel RTT 3000 us, RTTVAR 800 us and RTO 9000 us on average (RTO at most "
-        "12000 us) over 1 requests after a connection's first",
+        "12000 us, min_rtt at least 27 us) over 1 requests after a connection's first",
         "",
     ]
-    assert kernel_rtt(lines) == {"requests": 4, "rtt_ms": 1.5, "rttvar_ms": 0.5, "rto_ms": 6.0, "rto_max_ms": 12.0}
+    assert kernel_rtt(lines) == {
+        "requests": 4,
+        "rtt_ms": 1.5,
+        "rttvar_ms": 0.5,
+        "rto_ms": 6.0,
+        "rto_max_ms": 12.0,
+        "min_rtt_ms": 0.027,
+    }
     assert kernel_rtt(["error: a server that never answered", ""]) is None
 
 
@@ -696,27 +703,41 @@ def test_validate_puts_the_simulator_beside_the_testbed(capfd: pytest.CaptureFix
 
 
 class _OneServerBed:
-    """A testbed run whose median block took ``p50_ms``."""
+    """A testbed run whose median block took ``p50_ms``, its server's least min_rtt 27 µs."""
 
     status, error = "complete", None
+    server_rtt = {"min_rtt_ms": 0.027}
 
     def __init__(self, p50_ms: float) -> None:
         self.block_time_ms = BlockTimes(p50_ms, p50_ms, p50_ms)
 
 
 def test_host_cost_finds_the_turnaround_of_hosts_like_the_simulator(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A testbed whose one-server block takes as long as the simulator's with a 700 µs turnaround measures 700 µs."""
+    """A testbed whose one-server block takes as long as the simulator's with a 700 µs turnaround measures 700 µs,
+    the simulator running over the 27 µs path the testbed's server measured."""
     base = Scenario.parse({"servers": 16, "blocks": 3, "link": {"rate": "200Mbps"}, "workload": {"sru": "96KiB"}})
-    one = base.with_overrides({"servers": 1, "blocks": 20, **simulator_overrides(base, 0.004)})
+    one = base.with_overrides({"servers": 1, "blocks": 20, **simulator_overrides(base, 0.004, 27e-6)})
+    assert one.link.rtt == pytest.approx(27e-6)
     slow = incast_run(one.with_overrides({"workload.server_jitter": "700us"})).block_time_ms.p50
     monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _OneServerBed(slow))
     cost = host_cost(base, 0.004, "60s")
+    assert cost.path_rtt_s == pytest.approx(27e-6)
     assert cost.server_jitter_s == pytest.approx(700e-6, abs=2e-6)
     assert cost.simulator_block_ms == incast_run(one).block_time_ms.p50
     assert cost.overhead_ms == pytest.approx(slow - cost.simulator_block_ms) and cost.overhead_ms > 0
     # Hosts faster than the simulator with no turnaround at all: none matches.
     monkeypatch.setattr(testbed, "run", lambda scenario, timeout: _OneServerBed(0.1))
     assert host_cost(base, 0.004, "60s").server_jitter_s is None
+
+
+def test_the_simulator_runs_over_the_testbeds_path_only_where_the_testbed_cannot_apply_link_rtt() -> None:
+    """Below the delay line's 1 ms the testbed's RTT is its veths' and hosts': the simulator takes the measured one;
+    from 1 ms on the delay line applies link.rtt, and the simulator keeps it."""
+    short = Scenario.parse({"servers": 4, "link": {"rtt": "100us"}})
+    assert simulator_overrides(short, 0.004, 27e-6)["link.rtt"] == "27us"
+    assert "link.rtt" not in simulator_overrides(short, 0.004)
+    delayed = Scenario.parse({"servers": 4, "link": {"rtt": "20ms"}})
+    assert "link.rtt" not in simulator_overrides(delayed, 0.004, 27e-6)
 
 
 def test_calibrate_is_refused_against_ns2(capfd: pytest.CaptureFixture[str]) -> None:

@@ -21,7 +21,12 @@ times, and the server turnaround (``workload.server_jitter``, the wake-up
 between a request's arrival and its answer's start) with which the
 simulator's one-server block takes as long as the testbed's. One server
 shows the hosts lightly loaded: what many servers sharing this machine's
-cores add is not in it.
+cores add is not in it. The same run measures the testbed's path: the least
+``tcpi_min_rtt`` its server saw (a segment that waited in no queue, through
+the hosts' stacks and the veths). Where the testbed cannot apply the
+scenario's ``link.rtt`` (below :data:`~incast.testbed.plan.DELAY_LINE_MIN_S`,
+without a delay line) the simulator runs with that path as its ``link.rtt``,
+so that both sides run over the same round trip.
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from incast.reference.base import Figure, Reference, Rule, Unavailable
 from incast.result import run as simulate
 from incast.scenario import Scenario
 from incast.testbed.kernel import available_congestion_controls
-from incast.testbed.plan import TITLE, bucket_bytes, rules
+from incast.testbed.plan import DELAY_LINE_MIN_S, TITLE, bucket_bytes, rules
 from incast.units import format_duration
 
 __all__ = ["KERNEL_FIGURES", "HostCost", "Testbed", "host_cost", "simulator_overrides"]
@@ -57,8 +62,9 @@ KERNEL_FIGURES = (
 )
 
 
-def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
-    """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does."""
+def simulator_overrides(scenario: Scenario, jiffy_s: float, path_rtt_s: float | None = None) -> dict[str, Any]:
+    """The settings that make the simulator run ``scenario`` as the kernel with this jiffy does, over the
+    testbed's measured path round trip ``path_rtt_s`` where the testbed does not apply ``link.rtt``."""
     # With its unit: the engine never guesses one (format_duration reads back to the same seconds).
     overrides: dict[str, Any] = {"tcp.clock_granularity": format_duration(jiffy_s), "tcp.rtt_resolution": "us"}
     overrides |= LINUX_STACK
@@ -67,6 +73,8 @@ def simulator_overrides(scenario: Scenario, jiffy_s: float) -> dict[str, Any]:
     # The client's switch port and the servers' NICs are tbf qdiscs; the other ports only carry ACKs and
     # requests, which a bucket at the link rate never keeps waiting, as the testbed's unshaped veths do not.
     overrides["link.token_bucket"] = f"{bucket_bytes(scenario)}B"
+    if path_rtt_s is not None and scenario.link.rtt < DELAY_LINE_MIN_S:
+        overrides["link.rtt"] = format_duration(path_rtt_s)
     if scenario.tcp.recovery == "reno":
         overrides["tcp.recovery"] = "newreno"
     d = scenario.tcp.delayed_ack
@@ -87,7 +95,9 @@ class HostCost:
     testbed's (to the microsecond): each server then starts its answer a
     uniform draw from [0, it] after the request, so the median one-server
     block is longer by about half of it. ``None`` when even no turnaround at
-    all leaves the simulator slower.
+    all leaves the simulator slower. ``path_rtt_s``: the least ``tcpi_min_rtt``
+    the testbed's server saw (None when it sampled none); the simulator's side
+    ran over it (:func:`simulator_overrides`).
     """
 
     blocks: int
@@ -95,6 +105,7 @@ class HostCost:
     simulator_block_ms: float
     overhead_ms: float
     server_jitter_s: float | None
+    path_rtt_s: float | None
 
     def to_dict(self, calibrated: bool) -> dict[str, Any]:
         """JSON-safe, with ``calibrated``: whether the simulator ran with ``server_jitter_s``."""
@@ -106,6 +117,8 @@ class HostCost:
             f"hosts, one server, {self.blocks} blocks: block p50 {self.testbed_block_ms:.3f} ms on the testbed, "
             f"{self.simulator_block_ms:.3f} ms simulated ({self.overhead_ms:+.3f} ms per block); "
         )
+        if self.path_rtt_s is not None:
+            out += f"the path's least min_rtt {format_duration(self.path_rtt_s)}; "
         if self.server_jitter_s is None:
             return out + "no server turnaround makes the simulator's as short"
         out += f"a server turnaround up to {format_duration(self.server_jitter_s)} (workload.server_jitter) matches it"
@@ -118,7 +131,7 @@ def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
     The simulator's median block time grows with ``workload.server_jitter``
     (its draws scale with it); bisection between none and twice the
     scenario's (doubled until it is slow enough, up to 1 s) finds the one of
-    the testbed's median.
+    the testbed's median. The simulator runs over the path the testbed's server measured.
     Raises :class:`~incast.testbed.TestbedError` when the testbed run fails,
     and ``KeyboardInterrupt`` when it was interrupted.
     """
@@ -129,7 +142,9 @@ def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
     if bed.status != "complete":
         raise testbed.TestbedError(f"testbed: the one-server run that measures the hosts failed: {bed.error}")
     target = bed.block_time_ms.p50
-    sim = one.with_overrides(simulator_overrides(one, jiffy_s))
+    # Whole microseconds, as TCP_INFO gives them.
+    path = None if bed.server_rtt is None else round(bed.server_rtt["min_rtt_ms"] * 1e3) / 1e6
+    sim = one.with_overrides(simulator_overrides(one, jiffy_s, path))
 
     def block_ms(jitter_s: float) -> float:
         return simulate(sim.with_overrides({"workload.server_jitter": format_duration(jitter_s)})).block_time_ms.p50
@@ -144,7 +159,7 @@ def host_cost(scenario: Scenario, jiffy_s: float, timeout: str) -> HostCost:
             mid = (lo + hi) / 2
             lo, hi = (mid, hi) if block_ms(mid) < target else (lo, mid)
         found = round(hi, 6)
-    return HostCost(HOST_COST_BLOCKS, target, as_given, target - as_given, found)
+    return HostCost(HOST_COST_BLOCKS, target, as_given, target - as_given, found, path)
 
 
 class Testbed(Reference):
@@ -152,7 +167,8 @@ class Testbed(Reference):
 
     ``sample_every``: how often the servers' connections are sampled into each run's ``trace`` (None: not).
 
-    ``turnaround``: the ``workload.server_jitter`` the simulator runs with beside it (``--calibrate``).
+    ``turnaround``: the ``workload.server_jitter`` the simulator runs with beside it (``--calibrate``);
+    ``path_rtt``: the testbed's path round trip :meth:`measure_hosts` found (:func:`simulator_overrides`).
     """
 
     name = "testbed"
@@ -163,6 +179,7 @@ class Testbed(Reference):
         self.timeout = timeout
         self.sample_every = sample_every
         self.turnaround: float | None = None
+        self.path_rtt: float | None = None
         self._kernel: testbed.KernelClock | None = None
 
     @property
@@ -176,6 +193,7 @@ class Testbed(Reference):
         """:func:`host_cost` of ``scenario`` on this kernel; ``calibrate``: the simulator runs with the turnaround."""
         cost = host_cost(scenario, self.kernel.jiffy_s, self.timeout)
         self.turnaround = cost.server_jitter_s if calibrate else None
+        self.path_rtt = cost.path_rtt_s
         return cost
 
     def require(self) -> None:
@@ -192,7 +210,7 @@ class Testbed(Reference):
 
     def simulator_overrides(self, scenario: Scenario) -> dict[str, Any]:
         hosts = {} if self.turnaround is None else {"workload.server_jitter": format_duration(self.turnaround)}
-        return simulator_overrides(scenario, self.kernel.jiffy_s) | hosts
+        return simulator_overrides(scenario, self.kernel.jiffy_s, self.path_rtt) | hosts
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
         return testbed.run(scenario, timeout=self.timeout, sample_every=self.sample_every).to_dict()

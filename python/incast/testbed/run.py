@@ -188,6 +188,7 @@ class TestbedResult:
         out["server_srtt_ms"] = None if self.server_rtt is None else self.server_rtt["rtt_ms"]
         out["server_rttvar_ms"] = None if self.server_rtt is None else self.server_rtt["rttvar_ms"]
         out["server_rto_ms"] = None if self.server_rtt is None else self.server_rtt["rto_ms"]
+        out["server_min_rtt_ms"] = None if self.server_rtt is None else self.server_rtt["min_rtt_ms"]
         out["kernel"] = self.kernel
         out["notes"] = self.notes
         out["read"] = self.read
@@ -389,24 +390,27 @@ def _stop(servers: list[subprocess.Popen[str]]) -> list[str]:
 
 #: The kernel's round trip in an ``incast serve`` shutdown line.
 _RTT_LINE = re.compile(
-    r"kernel RTT (\d+) us, RTTVAR (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us\) over (\d+) requests",
+    r"kernel RTT (\d+) us, RTTVAR (\d+) us and RTO (\d+) us on average \(RTO at most (\d+) us, "
+    r"min_rtt at least (\d+) us\) over (\d+) requests",
     re.ASCII,
 )
 
 
 def kernel_rtt(lines: list[str]) -> dict[str, float] | None:
-    """The servers' kernel RTT and RTO from their shutdown lines: means weighted by requests, the largest RTO.
+    """The servers' kernel RTT and RTO from their shutdown lines: means weighted by requests, the largest RTO,
+    and the least ``tcpi_min_rtt`` (``min_rtt_ms``: the path's round trip where a segment waited in no queue).
 
     ``incast serve`` takes them from ``TCP_INFO`` as each request after a connection's first arrives.
     None when no server sampled any.
     """
     found = [[int(v) for v in m.groups()] for m in map(_RTT_LINE.search, lines) if m is not None]
-    samples = sum(m[4] for m in found)
+    found = [m for m in found if m[5]]
+    samples = sum(m[5] for m in found)
     if samples == 0:
         return None
 
     def mean_ms(i: int) -> float:
-        return sum(m[i] * m[4] for m in found) / samples / 1000
+        return sum(m[i] * m[5] for m in found) / samples / 1000
 
     return {
         "requests": samples,
@@ -414,4 +418,5 @@ def kernel_rtt(lines: list[str]) -> dict[str, float] | None:
         "rttvar_ms": mean_ms(1),
         "rto_ms": mean_ms(2),
         "rto_max_ms": max(m[3] for m in found) / 1000,
+        "min_rtt_ms": min(m[4] for m in found) / 1000,
     }

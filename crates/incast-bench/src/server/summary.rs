@@ -1,6 +1,6 @@
 //! What a server did: the counters its threads keep and the summary its
 //! stop line reports, with the kernel's RTT and RTO as `TCP_INFO` gives them
-//! (Linux `tcp_get_info`: `tcpi_rtt`, `tcpi_rttvar`, `tcpi_rto`,
+//! (Linux `tcp_get_info`: `tcpi_rtt`, `tcpi_rttvar`, `tcpi_rto`, `tcpi_min_rtt`,
 //! `tcpi_total_retrans`).
 
 use crate::tcp_info::TcpInfo;
@@ -51,6 +51,10 @@ pub struct RttSummary {
     pub rto_us_mean: u64,
     /// Largest RTO, microseconds.
     pub rto_us_max: u64,
+    /// Least windowed minimum RTT (`tcpi_min_rtt`, `tcp_min_rtt`), microseconds; 0 when none was
+    /// sampled. On an otherwise idle path it is the round trip the hosts and the wire give a
+    /// segment that waits in no queue.
+    pub min_rtt_us_least: u64,
 }
 
 /// What the server's threads count, updated as they go.
@@ -69,6 +73,8 @@ pub(super) struct Counters {
     rttvar_us_sum: AtomicU64,
     rto_us_sum: AtomicU64,
     rto_us_max: AtomicU64,
+    /// 0 until a connection has an RTT sample.
+    min_rtt_us_least: AtomicU64,
 }
 
 impl Counters {
@@ -80,6 +86,13 @@ impl Counters {
             self.rttvar_us_sum.fetch_add(u64::from(info.rttvar_us), Ordering::Relaxed);
             self.rto_us_sum.fetch_add(u64::from(info.rto_us), Ordering::Relaxed);
             self.rto_us_max.fetch_max(u64::from(info.rto_us), Ordering::Relaxed);
+            // `tcp_min_rtt` is ~0U until the connection's first RTT sample.
+            if info.min_rtt_us != 0 && info.min_rtt_us != u32::MAX {
+                let least = u64::from(info.min_rtt_us);
+                let _ = self.min_rtt_us_least.fetch_update(Ordering::Relaxed, Ordering::Relaxed, |now| {
+                    (now == 0 || least < now).then_some(least)
+                });
+            }
         }
     }
 
@@ -93,6 +106,7 @@ impl Counters {
             rttvar_us_mean: mean(&self.rttvar_us_sum),
             rto_us_mean: mean(&self.rto_us_sum),
             rto_us_max: self.rto_us_max.load(Ordering::Relaxed),
+            min_rtt_us_least: self.min_rtt_us_least.load(Ordering::Relaxed),
         }
     }
 
@@ -118,7 +132,8 @@ impl ServeSummary {
         format!(
             "shutdown: {} connections, {} requests, {} bytes served, {} connections rejected, {} refused (too many \
              open), {} closed idle, {} accept errors, {} segments retransmitted; kernel RTT {} us, RTTVAR {} us \
-             and RTO {} us on average (RTO at most {} us) over {} requests after a connection's first",
+             and RTO {} us on average (RTO at most {} us, min_rtt at least {} us) over {} requests after a \
+             connection's first",
             self.connections,
             self.requests,
             self.bytes,
@@ -131,6 +146,7 @@ impl ServeSummary {
             self.rtt.rttvar_us_mean,
             self.rtt.rto_us_mean,
             self.rtt.rto_us_max,
+            self.rtt.min_rtt_us_least,
             self.rtt.samples
         )
     }
