@@ -85,14 +85,20 @@ fn protocol_round_trip_returns_exactly_the_bytes_requested() {
     let rtt = summary.rtt;
     assert_eq!(rtt.samples, 4, "every request after the connection's first");
     assert!(rtt.rto_us_mean >= 200_000 && rtt.rto_us_max >= rtt.rto_us_mean, "{rtt:?}");
-    assert!(rtt.min_rtt_us_least > 0 && rtt.min_rtt_us_least <= rtt.rtt_us_mean.max(1), "{rtt:?}");
+    assert!(rtt.min_rtt_us_least > 0, "a connection that answered requests has an RTT sample: {rtt:?}");
     assert_eq!(
         lines.last().unwrap(),
         &format!(
             "shutdown: 1 connections, 5 requests, {} bytes served, 0 connections rejected, 0 refused (too many open), \
-             0 closed idle, 0 accept errors, 0 segments retransmitted; kernel RTT {} us, RTTVAR {} us and RTO {} us \
+             0 closed idle, 0 accept errors, {} segments retransmitted; kernel RTT {} us, RTTVAR {} us and RTO {} us \
              on average (RTO at most {} us, min_rtt at least {} us) over 4 requests after a connection's first",
-            summary.bytes, rtt.rtt_us_mean, rtt.rttvar_us_mean, rtt.rto_us_mean, rtt.rto_us_max, rtt.min_rtt_us_least
+            summary.bytes,
+            summary.retransmitted_segments,
+            rtt.rtt_us_mean,
+            rtt.rttvar_us_mean,
+            rtt.rto_us_mean,
+            rtt.rto_us_max,
+            rtt.min_rtt_us_least
         )
     );
 }
