@@ -202,16 +202,11 @@ def measure_table(runs: int, raw: Any) -> dict[str, Any]:
     return out
 
 
-def _path(row: dict[str, Any], seed: int) -> float | None:
-    """The path round trip the row's run ``seed`` measured (None for runs from before it was measured)."""
-    return row.get("path", [None] * seed)[seed - 1]
-
-
 def resimulate(t: dict[str, Any]) -> dict[str, Any]:
     """The saved table with its simulator side run again at the current engine, the kernel's runs kept."""
     for c, row in zip(CONFIGS, t["rows"], strict=True):
         for seed in range(1, t["runs"] + 1):
-            (d,) = simulator_side.validate(c.args(seed), _path(row, seed))
+            (d,) = simulator_side.validate(c.args(seed), simulator_side.saved_path(row, seed))
             if d["plans"] != row["plans"][seed - 1]:
                 raise SystemExit(
                     f"error: {c} seed {seed}: the testbed would now be set up differently; run --part table"
@@ -232,7 +227,7 @@ def verify() -> None:
         t = results.get("table")
         for c, row in zip(CONFIGS, t["rows"] if t else [], strict=not t):
             for seed in range(1, t["runs"] + 1):
-                (d,) = simulator_side.validate(c.args(seed), _path(row, seed))
+                (d,) = simulator_side.validate(c.args(seed), simulator_side.saved_path(row, seed))
                 where = f"{c} seed {seed}"
                 saved = [row[k][seed - 1] for k in ("sim_g", "sim_r", "sim_t")]
                 fresh = [d["simulator"][k] for k in ("goodput_mbps", "retransmitted_packets", "timeouts")]

@@ -157,7 +157,8 @@ per frame received, frames kept in order) stands for the hosts' timing; `python 
 measures it on the testbed (as root) and counts, for both sides, how often the port drops first
 transmissions and retransmissions. The second table runs with 30 µs. The last column is empty when
 the testbed's one-server blocks were as fast as the simulator's or faster: no server turnaround then
-makes the simulator's as short. """
+makes the simulator's as short.
+"""
 
 
 GIGABIT_ABOUT = """\
@@ -331,9 +332,9 @@ def _saved_sim(results: dict[str, Any], name: str, i: int, seed: int) -> list[fl
 
 
 def _saved_path(results: dict[str, Any], name: str, i: int, seed: int) -> float | None:
-    """The path round trip the line's one-server run measured (None for runs from before it was measured)."""
+    """The path round trip the line's one-server run measured (:func:`simulator_side.saved_path`)."""
     row = results["gigabit"][i] if name == "gigabit" else results["tables"][name][i]
-    return row.get("path", [None] * seed)[seed - 1]
+    return simulator_side.saved_path(row, seed)
 
 
 def baseline(run: Run, results: dict[str, Any], core: Path) -> dict[str, Any]:

@@ -13,12 +13,12 @@ the hosts included, without its notes (sentences for people, not settings). The 
 skipped, since nothing is built. The one-server run reports the path round trip the run being
 replayed measured (``host_cost.path_rtt_s``), since the simulator's side ran over it.
 
-``python docs/simulator_side.py`` reads a JSON list on stdin, each item an argument list or an object
-``{"args": [...], "path_rtt_s": ...}``, and prints the JSON objects of each line, a list per item, on
-stdout: that is how a verification runs this
-against an older commit's code (``PYTHONPATH`` at that commit's ``python/``). It uses only what both
-old and new code have: ``incast.cli.main``, ``incast.testbed.run``, ``require_privileges`` and
-``plan_for``, and the ns-2 and ns-3 references' ``run`` method.
+``python docs/simulator_side.py`` reads a JSON list on stdin, each item an argument list or an
+object ``{"args": [...], "path_rtt_s": ...}``, and prints the JSON objects of each line, a list per
+item, on stdout: that is how a verification runs this against an older commit's code (``PYTHONPATH``
+at that commit's ``python/``). It uses only what both old and new code have: ``incast.cli.main``,
+``incast.testbed.run``, ``require_privileges`` and ``plan_for``, and the ns-2 and ns-3 references'
+``run`` method.
 """
 
 from __future__ import annotations
@@ -89,6 +89,13 @@ def _blank_references(plans: list[dict[str, Any]], path_rtt_s: float | None) -> 
     finally:
         for owner, name, value in saved:
             setattr(owner, name, value)
+
+
+def saved_path(row: dict[str, Any], seed: int) -> float | None:
+    """The path round trip a page row's run ``seed`` measured (its ``path`` list; None for runs from before it was
+    measured), for :func:`validate` to replay."""
+    paths: list[float | None] = row.get("path", [None] * seed)
+    return paths[seed - 1]
 
 
 def validate(args: list[str], path_rtt_s: float | None = None) -> list[dict[str, Any]]:

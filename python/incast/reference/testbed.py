@@ -41,7 +41,7 @@ from incast.reference.base import Figure, Reference, Rule, Unavailable
 from incast.result import run as simulate
 from incast.scenario import Scenario
 from incast.testbed.kernel import available_congestion_controls
-from incast.testbed.plan import DELAY_LINE_MIN_S, TITLE, bucket_bytes, rules
+from incast.testbed.plan import TITLE, bucket_bytes, delay_line_s, rules
 from incast.units import format_duration
 
 __all__ = ["KERNEL_FIGURES", "HostCost", "Testbed", "host_cost", "simulator_overrides"]
@@ -73,7 +73,7 @@ def simulator_overrides(scenario: Scenario, jiffy_s: float, path_rtt_s: float | 
     # The client's switch port and the servers' NICs are tbf qdiscs; the other ports only carry ACKs and
     # requests, which a bucket at the link rate never keeps waiting, as the testbed's unshaped veths do not.
     overrides["link.token_bucket"] = f"{bucket_bytes(scenario)}B"
-    if path_rtt_s is not None and scenario.link.rtt < DELAY_LINE_MIN_S:
+    if path_rtt_s is not None and not delay_line_s(scenario):
         overrides["link.rtt"] = format_duration(path_rtt_s)
     if scenario.tcp.recovery == "reno":
         overrides["tcp.recovery"] = "newreno"
