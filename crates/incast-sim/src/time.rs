@@ -29,6 +29,8 @@ pub struct SimDuration(pub u64);
 impl SimTime {
     /// The start of every run.
     pub const ZERO: SimTime = SimTime(0);
+    /// Later than any run reaches (about 213 days): a deadline that never comes.
+    pub const NEVER: SimTime = SimTime(u64::MAX);
     /// Picoseconds since the start of the run.
     pub const fn as_ps(self) -> u64 {
         self.0

@@ -92,9 +92,6 @@ impl WanConfig {
     }
 }
 
-/// No event pending.
-const NEVER: SimTime = SimTime(u64::MAX);
-
 /// A Poisson process of events, each gap exponential with mean `mean`.
 #[derive(Clone, Debug)]
 struct Poisson {
@@ -106,7 +103,7 @@ struct Poisson {
 impl Poisson {
     /// The process, or one that never fires when `mean` is `None`.
     fn new(mean: Option<SimDuration>, rng: Rng) -> Self {
-        let mut p = Poisson { mean: mean.map_or(0, SimDuration::as_ps), next: NEVER, rng };
+        let mut p = Poisson { mean: mean.map_or(0, SimDuration::as_ps), next: SimTime::NEVER, rng };
         if mean.is_some() {
             p.next = SimTime::ZERO;
             p.step();

@@ -21,7 +21,7 @@
 //! **Not modelled:** connection setup and teardown, host processing delays.
 
 use super::ahead::NO_PORT;
-use super::{endpoint_of, Event, NEVER};
+use super::{endpoint_of, Event};
 use crate::event::EventQueue;
 use crate::net::{Direction, Network, PortId};
 use crate::rng::Rng;
@@ -54,7 +54,7 @@ pub(super) struct Endpoints<const EXTRAS: bool, const PACED: bool> {
     pub(super) eps: Vec<Endpoint<EXTRAS, PACED>>,
     /// `routes[ep]` is where endpoint `ep` sends.
     pub(super) routes: Vec<Route>,
-    /// The wake-up each endpoint has in the event queue (`NEVER`: none).
+    /// The wake-up each endpoint has in the event queue (`SimTime::NEVER`: none).
     wake_at: Vec<SimTime>,
     /// When each endpoint waiting for room in its host's NIC queue is woken
     /// (`link.tx_queue`; empty without the limit).
@@ -123,7 +123,7 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
         Endpoints {
             eps,
             routes,
-            wake_at: vec![NEVER; 2 * flows as usize],
+            wake_at: vec![SimTime::NEVER; 2 * flows as usize],
             nic_wait: if s.link.tx_queue.is_some() { vec![SimTime::ZERO; 2 * flows as usize] } else { Vec::new() },
             send_loss_ppb: s.tcp.send_loss_ppb,
             send_loss_rng: Rng::substream(s.seed, "send_loss"),
@@ -168,7 +168,7 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
         if first == self.eps.len() {
             self.eps.extend([ep("client"), ep("server")]);
             self.routes.extend(routes);
-            self.wake_at.extend([NEVER; 2]);
+            self.wake_at.extend([SimTime::NEVER; 2]);
             if !self.nic_wait.is_empty() {
                 self.nic_wait.extend([SimTime::ZERO; 2]);
             }
@@ -220,7 +220,7 @@ impl<const EXTRAS: bool, const PACED: bool> Endpoints<EXTRAS, PACED> {
     #[inline]
     fn woke(&mut self, ep: usize, now: SimTime) {
         if self.wake_at[ep] == now {
-            self.wake_at[ep] = NEVER;
+            self.wake_at[ep] = SimTime::NEVER;
         }
     }
 

@@ -55,8 +55,6 @@ use udp::UdpSource;
 
 /// Host index of client 0, where the UDP source sends.
 const CLIENT0: u32 = 0;
-/// No wake-up pending.
-const NEVER: SimTime = SimTime(u64::MAX);
 /// The last representable instant: time arithmetic saturates here, so an
 /// event due then was due later still, and the run cannot go on.
 const LAST_INSTANT: SimTime = SimTime(u64::MAX);
@@ -214,7 +212,7 @@ struct Sim<const EXTRAS: bool, const PACED: bool> {
     /// Of those, the events not taken yet (one test per event for all three;
     /// `budget - left` have run).
     left: u64,
-    /// The simulated-time limit (`stop.duration`; `NEVER` if none).
+    /// The simulated-time limit (`stop.duration`; `SimTime::NEVER` if none).
     end: SimTime,
     /// When the run stopped, once it has.
     stopped_at: Option<SimTime>,
@@ -260,7 +258,10 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             cap: u64::MAX,
             budget: u64::MAX,
             left: u64::MAX,
-            end: s.stop.duration.map_or(NEVER, |d| SimTime::ZERO + d + s.traffic.drain.unwrap_or(SimDuration::ZERO)),
+            end: s
+                .stop
+                .duration
+                .map_or(SimTime::NEVER, |d| SimTime::ZERO + d + s.traffic.drain.unwrap_or(SimDuration::ZERO)),
             stopped_at: None,
             best_goodput_mbps: s.best_goodput_mbps(&net.net).expect("validation checked every route"),
             hosts,
@@ -290,7 +291,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
     /// if the run has no duration.
     fn run(&mut self, cap: u64) {
         let end = self.end;
-        if end == NEVER {
+        if end == SimTime::NEVER {
             self.cap = cap;
         }
         let stretch = MEMORY_CHECK_EVENTS.min(self.cap);
@@ -360,11 +361,11 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             }
         }
         self.take_back(Some(horizon));
-        if end == NEVER && !self.events.is_empty() {
+        if end == SimTime::NEVER && !self.events.is_empty() {
             self.now = LAST_INSTANT;
             return;
         }
-        self.stopped_at = Some(if end == NEVER { self.now } else { end });
+        self.stopped_at = Some(if end == SimTime::NEVER { self.now } else { end });
     }
 
     /// A stretch of events has run: unless the run stopped or took every

@@ -53,10 +53,10 @@ impl AckAggregation {
 
 /// The BDP at the window's gain and the aggregation cap
 /// ([`Bbr::target_bdp`]), with the bandwidth, gain and minimum RTT they
-/// were worked out from.
+/// were worked out from (none yet while the gain is 0, which no mode sets).
 #[derive(Clone, Copy, Debug, Default)]
 pub struct TargetBdp {
-    inputs: Option<(u64, u64, Option<SimDuration>)>,
+    inputs: (u64, u64, Option<SimDuration>),
     bdp: u64,
     aggregation_cap: u64,
 }
@@ -137,7 +137,7 @@ impl Bbr {
     /// of the aggregation allowance, in packets: worked out again only when
     /// the bandwidth, the gain or the minimum RTT moved since the last ACK.
     fn target_bdp(&mut self, bw: u64) -> (u64, u64) {
-        let inputs = Some((bw, self.cwnd_gain, self.min_rtt));
+        let inputs = (bw, self.cwnd_gain, self.min_rtt);
         if self.target.inputs != inputs {
             let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss));
             self.target = TargetBdp { inputs, bdp, aggregation_cap: cap };

@@ -150,7 +150,9 @@ pub struct Bbr {
     next_rtt_delivered: u64,
     round_start: bool,
     min_rtt: Option<SimDuration>,
-    min_rtt_stamp: Option<SimTime>,
+    /// When the minimum RTT's 10 s run out (`min_rtt_stamp` plus
+    /// `bbr_min_rtt_win_sec`; never before the first sample).
+    min_rtt_expiry: SimTime,
     /// When PROBE_RTT may end, and whether a round has passed since it started holding.
     probe_rtt_done: Option<SimTime>,
     probe_rtt_round_done: bool,
@@ -210,7 +212,7 @@ impl Bbr {
             next_rtt_delivered: 0,
             round_start: false,
             min_rtt: None,
-            min_rtt_stamp: None,
+            min_rtt_expiry: SimTime::NEVER,
             probe_rtt_done: None,
             probe_rtt_round_done: false,
             packet_conservation: false,
@@ -326,7 +328,7 @@ impl Bbr {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
             Mode::ProbeBw if self.lt.in_use() => (UNIT, CWND_GAIN),
-            Mode::ProbeBw => (cycle::PACING_GAIN[self.cycle_idx], CWND_GAIN),
+            Mode::ProbeBw => (cycle::PACING_GAIN[self.cycle_idx % CYCLE_LEN], CWND_GAIN),
             Mode::ProbeRtt => (UNIT, UNIT),
         };
     }
@@ -348,7 +350,7 @@ impl CongestionControl for Bbr {
     /// the initial window over it (`bbr_init_pacing_rate_from_rtt`, `srtt_us` set).
     fn on_init(&mut self, now: SimTime, rtt: SimDuration, cwnd: u64) {
         self.min_rtt = Some(rtt);
-        self.min_rtt_stamp = Some(now);
+        self.min_rtt_expiry = now + probe_rtt::MIN_RTT_WINDOW;
         self.aggregation.start_epoch(now);
         self.init_pacing_rate_from_rtt(self.packets(cwnd), Some(rtt));
     }
@@ -401,7 +403,8 @@ impl CongestionControl for Bbr {
     fn cong_control(&mut self, rs: &RateSample, cwnd: u64) -> u64 {
         // Unless the sender changed it since, the window is the one the last ACK set: no division.
         let mut cwnd = if cwnd == self.cwnd * self.mss { self.cwnd } else { self.packets(cwnd) };
-        if std::mem::take(&mut self.restore_pending) {
+        if self.restore_pending {
+            self.restore_pending = false;
             cwnd = cwnd.max(self.prior_cwnd);
         }
         if rs.acked_sacked > 0 {

@@ -16,7 +16,7 @@ use crate::tcp::delivery_rate::RateSample;
 use crate::time::{SimDuration, SimTime};
 
 /// Age at which the minimum RTT is probed again (`bbr_min_rtt_win_sec`).
-const MIN_RTT_WINDOW: SimDuration = SimDuration::from_secs(10);
+pub(super) const MIN_RTT_WINDOW: SimDuration = SimDuration::from_secs(10);
 /// Time PROBE_RTT holds the small window (`bbr_probe_rtt_mode_ms`).
 pub(super) const PROBE_RTT_TIME: SimDuration = SimDuration::from_millis(200);
 
@@ -28,7 +28,7 @@ impl Bbr {
             return;
         }
         // "wait a while until PROBE_RTT"
-        self.min_rtt_stamp = Some(now);
+        self.min_rtt_expiry = now + MIN_RTT_WINDOW;
         *cwnd = (*cwnd).max(self.prior_cwnd);
         self.reset_mode();
     }
@@ -37,12 +37,12 @@ impl Bbr {
     /// (packets), which PROBE_RTT's end restores.
     pub(super) fn update_min_rtt(&mut self, rs: &RateSample, cwnd: &mut u64) {
         let now = rs.now;
-        let expired = self.min_rtt_stamp.is_some_and(|s| now > s + MIN_RTT_WINDOW);
+        let expired = now > self.min_rtt_expiry;
         if let Some(rtt) = rs.rtt {
             // "rs->rtt_us <= bbr->min_rtt_us || (filter_expired && !rs->is_ack_delayed)"
             if self.min_rtt.map_or(true, |m| rtt <= m) || expired {
                 self.min_rtt = Some(rtt);
-                self.min_rtt_stamp = Some(now);
+                self.min_rtt_expiry = now + MIN_RTT_WINDOW;
             }
         }
         if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
