@@ -589,7 +589,7 @@ def binary_for(s: Scenario) -> str:
     return ns
 
 
-def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeout_s: float = 600.0) -> Ns2Run:
+def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeout_s: float = 3600.0) -> Ns2Run:
     """Run scenario ``s`` in ns-2.35 (:func:`binary_for`) and return what it measured.
 
     ``classes``: also sort the servers' timeouts into FAST08's and GIP's classes
