@@ -87,3 +87,11 @@ def test_the_patch_is_inert_at_rto_random_0_and_randomizes_at_0_5(tmp_path: Path
     assert _run(patched, tcl, tmp_path) == debian
     randomized = ns2.script(s.with_overrides({"tcp.rto_randomize": True}), tmp_path / "queue.tr", tmp_path / "vars.tr")
     assert _run(patched, randomized, tmp_path)[2] != debian[2]
+
+
+def test_a_capped_back_off_is_noted_as_ns2_doubling_until_maxrto() -> None:
+    """CMU09 §7's "maximum factor of 64 * RTO" is not ns-2.35's: with rfc2988_ true, rtt_backoff doubles
+    until maxrto_, so a run that caps the back-off says so."""
+    capped = scenario(rto_max_backoff=6)
+    assert any(n.startswith("tcp.rto_max_backoff: ns-2.35's agents double the RTO") for n in NS2.notes(capped))
+    assert not any(n.startswith("tcp.rto_max_backoff") for n in NS2.notes(scenario()))

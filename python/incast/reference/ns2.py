@@ -70,6 +70,8 @@ NO_SLOW_START_MAX_SSTHRESH = 2
 UDP_FRAME_PAYLOAD = 1460
 #: ``rto_random_`` of the patched ns-2 (``ns2_rto_random.patch``): CMU09 §7's "timeout = RTO + (rand(0.5) * RTO)".
 RTO_RANDOM = 0.5
+#: The engine's default cap on the RTO's doublings (``tcp.rto_max_backoff``), beyond any that stays below RTO_max.
+DEFAULT_MAX_BACKOFF = 64
 #: What a machine without ns-2 lacks, and how to install it.
 MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -386,6 +388,11 @@ def _notes(s: Scenario) -> list[str]:
         )
     if s.tcp.clock_granularity:
         notes.append("tcp.clock_granularity: ns-2 timers are exact; only RTT samples use tcpTick_")
+    if s.tcp.rto_max_backoff != DEFAULT_MAX_BACKOFF:
+        notes.append(
+            f"tcp.rto_max_backoff: ns-2.35's agents double the RTO until it reaches maxrto_ "
+            f"({float(s.tcp.rto_max):g} s; rtt_backoff with rfc2988_ true), not at most {s.tcp.rto_max_backoff} times"
+        )
     if s.tcp.rto_randomize:
         notes.append(
             f"tcp.rto_randomize: ns-2.35 from Debian's source of ns2 2.35+dfsg-5 with one patch "
