@@ -20,6 +20,10 @@ with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``),
 and the constant-bit-rate UDP source into it (``background.udp_rate``: a CBR
 source over UDP from a host of its own, ``ns2_udp.tcl``), each put before the
 run only then, so every other script is as before.
+CMU09 §7's randomized timeout (``tcp.rto_randomize``) runs in ns-2.35 patched
+as the paper's was, built by :mod:`incast.reference.ns2_build` (its
+``rto_random_`` set to 0.5 before the run); every other scenario runs in
+Debian's ``ns`` (:func:`binary_for`).
 :class:`Ns2` is this harness as a :class:`~incast.reference.base.Reference`:
 what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 """
@@ -37,11 +41,12 @@ from pathlib import Path
 from typing import Any
 
 from incast.errors import IncastError
+from incast.reference import ns2_build
 from incast.reference.base import Figure, Reference, Rule, Unavailable, star_read
 from incast.result import Result
 from incast.scenario import Scenario
 
-__all__ = ["Ns2", "Ns2Error", "Ns2Run", "rules", "run", "script"]
+__all__ = ["Ns2", "Ns2Error", "Ns2Run", "binary_for", "rules", "run", "script"]
 
 #: TCP/IP header bytes ns-2 adds to every data packet (``tcpip_base_hdr_size_``).
 HEADERS = 40
@@ -63,6 +68,10 @@ NO_SLOW_START_MAX_SSTHRESH = 2
 #: Payload bytes of the engine's UDP datagram as a TCP segment's would be (``workload::background::UDP_FRAME_PAYLOAD``):
 #: its frame is a full 1518-byte one whatever ``tcp.mss`` is.
 UDP_FRAME_PAYLOAD = 1460
+#: ``rto_random_`` of the patched ns-2 (``ns2_rto_random.patch``): CMU09 §7's "timeout = RTO + (rand(0.5) * RTO)".
+RTO_RANDOM = 0.5
+#: The engine's default cap on the RTO's doublings (``tcp.rto_max_backoff``), beyond any that stays below RTO_max.
+DEFAULT_MAX_BACKOFF = 64
 #: What a machine without ns-2 lacks, and how to install it.
 MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -307,9 +316,9 @@ def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict
     return out
 
 
-#: What the shared star rules refuse that a text put before the run gives ns-2 (ns2_background.tcl, ns2_udp.tcl,
-#: ns2_inflight.tcl), with rules of its own below.
-_OVERLAID = ("background.tcp_flows", "background.udp_rate", "workload.max_inflight")
+#: What the shared star rules refuse that ns-2 gives: a text put before the run (ns2_background.tcl, ns2_udp.tcl,
+#: ns2_inflight.tcl), with rules of its own below, or the patched binary (tcp.rto_randomize, ns2_build).
+_OVERLAID = ("background.tcp_flows", "background.udp_rate", "workload.max_inflight", "tcp.rto_randomize")
 
 
 def rules(s: Scenario) -> list[Rule]:
@@ -379,6 +388,17 @@ def _notes(s: Scenario) -> list[str]:
         )
     if s.tcp.clock_granularity:
         notes.append("tcp.clock_granularity: ns-2 timers are exact; only RTT samples use tcpTick_")
+    if s.tcp.rto_max_backoff != DEFAULT_MAX_BACKOFF:
+        notes.append(
+            f"tcp.rto_max_backoff: ns-2.35's agents double the RTO until it reaches maxrto_ "
+            f"({float(s.tcp.rto_max):g} s; rtt_backoff with rfc2988_ true), not at most {s.tcp.rto_max_backoff} times"
+        )
+    if s.tcp.rto_randomize:
+        notes.append(
+            f"tcp.rto_randomize: ns-2.35 from Debian's source of ns2 2.35+dfsg-5 with one patch "
+            f"(ns2_rto_random.patch, build {ns2_build.digest()}): TcpAgent::set_rtx_timer arms the timer for "
+            f"RTO + uniform({RTO_RANDOM:g}·RTO), drawn from ns-2's default generator"
+        )
     if _segments(s) * s.tcp.mss != (s.workload.sru if s.workload.block is None else s.workload.block / s.servers):
         notes.append(f"each server sends {_segments(s)} whole {s.tcp.mss}-byte segments per block")
     ns2_recovery = (s.tcp.recovery_burst, s.tcp.recovery_exit, s.tcp.ssthresh_rule) == (2, "ssthresh", "ns2")
@@ -541,6 +561,10 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         # FAST08 §5.1.3 disables slow start; RFC 3742's limited slow start with max_ssthresh_ 2 grows
         # cwnd by one segment per RTT from 2 on (tcp.cc opencwnd: K = int(cwnd_ / (0.5 * max_ssthresh_))).
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
+    if s.tcp.rto_randomize:
+        # CMU09 §7's randomized timeout, in the ns-2 ns2_build patches (Debian's ns has no rto_random_).
+        lines.append(f"# ns-2.35 with ns2_rto_random.patch, build {ns2_build.digest()}")
+        lines.append(f"Agent/TCP set rto_random_ {RTO_RANDOM}")
     files = resources.files("incast.reference")
     template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
     # The background traffic's text, GIP's copies and the client's request limit go before the run; a scenario
@@ -558,16 +582,28 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
     return "\n".join(lines) + "\n" + template
 
 
-def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeout_s: float = 600.0) -> Ns2Run:
-    """Run scenario ``s`` in ns-2.35 (``ns`` on PATH) and return what it measured.
+def binary_for(s: Scenario) -> str:
+    """The ns-2 that runs ``s``: with ``tcp.rto_randomize`` the patched one (:func:`ns2_build.binary`, built
+    on first use), else Debian's ``ns`` on PATH."""
+    if s.tcp.rto_randomize:
+        try:
+            return str(ns2_build.binary())
+        except ns2_build.BuildError as e:
+            raise Ns2Error(str(e)) from None
+    ns = shutil.which("ns")
+    if ns is None:
+        raise Ns2Error(f"ns-2: {MISSING}")
+    return ns
+
+
+def run(s: Scenario, *, trace: Path | None = None, classes: bool = False, timeout_s: float = 3600.0) -> Ns2Run:
+    """Run scenario ``s`` in ns-2.35 (:func:`binary_for`) and return what it measured.
 
     ``classes``: also sort the servers' timeouts into FAST08's and GIP's classes
     (:func:`timeout_classes`), from traces written to a temporary directory (about
     100 bytes per packet and per ACK).
     """
-    ns = shutil.which("ns")
-    if ns is None:
-        raise Ns2Error(f"ns-2: {MISSING}")
+    ns = binary_for(s)
     found: tuple[dict[str, int], dict[str, int]] | None = None
     per_block: dict[tuple[int, int], list[int]] = {}
     with tempfile.TemporaryDirectory(prefix="incast-ns2-") as tmp:
