@@ -277,3 +277,13 @@ def test_lone_flows_across_the_leaf_spine_finish_in_their_ideal_time() -> None:
     assert out["open_flows"] > 20 and out["open_flows_unfinished"] == 0 and out["drops"] == 0
     # Alone on the fabric a flow's FCT is its ideal, but for ns-3's nanosecond serialization.
     assert out["slowdown"]["p50"] == pytest.approx(1.0, abs=0.01)
+
+
+@pytest.mark.slow
+def test_the_flows_of_one_host_pair_spread_over_the_spines_by_their_ports() -> None:
+    if ns3_options.wheel_missing():
+        pytest.skip("this Python has no ns3 wheel")
+    # Two leaves of one host each: every flow joins the same two addresses, so only the ports can spread them.
+    s = fabric(servers=1, topology={"hosts_per_leaf": 1}, traffic={"load": 0.05, "query_rate": 0.0})
+    up = Ns3().run(s)["uplink_packets"]
+    assert len(up) == 4 and all(n > 0 for n in up), up  # leaf 0 to spines 0 and 1, then leaf 1's

@@ -190,6 +190,7 @@ struct Fabric {
     QueueDiscContainer ports;
     std::vector<Pool> pools;  // one a switch, sized before any port takes its address
     std::unordered_map<uint32_t, uint32_t> leaf_of;
+    std::vector<uint32_t> uplinks;  // the ports (indices into `ports`) from each leaf to each spine, in that order
 };
 
 struct Port {
@@ -244,6 +245,7 @@ static void Build(const Shape& s, Fabric& fab) {
         for (uint32_t k = 0; k < nSpines; ++k) {
             std::string base = "11." + std::to_string(l) + "." + std::to_string(k) + ".0";
             auto [d, ifc] = link(leaves.Get(l), spines.Get(k), s.trunk_bps, s.trunk_delay_s, base);
+            fab.uplinks.push_back(ports.size());
             ports.push_back({d.Get(0), l, s.trunk_bps, s.trunk_delay_s});
             ports.push_back({d.Get(1), nLeaves + k, s.trunk_bps, s.trunk_delay_s});
             r->m_up.push_back(d.Get(0));

@@ -143,6 +143,7 @@ struct Flows {
     std::vector<double> done_s, query_done_s;
     std::vector<uint32_t> timed_out, late;
     uint64_t drops = 0, marks = 0, unmarkable = 0, other_drops = 0;
+    std::vector<uint64_t> uplink_packets;  // sent up from each leaf to each spine
 };
 
 // The run's state, on the heap: cling runs the destructors of a cppdef's
@@ -299,6 +300,7 @@ static void Simulate(const Params& p, Flows& flows) {
         flows.marks += st.nTotalMarkedPackets;
         if (p.shape.ecn_k >= 0) flows.unmarkable += st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP);
     }
+    for (uint32_t k : fab.uplinks) flows.uplink_packets.push_back(fab.ports.Get(k)->GetStats().nTotalDequeuedPackets);
     Simulator::Destroy();
 }
 
@@ -491,6 +493,7 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     out["ecn_marks"] = int(f.marks)
     out["red_unmarkable_drops"] = int(f.unmarkable)
     out["other_drops"] = int(f.other_drops)
+    out["uplink_packets"] = [int(x) for x in f.uplink_packets]
     out["wall_s"] = t2 - t1
     out["setup_wall_s"] = t1 - t0
     out["settings"] = {k: v for k, v in vars(args).items() if k != "json"} | {"segment_size": mss}
