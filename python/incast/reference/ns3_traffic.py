@@ -1,8 +1,9 @@
-"""Open-loop flows and partition/aggregate queries on one switch in ns-3 3.44, as a reference for the engine.
+"""Open-loop flows and partition/aggregate queries in ns-3 3.44, as a reference for the engine.
 
 Run it with an interpreter that has the ``ns3`` wheel (``pip install
 ns3==3.44.post0``); like ``ns3.py`` it needs nothing of ``incast`` but
-:mod:`incast.reference.ns3_cppyy` beside it::
+:mod:`incast.reference.ns3_cppyy`, :mod:`~incast.reference.ns3_fabric` and
+:mod:`~incast.reference.ns3_ideal` beside it::
 
     python python/incast/reference/ns3_traffic.py --hosts 45 --duration 2s --load 0.101 \\
         --sizes websearch.cdf --query-rate 313 --query-fanin 44 --query-response 2KB \\
@@ -10,31 +11,14 @@ ns3==3.44.post0``); like ``ns3.py`` it needs nothing of ``incast`` but
 
 ``incast reproduce NAME --against ns3`` runs it so for a scenario with
 ``[traffic]`` (:mod:`incast.reference.ns3_options`), as DCTCP §4.3's
-benchmark needs (``dctcp10-benchmark``).
+benchmark (``dctcp10-benchmark``, one switch) and HPCC §5.3's fabric
+(``hpcc19-fig11``, a leaf-spine: ``--leaves``, ``--spines``,
+``--hosts-per-leaf``, ``--trunk``, ``--trunk-delay``, ``--ecmp``) need.
 
 What is modelled
 ----------------
-* Topology: ``--hosts`` nodes, each on its own point-to-point link
-  (``DataRate`` = ``--link``, ``Delay`` = ``--rtt`` / 4) to one switch node, an
-  IPv4 router: a round trip between two hosts crosses four link delays.
-* Each switch port is a queue disc (``TrafficControlHelper``) over a device
-  queue of one packet (``MaxSize`` ``"1p"``), so what waits, waits in the
-  disc; the hosts have no queue disc and a device queue that never drops
-  (``"100000p"``), as the engine's NIC queues. Without ``--ecn-k`` the disc is
-  a ``FifoQueueDisc``; with it a ``RedQueueDisc`` marking as a step at K:
-  ``MinTh`` = ``MaxTh`` = K, ``Gentle`` false (with Gentle, RED would mark
-  with probability up to 2·MaxTh instead of at K), ``QW`` 1 (the
-  instantaneous queue, no averaging), ``UseEcn`` true, ``UseHardDrop``
-  false: an ECN-capable packet arriving with K or more waiting is marked CE;
-  one that is not ECN-capable is dropped there (RFC 3168's RED; reported as
-  ``red_unmarkable_drops``). K counts packets (``--ecn-k 20``) or bytes
-  (``--ecn-k 30000B``).
-* Buffer: the disc's internal queue is a ``DropTailQueue<QueueDiscItem>``
-  that admits a packet only while the port's bytes stay within its limit:
-  ``--buffer`` per port, or with ``--shared-alpha A`` one memory of
-  ``--buffer`` × ports for the switch, a port taking a packet only while its
-  queue stays within A × the memory free (Choudhury-Hahne dynamic thresholds,
-  as the engine's ``shared:ALPHA``).
+* The fabric, its switch ports, their shared memory and ECN marking, and
+  the routing over it: :mod:`ns3_fabric`.
 * TCP: ``TcpL4Protocol::SocketType`` is ``TcpLinuxReno`` (``--cc reno``;
   Linux's Reno, the parent of ns-3's DCTCP) or, with ``--cc dctcp``, a
   subclass of ``TcpDctcp`` whose ``GetSsThresh`` keeps Linux's floor of two
@@ -65,40 +49,39 @@ What is modelled
   counts the flows whose handshake had not ended by their arrival (they send
   at its end).
 * Figures, as the engine's (``stats::fct``): a flow's FCT from its arrival
-  to its last byte at the receiving application; a query's time from its
-  arrival to its last response's last byte; a query timed out when a
-  response's sender entered ``CA_LOSS`` (only ``TcpSocketBase::ReTxTimeout``
-  sets it) before that response was complete. Percentiles nearest-rank over
-  the finished; size buckets DCTCP Figure 22's. No slowdown: no ideal FCT
-  is computed here.
-
-What is approximated
---------------------
-* No Ethernet framing: a queue counts IP packets' bytes (1500 for a full
-  segment, 1518 as the engine's Ethernet frame) and a full segment is a
-  1502-byte PPP frame on the wire.
-* A port's limit and its marking count the packets in its disc; one more
-  waits in the device queue and one is on the wire.
-* The switch forwards in zero time; routing is a static IPv4 router.
+  to its last byte at the receiving application, or with ``--fct-end
+  acked`` to the sender's ACK of it (``TcpSocketBase``'s ``HighestRxAck``
+  trace); its slowdown, FCT over its ideal (:mod:`ns3_ideal`: the engine's
+  formula for the flow alone on the empty fabric, on ns-3's frames and
+  paths); a query's time from its arrival to its last response's end; a
+  query timed out when a response's sender entered ``CA_LOSS`` (only
+  ``TcpSocketBase::ReTxTimeout`` sets it) before that response was
+  complete. Percentiles nearest-rank over the finished; size buckets DCTCP
+  Figure 22's.
 """
 
 from __future__ import annotations
 
 import argparse
 import bisect
+import functools
 import json
 import math
 import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
-    from incast.reference.ns3_cppyy import TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
+    from incast.reference import ns3_fabric, ns3_ideal
+    from incast.reference.ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
 else:  # run as a script, perhaps isolated (-I): its folder may not be on sys.path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-    from ns3_cppyy import TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
+    import ns3_fabric
+    import ns3_ideal
+    from ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
 
 #: DCTCP Figure 22's size buckets: name and largest size, bytes (decimal units).
 BUCKETS = (("under_10kb", 10_000), ("10kb_100kb", 100_000), ("100kb_1mb", 1_000_000), ("1mb_10mb", 10_000_000))
@@ -132,57 +115,8 @@ class FlooredDctcp : public TcpDctcp {
     Ptr<TcpCongestionOps> Fork() override { return CopyObject<FlooredDctcp>(this); }
 };
 
-// One switch's memory: `capacity` bytes shared by its ports, or none (alpha < 0).
-struct Pool {
-    uint64_t capacity = 0;
-    uint64_t bytes = 0;
-    double alpha = -1;
-};
-
-// A port's queue: admits a packet while the port stays within `limit` bytes,
-// or within alpha x the free memory of its switch's pool (Choudhury-Hahne).
-class PortQueue : public DropTailQueue<QueueDiscItem> {
-  public:
-    static TypeId GetTypeId() {
-        static TypeId tid = TypeId("incast_ns3_traffic::PortQueue")
-                                .SetParent<DropTailQueue<QueueDiscItem>>()
-                                .SetGroupName("TrafficControl")
-                                .AddConstructor<PortQueue>();
-        return tid;
-    }
-    Pool* m_pool = nullptr;
-    uint64_t m_limit = 0;
-    bool Enqueue(Ptr<QueueDiscItem> item) override {
-        uint64_t bound = m_limit;
-        if (m_pool->alpha >= 0) {
-            uint64_t free = m_pool->capacity - m_pool->bytes;
-            bound = std::min<uint64_t>(static_cast<uint64_t>(m_pool->alpha * free), GetNBytes() + free);
-        }
-        if (GetNBytes() + item->GetSize() > bound) {
-            DropBeforeEnqueue(item);
-            return false;
-        }
-        if (!DropTailQueue<QueueDiscItem>::Enqueue(item)) return false;
-        m_pool->bytes += item->GetSize();
-        return true;
-    }
-    Ptr<QueueDiscItem> Dequeue() override { return Left(DropTailQueue<QueueDiscItem>::Dequeue()); }
-    Ptr<QueueDiscItem> Remove() override { return Left(DropTailQueue<QueueDiscItem>::Remove()); }
-  private:
-    Ptr<QueueDiscItem> Left(Ptr<QueueDiscItem> item) {
-        if (item) m_pool->bytes -= item->GetSize();
-        return item;
-    }
-};
-
 struct Params {
-    uint32_t hosts = 2;
-    double rate_bps = 1e9;
-    double rtt_s = 100e-6;
-    uint64_t buffer = 32768;
-    double alpha = -1;
-    double ecn_k = -1;
-    bool ecn_bytes = false;
+    Shape shape;
     bool dctcp = false;
     bool sack = true;
     bool prr = true;
@@ -195,7 +129,7 @@ struct Params {
     uint32_t socket_buffer = 65536;
     double duration_s = 1;
     double open_ahead_s = 0.01;
-    uint64_t seed = 1;
+    bool acked = false;
 };
 
 // The flows (queries' responses among them) and what became of them.
@@ -209,20 +143,20 @@ struct Flows {
     std::vector<double> done_s, query_done_s;
     std::vector<uint32_t> timed_out, late;
     uint64_t drops = 0, marks = 0, unmarkable = 0, other_drops = 0;
+    std::vector<uint64_t> uplink_packets;  // sent up from each leaf to each spine
 };
 
 // The run's state, on the heap: cling runs the destructors of a cppdef's
 // static objects twice at exit.
 struct State {
     Flows* flows;
-    std::vector<Ptr<Node>> nodes;
-    std::vector<Ipv4Address> addr;
+    Fabric fabric;
+    bool acked = false;
     std::vector<Ptr<Socket>> sock;
     std::vector<uint64_t> left, got;
-    std::vector<uint8_t> connected, ready;
+    std::vector<uint8_t> connected, ready, drained;
     std::vector<uint32_t> pending;
     std::unordered_map<uint64_t, uint32_t> flow_of;
-    Pool pool;
 };
 static State* g_state = nullptr;
 static const uint16_t kPort = 5000;
@@ -252,16 +186,30 @@ static void Failed(uint32_t f, Ptr<Socket>) { NS_FATAL_ERROR("flow " << f << ": 
 static void CongState(uint32_t f, TcpSocketState::TcpCongState_t, TcpSocketState::TcpCongState_t now) {
     if (now == TcpSocketState::CA_LOSS && g_state->flows->done_s[f] < 0) g_state->flows->timed_out[f] = 1;
 }
+// Flow f is complete: its FCT ends now, and its query's once its last response is.
+static void Complete(uint32_t f) {
+    double now = Simulator::Now().GetSeconds();
+    g_state->flows->done_s[f] = now;
+    int64_t q = g_state->flows->query[f];
+    if (q >= 0 && --g_state->pending[q] == 0) g_state->flows->query_done_s[q] = now;
+}
+// The sender's highest ACK: ns-3 numbers a connection's SYN 0, so data byte k is sequence k and ACK n + 1
+// covers a flow of n bytes.
+static void Acked(uint32_t f, SequenceNumber32, SequenceNumber32 ack) {
+    if (g_state->flows->done_s[f] < 0 && ack.GetValue() >= g_state->flows->bytes[f] + 1) Complete(f);
+}
 static void Open(uint32_t f) {
-    Ptr<Socket> s = Socket::CreateSocket(g_state->nodes[g_state->flows->src[f]], TcpSocketFactory::GetTypeId());
+    const Fabric& fab = g_state->fabric;
+    Ptr<Socket> s = Socket::CreateSocket(fab.hosts[g_state->flows->src[f]], TcpSocketFactory::GetTypeId());
     s->Bind();
     Address local;
     s->GetSockName(local);
-    g_state->flow_of[Key(g_state->addr[g_state->flows->src[f]], InetSocketAddress::ConvertFrom(local).GetPort())] = f;
+    g_state->flow_of[Key(fab.addr[g_state->flows->src[f]], InetSocketAddress::ConvertFrom(local).GetPort())] = f;
     s->TraceConnectWithoutContext("CongState", MakeBoundCallback(&CongState, f));
+    if (g_state->acked) s->TraceConnectWithoutContext("HighestRxAck", MakeBoundCallback(&Acked, f));
     s->SetConnectCallback(MakeBoundCallback(&Connected, f), MakeBoundCallback(&Failed, f));
     s->SetSendCallback(MakeBoundCallback(&Writable, f));
-    s->Connect(InetSocketAddress(g_state->addr[g_state->flows->dst[f]], kPort));
+    s->Connect(InetSocketAddress(fab.addr[g_state->flows->dst[f]], kPort));
     g_state->sock[f] = s;
 }
 static void Arrive(uint32_t f) {
@@ -272,11 +220,9 @@ static void Arrive(uint32_t f) {
 static void Received(uint32_t f, Ptr<Socket> s) {
     Ptr<Packet> pkt;
     while ((pkt = s->Recv())) g_state->got[f] += pkt->GetSize();
-    if (g_state->flows->done_s[f] >= 0 || g_state->got[f] < g_state->flows->bytes[f]) return;
-    double now = Simulator::Now().GetSeconds();
-    g_state->flows->done_s[f] = now;
-    int64_t q = g_state->flows->query[f];
-    if (q >= 0 && --g_state->pending[q] == 0) g_state->flows->query_done_s[q] = now;
+    if (g_state->drained[f] || g_state->got[f] < g_state->flows->bytes[f]) return;
+    g_state->drained[f] = 1;
+    if (!g_state->acked) Complete(f);
     s->Close();
 }
 static void Accepted(Ptr<Socket> s, const Address& from) {
@@ -294,16 +240,18 @@ static void Simulate(const Params& p, Flows& flows) {
     flows.timed_out.assign(n, 0);
     flows.late.assign(n, 0);
     flows.query_done_s.assign(flows.query_start_s.size(), -1);
+    g_state->acked = p.acked;
     g_state->sock.assign(n, nullptr);
     g_state->left = flows.bytes;
     g_state->got.assign(n, 0);
     g_state->connected.assign(n, 0);
     g_state->ready.assign(n, 0);
+    g_state->drained.assign(n, 0);
     g_state->pending.assign(flows.query_start_s.size(), 0);
     for (int64_t q : flows.query) if (q >= 0) ++g_state->pending[q];
     g_state->flow_of.clear();
     RngSeedManager::SetSeed(1);
-    RngSeedManager::SetRun(p.seed);
+    RngSeedManager::SetRun(p.shape.seed);
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType",
                        TypeIdValue(p.dctcp ? FlooredDctcp::GetTypeId() : TcpLinuxReno::GetTypeId()));
@@ -323,65 +271,19 @@ static void Simulate(const Params& p, Flows& flows) {
     Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(true));
     Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(1000000));
 
-    NodeContainer hosts;
-    hosts.Create(p.hosts);
-    Ptr<Node> sw = CreateObject<Node>();
-    InternetStackHelper stack;
-    stack.Install(hosts);
-    stack.Install(sw);
-    PointToPointHelper p2p;
-    p2p.SetDeviceAttribute("DataRate", DataRateValue(DataRate(static_cast<uint64_t>(p.rate_bps))));
-    p2p.SetChannelAttribute("Delay", TimeValue(Seconds(p.rtt_s / 4.0)));
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("100000p")));
-    Ipv4AddressHelper addresses;
-    NetDeviceContainer hostSide, switchSide;
-    for (uint32_t i = 0; i < p.hosts; ++i) {
-        NetDeviceContainer d = p2p.Install(hosts.Get(i), sw);
-        std::string base = "10." + std::to_string(1 + i / 256) + "." + std::to_string(i % 256) + ".0";
-        addresses.SetBase(Ipv4Address(base.c_str()), "255.255.255.0");
-        Ipv4InterfaceContainer ifc = addresses.Assign(d);
-        g_state->nodes.push_back(hosts.Get(i));
-        g_state->addr.push_back(ifc.GetAddress(0));
-        hostSide.Add(d.Get(0));
-        switchSide.Add(d.Get(1));
-    }
-    TrafficControlHelper none;
-    none.Uninstall(hostSide);
-    none.Uninstall(switchSide);
-    for (uint32_t k = 0; k < hostSide.GetN(); ++k) {
-        DynamicCast<PointToPointNetDevice>(hostSide.Get(k))->GetQueue()->TraceConnectWithoutContext(
+    Fabric& fab = g_state->fabric;
+    Build(p.shape, fab);
+    for (uint32_t k = 0; k < fab.nics.GetN(); ++k) {
+        DynamicCast<PointToPointNetDevice>(fab.nics.Get(k))->GetQueue()->TraceConnectWithoutContext(
             "Drop", MakeCallback(&OnOtherDrop));
-        DynamicCast<PointToPointNetDevice>(switchSide.Get(k))->GetQueue()->SetMaxSize(QueueSize("1p"));
     }
-    TrafficControlHelper tch;
-    if (p.ecn_k >= 0) {
-        tch.SetRootQueueDisc("ns3::RedQueueDisc", "MinTh", DoubleValue(p.ecn_k), "MaxTh", DoubleValue(p.ecn_k),
-                             "Gentle", BooleanValue(false), "QW", DoubleValue(1.0), "UseEcn", BooleanValue(true),
-                             "UseHardDrop", BooleanValue(false), "LinkBandwidth",
-                             DataRateValue(DataRate(static_cast<uint64_t>(p.rate_bps))), "LinkDelay",
-                             TimeValue(Seconds(p.rtt_s / 4.0)));
-    } else {
-        tch.SetRootQueueDisc("ns3::FifoQueueDisc");
+    for (uint32_t k = 0; k < fab.ports.GetN(); ++k) {
+        fab.ports.Get(k)->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
     }
-    QueueDiscContainer discs = tch.Install(switchSide);
-    Pool& pool = g_state->pool;
-    pool.capacity = p.buffer * p.hosts;
-    pool.alpha = p.alpha;
-    // Packets, unless K counts bytes: RED's thresholds are in the internal queue's unit.
-    QueueSize ample = p.ecn_bytes ? QueueSize(QueueSizeUnit::BYTES, 0xffffffffu) : QueueSize("100000p");
-    for (uint32_t k = 0; k < discs.GetN(); ++k) {
-        Ptr<PortQueue> q = CreateObject<PortQueue>();
-        q->SetMaxSize(ample);
-        q->m_pool = &pool;
-        q->m_limit = p.buffer;
-        discs.Get(k)->AddInternalQueue(q);
-        discs.Get(k)->TraceConnectWithoutContext("Drop", MakeCallback(&OnDrop));
-    }
-    Ipv4GlobalRoutingHelper::PopulateRoutingTables();
 
     std::vector<Ptr<Socket>> listeners;
-    for (uint32_t i = 0; i < p.hosts; ++i) {
-        Ptr<Socket> l = Socket::CreateSocket(hosts.Get(i), TcpSocketFactory::GetTypeId());
+    for (Ptr<Node> host : fab.hosts) {
+        Ptr<Socket> l = Socket::CreateSocket(host, TcpSocketFactory::GetTypeId());
         l->Bind(InetSocketAddress(Ipv4Address::GetAny(), kPort));
         l->Listen();
         l->SetAcceptCallback(MakeNullCallback<bool, Ptr<Socket>, const Address&>(), MakeCallback(&Accepted));
@@ -393,11 +295,12 @@ static void Simulate(const Params& p, Flows& flows) {
     }
     Simulator::Stop(Seconds(p.duration_s));
     Simulator::Run();
-    for (uint32_t k = 0; k < discs.GetN(); ++k) {
-        const QueueDisc::Stats& st = discs.Get(k)->GetStats();
+    for (uint32_t k = 0; k < fab.ports.GetN(); ++k) {
+        const QueueDisc::Stats& st = fab.ports.Get(k)->GetStats();
         flows.marks += st.nTotalMarkedPackets;
-        if (p.ecn_k >= 0) flows.unmarkable += st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP);
+        if (p.shape.ecn_k >= 0) flows.unmarkable += st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP);
     }
+    for (uint32_t k : fab.uplinks) flows.uplink_packets.push_back(fab.ports.Get(k)->GetStats().nTotalDequeuedPackets);
     Simulator::Destroy();
 }
 
@@ -437,25 +340,31 @@ def mean_size(points: list[tuple[float, float]]) -> float:
     return sum((p1 - p0) * (x0 + x1) / 2 for (x0, p0), (x1, p1) in zip(points, points[1:], strict=False))
 
 
+def hosts(args: argparse.Namespace) -> int:
+    """The fabric's hosts: ``--hosts`` on the star, leaves x hosts per leaf on a leaf-spine."""
+    return int(args.leaves * args.hosts_per_leaf if args.leaves else args.hosts)
+
+
 def arrivals(args: argparse.Namespace) -> tuple[list[tuple[float, int, int, int, int]], list[float]]:
     """Every flow (arrival s, sender, receiver, bytes, query or -1), by arrival, and every query's arrival."""
     rng = random.Random(args.seed)
+    n = hosts(args)
     flows: list[tuple[float, int, int, int, int]] = []
     if args.load > 0:
         points = read_cdf(args.sizes)
-        rate_per_s = args.load * args.hosts * args.link / (8 * mean_size(points))
+        rate_per_s = args.load * n * args.link / (8 * mean_size(points))
         t = rng.expovariate(rate_per_s)
         while t < args.duration:
-            src = rng.randrange(args.hosts)
-            dst = rng.randrange(args.hosts - 1)
+            src = rng.randrange(n)
+            dst = rng.randrange(n - 1)
             flows.append((t, src, dst + (dst >= src), quantile(points, rng.random()), -1))
             t += rng.expovariate(rate_per_s)
     queries: list[float] = []
     if args.query_rate > 0:
         t = rng.expovariate(args.query_rate)
         while t < args.duration:
-            aggregator = rng.randrange(args.hosts)
-            others = [h for h in range(args.hosts) if h != aggregator]
+            aggregator = rng.randrange(n)
+            others = [h for h in range(n) if h != aggregator]
             for worker in rng.sample(others, args.query_fanin):
                 flows.append((t, worker, aggregator, args.query_response, len(queries)))
             queries.append(t)
@@ -480,18 +389,22 @@ def figures(
     done: list[float],
     timed_out: list[int],
     query_done: list[float],
+    ideal: list[float],
 ) -> dict[str, Any]:
     """The open-loop figures (``stats::fct``'s) of ``flows`` and ``queries`` (as :func:`arrivals` drew them),
-    given each flow's completion (s, or -1), whether it timed out before, and each query's completion."""
+    given each flow's completion (s, or -1), whether it timed out before, each query's completion, and each
+    flow's ideal completion time (s; its slowdown is its FCT over that)."""
     out: dict[str, Any] = {}
-    open_loop = [i for i, x in enumerate(flows) if x[4] < 0]
-    out["open_flows"] = len(open_loop)
-    out["open_flows_unfinished"] = sum(done[i] < 0 for i in open_loop)
+    open_loop = [i for i, x in enumerate(flows) if x[4] < 0 and done[i] >= 0]
+    out["open_flows"] = sum(x[4] < 0 for x in flows)
+    out["open_flows_unfinished"] = out["open_flows"] - len(open_loop)
+    fct = {i: done[i] - flows[i][0] for i in open_loop}
+    out["slowdown"] = tail([fct[i] / ideal[i] for i in open_loop])
     bounds = [0, *(hi for _, hi in BUCKETS), math.inf]
     for (name, _), lo, hi in zip([*BUCKETS, ("over_10mb", 0)], bounds[:-1], bounds[1:], strict=True):
-        out[f"fct_ms_{name}"] = tail(
-            [(done[i] - flows[i][0]) * 1e3 for i in open_loop if done[i] >= 0 and lo < flows[i][3] <= hi]
-        )
+        mine = [i for i in open_loop if lo < flows[i][3] <= hi]
+        out[f"slowdown_{name}"] = tail([fct[i] / ideal[i] for i in mine])
+        out[f"fct_ms_{name}"] = tail([fct[i] * 1e3 for i in mine])
     hit = [False] * len(queries)
     for i, x in enumerate(flows):
         if x[4] >= 0 and timed_out[i]:
@@ -505,23 +418,59 @@ def figures(
     return out
 
 
+def trunk(args: argparse.Namespace) -> float:
+    """A trunk's rate, bps: ``--trunk``, or the host links' rate."""
+    return float(args.trunk if args.trunk is not None else args.link)
+
+
+def trunk_delay(args: argparse.Namespace) -> float:
+    """A trunk's delay, s: ``--trunk-delay``, or the host links' (rtt / 4)."""
+    return float(args.trunk_delay if args.trunk_delay is not None else args.rtt / 4)
+
+
+def path(args: argparse.Namespace) -> Callable[[int, int], ns3_ideal.Hops]:
+    """The hops between two hosts of the fabric ``args`` builds (:func:`ns3_fabric.hops`)."""
+    shape = {"leaves": args.leaves, "link": args.link, "rtt": args.rtt}
+    return functools.partial(ns3_fabric.hops, **shape, trunk=trunk(args), trunk_delay=trunk_delay(args))
+
+
+def stack(args: argparse.Namespace, mss: int) -> ns3_ideal.Stack:
+    """The TCP settings of ``args`` as the ideal completion time reads them, on ns-3's frames."""
+    options = TS_OPTION if args.timestamps else 0
+    return ns3_ideal.Stack(
+        mss=mss,
+        overhead=TCP_IP_HEADERS + options + PPP_HEADER,
+        ack_frame=TCP_IP_HEADERS + options + PPP_HEADER,
+        init_cwnd=args.init_cwnd,
+        window=args.socket_buffer,
+        delack_s=args.delayed_ack,
+        acked=args.fct_end == "acked",
+    )
+
+
 def run(args: argparse.Namespace) -> dict[str, Any]:
     """Build and run the traffic; its figures under ``incast run --json``'s keys."""
     t0 = time.perf_counter()
-    cpp = define(CPP, "incast_ns3_traffic")
+    cpp = define(ns3_fabric.CPP + CPP, "incast_ns3_traffic")
     t1 = time.perf_counter()
     flows, queries = arrivals(args)
     mss = args.mss if args.mss is not None else 1500 - TCP_IP_HEADERS - (TS_OPTION if args.timestamps else 0)
     ecn_bytes = args.ecn_k is not None and args.ecn_k.endswith("B")
     p = cpp.Params()
     for key, value in {
-        **{"hosts": args.hosts, "rate_bps": args.link, "rtt_s": args.rtt, "buffer": args.buffer},
-        **{"alpha": -1.0 if args.shared_alpha is None else args.shared_alpha, "dctcp": args.cc == "dctcp"},
-        **{"ecn_k": -1.0 if args.ecn_k is None else float(args.ecn_k.rstrip("B")), "ecn_bytes": ecn_bytes},
-        **{"sack": args.sack, "prr": args.recovery == "prr", "timestamps": args.timestamps},
-        **{"limited_transmit": args.limited_transmit, "rto_min_s": args.rto_min, "del_ack_s": args.delayed_ack},
+        **{"hosts": hosts(args), "leaves": args.leaves, "spines": args.spines, "hosts_per_leaf": args.hosts_per_leaf},
+        **{"rate_bps": args.link, "rtt_s": args.rtt, "trunk_bps": trunk(args), "trunk_delay_s": trunk_delay(args)},
+        **{"ecmp_flow": args.ecmp == "flow", "buffer": args.buffer, "seed": args.seed},
+        **{"alpha": -1.0 if args.shared_alpha is None else args.shared_alpha, "ecn_bytes": ecn_bytes},
+        **{"ecn_k": -1.0 if args.ecn_k is None else float(args.ecn_k.rstrip("B"))},
+    }.items():
+        setattr(p.shape, key, value)
+    for key, value in {
+        **{"dctcp": args.cc == "dctcp", "sack": args.sack, "prr": args.recovery == "prr"},
+        **{"timestamps": args.timestamps, "limited_transmit": args.limited_transmit},
+        **{"rto_min_s": args.rto_min, "del_ack_s": args.delayed_ack, "acked": args.fct_end == "acked"},
         **{"mss": mss, "init_cwnd": args.init_cwnd, "socket_buffer": args.socket_buffer},
-        **{"duration_s": args.duration, "open_ahead_s": args.open_ahead, "seed": args.seed},
+        **{"duration_s": args.duration, "open_ahead_s": args.open_ahead},
     }.items():
         setattr(p, key, value)
     import cppyy  # type: ignore[import-not-found,import-untyped,unused-ignore]  # loaded by define
@@ -537,12 +486,14 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
     t2 = time.perf_counter()
 
     out: dict[str, Any] = {"simulator": "ns-3 3.44"}
-    out |= figures(flows, queries, list(f.done_s), list(f.timed_out), list(f.query_done_s))
+    ideal = ns3_ideal.ideals([(x[1], x[2], x[3]) for x in flows], path(args), stack(args, mss))
+    out |= figures(flows, queries, list(f.done_s), list(f.timed_out), list(f.query_done_s), ideal)
     out["late_connections"] = sum(f.late)
     out["drops"] = int(f.drops)
     out["ecn_marks"] = int(f.marks)
     out["red_unmarkable_drops"] = int(f.unmarkable)
     out["other_drops"] = int(f.other_drops)
+    out["uplink_packets"] = [int(x) for x in f.uplink_packets]
     out["wall_s"] = t2 - t1
     out["setup_wall_s"] = t1 - t0
     out["settings"] = {k: v for k, v in vars(args).items() if k != "json"} | {"segment_size": mss}
@@ -551,9 +502,16 @@ def run(args: argparse.Namespace) -> dict[str, Any]:
 
 def parser() -> argparse.ArgumentParser:
     ap = argparse.ArgumentParser(
-        prog="ns3_traffic.py", description="Open-loop flows and partition/aggregate queries on one switch in ns-3."
+        prog="ns3_traffic.py",
+        description="Open-loop flows and partition/aggregate queries on one switch or a leaf-spine in ns-3.",
     )
-    ap.add_argument("--hosts", type=int, required=True, help="hosts on the switch")
+    ap.add_argument("--hosts", type=int, help="hosts on the one switch (without --leaves)")
+    ap.add_argument("--leaves", type=int, default=0, help="a leaf-spine of this many leaves (0: one switch)")
+    ap.add_argument("--spines", type=int, default=0, help="spines of the leaf-spine, each joined to every leaf")
+    ap.add_argument("--hosts-per-leaf", type=int, default=0, help="hosts on each leaf")
+    ap.add_argument("--trunk", type=rate, help="rate of a leaf-spine trunk (default: --link)")
+    ap.add_argument("--trunk-delay", type=duration, help="delay of a leaf-spine trunk (default: rtt / 4)")
+    ap.add_argument("--ecmp", choices=["flow", "packet"], default="flow", help="uplink by flow hash or per packet")
     ap.add_argument("--duration", type=duration, required=True, help="arrivals stop here, and the run")
     ap.add_argument("--load", type=float, default=0.0, help="fraction of each link the flows offer (0: none)")
     ap.add_argument("--sizes", help="flow-size CDF file: 'bytes fraction' a line (needed with --load)")
@@ -561,7 +519,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--query-fanin", type=int, default=0, help="hosts answering each query")
     ap.add_argument("--query-response", type=size, default=size("2KB"), help="bytes of each answer")
     ap.add_argument("--link", type=rate, default=rate("1Gbps"), help="rate of every link")
-    ap.add_argument("--rtt", type=duration, default=duration("100us"), help="base RTT, rtt/4 per link")
+    ap.add_argument("--rtt", type=duration, default=duration("100us"), help="base RTT, rtt/4 per host link")
     ap.add_argument("--buffer", type=size, default=size("32KiB"), help="bytes per switch port")
     ap.add_argument("--shared-alpha", type=float, help="one memory of buffer x ports, dynamic thresholds alpha")
     ap.add_argument("--ecn-k", help="RED step-marking threshold K: packets (20) or bytes (30000B)")
@@ -575,6 +533,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--mss", type=int, default=None, help="TcpSocket::SegmentSize (default 1460, 1448 with TS)")
     ap.add_argument("--init-cwnd", type=int, default=10, help="TcpSocket::InitialCwnd, segments")
     ap.add_argument("--socket-buffer", type=size, default=size("64KiB"), help="SndBufSize and RcvBufSize")
+    ap.add_argument("--fct-end", choices=["delivered", "acked"], default="delivered", help="last byte in or acked")
     ap.add_argument("--open-ahead", type=duration, default=duration("10ms"), help="connect this long before")
     ap.add_argument("--seed", type=int, default=1, help="seed of the arrivals (and ns-3's run number)")
     ap.add_argument("--json", action="store_true", help="print one JSON object")
@@ -584,12 +543,19 @@ def parser() -> argparse.ArgumentParser:
 def main(argv: list[str] | None = None) -> int:
     ap = parser()
     args = ap.parse_args(argv)
-    if args.hosts < 2:
+    if args.leaves and args.hosts is not None:
+        ap.error("--hosts: not with --leaves (a leaf-spine has leaves x hosts-per-leaf)")
+    if args.leaves and (args.spines < 1 or args.hosts_per_leaf < 1):
+        ap.error("--spines, --hosts-per-leaf: at least 1 each with --leaves")
+    if not args.leaves and args.hosts is None:
+        ap.error("--hosts: needed without --leaves")
+    n = hosts(args)
+    if n < 2:
         ap.error("--hosts: at least 2")
     if args.load > 0 and not args.sizes:
         ap.error("--sizes: needed with --load")
-    if args.query_rate > 0 and not 1 <= args.query_fanin < args.hosts:
-        ap.error(f"--query-fanin: from 1 to {args.hosts - 1} (the other hosts)")
+    if args.query_rate > 0 and not 1 <= args.query_fanin < n:
+        ap.error(f"--query-fanin: from 1 to {n - 1} (the other hosts)")
     if args.ecn_k is not None and not args.ecn_k.rstrip("B").isdigit():
         ap.error(f"--ecn-k: a whole number of packets or of bytes (30000B), got {args.ecn_k!r}")
     out = run(args)

@@ -2,15 +2,17 @@
 
 :class:`~incast.reference.ns3_options.Ns3` runs ``ns3_traffic.py`` in place of
 ``ns3.py`` for a scenario with flows or queries (:func:`is_traffic`). What
-maps: the hosts (``servers`` + ``workload.clients``, every one on the
-switch), the link rate and RTT, ``traffic.load``, ``sizes``, ``query_rate``,
-``query_fanin``, ``query_response`` and ``duration``, the switch's buffer
-(``switch.buffer`` per port, or ``shared:ALPHA``'s one memory with dynamic
-thresholds), the marking threshold (``switch.ecn_threshold``, as a RED step
-at K), ``tcp.cc`` (TcpLinuxReno, or TcpDctcp with Linux's two-segment
-ssthresh floor), RTO_min, SACK, PRR or classic recovery, delayed ACK's
-timeout, timestamps, limited transmit, the initial window, the segment size
-and the receive window as both socket buffers. What the harness cannot
+maps: the fabric (a star of ``servers`` + ``workload.clients`` hosts, or a
+``leaf_spine``'s leaves, spines, hosts per leaf, trunks and ``ecmp``), the
+link rate and RTT, ``traffic.load``, ``sizes``, ``query_rate``,
+``query_fanin``, ``query_response``, ``fct_end`` and ``duration``, each
+switch's buffer (``switch.buffer`` per port, or ``shared:ALPHA``'s one
+memory a switch with dynamic thresholds), the marking threshold
+(``switch.ecn_threshold``, as a RED step at K), ``tcp.cc`` (TcpLinuxReno, or
+TcpDctcp with Linux's two-segment ssthresh floor), RTO_min, SACK, PRR or
+classic recovery, delayed ACK's timeout, timestamps, limited transmit, the
+initial window, the segment size and the receive window as both socket
+buffers. What the harness cannot
 express is refused (:func:`rules`); what it runs differently is noted
 (:func:`notes`).
 """
@@ -38,7 +40,11 @@ FIGURES = (
     Figure("query p99 ms", "query_time_ms", "p99"),
     Figure("queries timed out", "queries_timed_out"),
     Figure("FCT 100KB-1MB p95 ms", "fct_ms_100kb_1mb", "p95"),
+    Figure("slowdown <10KB p95", "slowdown_under_10kb", "p95"),
+    Figure("slowdown 1-10MB p95", "slowdown_1mb_10mb", "p95"),
 )
+#: The fabrics the harness builds (:mod:`incast.reference.ns3_fabric`).
+FABRICS = ("star", "leaf_spine")
 
 
 def is_traffic(s: Scenario) -> bool:
@@ -55,11 +61,12 @@ def _alpha(s: Scenario) -> str | None:
 def rules(s: Scenario) -> list[Rule]:
     """What the traffic harness restricts, beyond :func:`~incast.reference.base.one_star`."""
     tcp, traffic, model = s.tcp, s.traffic, str(s.switch.buffer_model)
+    kind = s.topology.kind
     return [
-        *one_star(s),
+        Rule("topology.kind", kind not in FABRICS, f'"star" or "leaf_spine": what the harness builds, got {kind!r}'),
+        *(r for r in one_star(s) if r.setting != "topology.kind"),
         Rule("workload.kind", s.workload.kind != "none", '"none": the harness runs no synchronized reads beside it'),
         Rule("traffic.pattern", traffic.pattern != "all_to_all", '"all_to_all" only: any host to any other'),
-        Rule("traffic.fct_end", traffic.fct_end != "delivered", '"delivered" only: the last byte at the receiver'),
         Rule("traffic.drain", traffic.drain is not None, '"off" only: the run ends with the arrivals'),
         Rule("switch.buffer", isinstance(s.switch.buffer, str), "bytes: the harness's ports count bytes"),
         Rule("switch.buffer_model", model != "static" and _alpha(s) is None, '"static" or "shared:ALPHA"'),
@@ -96,13 +103,28 @@ def _threshold(s: Scenario) -> list[str]:
     return ["--ecn-k", text.removesuffix("pkt") if text.endswith("pkt") else f"{int(k)}B"]
 
 
+def _fabric(s: Scenario) -> list[str]:
+    """The fabric's options: the star's hosts, or the leaf-spine's shape and trunks (``"link"``: the host
+    links' rate and cable, ``net::fabric``)."""
+    t = s.topology
+    if t.kind == "star":
+        return ["--hosts", str(s.servers + s.workload.clients)]
+    trunk = int(s.link.rate if t.trunk_rate is None else t.trunk_rate)
+    delay = min(float(s.link.propagation), float(s.link.rtt) / 4) if t.trunk_delay is None else float(t.trunk_delay)
+    return [
+        *("--leaves", str(t.leaves), "--spines", str(t.spines), "--hosts-per-leaf", str(t.hosts_per_leaf)),
+        *("--trunk", format_rate(trunk), "--trunk-delay", format_duration(delay), "--ecmp", str(t.ecmp)),
+    ]
+
+
 def options(s: Scenario, sizes: Path) -> list[str]:
     """The harness's command line for ``s`` (``--json`` apart), its CDF in the file ``sizes``."""
     tcp, traffic = s.tcp, s.traffic
     alpha = _alpha(s)
     delayed = 0.0 if tcp.delayed_ack is None else float(tcp.delayed_ack)
     return [
-        *("--hosts", str(s.servers + s.workload.clients), "--duration", format_duration(s.duration)),
+        *_fabric(s),
+        *("--duration", format_duration(s.duration)),
         *("--load", repr(traffic.load or 0.0), "--sizes", str(sizes)),
         *("--query-rate", repr(float(traffic.query_rate)), "--query-fanin", str(traffic.query_fanin)),
         *("--query-response", f"{int(traffic.query_response)}B", "--seed", str(s.seed)),
@@ -116,6 +138,7 @@ def options(s: Scenario, sizes: Path) -> list[str]:
         "--limited-transmit" if tcp.limited_transmit else "--no-limited-transmit",
         *("--mss", str(int(tcp.mss) - (12 if tcp.timestamps else 0)), "--init-cwnd", str(tcp.init_cwnd)),
         *("--socket-buffer", f"{int(tcp.rcv_wnd)}B"),
+        *(("--fct-end", "acked") if traffic.fct_end == "acked" else ()),
     ]
 
 
@@ -140,4 +163,22 @@ def notes(s: Scenario) -> list[str]:
         out.append("tcp.restart_after_idle: ns-3 has none (each flow's connection is fresh, idle only before it)")
     if tcp.delayed_ack is not None:
         out.append("tcp.delayed_ack: ns-3 ACKs every second segment (DelAckCount 2), the engine past one MSS")
+    out.append("slowdown: ns-3's ideal is the engine's formula on ns-3's frames (payload + 42 bytes) and paths")
+    if s.topology.kind == "leaf_spine":
+        out += _leaf_spine_notes(s)
+    return out
+
+
+def _leaf_spine_notes(s: Scenario) -> list[str]:
+    """What ns-3 runs differently on a leaf-spine."""
+    out = ["topology: ns-3 counts time in nanoseconds, so each frame's serialization is rounded to one"]
+    if s.topology.ecmp == "flow":
+        out.append(
+            "topology.ecmp: ns-3 3.44 spreads only per packet (RandomEcmpRouting); each leaf hashes ns-3's "
+            "5-tuple (its addresses and ports) with the engine's mix and hash-threshold"
+        )
+    else:
+        out.append("topology.ecmp: ns-3's RandomEcmpRouting draws every packet's uplink from its own stream")
+    if float(s.link.rtt) > 4 * float(s.link.propagation):
+        out.append("link.rtt: ns-3 puts each host's share of the RTT on its link (rtt / 4), not where it receives")
     return out
