@@ -130,6 +130,11 @@ def test_a_claim_says_why_it_has_no_reference_only_without_one_and_in_one_line(
         ({"harness": "ns2", "set": {"tcp.mss": "big"}}, "claim[0].reference[0].set.tcp.mss"),
         ({"harness": "ns2", "seeds": 0}, "claim[0].reference[0].seeds: input should be greater than or equal to 1"),
         (
+            {"harness": "ns2", "flows": "engine"},
+            'claim[0].reference[0].flows: "engine" only with harness "ns3" (its open-loop traffic), not \'ns2\'',
+        ),
+        ({"harness": "ns3", "flows": "mine"}, "claim[0].reference[0].flows: must be 'own' or 'engine'"),
+        (
             {"harness": "ns2", "sweep": {"servers": [4, 8]}},
             "claim[0].reference[0].sweep.servers: the claim compares servers 4 with a point the grid leaves out",
         ),
@@ -201,7 +206,7 @@ def test_a_testbed_run_counts_when_it_completed_and_is_one_error_line_when_not(
         def run(self, scenario: Any) -> dict[str, Any]:
             return {"status": status, "error": error, "goodput_mbps": 1.5}
 
-    monkeypatch.setattr(disputes, "harness", lambda name, traced: Bed())
+    monkeypatch.setattr(disputes, "harness", lambda name, traced, flows: Bed())
     monkeypatch.setattr("incast.reference.compare.prepared", lambda reference, s: (s, []))
     point = {"servers": 1, "blocks": 1}
     if status == "complete":

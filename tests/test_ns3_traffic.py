@@ -287,3 +287,42 @@ def test_the_flows_of_one_host_pair_spread_over_the_spines_by_their_ports() -> N
     s = fabric(servers=1, topology={"hosts_per_leaf": 1}, traffic={"load": 0.05, "query_rate": 0.0})
     up = Ns3().run(s)["uplink_packets"]
     assert len(up) == 4 and all(n > 0 for n in up), up  # leaf 0 to spines 0 and 1, then leaf 1's
+
+
+def test_the_engines_flows_reach_the_harness_as_drawn(tmp_path: Path) -> None:
+    s = benchmark()
+    r = incast.run(s)
+    file = tmp_path / "engine.flows"
+    file.write_text(traffic.flows_text(r))
+    args = ns3_traffic.parser().parse_args(["--hosts", "8", "--duration", "20ms", "--flows", str(file)])
+    flows, queries = ns3_traffic.arrivals(args)
+    t = r.fct_table.sort_values("start_s", kind="stable")
+    assert flows == [(x.start_s, x.src, x.dst, x.size_bytes, x.query) for x in t.itertuples()]
+    assert len(queries) == r.queries > 0
+    assert queries == [float(x) for x in r.queries_table["start_s"]]
+    assert "--flows" in traffic.options(s, Path("sizes.cdf"), file)
+
+
+@pytest.mark.parametrize(
+    ("text", "message"),
+    [
+        ("0.1 0 0 100 -1\n", "--flows: line 1: not 'arrival_s sender receiver bytes query' on 8 hosts"),
+        ("# ok\n0.1 0 8 100 -1\n", "--flows: line 2: not 'arrival_s sender receiver bytes query' on 8 hosts"),
+        ("0.1 0 1 100\n", "--flows: line 1: not 'arrival_s sender receiver bytes query' on 8 hosts"),
+        ("0.1 0 1 0 -1\n", "--flows: line 1: not 'arrival_s sender receiver bytes query' on 8 hosts"),
+        ("0.1 0 1 10 0\n0.2 2 1 10 0\n", "--flows: line 2: query 0's responses arrive at 0.1 s"),
+        ("0.1 0 1 10 1\n", "--flows: the queries must be numbered from 0 without a gap"),
+    ],
+)
+def test_a_flows_file_that_does_not_fit_the_fabric_stops_the_harness_naming_the_line(text: str, message: str) -> None:
+    with pytest.raises(SystemExit, match=f"^{message}$"):
+        ns3_traffic.read_flows(text, 8)
+
+
+def test_the_engines_flows_are_a_run_of_their_own_and_only_for_open_loop_traffic() -> None:
+    s = benchmark()
+    assert Ns3(flows="engine").fingerprint(s) != Ns3().fingerprint(s)
+    assert any("runs the engine's flows" in n for n in Ns3(flows="engine").notes(s))
+    reads = incast.Scenario(servers=4, blocks=2)
+    with pytest.raises(Refused, match=r"^claim\.reference\.flows: \"own\" only: the engine's flows are open-loop"):
+        Ns3(flows="engine").check(reads)

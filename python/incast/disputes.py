@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any
 from incast.errors import ScenarioError
 from incast.experiment import HARNESSES, METRICS, TIMEOUT_FRACTIONS, ClaimReference, Experiment, experiments_dir
 from incast.files import read_json
+from incast.reference.base import Flows
 from incast.scenario import Scenario
 from incast.verdicts import ReferenceTable
 
@@ -68,9 +69,10 @@ class DisputeError(ScenarioError):
     """A record cannot be read or written, or a reference run failed; the message is one line."""
 
 
-def harness(name: str, *, traced: bool = False) -> Reference:
+def harness(name: str, *, traced: bool = False, flows: Flows = "own") -> Reference:
     """The reference ``incast validate --against NAME`` runs: ns-2 (``traced``: counting its timeouts by class
-    from its traces, as ``--classes`` does), ns-3, the testbed."""
+    from its traces, as ``--classes`` does), ns-3 (``flows``: its own draws of open-loop traffic or the
+    engine's, :class:`~incast.experiment.ClaimReference`), the testbed."""
     from incast.reference.ns2 import Ns2
     from incast.reference.ns3_options import Ns3
     from incast.reference.testbed import Testbed
@@ -78,7 +80,7 @@ def harness(name: str, *, traced: bool = False) -> Reference:
     if name == "ns2":
         return Ns2(classes=traced)
     if name == "ns3":
-        return Ns3()
+        return Ns3(flows=flows)
     if name == "testbed":
         return Testbed()
     raise ScenarioError(f"--against: one of {', '.join(HARNESSES)}, got {name!r}")
@@ -128,12 +130,14 @@ def flatten(measured: Mapping[str, Any]) -> dict[str, float]:
     return flat
 
 
-def measure(name: str, scenario: Mapping[str, Any], traced: bool) -> tuple[dict[str, float], list[str], float]:
+def measure(
+    name: str, scenario: Mapping[str, Any], traced: bool, flows: Flows = "own"
+) -> tuple[dict[str, float], list[str], float]:
     """Run one point (its ``to_dict()`` form) in harness ``name`` (:func:`harness`): its metrics, the
     harness's notes, the seconds it took."""
     from incast.reference.compare import prepared
 
-    reference = harness(name, traced=traced)
+    reference = harness(name, traced=traced, flows=flows)
     s, notes = prepared(reference, Scenario.parse(scenario))
     start = time.perf_counter()
     measured = reference.run(s)
@@ -165,16 +169,18 @@ def _table(experiment: Experiment, rows: list[dict[str, Any]]) -> pd.DataFrame:
     return summarize(experiment, frame.astype({m: float for m in METRICS}))
 
 
-#: Fingerprints computed in this process, by harness and scenario hash (building ns-2's Tcl takes a while).
-_FINGERPRINTS: dict[tuple[str, str], str | None] = {}
+#: Fingerprints computed in this process, by harness, its flows and scenario hash (building ns-2's Tcl
+#: takes a while).
+_FINGERPRINTS: dict[tuple[str, str, str], str | None] = {}
 
 
-def _fingerprint(name: str, scenario: Scenario) -> str | None:
-    """:meth:`~incast.reference.base.Reference.fingerprint` of ``scenario`` on harness ``name``; None if refused."""
-    key = (name, scenario.hash)
+def _fingerprint(reference: ClaimReference, scenario: Scenario) -> str | None:
+    """:meth:`~incast.reference.base.Reference.fingerprint` of ``scenario`` on the reference's harness; None if
+    refused."""
+    key = (reference.harness, reference.flows, scenario.hash)
     if key not in _FINGERPRINTS:
         try:
-            _FINGERPRINTS[key] = harness(name).fingerprint(scenario)
+            _FINGERPRINTS[key] = harness(reference.harness, flows=reference.flows).fingerprint(scenario)
         except ScenarioError:
             _FINGERPRINTS[key] = None
     return _FINGERPRINTS[key]
@@ -186,7 +192,7 @@ def _rows(
     """The recorded rows of a reference's points, and how many of its points the record lacks."""
     rows, missing = [], 0
     for p in experiment.reference_points(reference):
-        fingerprint = _fingerprint(reference.harness, p.scenario)
+        fingerprint = _fingerprint(reference, p.scenario)
         entry = entries.get(fingerprint) if fingerprint is not None else None
         if entry is None:
             missing += 1

@@ -80,7 +80,8 @@ point with its neighbour on one axis.
 A claim the paper's own kind of system may not bear out carries a reference run,
 ``[[claim.reference]]``: the harness (``ns2``, ``ns3`` or ``testbed``, as
 ``incast validate --against`` names them), settings over the experiment's own
-scenario, a smaller grid (values of ``[sweep]`` axes; it must hold every point of a claim on
+scenario, for ns-3's open-loop traffic whose flows it runs (``flows``: its own draws, or
+the engine's), a smaller grid (values of ``[sweep]`` axes; it must hold every point of a claim on
 ``any`` point, and at least one of a claim on ``all``, which a reference then fails
 by failing one) and the seeds::
 
@@ -109,13 +110,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, ValidationInfo, field_validator, model_validator
 
 from incast import _core
 from incast.errors import ScenarioError
 from incast.files import check_depth, read_toml
 from incast.labels import describe, format_value
 from incast.presets import with_preset
+from incast.reference.base import Flows
 from incast.scenario import Scenario, apply_overrides
 from incast.units import format_duration
 
@@ -318,12 +320,25 @@ class ClaimReference(_Strict):
     ``set`` applies over every point's scenario (``blocks``, ``tcp.gip_copies``: what the
     harness needs); ``sweep`` narrows axes of ``[sweep]`` to some of their values (the grid
     must hold every point the claim reads); ``seeds`` seeds, 1 to ``seeds``, per point.
+    ``flows`` (ns-3's open-loop traffic only): ``"own"``, the harness draws its own arrivals
+    and sizes from the same distributions, or ``"engine"``, it runs the very flows the
+    engine's run of the point draws (arrival, hosts, size, query), so that a tail figure
+    that hinges on a few draws (how many incasts arrive) compares the stacks alone.
     """
 
     harness: Literal["ns2", "ns3", "testbed"]
     set: dict[str, Any] = Field(default_factory=dict)
     sweep: dict[str, list[Any]] = Field(default_factory=dict)
     seeds: int = Field(1, ge=1, le=100)
+    flows: Flows = "own"
+
+    @field_validator("flows")
+    @classmethod
+    def _engine_flows_on_ns3(cls, flows: str, info: ValidationInfo) -> str:
+        harness = info.data.get("harness")
+        if flows == "engine" and harness != "ns3":
+            raise ValueError(f'"engine" only with harness "ns3" (its open-loop traffic), not {harness!r}')
+        return flows
 
 
 class Claim(_Strict):

@@ -17,19 +17,20 @@ from typing import Any
 
 from incast.disputes import harness, measure, read_record, write_record
 from incast.experiment import Claim, Experiment, Point
+from incast.reference.base import Flows
 
 __all__ = ["run"]
 
 
-def _plan(experiment: Experiment, name: str) -> dict[str, Point]:
-    """Every point the experiment's references on harness ``name`` run, by fingerprint."""
-    reference = harness(name)
-    out: dict[str, Point] = {}
+def _plan(experiment: Experiment, name: str) -> dict[str, tuple[Point, Flows]]:
+    """Every point the experiment's references on harness ``name`` run, with the flows it runs, by fingerprint."""
+    out: dict[str, tuple[Point, Flows]] = {}
     for claim in experiment.spec.claim:
         for r in claim.reference:
             if r.harness == name:
+                reference = harness(name, flows=r.flows)
                 for p in experiment.reference_points(r):
-                    out.setdefault(reference.fingerprint(p.scenario), p)
+                    out.setdefault(reference.fingerprint(p.scenario), (p, r.flows))
     return out
 
 
@@ -51,8 +52,8 @@ def run(experiment: Experiment, name: str, *, jobs: int | None = None, progress:
     todo = _plan(experiment, name)
     metrics = {m for c in experiment.spec.claim if any(r.harness == name for r in c.reference) for m in _read(c)}
     traced = name == "ns2" and bool(metrics & set(TRACED))
-    for p in todo.values():
-        reference.check(p.scenario)
+    for p, flows in todo.values():
+        harness(name, flows=flows).check(p.scenario)
     points: dict[str, dict[str, Any]] = {}
     notes: dict[str, None] = {}
 
@@ -64,13 +65,15 @@ def run(experiment: Experiment, name: str, *, jobs: int | None = None, progress:
             progress(len(points), len(todo))
 
     if name == "testbed" or jobs == 1 or len(todo) <= 1:
-        for fingerprint, p in todo.items():
-            keep(fingerprint, p, measure(name, p.scenario.to_dict(), traced))
+        for fingerprint, (p, flows) in todo.items():
+            keep(fingerprint, p, measure(name, p.scenario.to_dict(), traced, flows))
     else:
         with executor(None, min(jobs or os.cpu_count() or 1, len(todo))) as ex:
-            futures = {fp: ex.submit(measure, name, p.scenario.to_dict(), traced) for fp, p in todo.items()}
+            futures = {
+                fp: ex.submit(measure, name, p.scenario.to_dict(), traced, flows) for fp, (p, flows) in todo.items()
+            }
             for fingerprint, future in futures.items():
-                keep(fingerprint, todo[fingerprint], future.result())
+                keep(fingerprint, todo[fingerprint][0], future.result())
     record = read_record(experiment)
     record["harnesses"][name] = {
         "title": reference.title,

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Iterable
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, NamedTuple
 
 from incast.errors import ScenarioError
 from incast.scenario import Scenario
@@ -29,7 +29,22 @@ from incast.scenario import Scenario
 if TYPE_CHECKING:
     from incast.result import Result
 
-__all__ = ["Figure", "Reference", "Refused", "Rule", "Unavailable", "check", "one_star", "refusals", "star_read"]
+__all__ = [
+    "Figure",
+    "Flows",
+    "Reference",
+    "Refused",
+    "Rule",
+    "Unavailable",
+    "check",
+    "one_star",
+    "refusals",
+    "star_read",
+]
+
+#: Whose draws of open-loop traffic a reference runs: its own, or the engine's for the same scenario and
+#: seed (:class:`~incast.experiment.ClaimReference`'s ``flows``).
+Flows = Literal["own", "engine"]
 
 
 class Refused(ScenarioError):

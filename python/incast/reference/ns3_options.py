@@ -33,7 +33,7 @@ from typing import Any
 
 from incast.errors import IncastError
 from incast.reference import ns3_traffic_options as traffic
-from incast.reference.base import Figure, Reference, Rule, Unavailable, star_read
+from incast.reference.base import Figure, Flows, Reference, Rule, Unavailable, star_read
 from incast.scenario import Scenario
 from incast.units import format_duration, format_rate, format_size, seconds_to_ps
 
@@ -142,31 +142,43 @@ def wheel_missing() -> bool:
 
 
 class Ns3(Reference):
-    """ns-3 3.44 as a reference: ``ns3.py`` run by this interpreter; ``timeout_s`` bounds each run."""
+    """ns-3 3.44 as a reference: ``ns3.py`` run by this interpreter; ``timeout_s`` bounds each run.
+
+    ``flows="engine"``: open-loop traffic runs the flows the engine draws for the scenario (one engine
+    run before each ns-3 run), not ns-3's own draws from the same distributions.
+    """
 
     name = "ns3"
     title = "ns-3 3.44"
     preset = "ns3"
 
-    def __init__(self, *, timeout_s: float = 3600.0) -> None:
+    def __init__(self, *, timeout_s: float = 3600.0, flows: Flows = "own") -> None:
         self.timeout_s = timeout_s
+        self.flows = flows
 
     def require(self) -> None:
         if wheel_missing():
             raise Unavailable(f"ns-3: this Python has no ns3 wheel; install it with {WHEEL} (about 670 MiB)")
 
     def rules(self, scenario: Scenario) -> list[Rule]:
-        return traffic.rules(scenario) if traffic.is_traffic(scenario) else rules(scenario)
+        if traffic.is_traffic(scenario):
+            return traffic.rules(scenario)
+        engine_flows = self.flows == "engine"
+        engine = Rule("claim.reference.flows", engine_flows, '"own" only: the engine\'s flows are open-loop traffic')
+        return [engine, *rules(scenario)]
 
     def notes(self, scenario: Scenario) -> list[str]:
-        return traffic.notes(scenario) if traffic.is_traffic(scenario) else _notes(scenario)
+        if traffic.is_traffic(scenario):
+            return traffic.notes(scenario, engine_flows=self.flows == "engine")
+        return _notes(scenario)
 
     def fingerprint(self, scenario: Scenario) -> str:
         """The SHA-256 of the command ns-3 runs (and of the size CDF it reads): a setting it does not read
         leaves a recorded run valid."""
         s = self.prepare(scenario)[0]
         if traffic.is_traffic(s):
-            command = [traffic.SCRIPT.name, *traffic.options(s, Path("sizes.cdf")), traffic.sizes_text(s)]
+            flows = Path("engine.flows") if self.flows == "engine" else None
+            command = [traffic.SCRIPT.name, *traffic.options(s, Path("sizes.cdf"), flows), traffic.sizes_text(s)]
         else:
             command = [SCRIPT.name, *options(s)]
         return hashlib.sha256("\0".join(command).encode()).hexdigest()
@@ -181,7 +193,13 @@ class Ns3(Reference):
         with tempfile.TemporaryDirectory(prefix="incast-ns3-") as folder:
             sizes = Path(folder) / "sizes.cdf"
             sizes.write_text(traffic.sizes_text(scenario), encoding="utf-8")
-            return self._run([str(traffic.SCRIPT), *traffic.options(scenario, sizes)])
+            flows = None
+            if self.flows == "engine":
+                from incast.result import run as simulate
+
+                flows = Path(folder) / "engine.flows"
+                flows.write_text(traffic.flows_text(simulate(scenario)), encoding="utf-8")
+            return self._run([str(traffic.SCRIPT), *traffic.options(scenario, sizes, flows)])
 
     def _run(self, command: list[str]) -> dict[str, Any]:
         """Run a harness script with ``command``'s arguments and ``--json``; the object it printed last."""

@@ -40,7 +40,9 @@ What is modelled
   Poisson process of ``--query-rate``, each from a uniform aggregator to
   ``--query-fanin`` distinct other hosts, each answering with
   ``--query-response`` bytes. Arrivals stop at ``--duration``, and so does
-  the run.
+  the run. Or, with ``--flows FILE``, the flows of that file, drawn by
+  another simulator (:func:`read_flows`; ``--load``, ``--sizes`` and the
+  ``--query-*`` options are then not read).
 * Each flow and each response is a connection of its own. It is opened
   ``--open-ahead`` before its arrival (at 0 for earlier arrivals) so that, as
   the engine's flows, its data leaves at the arrival on an established
@@ -345,8 +347,40 @@ def hosts(args: argparse.Namespace) -> int:
     return int(args.leaves * args.hosts_per_leaf if args.leaves else args.hosts)
 
 
+def read_flows(text: str, n: int) -> tuple[list[tuple[float, int, int, int, int]], list[float]]:
+    """The flows of a ``--flows`` file and their queries' arrivals, as :func:`arrivals` gives them.
+
+    A line a flow, ``arrival_s sender receiver bytes query`` (``query`` -1 for an
+    open-loop flow, else its query's number, from 0); ``#`` starts a comment. A
+    query arrives when its responses do. A line that does not fit the ``n`` hosts
+    stops the run naming it.
+    """
+    flows: list[tuple[float, int, int, int, int]] = []
+    starts: dict[int, float] = {}
+    for number, line in enumerate(text.splitlines(), 1):
+        words = line.split("#", 1)[0].split()
+        if not words:
+            continue
+        try:
+            t, src, dst, size, query = float(words[0]), *(int(w) for w in words[1:])
+        except ValueError:
+            t, src, dst, size, query = math.nan, -1, -1, 0, -1
+        if len(words) != 5 or not t >= 0 or not (0 <= src < n and 0 <= dst < n and src != dst) or size < 1:
+            raise SystemExit(f"--flows: line {number}: not 'arrival_s sender receiver bytes query' on {n} hosts")
+        if query >= 0 and starts.setdefault(query, t) != t:
+            raise SystemExit(f"--flows: line {number}: query {query}'s responses arrive at {starts[query]} s")
+        flows.append((t, src, dst, size, query))
+    if sorted(starts) != list(range(len(starts))):
+        raise SystemExit("--flows: the queries must be numbered from 0 without a gap")
+    flows.sort(key=lambda f: f[0])
+    return flows, [starts[q] for q in range(len(starts))]
+
+
 def arrivals(args: argparse.Namespace) -> tuple[list[tuple[float, int, int, int, int]], list[float]]:
     """Every flow (arrival s, sender, receiver, bytes, query or -1), by arrival, and every query's arrival."""
+    if args.flows is not None:
+        with open(args.flows, encoding="utf-8") as f:
+            return read_flows(f.read(), hosts(args))
     rng = random.Random(args.seed)
     n = hosts(args)
     flows: list[tuple[float, int, int, int, int]] = []
@@ -518,6 +552,7 @@ def parser() -> argparse.ArgumentParser:
     ap.add_argument("--query-rate", type=float, default=0.0, help="queries per second across the hosts")
     ap.add_argument("--query-fanin", type=int, default=0, help="hosts answering each query")
     ap.add_argument("--query-response", type=size, default=size("2KB"), help="bytes of each answer")
+    ap.add_argument("--flows", help="run the flows of this file, 'arrival_s sender receiver bytes query' a line")
     ap.add_argument("--link", type=rate, default=rate("1Gbps"), help="rate of every link")
     ap.add_argument("--rtt", type=duration, default=duration("100us"), help="base RTT, rtt/4 per host link")
     ap.add_argument("--buffer", type=size, default=size("32KiB"), help="bytes per switch port")
@@ -552,9 +587,9 @@ def main(argv: list[str] | None = None) -> int:
     n = hosts(args)
     if n < 2:
         ap.error("--hosts: at least 2")
-    if args.load > 0 and not args.sizes:
+    if args.load > 0 and not args.sizes and args.flows is None:
         ap.error("--sizes: needed with --load")
-    if args.query_rate > 0 and not 1 <= args.query_fanin < n:
+    if args.query_rate > 0 and not 1 <= args.query_fanin < n and args.flows is None:
         ap.error(f"--query-fanin: from 1 to {n - 1} (the other hosts)")
     if args.ecn_k is not None and not args.ecn_k.rstrip("B").isdigit():
         ap.error(f"--ecn-k: a whole number of packets or of bytes (30000B), got {args.ecn_k!r}")

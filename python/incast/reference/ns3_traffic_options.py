@@ -20,6 +20,7 @@ express is refused (:func:`rules`); what it runs differently is noted
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from incast._core import flow_sizes_cdf
 from incast.reference.base import Figure, Rule, one_star
@@ -27,7 +28,10 @@ from incast.scenario import Scenario
 from incast.traffic import PUBLISHED
 from incast.units import format_duration, format_rate
 
-__all__ = ["FIGURES", "SCRIPT", "is_traffic", "notes", "options", "rules", "sizes_text"]
+if TYPE_CHECKING:
+    from incast.result import Result
+
+__all__ = ["FIGURES", "SCRIPT", "flows_text", "is_traffic", "notes", "options", "rules", "sizes_text"]
 
 #: The harness, run as a script.
 SCRIPT = Path(__file__).with_name("ns3_traffic.py")
@@ -117,8 +121,16 @@ def _fabric(s: Scenario) -> list[str]:
     ]
 
 
-def options(s: Scenario, sizes: Path) -> list[str]:
-    """The harness's command line for ``s`` (``--json`` apart), its CDF in the file ``sizes``."""
+def flows_text(result: Result) -> str:
+    """The flows of an engine run as ``ns3_traffic.py --flows`` reads them: a line a flow, by arrival."""
+    t = result.fct_table.sort_values("start_s", kind="stable")
+    lines = [f"{x.start_s!r} {x.src} {x.dst} {x.size_bytes} {x.query}" for x in t.itertuples()]
+    return "# the engine's flows: arrival_s sender receiver bytes query\n" + "".join(f"{x}\n" for x in lines)
+
+
+def options(s: Scenario, sizes: Path, flows: Path | None = None) -> list[str]:
+    """The harness's command line for ``s`` (``--json`` apart), its CDF in the file ``sizes``, and the flows
+    of the file ``flows`` in place of its own draws."""
     tcp, traffic = s.tcp, s.traffic
     alpha = _alpha(s)
     delayed = 0.0 if tcp.delayed_ack is None else float(tcp.delayed_ack)
@@ -139,15 +151,22 @@ def options(s: Scenario, sizes: Path) -> list[str]:
         *("--mss", str(int(tcp.mss) - (12 if tcp.timestamps else 0)), "--init-cwnd", str(tcp.init_cwnd)),
         *("--socket-buffer", f"{int(tcp.rcv_wnd)}B"),
         *(("--fct-end", "acked") if traffic.fct_end == "acked" else ()),
+        *(("--flows", str(flows)) if flows is not None else ()),
     ]
 
 
-def notes(s: Scenario) -> list[str]:
-    """What ns-3 runs differently from the engine on this traffic, one line each."""
+def notes(s: Scenario, engine_flows: bool = False) -> list[str]:
+    """What ns-3 runs differently from the engine on this traffic, one line each (``engine_flows``: it runs
+    the engine's flows)."""
     tcp = s.tcp
+    draws = (
+        "ns-3 runs the engine's flows of the same scenario and seed (each flow's arrival, hosts and size)"
+        if engine_flows
+        else "ns-3 draws its own arrivals and sizes from the same distributions (Python's random, not the engine's)"
+    )
     out = [
         "ns-3 has no Ethernet framing: its ports count IP packets' bytes (1500 for a full segment, not 1518)",
-        "ns-3 draws its own arrivals and sizes from the same distributions (Python's random, not the engine's)",
+        draws,
         "each ns-3 flow opens its connection 10 ms before its arrival (a handshake the engine does not run)",
         "a port's limit and marking count the packets in ns-3's queue disc; one more waits in the device queue",
     ]
