@@ -4,6 +4,7 @@
     python3 bench/fattree_speed.py --htsim PATH [--k 8] [--duration 2ms] [--repeat 3] [--json]
     python3 bench/fattree_speed.py --k 16 --duration 1ms            # the engine alone
     python3 bench/fattree_speed.py --k 16 --websearch 0.5 --duration 2ms --repeat 1   # the scale run
+    python3 bench/fattree_speed.py --k 16 --websearch 0.5 --set tcp.rto_min=1ms --duration 20ms --repeat 1
 
 ``htsim_tcp`` (Broadcom/csg-htsim, ``sim/datacenter/main_tcp.cpp``) runs a
 permutation of unending TCP flows on its ``FatTreeTopology``: 100 Gbps links
@@ -40,6 +41,8 @@ traffic in place of the permutation: flows arriving at random between any two
 hosts, web-search sizes (DCTCP), offering LOAD of every host link's rate
 (``traffic.load``), the engine's default switch buffer and TCP; it prints the
 flows that arrived and those unfinished at the end beside the rates.
+``--set KEY=VALUE`` (repeated) changes any setting of either run, as ``incast
+run --set`` does.
 """
 
 from __future__ import annotations
@@ -58,6 +61,7 @@ from typing import Any
 
 import incast
 from incast import Scenario
+from incast.cli.options import parse_set
 from incast.units import parse_duration
 
 
@@ -152,6 +156,7 @@ def main() -> None:
     p.add_argument("--duration", default="2ms", help="simulated time of each run (default 2ms)")
     p.add_argument("--repeat", type=int, default=3, help="runs of each, alternately (default 3)")
     p.add_argument("--websearch", type=float, metavar="LOAD", help="web-search traffic at LOAD (0-1), the engine alone")
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE", help="change a setting (repeatable)")
     p.add_argument("--json", action="store_true", help="print one JSON line")
     a = p.parse_args()
     if a.websearch is not None and not 0 < a.websearch <= 1:
@@ -163,6 +168,10 @@ def main() -> None:
     if a.k < 2 or a.k % 2:
         p.error(f"--k: must be even and at least 2, got {a.k}")
     s = scenario(a.k, a.duration) if a.websearch is None else websearch(a.k, a.duration, a.websearch)
+    try:
+        s = s.with_overrides([parse_set(item) for item in a.set]) if a.set else s
+    except (incast.ScenarioError, ValueError) as e:
+        p.error(f"--set: {e}")
     load_before = os.getloadavg()[0]
     duration_us = parse_duration(a.duration) * 1e6
     ours: list[dict[str, float]] = []

@@ -125,7 +125,7 @@ def test_a_panic_crosses_as_one_simulation_error_line() -> None:
 
 def test_invalid_scenario_raises_scenario_error() -> None:
     with pytest.raises(
-        ScenarioError, match=r"^servers: must be a whole number of servers between 1 and 100000, got 0$"
+        ScenarioError, match=r"^servers: 0 runs no reads and nothing else runs: give traffic\.load, traffic\.query_rate"
     ):
         incast.run(servers=0)
     with pytest.raises(ScenarioError, match=r"^switch\.buffer: 1000 bytes cannot hold one full frame"):
@@ -146,7 +146,7 @@ def test_error_classes_form_one_hierarchy() -> None:
     [
         ("not json", r"^scenario: not JSON: expected .* at line 1 column 2$"),
         ('{"servers": 4, "bogus": 1}', r"^bogus: unknown setting; a scenario has servers, seed, blocks, duration"),
-        ('{"servers": 0}', r"^servers: must be a whole number of servers between 1 and 100000, got 0$"),
+        ('{"servers": 0}', r"^servers: 0 runs no reads and nothing else runs: give traffic\.load, traffic\.query_rate"),
         (
             '{"servers": 4, "tcp": {"rto_min": "1s", "rto_max": "500ms"}}',
             r"^tcp\.rto_min: must not exceed tcp\.rto_max",

@@ -55,7 +55,7 @@ def test_defaults_follow_fast08_table1() -> None:
 
 
 def test_servers_is_required() -> None:
-    assert scenario_error({}) == "servers: required; a whole number of servers between 1 and 100000"
+    assert scenario_error({}) == "servers: required; a whole number of servers between 0 and 100000"
 
 
 def test_defaults_are_the_engine_schema_defaults() -> None:
@@ -326,10 +326,13 @@ def test_missing_file_is_an_os_error(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("data", "message"),
     [
-        ({"servers": 0}, "servers: must be a whole number of servers between 1 and 100000, got 0"),
-        ({"servers": "abc"}, "servers: 'abc' is not a whole number of servers between 1 and 100000"),
-        ({"servers": 2.5}, "servers: 2.5 is not a whole number of servers between 1 and 100000"),
-        ({"servers": True}, "servers: True is not a whole number of servers between 1 and 100000"),
+        (
+            {"servers": 0},
+            "servers: 0 runs no reads and nothing else runs: give traffic.load, traffic.query_rate or background flows",
+        ),
+        ({"servers": "abc"}, "servers: 'abc' is not a whole number of servers between 0 and 100000"),
+        ({"servers": 2.5}, "servers: 2.5 is not a whole number of servers between 0 and 100000"),
+        ({"servers": True}, "servers: True is not a whole number of servers between 0 and 100000"),
         (
             {"servers": 4, "switch": {"buffer": "1000B"}},
             "switch.buffer: 1000 bytes cannot hold one full frame (1518 bytes for MSS 1460)",

@@ -130,3 +130,24 @@ def test_a_matrix_of_the_wrong_shape_is_refused_in_one_line(tmp_path: Path) -> N
     matrix.write_text("0 1\n1 0\n")
     with pytest.raises(incast.ScenarioError, match=r"^traffic.pattern: a matrix must be 4 × 4 \(one row"):
         incast.Scenario(servers=3, duration="5ms", traffic={"load": 0.3, "pattern": str(matrix)})
+
+
+def test_servers_zero_runs_the_fabric_without_reads() -> None:
+    fabric = {"duration": "20ms", "topology": {"kind": "fat_tree", "k": 4}, "traffic": {"load": 0.3}}
+    alone = incast.run({"servers": 0, **fabric})
+    beside = incast.run({"servers": 4, "workload": {"kind": "none"}, **fabric})
+    assert alone.scenario.workload.kind == "none" and alone.blocks == 0 and alone.open_flows > 0
+    assert alone.fct_table.equals(beside.fct_table)
+    with pytest.raises(incast.ScenarioError, match=r"^blocks: needs reads"):
+        incast.Scenario(servers=0, blocks=2, topology={"kind": "fat_tree", "k": 4}, traffic={"load": 0.3})
+
+
+def test_the_command_line_runs_traffic_alone_without_servers(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = cli(capsys, "run", "--topology", "fat-tree:4", "--traffic", "websearch:0.3", "--duration", "5ms")
+    assert (code, err) == (0, "")
+    assert out.startswith("no reads, 1Gbps") and "open-loop flows" in out and "block time" not in out
+    code, out, err = cli(capsys, "run", "--servers", "4", "--set", "workload.kind=none", "--duration", "5ms")
+    assert code == 2 and out == ""
+    assert err.strip() == 'error: workload.kind: "none" runs no reads and nothing else runs: ' + (
+        "give traffic.load, traffic.query_rate or background flows"
+    )

@@ -302,7 +302,8 @@ class Scenario:
     def describe(self) -> str:
         """One line for humans: ``16 servers, 256KiB SRU, 1Gbps, RTT 100us (hosts 99.8us), buffer 32KiB, ...``.
 
-        With several clients it starts ``2 clients x 16 servers (disjoint)``;
+        With several clients it starts ``2 clients x 16 servers (disjoint)``, without reads
+        (``workload.kind = "none"``, as ``servers = 0`` sets it) ``no reads``;
         PAUSE or PFC follow the buffer; a congestion control other than Reno and a loss recovery other
         than NewReno end it (``cubic, SACK``).
         """
@@ -319,10 +320,10 @@ class Scenario:
             "fat_tree": [f"fat-tree:{topo.k}", *spraying],
             "leaf_spine": [f"leaf-spine:{topo.leaves}x{topo.spines}x{topo.hosts_per_leaf}", *spraying],
         }
+        reads = [servers, response] if wl.kind != "none" else ["no reads"]
         return ", ".join(
             [
-                servers,
-                response,
+                *reads,
                 format_rate(self.link.rate),
                 f"RTT {format_duration(self.link.rtt)} (hosts {format_duration(self._host_rtt_s)})",
                 *fabric[topo.kind],

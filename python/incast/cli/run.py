@@ -121,7 +121,7 @@ def run(
             "--traffic",
             "SIZES:LOAD",
             "Open-loop flows at LOAD of each host link, sizes websearch, datamining, hadoop or a CDF file "
-            "(e.g. websearch:0.5; with --duration; --set workload.kind=none runs no reads).",
+            "(e.g. websearch:0.5; with --duration). Without --servers no reads run beside them.",
         ),
     ] = None,
     preset: Annotated[
@@ -175,7 +175,9 @@ def run(
     overrides += [*(_TRACES if trace_dir is not None else []), *([("trace.pcap", True)] if pcap is not None else [])]
     file: dict[str, Any] = read_toml(scenario_file) if scenario_file is not None else {}
     presets = parse_names(preset, "preset") if preset is not None else [None]
-    counts = parse_servers(servers) if servers is not None else [None]
+    # Open-loop traffic alone needs no servers: without --servers (or a file's) it runs no reads.
+    no_reads = traffic is not None and "servers" not in file
+    counts = parse_servers(servers) if servers is not None else [0 if no_reads else None]
     seeds = parse_counts(seed, "seed", "a seed like 7 or a list like 1,2,3") if seed is not None else [None]
     runs = [_Run(p, n, s) for p in presets for n in counts for s in seeds]
     scenarios = [resolve(file, r.overrides() + overrides, r.preset) for r in runs]
@@ -330,14 +332,9 @@ def _traffic_rows(table: Any, r: "Result") -> None:
         table.add_row("queries", f"{r.queries} ({counts}), completion {qt}")
 
 
-def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
-    from rich.table import Table
-
+def _read_rows(table: Any, r: "Result") -> None:
+    """The synchronized reads' lines: goodput (per client too), throughput, blocks and block times."""
     t = r.block_time_ms
-    _print_header(console, r.scenario, preset, set())
-    table = Table(show_header=False, box=None, pad_edge=False)
-    table.add_column(style="bold", no_wrap=True)
-    table.add_column()
     table.add_row(
         "goodput",
         f"{rate(r.goodput_mbps)} = {r.utilization:.1%} of the best achievable {rate(r.best_goodput_mbps)}",
@@ -349,6 +346,17 @@ def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
     table.add_row("throughput", f"{rate(r.throughput_mbps)} (retransmissions included)")
     table.add_row("blocks", f"{r.blocks} in {r.sim_time_s:.6g} s simulated")
     table.add_row("block time", f"p50 {ms(t.p50)} ms, p99 {ms(t.p99)} ms, max {ms(t.max)} ms")
+
+
+def _print_summary(console: "Console", r: "Result", preset: str | None) -> None:
+    from rich.table import Table
+
+    _print_header(console, r.scenario, preset, set())
+    table = Table(show_header=False, box=None, pad_edge=False)
+    table.add_column(style="bold", no_wrap=True)
+    table.add_column()
+    if r.scenario.workload.kind != "none":
+        _read_rows(table, r)
     table.add_row(
         "timeouts",
         f"{r.timeouts} (fast retransmits {r.fast_retransmits}, retransmitted packets {r.retransmitted_packets}"

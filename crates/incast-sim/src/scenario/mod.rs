@@ -70,7 +70,8 @@ const DEFAULT_DURATION: SimDuration = SimDuration::from_secs(1);
 /// One complete run description.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Scenario {
-    /// Number of servers answering each block (of each client).
+    /// Number of servers answering each block (of each client); 0 runs no
+    /// reads (the parser sets `workload.kind` to "none").
     pub servers: u32,
     /// Every host link.
     pub link: LinkConfig,
@@ -326,6 +327,19 @@ impl Scenario {
     fn validate_traffic(&self) -> Result<(), SimError> {
         if self.workload.kind == WorkloadKind::None && self.stop.blocks.is_some() {
             return Err(invalid("blocks", "needs reads: workload.kind = \"none\" runs none; give a duration"));
+        }
+        if self.servers == 0 && self.workload.kind != WorkloadKind::None {
+            return Err(invalid("servers", "0 runs no reads: workload.kind must be \"none\""));
+        }
+        let background = self.background.tcp_flows > 0 || self.background.udp_rate.is_some();
+        if self.workload.kind == WorkloadKind::None && !self.traffic.is_on() && !background {
+            let (field, what) = if self.servers == 0 {
+                ("servers", "0 runs no reads")
+            } else {
+                ("workload.kind", "\"none\" runs no reads")
+            };
+            let give = "give traffic.load, traffic.query_rate or background flows";
+            return Err(invalid(field, format!("{what} and nothing else runs: {give}")));
         }
         if !self.traffic.is_on() {
             return Ok(());

@@ -27,7 +27,7 @@ use crate::stats::StatsConfig;
 use crate::tcp::TcpConfig;
 use crate::workload::background::BackgroundConfig;
 use crate::workload::traffic::TrafficConfig;
-use crate::workload::{ResponseSize, SyncReadConfig};
+use crate::workload::{ResponseSize, SyncReadConfig, WorkloadKind};
 use serde_json::{Map, Value as Json};
 
 /// The setting `"dctcp"` may name: the DCTCP paper's K for the link rate.
@@ -39,7 +39,7 @@ const TOP: [&str; 5] = ["servers", "seed", "blocks", "duration", "memory_budget"
 const TABLES: [&str; 10] =
     ["link", "topology", "switch", "tcp", "workload", "background", "traffic", "wan", "stats", "trace"];
 
-const SERVERS: Count = Count::new(1, MAX_SERVERS as u64, "servers");
+const SERVERS: Count = Count::new(0, MAX_SERVERS as u64, "servers");
 const SEED: Count = Count::new(0, u64::MAX, "");
 const BLOCKS: Count = Count::new(1, u64::MAX, "blocks");
 const MEMORY: Size = Size { min: 1 };
@@ -137,6 +137,10 @@ impl Scenario {
             (None, None) => StopConfig::default(),
             (blocks, duration) => StopConfig { blocks, duration },
         };
+        if s.servers == 0 {
+            // No servers, no reads: the hosts are the fabric's, for `[traffic]`.
+            s.workload.kind = WorkloadKind::None;
+        }
         Ok(s)
     }
 
@@ -341,7 +345,7 @@ impl Scenario {
                 Json::Null,
                 Spec::<u32>::allowed(&SERVERS),
                 None,
-                "Number of servers answering each block (of each client).",
+                "Number of servers answering each block (of each client); 0: no reads (workload.kind \"none\"), the hosts run only [traffic] or [background].",
             ),
             (
                 "seed",

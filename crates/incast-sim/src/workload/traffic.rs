@@ -139,7 +139,7 @@ impl TrafficConfig {
                 "traffic",
                 format!(
                     "needs at least 2 hosts, the fabric has {hosts}; on a star or tree the hosts are the \
-                     clients and servers: keep servers and set workload.kind = \"none\" to run no reads"
+                     clients and servers: give servers and set workload.kind = \"none\" to run no reads"
                 ),
             ));
         }
