@@ -137,7 +137,8 @@ def test_servers_zero_runs_the_fabric_without_reads() -> None:
     alone = incast.run({"servers": 0, **fabric})
     beside = incast.run({"servers": 4, "workload": {"kind": "none"}, **fabric})
     assert alone.scenario.workload.kind == "none" and alone.blocks == 0 and alone.open_flows > 0
-    assert alone.fct_table.equals(beside.fct_table)
+    arrivals = ["src", "dst", "size_bytes", "start_s"]
+    assert alone.fct_table[arrivals].equals(beside.fct_table[arrivals])
     with pytest.raises(incast.ScenarioError, match=r"^blocks: needs reads"):
         incast.Scenario(servers=0, blocks=2, topology={"kind": "fat_tree", "k": 4}, traffic={"load": 0.3})
 
@@ -151,3 +152,34 @@ def test_the_command_line_runs_traffic_alone_without_servers(capsys: pytest.Capt
     assert err.strip() == 'error: workload.kind: "none" runs no reads and nothing else runs: ' + (
         "give traffic.load, traffic.query_rate or background flows"
     )
+
+
+def test_a_flows_path_names_the_switches_its_frames_cross(tmp_path: Path) -> None:
+    sizes = tmp_path / "100kb.cdf"
+    sizes.write_text("99000 0\n100000 1\n")
+    alone = {"servers": 0, "duration": "10ms", "topology": {"kind": "fat_tree", "k": 4}}
+    runs = (
+        incast.run({**alone, "seed": seed, "traffic": {"load": 0.01, "sizes": str(sizes)}}) for seed in range(1, 50)
+    )
+    r = next(r for r in runs if len(r.fct_table) == 1)  # the first seed that draws one flow
+    (flow,) = r.fct_table.itertuples()
+    switches = flow.path.split(">")
+    if switches[0][:4] != switches[-1][:4]:  # pods apart: edge, aggregation, core, aggregation, edge
+        assert len(switches) == 5 and switches[2].startswith("core")
+    # Alone on the fabric, its data frames are the only ones from switch to switch away from its
+    # sender; its ACKs, one per two segments, cross the other way.
+    segments = math.ceil(flow.size_bytes / 1460)
+    busy = {(p.node, p.peer) for p in r.ports.itertuples() if p.frames >= segments and "host" not in p.node + p.peer}
+    assert busy == set(zip(switches, switches[1:], strict=False))
+
+
+def test_a_leaf_spine_flow_crosses_its_hosts_leaves_and_a_sprayed_one_has_no_path() -> None:
+    fabric = {"kind": "leaf_spine", "leaves": 4, "spines": 3, "hosts_per_leaf": 4}
+    r = incast.run({"servers": 0, "duration": "10ms", "topology": fabric, "traffic": {"load": 0.3, "sizes": "hadoop"}})
+    t = r.fct_table
+    for flow in t.itertuples():  # hosts go round-robin over the leaves
+        there = f"leaf{flow.src % 4}" if flow.src % 4 == flow.dst % 4 else f"leaf{flow.src % 4}>spine"
+        assert flow.path.startswith(there) and flow.path.endswith(f"leaf{flow.dst % 4}")
+    sprayed = incast.run({"servers": 0, "duration": "10ms", "topology": {**fabric, "ecmp": "packet"},
+                          "traffic": {"load": 0.3, "sizes": "hadoop"}})  # fmt: skip
+    assert len(sprayed.fct_table) == len(t) and sprayed.fct_table["path"].isna().all()

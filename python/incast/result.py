@@ -191,6 +191,7 @@ FCT_COLUMNS: dict[str, str] = {
     "slowdown": "float64",
     "finished": "bool",
     "query": "int64",
+    "path": "category",
 }
 
 #: Columns and dtypes of :attr:`Result.queries_table`.
@@ -257,7 +258,7 @@ def _columns_frame(columns: list[EngineColumn], dtypes: Mapping[str, str]) -> pd
     data: dict[str, Any] = {}
     for name, dtype, labels, raw in columns:
         values = np.frombuffer(raw, dtype=dtype)
-        if labels:
+        if labels or dtypes[name] == "category":  # -1: no label
             data[name] = pd.Categorical.from_codes(values, labels)
         elif dtypes[name] == "Int64":
             data[name] = pd.array(np.where(values < 0, 0, values), dtype="Int64")
@@ -451,7 +452,9 @@ class Result:
         """One row per open-loop flow and query response (``[traffic]``; empty when off), columns
         :data:`FCT_COLUMNS`: ``fct_s`` and ``slowdown`` are NaN for a flow unfinished at the stop (``finished``
         false), ``ideal_s`` is the flow alone on the empty fabric (docs/GUIDE.md, "Open-loop traffic"),
-        ``query`` the query a response answers (-1 for an open-loop flow)."""
+        ``query`` the query a response answers (-1 for an open-loop flow), ``path`` the switches its data
+        crosses by name, ``>`` between them (the route its 5-tuple hashes to; missing when the fabric sprays
+        packets, ``topology.ecmp = "packet"``)."""
         return _columns_frame(dict(self._tables["traces"]).get("fct", []), FCT_COLUMNS)
 
     @cached_property

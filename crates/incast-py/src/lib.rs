@@ -215,7 +215,7 @@ fn run(py: Python<'_>, scenario_json: &str) -> PyResult<RunOut> {
                 // The open-loop traffic's rows cross beside the traces, as tables named `fct` and `queries`.
                 if r.summary.traffic.is_some() {
                     use incast_sim::stats::fct;
-                    traces.push(("fct", fct::flow_columns(&std::mem::take(&mut r.open_flows))));
+                    traces.push(("fct", fct::flow_columns(&std::mem::take(&mut r.open_flows), &r.flow_paths)));
                     traces.push(("queries", fct::query_columns(&std::mem::take(&mut r.queries))));
                 }
                 (serde_json::to_string(&r), timeouts, traces, files)

@@ -62,6 +62,15 @@ impl TopologyConfig {
             _ => None,
         }
     }
+
+    /// How a multipath fabric's switches spread flows over their uplinks; `None` on a single-path one.
+    pub fn spreading(&self) -> Option<Spreading> {
+        match self {
+            TopologyConfig::FatTree(f) => Some(f.spreading),
+            TopologyConfig::LeafSpine(l) => Some(l.spreading),
+            _ => None,
+        }
+    }
 }
 
 /// A k-ary fat tree (Al-Fares et al., SIGCOMM 2008 §3.1): k³/4 hosts.

@@ -216,6 +216,11 @@ impl DataPlane {
         }
     }
 
+    /// The 5-tuple hash of endpoint `ep`'s frames (0 in a single-path fabric).
+    pub(super) fn key(&self, ep: usize) -> u64 {
+        self.keys.get(ep).copied().unwrap_or(0)
+    }
+
     /// The port switch `node` sends `pkt` out of.
     pub(super) fn switch_port(&mut self, node: NodeId, pkt: PktId) -> PortId {
         match self.net.node(node) {

@@ -113,7 +113,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             events: self.processed(),
         };
         let eps = &self.hosts.eps;
-        let (open_flows, queries) =
+        let (open_flows, queries, flow_paths) =
             self.traffic.take_rows(|flow| eps[super::endpoint_of(flow, crate::net::Direction::ToClient)].delivered());
         let ports = self.net.port_stats(end);
         let capture = self.record.capture.take().map(|c| *c);
@@ -128,6 +128,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sim<EXTRAS, PACED> {
             traces,
             open_flows,
             queries,
+            flow_paths,
             capture,
         }
     }

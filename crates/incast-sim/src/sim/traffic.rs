@@ -15,11 +15,16 @@
 //! handled. Connection slots are flows `base..`, after the
 //! reading and background connections. Each flow's `ideal_s` is
 //! `workload::ideal` on its path, which is worked out once per host pair.
+//! Each row keeps the switches its flow's data crosses (`stats::fct`): the
+//! route of its sender's 5-tuple hash, as its frames take it, read once as
+//! the flow opens and labelled by the switches' names (`pod0.edge1>core3>...`),
+//! one label per distinct path; none when the fabric sprays packets.
 //! With `traffic.drain`, the run stops at the arrivals' end if no row is
 //! open then, else when the last open row closes (or at the drain's bound).
 //! **Deliberately different:** see `workload::traffic`.
 //! **Not modelled:** see `workload::traffic`.
 
+use crate::net::clos::Spreading;
 use crate::net::{frame, Network};
 use crate::scenario::Scenario;
 use crate::stats::fct::{FlowRecord, QueryRecord};
@@ -27,7 +32,7 @@ use crate::tcp::DelayedAckMode;
 use crate::time::{BitRate, SimDuration, SimTime};
 use crate::workload::ideal::{ideal_fct, IdealPath, IdealStack};
 use crate::workload::traffic::{FctEnd, FlowArrivals, FlowSpec, QueryArrivals};
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 /// A connection slot.
 #[derive(Clone, Copy, Debug)]
@@ -46,6 +51,9 @@ struct Slot {
     /// A flow holds the slot.
     live: bool,
 }
+
+/// The flows' rows, the queries' rows, and the labels of the flows' paths.
+pub(super) type Rows = (Vec<FlowRecord>, Vec<QueryRecord>, Vec<String>);
 
 /// The open-loop traffic of a run.
 pub(super) struct OpenLoop {
@@ -74,6 +82,11 @@ pub(super) struct OpenLoop {
     query_bytes: u64,
     /// The sum of the hosts' link rates.
     pub(super) capacity_bps: f64,
+    /// Each distinct path a flow took, by its label's index; none kept when
+    /// the switches spray packets (a flow then has no one path).
+    path_labels: Vec<String>,
+    path_codes: HashMap<String, u32>,
+    sprayed: bool,
 }
 
 /// The hosts of `net`'s fabric with their NIC rates.
@@ -121,7 +134,31 @@ impl OpenLoop {
             },
             query_bytes: t.query_response.get(),
             capacity_bps: rates.iter().map(|r| r.as_bps() as f64).sum(),
+            path_labels: Vec::new(),
+            path_codes: HashMap::new(),
+            sprayed: s.topology.spreading() == Some(Spreading::Packet),
         }
+    }
+
+    /// Row `record`'s flow, from `src` to `dst` with 5-tuple hash `key`,
+    /// crosses the switches `net` routes it over (`Network::path_of`).
+    pub(super) fn note_path(&mut self, net: &Network, record: u32, (src, dst): (u32, u32), key: u64) {
+        if self.sprayed {
+            return;
+        }
+        let ports = net.path_of(src, dst, key).expect("every host pair of a validated fabric has a route");
+        let switches: Vec<&str> = ports[..ports.len() - 1].iter().map(|&p| net.name(net.port(p).peer)).collect();
+        let label = switches.join(">");
+        let code = match self.path_codes.get(&label) {
+            Some(&code) => code,
+            None => {
+                let code = self.path_labels.len() as u32;
+                self.path_labels.push(label.clone());
+                self.path_codes.insert(label, code);
+                code
+            }
+        };
+        self.records[record as usize].path = Some(code);
     }
 
     /// Are there flows or queries?
@@ -193,6 +230,7 @@ impl OpenLoop {
             fct_s: None,
             ideal_s: ideal.as_secs_f64(),
             query,
+            path: None,
         });
         let slot =
             |drops_before| Slot { record, start: f.at, sent: 0, arrived: 0, drops_before, complete: false, live: true };
@@ -290,11 +328,12 @@ impl OpenLoop {
 
     /// The rows at the stop: each unfinished flow's delivered bytes are
     /// `delivered(flow)`, what its receiver has.
-    pub(super) fn take_rows(&mut self, delivered: impl Fn(u32) -> u64) -> (Vec<FlowRecord>, Vec<QueryRecord>) {
+    pub(super) fn take_rows(&mut self, delivered: impl Fn(u32) -> u64) -> Rows {
         for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.live && !s.complete) {
             self.records[s.record as usize].delivered_bytes = delivered(self.base + i as u32);
         }
-        (std::mem::take(&mut self.records), std::mem::take(&mut self.queries_done))
+        use std::mem::take;
+        (take(&mut self.records), take(&mut self.queries_done), take(&mut self.path_labels))
     }
 
     /// With `traffic.drain`: the arrivals have stopped by `now` and every row is closed.
@@ -374,6 +413,8 @@ impl<const EXTRAS: bool, const PACED: bool> super::Sim<EXTRAS, PACED> {
         self.hosts.open(&self.net.net, flow, (f.dst, f.src), self.now, rtt, n);
         let first = super::endpoint_of(flow, crate::net::Direction::ToClient);
         self.net.hash_endpoints(first, &self.hosts.routes[first..first + 2]);
+        // The sender is the connection's server end: its data goes toward the client, on that route's hash.
+        self.traffic.note_path(&self.net.net, n, (f.src, f.dst), self.net.key(first));
         let ep = super::endpoint_of(flow, crate::net::Direction::ToServer);
         self.hosts.eps[ep].send(f.bytes);
         self.service(ep);

@@ -16,7 +16,7 @@ pub struct Column {
     /// The column's name, as in the row's JSON form.
     pub name: &'static str,
     /// numpy's name for the type of each value: `<f8`, `<u4`, `<u8`, `<i8`,
-    /// `|b1`, or `|u1` for a code into `labels`.
+    /// `|b1`, or `|u1` (or `<i8`, -1 for none) for a code into `labels`.
     pub dtype: &'static str,
     /// For a coded column, the label of each code; empty otherwise.
     pub labels: Vec<String>,
@@ -56,6 +56,11 @@ impl Column {
     /// A `<i8` column of `values`.
     pub(crate) fn i64s(name: &'static str, values: impl ExactSizeIterator<Item = i64>) -> Self {
         Column::of(name, "<i8", values, i64::to_le_bytes)
+    }
+
+    /// A `<i8` column of codes into `labels`, -1 for a row without one.
+    pub(crate) fn labelled(name: &'static str, labels: &[String], codes: impl ExactSizeIterator<Item = i64>) -> Self {
+        Column { labels: labels.to_vec(), ..Column::i64s(name, codes) }
     }
 
     /// A `|b1` column of `values`.

@@ -1,6 +1,10 @@
 //! Flow and query completion: one row per open-loop flow and per query
 //! (`workload::traffic`), and the summary figures they give.
 //!
+//! Each flow's row also keeps its path: the switches its data crosses, which
+//! on a multipath fabric is the route its 5-tuple's hash picks at every
+//! switch (`net::ecmp`); none when the switches spray packets.
+//!
 //! **Models:** a flow's completion time (FCT) runs from its arrival to the
 //! moment its last byte reaches the receiving application (`traffic.fct_end`
 //! acked: its sender has that byte's ACK); its slowdown is
@@ -38,6 +42,9 @@ pub struct FlowRecord {
     pub ideal_s: f64,
     /// The query this flow answers, if it is a response.
     pub query: Option<u32>,
+    /// The switches its data crosses, as an index into the run's path labels
+    /// (`None`: its packets are sprayed, `topology.ecmp = "packet"`).
+    pub path: Option<u32>,
 }
 
 /// One partition/aggregate query.
@@ -178,8 +185,9 @@ impl TrafficFigures {
 
 /// The flow rows as columns: `src`, `dst`, `size_bytes`, `delivered_bytes`, `start_s`,
 /// `fct_s` (NaN when unfinished), `ideal_s`, `slowdown` (NaN when
-/// unfinished), `finished`, and `query` (-1 for an open-loop flow).
-pub fn flow_columns(rows: &[FlowRecord]) -> Vec<Column> {
+/// unfinished), `finished`, `query` (-1 for an open-loop flow), and `path`
+/// coded over `paths` (-1 for a sprayed flow).
+pub fn flow_columns(rows: &[FlowRecord], paths: &[String]) -> Vec<Column> {
     let fct = |r: &FlowRecord| r.fct_s.unwrap_or(f64::NAN);
     vec![
         Column::u32s("src", rows.iter().map(|r| r.src)),
@@ -192,6 +200,7 @@ pub fn flow_columns(rows: &[FlowRecord]) -> Vec<Column> {
         Column::f64s("slowdown", rows.iter().map(|r| fct(r) / r.ideal_s)),
         Column::bools("finished", rows.iter().map(|r| r.fct_s.is_some())),
         Column::i64s("query", rows.iter().map(|r| r.query.map_or(-1, i64::from))),
+        Column::labelled("path", paths, rows.iter().map(|r| r.path.map_or(-1, i64::from))),
     ]
 }
 
@@ -213,7 +222,18 @@ mod tests {
     use super::*;
 
     fn flow(size_bytes: u64, fct_s: Option<f64>) -> FlowRecord {
-        FlowRecord { src: 0, dst: 1, size_bytes, delivered_bytes: 0, start_s: 0.0, fct_s, ideal_s: 0.001, query: None }
+        let ideal_s = 0.001;
+        FlowRecord {
+            src: 0,
+            dst: 1,
+            size_bytes,
+            delivered_bytes: 0,
+            start_s: 0.0,
+            fct_s,
+            ideal_s,
+            query: None,
+            path: None,
+        }
     }
 
     /// Each finished flow counts in its bucket; an unfinished one is counted, not measured.

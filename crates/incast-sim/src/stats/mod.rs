@@ -419,6 +419,10 @@ pub struct RunResult {
     /// The queries' rows.
     #[serde(skip)]
     pub queries: Vec<fct::QueryRecord>,
+    /// The labels the flows' `path` codes index: each distinct path's
+    /// switches by name, joined by `>`.
+    #[serde(skip)]
+    pub flow_paths: Vec<String>,
     /// Every packet seen at a host, when `trace.pcap` is on; never
     /// serialized (encode it with [`pcap::Capture::host_files`]).
     #[serde(skip)]
