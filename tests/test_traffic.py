@@ -139,7 +139,7 @@ def test_servers_zero_runs_the_fabric_without_reads() -> None:
     assert alone.scenario.workload.kind == "none" and alone.blocks == 0 and alone.open_flows > 0
     arrivals = ["src", "dst", "size_bytes", "start_s"]
     assert alone.fct_table[arrivals].equals(beside.fct_table[arrivals])
-    with pytest.raises(incast.ScenarioError, match=r"^blocks: needs reads"):
+    with pytest.raises(incast.ScenarioError, match=r"^blocks: needs reads: servers = 0 runs none; give a duration$"):
         incast.Scenario(servers=0, blocks=2, topology={"kind": "fat_tree", "k": 4}, traffic={"load": 0.3})
 
 
