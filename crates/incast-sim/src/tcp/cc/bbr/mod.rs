@@ -182,6 +182,9 @@ pub struct Bbr {
     lost: u64,
     pacing_gain: u64,
     cwnd_gain: u64,
+    /// The mode, PROBE_BW's phase or the use of the long-term rate moved
+    /// since the gains were last worked out (`bbr_update_gains`).
+    gains_moved: bool,
     /// Bytes per second (`sk_pacing_rate`), and the segments of a send
     /// quantum at that rate (`bbr_tso_segs_goal`), set with it; whether
     /// the rate moved since the sender last read it.
@@ -232,6 +235,7 @@ impl Bbr {
             lost: 0,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
+            gains_moved: false,
             pacing_rate: 0,
             quantum: 0,
             pacing_moved: false,
@@ -321,9 +325,19 @@ impl Bbr {
         }
     }
 
+    /// Enter `mode`; the gains follow at the ACK's end.
+    fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.gains_moved = true;
+    }
+
     /// `bbr_update_gains`: the pacing and window gains of the mode (PROBE_BW
-    /// cruises at 1.0 while the long-term rate is in use).
+    /// cruises at 1.0 while the long-term rate is in use), worked out again
+    /// only when the mode, the phase or the use of the long-term rate moved.
     fn update_gains(&mut self) {
+        if !std::mem::take(&mut self.gains_moved) {
+            return;
+        }
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
