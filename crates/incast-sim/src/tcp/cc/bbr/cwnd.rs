@@ -74,7 +74,7 @@ impl Bbr {
     /// packets rounded up; the initial window before an RTT is known.
     pub(super) fn bdp(&self, bw: u64, gain: u64) -> u64 {
         let Some(min_rtt) = self.min_rtt else { return INIT_CWND };
-        let per_packet = UNIT * PS_PER_S as u64 * self.mss;
+        let per_packet = UNIT * PS_PER_S as u64 * self.mss.get();
         match bw.checked_mul(min_rtt.as_ps()).and_then(|w| w.checked_mul(gain)) {
             // "round the value up to avoid a negative feedback loop"
             Some(bytes) => bytes.div_ceil(per_packet),
@@ -120,7 +120,7 @@ impl Bbr {
             }
         }
         let epoch = self.delivered_stamp.since(agg.epoch_start);
-        let mut expected = packets_in(bw, epoch, self.mss);
+        let mut expected = packets_in(bw, epoch, self.mss.get());
         // "Reset the aggregation epoch if ACK rate is below expected rate or
         // significantly large no. of ack received since epoch"
         if agg.epoch_acked <= expected || agg.epoch_acked + acked >= EPOCH_ACKED_RESET {
@@ -139,7 +139,7 @@ impl Bbr {
     fn target_bdp(&mut self, bw: u64) -> (u64, u64) {
         let inputs = (bw, self.cwnd_gain, self.min_rtt);
         if self.target.inputs != inputs {
-            let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss));
+            let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss.get()));
             self.target = TargetBdp { inputs, bdp, aggregation_cap: cap };
         }
         (self.target.bdp, self.target.aggregation_cap)
@@ -196,7 +196,7 @@ impl Bbr {
             let target = self.quantization_budget(bdp + aggregation);
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
-            } else if cwnd < target || rs.total_delivered < INIT_CWND * self.mss {
+            } else if cwnd < target || rs.total_delivered < INIT_CWND * self.mss.get() {
                 cwnd += acked;
             }
             cwnd = cwnd.max(CWND_MIN_TARGET);
