@@ -35,7 +35,8 @@ pub struct AckAggregation {
     epoch_acked: u64,
     extra_acked: [u64; 2],
     win_rounds: u32,
-    win_idx: usize,
+    /// The half of the filter taking samples (`extra_acked_win_idx`).
+    win_idx: bool,
 }
 
 impl AckAggregation {
@@ -115,8 +116,8 @@ impl Bbr {
             agg.win_rounds = (agg.win_rounds + 1).min(0x1f);
             if agg.win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
                 agg.win_rounds = 0;
-                agg.win_idx ^= 1;
-                agg.extra_acked[agg.win_idx] = 0;
+                agg.win_idx = !agg.win_idx;
+                agg.extra_acked[usize::from(agg.win_idx)] = 0;
             }
         }
         let epoch = self.delivered_stamp.since(agg.epoch_start);
@@ -130,7 +131,8 @@ impl Bbr {
         }
         agg.epoch_acked = (agg.epoch_acked + acked).min(EPOCH_ACKED_RESET - 1);
         let extra = (agg.epoch_acked - expected).min(cwnd);
-        agg.extra_acked[agg.win_idx] = agg.extra_acked[agg.win_idx].max(extra);
+        let half = &mut agg.extra_acked[usize::from(agg.win_idx)];
+        *half = (*half).max(extra);
     }
 
     /// `bbr_bdp` of `bw` at the window's gain, and 100 ms of `bw`, the cap
