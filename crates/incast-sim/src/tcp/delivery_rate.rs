@@ -186,8 +186,9 @@ impl DeliveryRate {
     /// reads: a build without the traces leaves it out).
     pub fn sample(&mut self, now: SimTime, prior_in_flight: u64, in_flight: u64, report: bool) -> RateSample {
         let rtt = self.rtt;
-        // "Clear app limited if bubble is acked and gone."
-        if self.app_limited != 0 && self.delivered > self.app_limited {
+        // "Clear app limited if bubble is acked and gone." (Linux tests
+        // `tp->app_limited` first; without a bubble, 0 stays 0 here.)
+        if self.delivered > self.app_limited {
             self.app_limited = 0;
         }
         let acked_sacked = self.delivered - self.delivered_before;

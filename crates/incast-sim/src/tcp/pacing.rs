@@ -41,6 +41,7 @@
 //! own pacing; `SO_MAX_PACING_RATE`.
 
 use crate::time::{SimDuration, SimTime};
+use std::num::NonZeroU64;
 
 /// Data segments a connection sends before pacing starts (`tcp_update_skb_after_send`).
 const UNPACED_SEGMENTS: u64 = 10;
@@ -62,8 +63,8 @@ pub const MIN_TSO_SEGS: u32 = 2;
 /// One sender's pacing state.
 #[derive(Clone, Copy, Debug)]
 pub struct Pacer {
-    /// Bytes per second; `None` leaves segments unpaced.
-    rate: Option<u64>,
+    /// Bytes per second; `None` leaves segments unpaced (never zero: it divides).
+    rate: Option<NonZeroU64>,
     /// Earliest departure of the next burst (`tcp_wstamp_ns`).
     next: SimTime,
     /// Data segments sent (`data_segs_out`).
@@ -119,7 +120,7 @@ impl Pacer {
     /// at least `min_tso_segs` segments.
     #[inline]
     pub fn set_rate(&mut self, rate: Option<u64>, min_rtt: Option<SimDuration>, min_tso_segs: u32) {
-        let rate = rate.filter(|&r| r > 0);
+        let rate = rate.and_then(NonZeroU64::new);
         if min_rtt != self.min_rtt {
             // tcp_tso_autosize: "r = tcp_min_rtt(tcp_sk(sk)) >> ...sysctl_tcp_tso_rtt_log",
             // worked out when the minimum RTT moves, not on every ACK.
@@ -143,7 +144,7 @@ impl Pacer {
     /// `tcp_tso_autosize` and `tcp_tso_segs`: the segments of a burst now.
     pub fn burst(&self) -> u32 {
         let Some(rate) = self.rate.filter(|_| self.gso_max > 0) else { return 1 };
-        let mut bytes = rate >> PACING_SHIFT;
+        let mut bytes = rate.get() >> PACING_SHIFT;
         if self.rtt_log < 32 {
             // "bytes += sk->sk_gso_max_size >> r": the nearer the peer, the bigger the burst.
             bytes += self.gso_max >> self.rtt_log;

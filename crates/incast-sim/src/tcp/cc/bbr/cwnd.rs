@@ -35,7 +35,8 @@ pub struct AckAggregation {
     epoch_acked: u64,
     extra_acked: [u64; 2],
     win_rounds: u32,
-    win_idx: usize,
+    /// The half of the filter taking samples (`extra_acked_win_idx`).
+    win_idx: bool,
 }
 
 impl AckAggregation {
@@ -74,7 +75,7 @@ impl Bbr {
     /// packets rounded up; the initial window before an RTT is known.
     pub(super) fn bdp(&self, bw: u64, gain: u64) -> u64 {
         let Some(min_rtt) = self.min_rtt else { return INIT_CWND };
-        let per_packet = UNIT * PS_PER_S as u64 * self.mss;
+        let per_packet = UNIT * PS_PER_S as u64 * self.mss.get();
         match bw.checked_mul(min_rtt.as_ps()).and_then(|w| w.checked_mul(gain)) {
             // "round the value up to avoid a negative feedback loop"
             Some(bytes) => bytes.div_ceil(per_packet),
@@ -115,12 +116,12 @@ impl Bbr {
             agg.win_rounds = (agg.win_rounds + 1).min(0x1f);
             if agg.win_rounds >= EXTRA_ACKED_WIN_ROUNDS {
                 agg.win_rounds = 0;
-                agg.win_idx ^= 1;
-                agg.extra_acked[agg.win_idx] = 0;
+                agg.win_idx = !agg.win_idx;
+                agg.extra_acked[usize::from(agg.win_idx)] = 0;
             }
         }
         let epoch = self.delivered_stamp.since(agg.epoch_start);
-        let mut expected = packets_in(bw, epoch, self.mss);
+        let mut expected = packets_in(bw, epoch, self.mss.get());
         // "Reset the aggregation epoch if ACK rate is below expected rate or
         // significantly large no. of ack received since epoch"
         if agg.epoch_acked <= expected || agg.epoch_acked + acked >= EPOCH_ACKED_RESET {
@@ -130,7 +131,8 @@ impl Bbr {
         }
         agg.epoch_acked = (agg.epoch_acked + acked).min(EPOCH_ACKED_RESET - 1);
         let extra = (agg.epoch_acked - expected).min(cwnd);
-        agg.extra_acked[agg.win_idx] = agg.extra_acked[agg.win_idx].max(extra);
+        let half = &mut agg.extra_acked[usize::from(agg.win_idx)];
+        *half = (*half).max(extra);
     }
 
     /// `bbr_bdp` of `bw` at the window's gain, and 100 ms of `bw`, the cap
@@ -139,7 +141,7 @@ impl Bbr {
     fn target_bdp(&mut self, bw: u64) -> (u64, u64) {
         let inputs = (bw, self.cwnd_gain, self.min_rtt);
         if self.target.inputs != inputs {
-            let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss));
+            let (bdp, cap) = (self.bdp(bw, self.cwnd_gain), packets_in(bw, EXTRA_ACKED_MAX, self.mss.get()));
             self.target = TargetBdp { inputs, bdp, aggregation_cap: cap };
         }
         (self.target.bdp, self.target.aggregation_cap)
@@ -196,7 +198,7 @@ impl Bbr {
             let target = self.quantization_budget(bdp + aggregation);
             if self.full_bw_reached {
                 cwnd = (cwnd + acked).min(target);
-            } else if cwnd < target || rs.total_delivered < INIT_CWND * self.mss {
+            } else if cwnd < target || rs.total_delivered < INIT_CWND * self.mss.get() {
                 cwnd += acked;
             }
             cwnd = cwnd.max(CWND_MIN_TARGET);

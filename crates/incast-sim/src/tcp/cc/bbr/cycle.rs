@@ -24,6 +24,7 @@ impl Bbr {
     pub(super) fn advance_cycle_phase(&mut self) {
         self.cycle_idx = (self.cycle_idx + 1) % CYCLE_LEN;
         self.cycle_stamp = self.delivered_stamp;
+        self.gains_moved = true;
     }
 
     /// `bbr_packets_in_net_at_edt`: `inflight` packets, plus the quantum
@@ -57,7 +58,7 @@ impl Bbr {
     /// `bbr_reset_probe_bw_mode`: PROBE_BW from a random phase other than
     /// the draining one (the phase before a random one of the other seven, then advanced).
     pub(super) fn reset_probe_bw_mode(&mut self) {
-        self.mode = Mode::ProbeBw;
+        self.set_mode(Mode::ProbeBw);
         self.cycle_idx = CYCLE_LEN - 1 - self.rng.below(CYCLE_RAND) as usize;
         self.advance_cycle_phase();
     }
@@ -67,7 +68,7 @@ impl Bbr {
         if self.full_bw_reached {
             self.reset_probe_bw_mode();
         } else {
-            self.mode = Mode::Startup;
+            self.set_mode(Mode::Startup);
         }
     }
 }

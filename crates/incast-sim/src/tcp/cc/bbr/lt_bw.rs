@@ -65,6 +65,7 @@ impl Bbr {
     pub(super) fn reset_lt_bw_sampling(&mut self) {
         self.lt.bw = 0;
         self.lt.use_bw = false;
+        self.gains_moved = true;
         self.lt.sampling = false;
         self.reset_lt_bw_sampling_interval();
     }
@@ -78,6 +79,7 @@ impl Bbr {
                 self.lt.bw = (bw + self.lt.bw) / 2;
                 self.lt.use_bw = true;
                 self.pacing_gain = UNIT;
+                self.gains_moved = true;
                 self.lt.rounds = 0;
                 return;
             }

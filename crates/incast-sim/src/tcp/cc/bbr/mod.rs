@@ -68,6 +68,7 @@ use crate::time::{SimDuration, SimTime};
 use cwnd::{AckAggregation, TargetBdp};
 use lt_bw::LtBw;
 use max_filter::MaxFilter;
+use std::num::NonZeroU64;
 
 /// Gains are fixed point in 1/256ths (`BBR_UNIT`).
 pub const UNIT: u64 = 256;
@@ -138,7 +139,8 @@ impl Mode {
 /// One sender's BBR state (`struct bbr`).
 #[derive(Clone, Debug)]
 pub struct Bbr {
-    mss: u64,
+    /// The sender's MSS, never zero: the packet counts divide by it.
+    mss: NonZeroU64,
     mode: Mode,
     /// Picks PROBE_BW's first phase.
     rng: Rng,
@@ -182,6 +184,9 @@ pub struct Bbr {
     lost: u64,
     pacing_gain: u64,
     cwnd_gain: u64,
+    /// The mode, PROBE_BW's phase or the use of the long-term rate moved
+    /// since the gains were last worked out (`bbr_update_gains`).
+    gains_moved: bool,
     /// Bytes per second (`sk_pacing_rate`), and the segments of a send
     /// quantum at that rate (`bbr_tso_segs_goal`), set with it; whether
     /// the rate moved since the sender last read it.
@@ -204,7 +209,7 @@ impl Bbr {
     /// segments (`bbr_init`: STARTUP, paced at the high gain over a nominal 1 ms).
     pub fn new(mss: u64, init_cwnd: u32, rng: Rng) -> Self {
         let mut bbr = Bbr {
-            mss: mss.max(1),
+            mss: NonZeroU64::new(mss).unwrap_or(NonZeroU64::MIN),
             mode: Mode::Startup,
             rng,
             bw: MaxFilter::default(),
@@ -232,6 +237,7 @@ impl Bbr {
             lost: 0,
             pacing_gain: HIGH_GAIN,
             cwnd_gain: HIGH_GAIN,
+            gains_moved: false,
             pacing_rate: 0,
             quantum: 0,
             pacing_moved: false,
@@ -288,7 +294,7 @@ impl Bbr {
 
     /// Packets, rounded up, in `bytes`.
     fn packets(&self, bytes: u64) -> u64 {
-        bytes.div_ceil(self.mss)
+        bytes / self.mss + u64::from(bytes % self.mss != 0)
     }
 
     /// The packets in flight after the ACK of `rs` (`tcp_packets_in_flight`).
@@ -321,9 +327,19 @@ impl Bbr {
         }
     }
 
+    /// Enter `mode`; the gains follow at the ACK's end.
+    fn set_mode(&mut self, mode: Mode) {
+        self.mode = mode;
+        self.gains_moved = true;
+    }
+
     /// `bbr_update_gains`: the pacing and window gains of the mode (PROBE_BW
-    /// cruises at 1.0 while the long-term rate is in use).
+    /// cruises at 1.0 while the long-term rate is in use), worked out again
+    /// only when the mode, the phase or the use of the long-term rate moved.
     fn update_gains(&mut self) {
+        if !std::mem::take(&mut self.gains_moved) {
+            return;
+        }
         (self.pacing_gain, self.cwnd_gain) = match self.mode {
             Mode::Startup => (HIGH_GAIN, HIGH_GAIN),
             Mode::Drain => (DRAIN_GAIN, HIGH_GAIN),
@@ -343,7 +359,7 @@ impl CongestionControl for Bbr {
     /// (infinite, or what DRAIN set).
     fn ssthresh(&mut self, cwnd: u64, _flight: u64) -> u64 {
         self.save_cwnd(self.packets(cwnd));
-        self.ssthresh.map_or(u64::MAX, |s| s * self.mss)
+        self.ssthresh.map_or(u64::MAX, |s| s * self.mss.get())
     }
 
     /// `bbr_init`: the minimum RTT is the handshake's, and the pacing rate
@@ -402,7 +418,7 @@ impl CongestionControl for Bbr {
     /// pacing rate and the window.
     fn cong_control(&mut self, rs: &RateSample, cwnd: u64) -> u64 {
         // Unless the sender changed it since, the window is the one the last ACK set: no division.
-        let mut cwnd = if cwnd == self.cwnd * self.mss { self.cwnd } else { self.packets(cwnd) };
+        let mut cwnd = if cwnd == self.cwnd * self.mss.get() { self.cwnd } else { self.packets(cwnd) };
         if self.restore_pending {
             self.restore_pending = false;
             cwnd = cwnd.max(self.prior_cwnd);
@@ -425,7 +441,7 @@ impl CongestionControl for Bbr {
         self.update_gains();
         self.set_pacing_rate(bw, self.pacing_gain, cwnd, rs.rtt);
         self.cwnd = self.set_cwnd(rs, acked, bw, cwnd);
-        self.cwnd * self.mss
+        self.cwnd * self.mss.get()
     }
 
     /// `bbr_undo_cwnd`: a spurious slow-down resets full-pipe detection and

@@ -41,7 +41,7 @@ impl Bbr {
     pub(super) fn init_pacing_rate_from_rtt(&mut self, cwnd: u64, srtt: Option<SimDuration>) {
         self.has_seen_rtt = srtt.is_some();
         let rtt = srtt.filter(|r| *r > SimDuration::ZERO).unwrap_or(NOMINAL_RTT);
-        let bw = u128::from(cwnd * self.mss) * PS_PER_S / u128::from(rtt.as_ps());
+        let bw = u128::from(cwnd * self.mss.get()) * PS_PER_S / u128::from(rtt.as_ps());
         self.store_pacing_rate(Self::pacing_rate_for(bw.min(u128::from(u64::MAX)) as u64, HIGH_GAIN));
     }
 

@@ -47,7 +47,7 @@ impl Bbr {
         }
         if expired && !self.idle_restart && self.mode != Mode::ProbeRtt {
             // "dip, drain queue"
-            self.mode = Mode::ProbeRtt;
+            self.set_mode(Mode::ProbeRtt);
             self.save_cwnd(*cwnd);
             self.probe_rtt_done = None;
         }

@@ -38,7 +38,7 @@ impl Bbr {
     /// the packets in flight after the ACK of `rs` fit the BDP.
     pub(super) fn check_drain(&mut self, rs: &RateSample) {
         if self.mode == Mode::Startup && self.full_bw_reached {
-            self.mode = Mode::Drain;
+            self.set_mode(Mode::Drain);
             self.ssthresh = Some(self.inflight(self.max_bw(), UNIT));
         }
         if self.mode == Mode::Drain && self.in_net_at_edt(self.inflight_after(rs)) <= self.inflight(self.max_bw(), UNIT)
