@@ -196,8 +196,7 @@ def scale_table(runs: list[dict[str, Any]]) -> str:
         ("peak resident memory", lambda r: f"{r['peak_rss_mib']:.0f} MiB"),
         ("load average before, after", lambda r: f"{r['load_average'][0]:.1f}, {r['load_average'][1]:.1f}"),
     ]
-    fabric = ", ".join(runs[0]["scenario"].split(", ")[2:])  # past the reads' servers and SRU: there are no reads
-    rows = [f"Scenario: {fabric}, web-search flows at load {SCALE_LOAD}, no reads.\n"]
+    rows = [f"Scenario: {runs[0]['scenario']}, web-search flows at load {SCALE_LOAD}.\n"]
     rows += ["| figure | " + " | ".join(r["duration"] for r in runs) + " |", "|---" * (len(runs) + 1) + "|"]
     rows += [f"| {name} | " + " | ".join(show(r) for r in runs) + " |" for name, show in figures]
     return "\n".join(rows)
