@@ -52,8 +52,9 @@ SOURCE_URL = "http://deb.debian.org/debian/pool/main/n/ns2/ns2_2.35+dfsg.orig.ta
 SOURCE_SHA256 = "a3a097194c87fedbf2a7d3c8520790dc8688874cad0373af2db0ed33e463d52e"
 #: The folder the tarball unpacks to.
 TREE = "ns-2.35"
-#: The patches applied in order (package data): the randomized timer, then the link against Debian's TclCL.
-PATCHES = ("ns2_rto_random.patch", "ns2_tclcl.patch")
+#: The patches applied in order (package data): the randomized timer, the back-off's cap, then the link
+#: against Debian's TclCL.
+PATCHES = ("ns2_rto_random.patch", "ns2_max_backoff.patch", "ns2_tclcl.patch")
 #: How the sources compile with GCC 11 and later and Tcl 8.6 (the Makefile's ``CPP`` and ``CCOPT``).
 CPP = "g++ -std=gnu++98 -fpermissive"
 CCOPT = "-O2 -w -Wno-write-strings -DUSE_INTERP_RESULT"
