@@ -120,3 +120,19 @@ def test_a_capped_run_is_bound_to_the_patches_it_ran_with(monkeypatch: pytest.Mo
 def test_a_cap_beyond_the_agents_int_is_refused_in_one_line() -> None:
     assert NS2.refusals(scenario(rto_max_backoff=30)) == []
     assert [r.setting for r in NS2.refusals(scenario(rto_max_backoff=31))] == ["tcp.rto_max_backoff"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ns") is None and not os.environ.get("CI"), reason="Debian's ns2 is not installed")
+def test_the_cap_stops_the_back_off_only_where_it_would_go_beyond(tmp_path: Path) -> None:
+    """At 16 servers and 200 us no agent backs off more than twice in a row: a cap of 4·RTO (2 doublings) runs
+    as Debian's ns, to the byte of every trace, and one of 2·RTO (1 doubling) changes the run."""
+    patched = str(ns2_build.binary())
+    s = scenario(rto_min="200us", rto_tick="1us").with_overrides({"servers": 16, "switch.buffer": "32KB"})
+
+    def traced(s: incast.Scenario) -> str:
+        return ns2.script(s, tmp_path / "queue.tr", tmp_path / "vars.tr")
+
+    debian = _run("ns", traced(s), tmp_path)
+    assert _run(patched, traced(s.with_overrides({"tcp.rto_max_backoff": 2})), tmp_path) == debian
+    assert _run(patched, traced(s.with_overrides({"tcp.rto_max_backoff": 1})), tmp_path)[2] != debian[2]
