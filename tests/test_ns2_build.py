@@ -1,4 +1,5 @@
-"""CMU09 §7's randomized timeout in ns-2: the patched ns-2.35 ``ns2_build`` makes, and the harness's choice of it."""
+"""CMU09 §7's randomized timeout and capped back-off in ns-2: the patched ns-2.35 ``ns2_build`` makes, and the
+harness's choice of it."""
 
 from __future__ import annotations
 
@@ -89,9 +90,49 @@ def test_the_patch_is_inert_at_rto_random_0_and_randomizes_at_0_5(tmp_path: Path
     assert _run(patched, randomized, tmp_path)[2] != debian[2]
 
 
-def test_a_capped_back_off_is_noted_as_ns2_doubling_until_maxrto() -> None:
-    """CMU09 §7's "maximum factor of 64 * RTO" is not ns-2.35's: with rfc2988_ true, rtt_backoff doubles
-    until maxrto_, so a run that caps the back-off says so."""
-    capped = scenario(rto_max_backoff=6)
-    assert any(n.startswith("tcp.rto_max_backoff: ns-2.35's agents double the RTO") for n in NS2.notes(capped))
+def test_a_capped_back_off_runs_in_the_patched_ns2_with_max_backoff_the_factor(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    """CMU09 §7 backs off "until the maximum factor of 64 * RTO": 6 doublings in the engine, max_backoff_ 64
+    in the patched agents; Debian's rtt_backoff doubles until maxrto_, so the default alone stays there."""
+    patched = tmp_path / "ns"
+    monkeypatch.setattr(ns2_build, "binary", lambda: patched)
+    monkeypatch.setattr(ns2.shutil, "which", lambda name: f"/usr/bin/{name}")
+    capped, both = scenario(rto_max_backoff=6), scenario(rto_max_backoff=6, rto_randomize=True)
+    assert ns2.binary_for(capped) == ns2.binary_for(both) == str(patched)
+    assert ns2.binary_for(scenario()) == "/usr/bin/ns"
+    assert "\nAgent/TCP set max_backoff_ 64\n" in ns2.script(capped)
+    assert "rto_random_" not in ns2.script(capped)
+    assert "\nAgent/TCP set rto_random_ 0.5\nAgent/TCP set max_backoff_ 64\n" in ns2.script(both)
+    assert "\nAgent/TCP set max_backoff_ 1\n" in ns2.script(scenario(rto_max_backoff=0)), "no doubling at all"
+    assert not any("max_backoff_" in ns2.script(s) for s in (scenario(), scenario(rto_randomize=True)))
+    assert any("max_backoff_ 64·RTO (6 doublings)" in n for n in NS2.notes(capped))
     assert not any(n.startswith("tcp.rto_max_backoff") for n in NS2.notes(scenario()))
+
+
+def test_a_capped_run_is_bound_to_the_patches_it_ran_with(monkeypatch: pytest.MonkeyPatch) -> None:
+    s = scenario(rto_max_backoff=6)
+    before = NS2.fingerprint(s)
+    monkeypatch.setattr(ns2_build, "PATCHES", (*ns2_build.PATCHES[:1],))
+    assert NS2.fingerprint(s) != before
+
+
+def test_a_cap_beyond_the_agents_int_is_refused_in_one_line() -> None:
+    assert NS2.refusals(scenario(rto_max_backoff=30)) == []
+    assert [r.setting for r in NS2.refusals(scenario(rto_max_backoff=31))] == ["tcp.rto_max_backoff"]
+
+
+@pytest.mark.slow
+@pytest.mark.skipif(shutil.which("ns") is None and not os.environ.get("CI"), reason="Debian's ns2 is not installed")
+def test_the_cap_stops_the_back_off_only_where_it_would_go_beyond(tmp_path: Path) -> None:
+    """At 16 servers and 200 us no agent backs off more than twice in a row: a cap of 4·RTO (2 doublings) runs
+    as Debian's ns, to the byte of every trace, and one of 2·RTO (1 doubling) changes the run."""
+    patched = str(ns2_build.binary())
+    s = scenario(rto_min="200us", rto_tick="1us").with_overrides({"servers": 16, "switch.buffer": "32KB"})
+
+    def traced(s: incast.Scenario) -> str:
+        return ns2.script(s, tmp_path / "queue.tr", tmp_path / "vars.tr")
+
+    debian = _run("ns", traced(s), tmp_path)
+    assert _run(patched, traced(s.with_overrides({"tcp.rto_max_backoff": 2})), tmp_path) == debian
+    assert _run(patched, traced(s.with_overrides({"tcp.rto_max_backoff": 1})), tmp_path)[2] != debian[2]

@@ -20,10 +20,12 @@ with ``background.tcp_to_client``: an FTP source each, ``ns2_background.tcl``),
 and the constant-bit-rate UDP source into it (``background.udp_rate``: a CBR
 source over UDP from a host of its own, ``ns2_udp.tcl``), each put before the
 run only then, so every other script is as before.
-CMU09 §7's randomized timeout (``tcp.rto_randomize``) runs in ns-2.35 patched
-as the paper's was, built by :mod:`incast.reference.ns2_build` (its
-``rto_random_`` set to 0.5 before the run); every other scenario runs in
-Debian's ``ns`` (:func:`binary_for`).
+CMU09 §7's randomized timeout (``tcp.rto_randomize``) and its back-off "until
+the maximum factor of 64 * RTO" (``tcp.rto_max_backoff`` other than the
+default) run in ns-2.35 patched as the paper's was, built by
+:mod:`incast.reference.ns2_build` (its ``rto_random_`` set to 0.5, its
+``max_backoff_`` to 2^N before the run); every other scenario runs in
+Debian's ``ns`` and its Tcl as before (:func:`binary_for`).
 :class:`Ns2` is this harness as a :class:`~incast.reference.base.Reference`:
 what ns-2 cannot express are its :func:`rules`, what it approximates its notes.
 """
@@ -46,7 +48,7 @@ from incast.reference.base import Figure, Reference, Rule, Unavailable, star_rea
 from incast.result import Result
 from incast.scenario import Scenario
 
-__all__ = ["Ns2", "Ns2Error", "Ns2Run", "binary_for", "rules", "run", "script"]
+__all__ = ["Ns2", "Ns2Error", "Ns2Run", "binary_for", "max_backoff", "patched", "rules", "run", "script"]
 
 #: TCP/IP header bytes ns-2 adds to every data packet (``tcpip_base_hdr_size_``).
 HEADERS = 40
@@ -72,6 +74,8 @@ UDP_FRAME_PAYLOAD = 1460
 RTO_RANDOM = 0.5
 #: The engine's default cap on the RTO's doublings (``tcp.rto_max_backoff``), beyond any that stays below RTO_max.
 DEFAULT_MAX_BACKOFF = 64
+#: Most doublings the patched agents' ``max_backoff_`` can stand for: ``t_backoff_`` is a C int (tcp.h).
+MAX_NS2_DOUBLINGS = 30
 #: What a machine without ns-2 lacks, and how to install it.
 MISSING = "the ns command is missing; install it with apt-get install -y ns2"
 #: FAST08 §5.1's timeout classes, under the engine's names (``crates/incast-sim/src/tcp/forensics.rs``).
@@ -321,6 +325,20 @@ def unluckiest(per_block: dict[tuple[int, int], list[int]], blocks: int) -> dict
 _OVERLAID = ("background.tcp_flows", "background.udp_rate", "workload.max_inflight", "tcp.rto_randomize")
 
 
+def max_backoff(s: Scenario) -> int | None:
+    """The patched agents' ``max_backoff_`` for ``s``: the factor 2^N of ``tcp.rto_max_backoff`` = N doublings
+    (the engine's ``RtoConfig::max_backoff``; CMU09 §7's 64·RTO is N = 6), or None at the default, which
+    leaves ns-2.35's rtt_backoff as it is (doubling until maxrto_)."""
+    n = int(s.tcp.rto_max_backoff)
+    return None if n == DEFAULT_MAX_BACKOFF else 2**n
+
+
+def patched(s: Scenario) -> bool:
+    """Whether ``s`` runs in the patched ns-2 (:mod:`incast.reference.ns2_build`): only it has
+    ``rto_random_`` and ``max_backoff_``."""
+    return bool(s.tcp.rto_randomize) or max_backoff(s) is not None
+
+
 def rules(s: Scenario) -> list[Rule]:
     """What ns-2's agents restrict, beyond :func:`~incast.reference.base.star_read`."""
     return [
@@ -334,6 +352,11 @@ def rules(s: Scenario) -> list[Rule]:
             "workload.max_inflight",
             s.workload.max_inflight is not None and s.tcp.delayed_ack is not None,
             "a limit with tcp.delayed_ack off only: a held request goes when an agent learns its response completed",
+        ),
+        Rule(
+            "tcp.rto_max_backoff",
+            MAX_NS2_DOUBLINGS < int(s.tcp.rto_max_backoff) != DEFAULT_MAX_BACKOFF,
+            f"{DEFAULT_MAX_BACKOFF} (no cap) or at most {MAX_NS2_DOUBLINGS} doublings: ns-2's t_backoff_ is a C int",
         ),
         Rule("tcp.cc", s.tcp.cc != "reno", "reno: the Reno, Newreno and Sack1 agents grow the window by RFC 5681"),
         Rule("tcp.rcv_window", s.tcp.rcv_window != "fixed", '"fixed": the agents\' window_ never grows'),
@@ -388,10 +411,12 @@ def _notes(s: Scenario) -> list[str]:
         )
     if s.tcp.clock_granularity:
         notes.append("tcp.clock_granularity: ns-2 timers are exact; only RTT samples use tcpTick_")
-    if s.tcp.rto_max_backoff != DEFAULT_MAX_BACKOFF:
+    factor = max_backoff(s)
+    if factor is not None:
         notes.append(
-            f"tcp.rto_max_backoff: ns-2.35's agents double the RTO until it reaches maxrto_ "
-            f"({float(s.tcp.rto_max):g} s; rtt_backoff with rfc2988_ true), not at most {s.tcp.rto_max_backoff} times"
+            f"tcp.rto_max_backoff: ns-2.35 from Debian's source of ns2 2.35+dfsg-5 with ns2_max_backoff.patch "
+            f"(build {ns2_build.digest()}): TcpAgent::rtt_backoff doubles the RTO while below maxrto_ "
+            f"({float(s.tcp.rto_max):g} s) and below max_backoff_ {factor}·RTO ({s.tcp.rto_max_backoff} doublings)"
         )
     if s.tcp.rto_randomize:
         notes.append(
@@ -561,10 +586,14 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
         # FAST08 §5.1.3 disables slow start; RFC 3742's limited slow start with max_ssthresh_ 2 grows
         # cwnd by one segment per RTT from 2 on (tcp.cc opencwnd: K = int(cwnd_ / (0.5 * max_ssthresh_))).
         lines.append(f"Agent/TCP set max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH}")
+    if patched(s):
+        # CMU09 §7's timer, in the ns-2 ns2_build patches (Debian's ns has no rto_random_ nor max_backoff_).
+        lines.append(f"# ns-2.35 with ns2_build's patches, build {ns2_build.digest()}")
     if s.tcp.rto_randomize:
-        # CMU09 §7's randomized timeout, in the ns-2 ns2_build patches (Debian's ns has no rto_random_).
-        lines.append(f"# ns-2.35 with ns2_rto_random.patch, build {ns2_build.digest()}")
         lines.append(f"Agent/TCP set rto_random_ {RTO_RANDOM}")
+    factor = max_backoff(s)
+    if factor is not None:
+        lines.append(f"Agent/TCP set max_backoff_ {factor}")
     files = resources.files("incast.reference")
     template = files.joinpath("ns2.tcl").read_text(encoding="utf-8")
     # The background traffic's text, GIP's copies and the client's request limit go before the run; a scenario
@@ -583,9 +612,9 @@ def script(s: Scenario, trace: Path | None = None, variables: Path | None = None
 
 
 def binary_for(s: Scenario) -> str:
-    """The ns-2 that runs ``s``: with ``tcp.rto_randomize`` the patched one (:func:`ns2_build.binary`, built
-    on first use), else Debian's ``ns`` on PATH."""
-    if s.tcp.rto_randomize:
+    """The ns-2 that runs ``s``: the patched one if :func:`patched` (:func:`ns2_build.binary`, built on
+    first use), else Debian's ``ns`` on PATH."""
+    if patched(s):
         try:
             return str(ns2_build.binary())
         except ns2_build.BuildError as e:

@@ -1,12 +1,16 @@
-"""ns-2.35 with CMU09 §7's randomized timeout, built from Debian's source of its ``ns2`` package.
+"""ns-2.35 with CMU09 §7's randomized timeout and capped back-off, built from Debian's source of its ``ns2`` package.
 
 CMU09 §7 (Figure 13) ran its simulations in an ns-2 that arms the retransmission
-timer for "timeout = RTO + (rand(0.5) * RTO)"; Debian's ``ns`` (ns2 2.35+dfsg-5)
-arms it for exactly the RTO. :func:`binary` builds ns-2.35 with one change of
-mechanism, ``ns2_rto_random.patch``: ``TcpAgent::set_rtx_timer`` (tcp/tcp.cc)
-adds ``Random::uniform(rto_random_ * RTO)`` to the timeout ``rtt_timeout()``
-gives, for an OTcl-bound ``Agent/TCP rto_random_`` whose default 0 draws nothing
-and arms the timer as before; a script sets 0.5 for the paper's timer.
+timer for "timeout = RTO + (rand(0.5) * RTO)" and backs off "until the maximum
+factor of 64 * RTO"; Debian's ``ns`` (ns2 2.35+dfsg-5) arms it for exactly the
+RTO and, with ``rfc2988_`` true, doubles it until ``maxrto_``. :func:`binary`
+builds ns-2.35 with two changes of mechanism in tcp/tcp.cc, each behind an
+OTcl-bound ``Agent/TCP`` variable whose default 0 leaves the agents as they
+were: ``ns2_rto_random.patch``, where ``TcpAgent::set_rtx_timer`` adds
+``Random::uniform(rto_random_ * RTO)`` to the timeout ``rtt_timeout()`` gives
+(0.5 for the paper's timer), and ``ns2_max_backoff.patch``, where
+``TcpAgent::rtt_backoff`` doubles ``t_backoff_`` only while it is below
+``max_backoff_`` (64 for the paper's cap).
 
 The source is the upstream tree Debian builds its package from,
 ``ns2_2.35+dfsg.orig.tar.xz`` from Debian's archive, checked against the
@@ -17,7 +21,10 @@ run as root, as ``.ci/run`` installs ``ns2``) in place of Debian's packaging
 links beside the tree, the sources compile as C++98 with ``-fpermissive`` and
 ``USE_INTERP_RESULT`` as GCC 11 and later and Tcl 8.6 need, and
 ``ns2_tclcl.patch`` turns off ns-2's 64-bit integer variables, which Debian's
-TclCL cannot bind (``TclObject::bind`` has no ``int64_t`` overload there).
+TclCL cannot bind (``TclObject::bind`` has no ``int64_t`` overload there), but
+keeps the scheduler's event UIDs 64-bit ``long`` as Debian's ``ns`` has them
+(``HeapScheduler::lookup(long)``): 32-bit ones end a run of more than 2^31
+events with "UID space exhausted".
 Only the ``ns`` target is made, at the lowest CPU priority.
 
 The binary goes to ``$XDG_CACHE_HOME/incast/ns2-rand/<digest>/ns``
@@ -52,8 +59,9 @@ SOURCE_URL = "http://deb.debian.org/debian/pool/main/n/ns2/ns2_2.35+dfsg.orig.ta
 SOURCE_SHA256 = "a3a097194c87fedbf2a7d3c8520790dc8688874cad0373af2db0ed33e463d52e"
 #: The folder the tarball unpacks to.
 TREE = "ns-2.35"
-#: The patches applied in order (package data): the randomized timer, then the link against Debian's TclCL.
-PATCHES = ("ns2_rto_random.patch", "ns2_tclcl.patch")
+#: The patches applied in order (package data): the randomized timer, the back-off's cap, then the link
+#: against Debian's TclCL (with the scheduler's 64-bit event UIDs).
+PATCHES = ("ns2_rto_random.patch", "ns2_max_backoff.patch", "ns2_tclcl.patch")
 #: How the sources compile with GCC 11 and later and Tcl 8.6 (the Makefile's ``CPP`` and ``CCOPT``).
 CPP = "g++ -std=gnu++98 -fpermissive"
 CCOPT = "-O2 -w -Wno-write-strings -DUSE_INTERP_RESULT"
