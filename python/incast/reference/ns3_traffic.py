@@ -361,11 +361,12 @@ def read_flows(text: str, n: int) -> tuple[list[tuple[float, int, int, int, int]
         words = line.split("#", 1)[0].split()
         if not words:
             continue
-        try:
+        try:  # five words, or the unpacking fails too
             t, src, dst, size, query = float(words[0]), *(int(w) for w in words[1:])
+            fits = t >= 0 and 0 <= src < n and 0 <= dst < n and src != dst and size >= 1
         except ValueError:
-            t, src, dst, size, query = math.nan, -1, -1, 0, -1
-        if len(words) != 5 or not t >= 0 or not (0 <= src < n and 0 <= dst < n and src != dst) or size < 1:
+            fits = False
+        if not fits:
             raise SystemExit(f"--flows: line {number}: not 'arrival_s sender receiver bytes query' on {n} hosts")
         if query >= 0 and starts.setdefault(query, t) != t:
             raise SystemExit(f"--flows: line {number}: query {query}'s responses arrive at {starts[query]} s")

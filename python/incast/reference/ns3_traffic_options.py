@@ -124,8 +124,8 @@ def _fabric(s: Scenario) -> list[str]:
 def flows_text(result: Result) -> str:
     """The flows of an engine run as ``ns3_traffic.py --flows`` reads them: a line a flow, by arrival."""
     t = result.fct_table.sort_values("start_s", kind="stable")
-    lines = [f"{x.start_s!r} {x.src} {x.dst} {x.size_bytes} {x.query}" for x in t.itertuples()]
-    return "# the engine's flows: arrival_s sender receiver bytes query\n" + "".join(f"{x}\n" for x in lines)
+    lines = (f"{x.start_s!r} {x.src} {x.dst} {x.size_bytes} {x.query}\n" for x in t.itertuples())
+    return "# the engine's flows: arrival_s sender receiver bytes query\n" + "".join(lines)
 
 
 def options(s: Scenario, sizes: Path, flows: Path | None = None) -> list[str]:

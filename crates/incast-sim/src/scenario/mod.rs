@@ -329,13 +329,12 @@ impl Scenario {
             return Err(invalid("servers", "0 runs no reads: workload.kind must be \"none\""));
         }
         // What turned the reads off, in the user's words.
-        let no_reads = if self.servers == 0 { "servers = 0" } else { "workload.kind = \"none\"" };
+        let (field, what) = if self.servers == 0 { ("servers", "0") } else { ("workload.kind", "\"none\"") };
         if self.workload.kind == WorkloadKind::None && self.stop.blocks.is_some() {
-            return Err(invalid("blocks", format!("needs reads: {no_reads} runs none; give a duration")));
+            return Err(invalid("blocks", format!("needs reads: {field} = {what} runs none; give a duration")));
         }
         let background = self.background.tcp_flows > 0 || self.background.udp_rate.is_some();
         if self.workload.kind == WorkloadKind::None && !self.traffic.is_on() && !background {
-            let (field, what) = if self.servers == 0 { ("servers", "0") } else { ("workload.kind", "\"none\"") };
             let give = "give traffic.load, traffic.query_rate or background flows";
             return Err(invalid(field, format!("{what} runs no reads and nothing else runs: {give}")));
         }

@@ -82,9 +82,9 @@ pub(super) struct OpenLoop {
     query_bytes: u64,
     /// The sum of the hosts' link rates.
     pub(super) capacity_bps: f64,
-    /// Each distinct path a flow took, by its label's index; none kept when
-    /// the switches spray packets (a flow then has no one path).
-    path_labels: Vec<String>,
+    /// Each distinct path a flow took, labelled, and its code (the order it
+    /// was first taken in); none kept when the switches spray packets (a flow
+    /// then has no one path).
     path_codes: HashMap<String, u32>,
     sprayed: bool,
 }
@@ -134,7 +134,6 @@ impl OpenLoop {
             },
             query_bytes: t.query_response.get(),
             capacity_bps: rates.iter().map(|r| r.as_bps() as f64).sum(),
-            path_labels: Vec::new(),
             path_codes: HashMap::new(),
             sprayed: s.topology.spreading() == Some(Spreading::Packet),
         }
@@ -148,16 +147,8 @@ impl OpenLoop {
         }
         let ports = net.path_of(src, dst, key).expect("every host pair of a validated fabric has a route");
         let switches: Vec<&str> = ports[..ports.len() - 1].iter().map(|&p| net.name(net.port(p).peer)).collect();
-        let label = switches.join(">");
-        let code = match self.path_codes.get(&label) {
-            Some(&code) => code,
-            None => {
-                let code = self.path_labels.len() as u32;
-                self.path_labels.push(label.clone());
-                self.path_codes.insert(label, code);
-                code
-            }
-        };
+        let next = self.path_codes.len() as u32;
+        let code = *self.path_codes.entry(switches.join(">")).or_insert(next);
         self.records[record as usize].path = Some(code);
     }
 
@@ -332,8 +323,11 @@ impl OpenLoop {
         for (i, s) in self.slots.iter().enumerate().filter(|(_, s)| s.live && !s.complete) {
             self.records[s.record as usize].delivered_bytes = delivered(self.base + i as u32);
         }
-        use std::mem::take;
-        (take(&mut self.records), take(&mut self.queries_done), take(&mut self.path_labels))
+        let mut labels = vec![String::new(); self.path_codes.len()];
+        for (label, code) in self.path_codes.drain() {
+            labels[code as usize] = label;
+        }
+        (std::mem::take(&mut self.records), std::mem::take(&mut self.queries_done), labels)
     }
 
     /// With `traffic.drain`: the arrivals have stopped by `now` and every row is closed.

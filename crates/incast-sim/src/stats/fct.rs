@@ -222,7 +222,6 @@ mod tests {
     use super::*;
 
     fn flow(size_bytes: u64, fct_s: Option<f64>) -> FlowRecord {
-        let ideal_s = 0.001;
         FlowRecord {
             src: 0,
             dst: 1,
@@ -230,7 +229,7 @@ mod tests {
             delivered_bytes: 0,
             start_s: 0.0,
             fct_s,
-            ideal_s,
+            ideal_s: 0.001,
             query: None,
             path: None,
         }
