@@ -73,8 +73,10 @@ The papers' simulated figures came from ns-2, so `incast validate --against ns2 
 runs the same scenario in ns-2.35 (Debian's `ns2` package; `.ci/run` installs it) and prints both.
 The Tcl is generated from the scenario over a packaged template (`python/incast/reference/ns2.tcl`):
 a star of one-way `Agent/TCP/Reno`, `Newreno` or `Sack1` agents with `TCPSink` (or `DelAck`) sinks, a
-drop-tail port of `Npkt` packets, a handshake (each agent's SYN) before the first block, after which
-`cwnd_` is set back to `windowInit_`, the requests as delays, a barrier between blocks, and the
+drop-tail port of `Npkt` packets, a handshake before the first block (the agents' SYNs one at a time,
+so that none waits in a queue or times out; restart after idle off until each agent's first request;
+block 1 on a tick boundary, with `cwnd_`, `ssthresh_` and the back-off as an established connection has
+them), the requests as delays, a barrier between blocks, and the
 request order and server turnaround drawn with ns-2's own generator; the constant-bit-rate UDP source
 (`background.udp_rate`) is a CBR agent of full frames on a host of its own. What ns-2 cannot express
 (trees, PAUSE, ECN, Cubic, ...) is refused in one line.

@@ -552,6 +552,9 @@ def parameters(s: Scenario, trace: Path | None = None, variables: Path | None = 
             "sink": sink,
             "poll": repr(0.0 if d is None else POLL_S),
             "ack_path": repr(2 * ack * 8 / float(s.link.rate) + up + down),
+            # Three round trips of a data frame and its ACK: one agent's SYN and
+            # first segment are answered before the next agent's SYN leaves.
+            "handshake_gap": repr(3 * (2 * (data + ack) * 8 / float(s.link.rate) + 2 * (up + down))),
             "request_tx": repr(_request_tx_s(s)),
             "request_path": repr(up + _request_tx_s(s) + down),
             "jitter": repr(float(s.workload.server_jitter)),

@@ -25,11 +25,22 @@ Agent/TCP set numdupacks_ $P(dupack_threshold)
 Agent/TCP set singledup_ $P(limited_transmit)
 Agent/TCP set slow_start_restart_ $P(restart_after_idle)
 Agent/TCP set timestamps_ $P(timestamps)
-# incast's connections start established, with the handshake's RTT sample
-# taken and cwnd at the initial window: here each agent sends its SYN at time
-# 0 (syn_ and delay_growth_ as ns-default.tcl has them: the SYN is timed and
-# its ACK leaves cwnd at windowInit_), and block 1 starts once every
-# handshake is done.
+# incast's connections start established, with one RTT sample, a handshake's
+# on an empty network, taken and cwnd at the initial window: here the agents
+# send their SYNs one at a time, P(handshake_gap) apart, so no SYN waits in a
+# queue or times out, and block 1 starts once every handshake is done. The
+# SYN (syn_ as ns-default.tcl has it) is timed; without delay_growth_ the
+# agent's first data segment leaves beside it, while the SYN is timed, so its
+# ACK takes no second sample. While the
+# others finish theirs, an agent's idle timer fires every RTO
+# (TcpAgent::timeout); with slow_start_restart_ each firing would set cwnd_
+# to 1 and recover_ to maxseq_, barring a fast retransmit of block 1's first
+# segment. So restart after idle is off until block 1's request reaches the
+# agent, which then starts as an established connection: cwnd_ at
+# windowInit_, ssthresh_ at window_ and the RTO not backed off (backoff_ 1),
+# as TcpAgent::reset leaves them, though background traffic that started at
+# time 0 made the handshake lose a packet, and counters from zero.
+Agent/TCP set delay_growth_ false
 Agent/TCPSink/DelAck set interval_ $P(delayed_ack)
 Agent/TCPSink/Sack1/DelAck set interval_ $P(delayed_ack)
 
@@ -65,6 +76,7 @@ for {set i 0} {$i < $P(servers)} {incr i} {
     $ns attach-agent $client $sink($i)
     $ns connect $tcp($i) $sink($i)
     $tcp($i) set fid_ $i
+    $tcp($i) set slow_start_restart_ false
     if {$P(vars) ne ""} {
         $tcp($i) attach $vtrace
         foreach v {nrexmit_ dupacks_ ack_ maxseq_} { $tcp($i) trace $v }
@@ -109,27 +121,34 @@ for {set i 0} {$i < $P(servers)} {incr i} {
 }
 
 proc next_block {now} {
-    global ns P tcp sink block started target rng monitor pending ended base
+    global ns P tcp sink block started target rng monitor pending ended base handshake aligned
+    if {$block == 0 && !$aligned} {
+        # Block 1 starts on a boundary of tcpTick_, as the engine's starts at
+        # time 0, so that its RTT samples count the same tick boundaries.
+        set aligned 1
+        set start [expr {ceil([$ns now] / $P(tick)) * $P(tick)}]
+        if {$start < [$ns now]} { set start [expr {$start + $P(tick)}] }
+        $ns at $start "next_block $start"
+        return
+    }
     if {$block == 0} {
         for {set i 0} {$i < $P(servers)} {incr i} {
             set base($i) [$sink($i) set bytes_]
+            foreach v {nrexmit_ nrexmitpack_ ndatapack_} { set handshake($i,$v) [$tcp($i) set $v] }
             if {$P(poll) > 0} { $tcp($i) proc done {} {} }
-            # TcpAgent::output counts the SYN apart from the data (curseq_ += 1),
-            # so "advanceby 1" also sent one data segment, whose ACK grew cwnd:
-            # block 1 starts from windowInit_, as incast's connections do.
-            $tcp($i) set cwnd_ $P(init_cwnd)
         }
+        set handshake(drops) [$monitor set pdrops_]
     } else {
         puts "block $block [expr {($now - $started) * 1000.0}]"
     }
     if {$block == $P(blocks)} {
         set timeouts 0; set retransmitted 0; set data 0
         for {set i 0} {$i < $P(servers)} {incr i} {
-            incr timeouts [$tcp($i) set nrexmit_]
-            incr retransmitted [$tcp($i) set nrexmitpack_]
-            incr data [$tcp($i) set ndatapack_]
+            incr timeouts [expr {[$tcp($i) set nrexmit_] - $handshake($i,nrexmit_)}]
+            incr retransmitted [expr {[$tcp($i) set nrexmitpack_] - $handshake($i,nrexmitpack_)}]
+            incr data [expr {[$tcp($i) set ndatapack_] - $handshake($i,ndatapack_)}]
         }
-        puts "counters $timeouts $retransmitted [$monitor set pdrops_] $data"
+        puts "counters $timeouts $retransmitted [expr {[$monitor set pdrops_] - $handshake(drops)}] $data"
         exit 0
     }
     incr block
@@ -153,12 +172,18 @@ proc next_block {now} {
         set at [expr {$now + ($k + 1) * $P(request_tx) + $P(request_path) + $i * $P(skew) + [$rng uniform 0 $P(jitter)]}]
         # GIP (section V-C): every stripe unit starts from gip_head_cwnd segments.
         set head ""
-        if {$P(gip_head_cwnd) > 0} { set head "$tcp($i) set cwnd_ $P(gip_head_cwnd); " }
+        if {$block == 1} {
+            # TcpAgent::output counts the SYN apart from the data (curseq_ += 1),
+            # so "advanceby 1" also sent one data segment, whose ACK grew cwnd.
+            set head "$tcp($i) set slow_start_restart_ $P(restart_after_idle); $tcp($i) set cwnd_ $P(init_cwnd); $tcp($i) set ssthresh_ $P(window); $tcp($i) set backoff_ 1; "
+        }
+        if {$P(gip_head_cwnd) > 0} { append head "$tcp($i) set cwnd_ $P(gip_head_cwnd); " }
         $ns at $at "$head$tcp($i) advanceby $P(segments)"
     }
     if {$P(poll) > 0} { $ns at [expr {[$ns now] + $P(poll)}] poll }
 }
 # The handshake: each agent's SYN, answered by its sink.
 set pending $P(servers)
-for {set i 0} {$i < $P(servers)} {incr i} { $ns at 0.0 "$tcp($i) advanceby 1" }
+set aligned 0
+for {set i 0} {$i < $P(servers)} {incr i} { $ns at [expr {$i * $P(handshake_gap)}] "$tcp($i) advanceby 1" }
 $ns run
