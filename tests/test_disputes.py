@@ -288,9 +288,9 @@ def _point(name: str, fingerprint: str) -> Any:
 @NS2
 def test_the_cheap_recorded_ns2_reference_points_run_again_to_the_recorded_numbers() -> None:
     """ns-2 is deterministic: a recorded point run again gives its numbers exactly, so a change of the
-    harness's output (its counting, its parser) cannot leave a record stale unseen. A point of the
-    point the patched ns-2 runs (the randomized timeout, a capped back-off) joins only where that ns-2 is built
-    already (ns2_build; CI does not build it)."""
+    harness's output (its counting, its parser) cannot leave a record stale unseen. A point the patched
+    ns-2 runs (the randomized timeout, a capped back-off) joins only where that ns-2 is built already
+    (ns2_build; CI does not build it)."""
     chosen, spent = [], 0.0
     for name, fingerprint, entry in sorted(_recorded_ns2(), key=lambda r: r[2]["wall_s"]):
         point = _point(name, fingerprint)
