@@ -224,19 +224,24 @@ def test_hosts_on_one_leaf_are_two_hops_apart_and_on_two_leaves_four() -> None:
     assert ns3_fabric.hops(0, 3, **(shape | {"leaves": 0})) == (host, host)  # the star
 
 
-#: 1 Gbps hops of 5 us; ns-3's frames: payload + 40 bytes of headers + 2 of PPP, ACKs of 42 bytes.
+#: 1 Gbps hops of 5 us; Ethernet's frames: payload + 40 bytes of headers + 38 of framing, ACKs of 84 bytes.
 HOP = (1e9, 5e-6)
-STACK = ns3_ideal.Stack(mss=1000, overhead=42, ack_frame=42, init_cwnd=10, window=1 << 20, delack_s=0.0, acked=False)
+STACK = ns3_ideal.Stack(mss=1000, headers=40, init_cwnd=10, window=1 << 20, delack_s=0.0, acked=False)
+SEGMENT, ACK = 1078 * 8 / 1e9, 84 * 8 / 1e9
+
+
+def test_the_harness_frames_as_the_engine_a_full_segment_and_a_minimum_frame() -> None:
+    assert ns3_fabric.frame_bytes(1500) == 1518 and ns3_fabric.wire_bytes(1500) == 1538
+    assert ns3_fabric.frame_bytes(40) == 64 and ns3_fabric.wire_bytes(40) == 84  # a pure ACK, padded
 
 
 def test_one_segment_crosses_each_hop_store_and_forward() -> None:
-    tx = 1042 * 8 / 1e9
-    assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), STACK, 1000) == pytest.approx(2 * tx + 10e-6)
+    assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), STACK, 1000) == pytest.approx(2 * SEGMENT + 10e-6)
 
 
 def test_counted_to_the_senders_ack_a_flow_adds_the_acks_way_back() -> None:
     acked = STACK._replace(acked=True)
-    back = 2 * (42 * 8 / 1e9 + 5e-6)
+    back = 2 * (ACK + 5e-6)
     for size in (1000, 10_000, 11_000, 123_456):
         delivered = ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), STACK, size)
         assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), acked, size) == pytest.approx(delivered + back), size
@@ -244,16 +249,14 @@ def test_counted_to_the_senders_ack_a_flow_adds_the_acks_way_back() -> None:
 
 def test_past_the_initial_window_the_ack_clock_paces_the_flow() -> None:
     one = STACK._replace(init_cwnd=1)
-    tx, ack = 1042 * 8 / 1e9, 2 * (42 * 8 / 1e9 + 5e-6)
-    first = 2 * tx + 10e-6
-    assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), STACK, 10_000) == pytest.approx(11 * tx + 10e-6)
+    first, ack = 2 * SEGMENT + 10e-6, 2 * (ACK + 5e-6)
+    assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), STACK, 10_000) == pytest.approx(11 * SEGMENT + 10e-6)
     assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), one, 2000) == pytest.approx(first + ack + first)
 
 
 def test_a_receive_window_below_the_initial_window_binds_first() -> None:
     two = STACK._replace(window=2000)
-    tx, ack = 1042 * 8 / 1e9, 2 * (42 * 8 / 1e9 + 5e-6)
-    first = 2 * tx + 10e-6
+    first, ack = 2 * SEGMENT + 10e-6, 2 * (ACK + 5e-6)
     # Segments 1-2 at once, 3 on the first ACK; segment 3 is alone on the path then.
     assert ns3_ideal.ideal_fct((HOP, HOP), (HOP, HOP), two, 3000) == pytest.approx(first + ack + first)
 
@@ -326,3 +329,28 @@ def test_the_engines_flows_are_a_run_of_their_own_and_only_for_open_loop_traffic
     reads = incast.Scenario(servers=4, blocks=2)
     with pytest.raises(Refused, match=r"^claim\.reference\.flows: \"own\" only: the engine's flows are open-loop"):
         Ns3(flows="engine").check(reads)
+
+
+@pytest.mark.parametrize(("scenario", "duration"), [(benchmark, "500ms"), (fabric, "2ms")], ids=["star", "leaf_spine"])
+def test_on_the_engines_flows_the_harness_ideal_is_the_engines(scenario: object, duration: str, tmp_path: Path) -> None:
+    s = scenario(duration=duration, traffic={"query_rate": 0.0})  # type: ignore[operator]
+    r = incast.run(s)
+    args = ns3_traffic.parser().parse_args(traffic.options(s, tmp_path / "sizes.cdf"))
+    t = r.fct_table
+    flows = list(zip(t.src, t.dst, t.size_bytes, strict=True))
+    ideal = ns3_ideal.ideals(flows, ns3_traffic.path(args), ns3_traffic.stack(args, args.mss))
+    assert len(flows) > 10
+    assert ideal == pytest.approx(list(t.ideal_s), rel=1e-9)
+
+
+def test_a_change_to_the_harness_source_makes_its_recorded_runs_stale(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    s = fabric()
+    before = Ns3(flows="engine").fingerprint(s)
+    assert Ns3(flows="engine").fingerprint(s) == before
+    script, *beside = ns3_options.SOURCES["traffic"]
+    changed = tmp_path / script.name
+    changed.write_text(script.read_text(encoding="utf-8") + "# one more line\n", encoding="utf-8")
+    monkeypatch.setitem(ns3_options.SOURCES, "traffic", (changed, *beside))
+    assert Ns3(flows="engine").fingerprint(s) != before

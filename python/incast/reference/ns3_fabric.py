@@ -43,11 +43,18 @@ What is modelled
   ``--buffer`` × its ports for each switch, a port taking a packet only while
   its queue stays within A × its switch's memory free (Choudhury-Hahne
   dynamic thresholds, as the engine's ``shared:ALPHA``).
+* Ethernet's framing, as the engine's (``net::frame``): every node's
+  traffic-control layer (:cpp:`EthernetFraming`) pads each IP packet it
+  sends to its Ethernet frame, header and FCS (18 bytes), 64 bytes at least
+  (IEEE 802.3 §3.2.8, §4.4.2), so a queue disc and its limits and marking
+  count frames; each device queue (:cpp:`WireQueue`) pads the PPP frame
+  once more to the frame's link bytes, the frame with preamble and gap (20
+  bytes, of which PPP's header is 2), so a frame's serialization is the
+  engine's. A receiving node's IPv4 trims the padding
+  (``Ipv4L3Protocol::Receive``).
 
 What is approximated
 --------------------
-* No Ethernet framing: a queue counts IP packets' bytes and a full segment
-  is a PPP frame of payload + 42 bytes on the wire.
 * A port's limit and its marking count the packets in its disc; one more
   waits in the device queue and one is on the wire.
 * Switches forward in zero time; ns-3 counts time in nanoseconds, so a
@@ -56,8 +63,29 @@ What is approximated
 
 from __future__ import annotations
 
-#: The fabric's C++: the ports' shared memory, per-flow ECMP, and Build().
-CPP = r"""
+#: Bytes an Ethernet frame adds to its IP packet: the MAC header (14) and the FCS (4).
+ETHERNET_OVERHEAD = 18
+#: The shortest Ethernet frame, bytes (its payload padded to 46).
+MIN_FRAME = 64
+#: Bytes of link time beside a frame: preamble with start delimiter (8) and inter-frame gap (12).
+PREAMBLE_GAP = 20
+#: The header ns-3's point-to-point device adds to every packet, taken out of the preamble and gap.
+PPP_HEADER = 2
+
+
+def frame_bytes(ip_bytes: int) -> int:
+    """The Ethernet frame of an IP packet of ``ip_bytes``: what a switch port's queue counts."""
+    return max(ip_bytes + ETHERNET_OVERHEAD, MIN_FRAME)
+
+
+def wire_bytes(ip_bytes: int) -> int:
+    """The link bytes of an IP packet of ``ip_bytes``: its frame with preamble and gap."""
+    return frame_bytes(ip_bytes) + PREAMBLE_GAP
+
+
+#: The fabric's C++: Ethernet's framing, the ports' shared memory, per-flow ECMP, and Build().
+CPP = (
+    r"""
 #include <algorithm>
 #include <cstdint>
 #include <string>
@@ -66,6 +94,46 @@ CPP = r"""
 
 namespace incast_ns3_traffic {
 using namespace ns3;
+"""
+    + f"""
+static const uint32_t kEthernetOverhead = {ETHERNET_OVERHEAD}, kMinFrame = {MIN_FRAME};
+static const uint32_t kPreambleGapBeyondPpp = {PREAMBLE_GAP - PPP_HEADER};
+"""
+    + r"""
+// A node's traffic-control layer that pads each IP packet to its Ethernet
+// frame (header and FCS, 64 bytes at least) before a queue disc counts it.
+class EthernetFraming : public TrafficControlLayer {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("incast_ns3_traffic::EthernetFraming")
+                                .SetParent<TrafficControlLayer>()
+                                .SetGroupName("TrafficControl")
+                                .AddConstructor<EthernetFraming>();
+        return tid;
+    }
+    void Send(Ptr<NetDevice> device, Ptr<QueueDiscItem> item) override {
+        uint32_t ip = item->GetSize();
+        item->GetPacket()->AddPaddingAtEnd(std::max(ip + kEthernetOverhead, kMinFrame) - ip);
+        TrafficControlLayer::Send(device, item);
+    }
+};
+
+// A device queue that pads each PPP frame to its Ethernet frame's link
+// bytes (the preamble and gap beyond PPP's header), so it serializes as long.
+class WireQueue : public DropTailQueue<Packet> {
+  public:
+    static TypeId GetTypeId() {
+        static TypeId tid = TypeId("incast_ns3_traffic::WireQueue<Packet>")  // the helper names a queue by its item
+                                .SetParent<DropTailQueue<Packet>>()
+                                .SetGroupName("Network")
+                                .AddConstructor<WireQueue>();
+        return tid;
+    }
+    bool Enqueue(Ptr<Packet> p) override {
+        p->AddPaddingAtEnd(kPreambleGapBeyondPpp);
+        return DropTailQueue<Packet>::Enqueue(p);
+    }
+};
 
 // One switch's memory: `capacity` bytes shared by its ports, or none (alpha < 0).
 struct Pool {
@@ -208,12 +276,15 @@ static void Build(const Shape& s, Fabric& fab) {
     hosts.Create(n);
     leaves.Create(nLeaves);
     spines.Create(nSpines);
-    InternetStackHelper stack;
+    NodeContainer every(hosts, leaves, spines);
+    for (uint32_t i = 0; i < every.GetN(); ++i) every.Get(i)->AggregateObject(CreateObject<EthernetFraming>());
+    InternetStackHelper stack;  // keeps each node's EthernetFraming as its TrafficControlLayer
     stack.Install(hosts);
     stack.Install(leaves);
     stack.Install(spines);
     PointToPointHelper p2p;
-    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("100000p")));
+    WireQueue::GetTypeId();  // registered, for the helper's factory to find it by name
+    p2p.SetQueue("incast_ns3_traffic::WireQueue", "MaxSize", QueueSizeValue(QueueSize("100000p")));
     Ipv4AddressHelper addresses;
     NetDeviceContainer all;
     std::vector<Port> ports;
@@ -290,6 +361,7 @@ static void Build(const Shape& s, Fabric& fab) {
 }
 }  // namespace incast_ns3_traffic
 """
+)
 
 
 def leaf(host: int, leaves: int) -> int:

@@ -1,6 +1,6 @@
 """A flow's ideal completion time on the ns-3 harness's empty fabric, the denominator of its slowdown.
 
-The engine's formula (``workload::ideal``, docs/MODEL.md), on ns-3's frames:
+The engine's formula (``workload::ideal``, docs/MODEL.md):
 the sender writes all ``size`` bytes at the flow's arrival and sends full
 segments (the last one shorter) while the bytes in flight fit ``min(cwnd,
 window)``; cwnd starts at the initial window and grows in slow start by
@@ -13,17 +13,26 @@ at the timeout (RFC 1122 (4.2.3.2)); an ACK is a header-only frame that takes
 the reverse path's one-way time. The flow completes when its last byte
 reaches the receiver, or (``acked``) when that byte's ACK reaches the sender.
 
-ns-3's frames, not the engine's: a segment is its payload, the IPv4 and TCP
-headers, the timestamp option when on, and PPP's 2 bytes, and an ACK the
-headers and PPP's (ns3_cppyy's constants); the hops are the harness's
-(:func:`ns3_fabric.hops`). As the engine's, the handshake is left out.
+On the harness's frames, which are the engine's (:func:`ns3_fabric.wire_bytes`):
+a segment's link bytes are its payload, the IPv4 and TCP headers and the
+timestamp option when on, in an Ethernet frame of 64 bytes at least, with
+preamble and gap; an ACK's are those of no payload. The hops are the
+harness's (:func:`ns3_fabric.hops`). As the engine's, the handshake is left out.
 """
 
 from __future__ import annotations
 
+import os
+import sys
 from collections import deque
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
+
+if TYPE_CHECKING or __package__:
+    from incast.reference.ns3_fabric import wire_bytes
+else:  # beside the harness run as a script (ns3_traffic.py puts its folder on sys.path)
+    sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+    from ns3_fabric import wire_bytes
 
 #: A path: each hop's (rate bps, delay s), the sender's link first.
 Hops = tuple[tuple[float, float], ...]
@@ -34,10 +43,8 @@ class Stack(NamedTuple):
 
     #: Payload bytes of a full segment (ns-3's SegmentSize; cwnd counts in it).
     mss: int
-    #: Bytes a frame adds to its payload: headers, options, PPP.
-    overhead: int
-    #: Bytes of an ACK's frame.
-    ack_frame: int
+    #: Bytes of IPv4 and TCP headers with their options on every segment and ACK.
+    headers: int
     #: Initial window, segments.
     init_cwnd: int
     #: The most bytes in flight the receive window (and send buffer) allow.
@@ -56,7 +63,7 @@ def one_way(hops: Hops, frame: int) -> float:
 def ideal_fct(hops: Hops, back: Hops, stack: Stack, size: int) -> float:
     """Seconds from the arrival of a ``size``-byte flow alone on ``hops`` (its ACKs on ``back``) to its end."""
     busy = [0.0] * len(hops)
-    ack_s = one_way(back, stack.ack_frame)
+    ack_s = one_way(back, wire_bytes(stack.headers))
     cwnd, snd_una, snd_nxt = stack.init_cwnd * stack.mss, 0, 0
     rcv_nxt, rcv_wup, deadline = 0, 0, None
     data: deque[tuple[float, int]] = deque()  # arrivals at the receiver: (time, end)
@@ -70,7 +77,7 @@ def ideal_fct(hops: Hops, back: Hops, stack: Stack, size: int) -> float:
                 return
             at = now
             for h, (rate, delay) in enumerate(hops):
-                busy[h] = max(at, busy[h]) + (length + stack.overhead) * 8 / rate
+                busy[h] = max(at, busy[h]) + wire_bytes(length + stack.headers) * 8 / rate
                 at = busy[h] + delay
             snd_nxt += length
             data.append((at, snd_nxt))

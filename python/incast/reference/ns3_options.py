@@ -41,6 +41,11 @@ __all__ = ["Ns3", "Ns3Error", "options", "rules"]
 
 #: The harness, run as a script.
 SCRIPT = Path(__file__).with_name("ns3.py")
+#: The files each harness runs: its script and the modules it loads from beside it.
+SOURCES = {
+    "read": (SCRIPT, Path(__file__).with_name("ns3_cppyy.py")),
+    "traffic": (traffic.SCRIPT, *(Path(__file__).with_name(f"ns3_{m}.py") for m in ("cppyy", "fabric", "ideal"))),
+}
 #: IPv4 and TCP headers, the timestamp option and the PPP header of ns-3's point-to-point frames.
 HEADERS, TS_OPTION, PPP_HEADER = 40, 12, 2
 #: What to install when the wheel is missing.
@@ -173,15 +178,17 @@ class Ns3(Reference):
         return _notes(scenario)
 
     def fingerprint(self, scenario: Scenario) -> str:
-        """The SHA-256 of the command ns-3 runs (and of the size CDF it reads): a setting it does not read
-        leaves a recorded run valid."""
+        """The SHA-256 of the command ns-3 runs (with the size CDF it reads) and of the harness's source: a
+        setting it does not read leaves a recorded run valid, a change to the harness does not."""
         s = self.prepare(scenario)[0]
         if traffic.is_traffic(s):
             flows = Path("engine.flows") if self.flows == "engine" else None
-            command = [traffic.SCRIPT.name, *traffic.options(s, Path("sizes.cdf"), flows), traffic.sizes_text(s)]
+            command = [*traffic.options(s, Path("sizes.cdf"), flows), traffic.sizes_text(s)]
+            sources = SOURCES["traffic"]
         else:
-            command = [SCRIPT.name, *options(s)]
-        return hashlib.sha256("\0".join(command).encode()).hexdigest()
+            command, sources = options(s), SOURCES["read"]
+        texts = [f.read_text(encoding="utf-8") for f in sources]
+        return hashlib.sha256("\0".join([*command, *texts]).encode()).hexdigest()
 
     def run(self, scenario: Scenario) -> dict[str, Any]:
         self.check(scenario)

@@ -54,8 +54,8 @@ What is modelled
   to its last byte at the receiving application, or with ``--fct-end
   acked`` to the sender's ACK of it (``TcpSocketBase``'s ``HighestRxAck``
   trace); its slowdown, FCT over its ideal (:mod:`ns3_ideal`: the engine's
-  formula for the flow alone on the empty fabric, on ns-3's frames and
-  paths); a query's time from its arrival to its last response's end; a
+  formula for the flow alone on the empty fabric, on the harness's paths);
+  a query's time from its arrival to its last response's end; a
   query timed out when a response's sender entered ``CA_LOSS`` (only
   ``TcpSocketBase::ReTxTimeout`` sets it) before that response was
   complete. Percentiles nearest-rank over the finished; size buckets DCTCP
@@ -78,12 +78,12 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING or __package__:
     from incast.reference import ns3_fabric, ns3_ideal
-    from incast.reference.ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
+    from incast.reference.ns3_cppyy import TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
 else:  # run as a script, perhaps isolated (-I): its folder may not be on sys.path
     sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
     import ns3_fabric
     import ns3_ideal
-    from ns3_cppyy import PPP_HEADER, TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
+    from ns3_cppyy import TCP_IP_HEADERS, TS_OPTION, define, duration, rate, size
 
 #: DCTCP Figure 22's size buckets: name and largest size, bytes (decimal units).
 BUCKETS = (("under_10kb", 10_000), ("10kb_100kb", 100_000), ("100kb_1mb", 1_000_000), ("1mb_10mb", 10_000_000))
@@ -470,12 +470,10 @@ def path(args: argparse.Namespace) -> Callable[[int, int], ns3_ideal.Hops]:
 
 
 def stack(args: argparse.Namespace, mss: int) -> ns3_ideal.Stack:
-    """The TCP settings of ``args`` as the ideal completion time reads them, on ns-3's frames."""
-    options = TS_OPTION if args.timestamps else 0
+    """The TCP settings of ``args`` as the ideal completion time reads them."""
     return ns3_ideal.Stack(
         mss=mss,
-        overhead=TCP_IP_HEADERS + options + PPP_HEADER,
-        ack_frame=TCP_IP_HEADERS + options + PPP_HEADER,
+        headers=TCP_IP_HEADERS + (TS_OPTION if args.timestamps else 0),
         init_cwnd=args.init_cwnd,
         window=args.socket_buffer,
         delack_s=args.delayed_ack,

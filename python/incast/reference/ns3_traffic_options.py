@@ -165,7 +165,6 @@ def notes(s: Scenario, engine_flows: bool = False) -> list[str]:
         else "ns-3 draws its own arrivals and sizes from the same distributions (Python's random, not the engine's)"
     )
     out = [
-        "ns-3 has no Ethernet framing: its ports count IP packets' bytes (1500 for a full segment, not 1518)",
         draws,
         "each ns-3 flow opens its connection 10 ms before its arrival (a handshake the engine does not run)",
         "a port's limit and marking count the packets in ns-3's queue disc; one more waits in the device queue",
@@ -182,7 +181,7 @@ def notes(s: Scenario, engine_flows: bool = False) -> list[str]:
         out.append("tcp.restart_after_idle: ns-3 has none (each flow's connection is fresh, idle only before it)")
     if tcp.delayed_ack is not None:
         out.append("tcp.delayed_ack: ns-3 ACKs every second segment (DelAckCount 2), the engine past one MSS")
-    out.append("slowdown: ns-3's ideal is the engine's formula on ns-3's frames (payload + 42 bytes) and paths")
+    out.append("slowdown: ns-3's ideal is the engine's formula on the harness's paths, with the engine's frames")
     if s.topology.kind == "leaf_spine":
         out += _leaf_spine_notes(s)
     return out
