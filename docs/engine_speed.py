@@ -5,10 +5,9 @@ Run: ``python docs/engine_speed.py [--htsim PATH] [--htsim-tcp PATH] [--repeat 5
 (which builds and runs the engine's benchmark, counts its instructions with callgrind when valgrind is
 installed, and runs htsim's incast driver alternately with it when given ``--htsim``), then
 ``bench/fattree_speed.py --json``: with ``--htsim-tcp``, the engine and htsim's ``htsim_tcp`` in turn
-on htsim's fat tree at each k of ``FAT_TREES``, and the engine alone on a k = 16 fat tree with
-web-search traffic for each duration of ``SCALE_DURATIONS``, each in a process of its own so that
-its peak memory is its own. Then it times the command line: ``incast run`` on 64 senders with one
-row per timeout, and ``incast --help``.
+on htsim's fat tree at each k of ``FAT_TREES``. Then it times the command line: ``incast run`` on
+64 senders with one row per timeout, and ``incast --help``. Open-loop traffic on large fat trees is
+``docs/fabric_scale.py``'s page.
 """
 
 from __future__ import annotations
@@ -19,7 +18,6 @@ import statistics
 import subprocess
 import sys
 import time
-from collections.abc import Callable
 from typing import Any
 
 from pages import ROOT, Run, generate, parser, render_again
@@ -30,8 +28,6 @@ DEPENDS = ["bench/speed.py", "bench/engine.rs", "bench/fattree_speed.py", "Cargo
 DEPENDS += ["python/incast/result.py"]
 #: (k, simulated time, runs of each) beside htsim_tcp.
 FAT_TREES = [(4, "5ms", 3), (8, "5ms", 3), (16, "1ms", 3)]
-#: The scale run: k, load and the simulated times, one process each.
-SCALE_K, SCALE_LOAD, SCALE_DURATIONS = 16, 0.5, ["1ms", "2ms", "3ms"]
 CLI_RUN = ["incast", "run", "--servers", "64", "--sru", "256KiB", "--buffer", "32KiB", "--rto-min", "200us"]
 CLI_RUN += ["--delayed-ack", "off", "--blocks", "200", "--json"]
 
@@ -75,15 +71,8 @@ and deliver less: the goodputs are shown beside the times. Times are of the whol
 htsim and of the whole `incast.run` for the engine, fabric building included; the CPU time is the
 steadier figure on a shared machine, and each ratio is of the medians.
 
-**Scale.** The same script runs the engine alone on a k = 16 fat tree (1,024 hosts at 100 Gbps)
-with open-loop web-search flows (DCTCP's sizes) between any two hosts offering half of every host
-link's rate (`traffic.load = 0.5`), the engine's default switch buffer and TCP. Packets are those
-handed to a host NIC (data and ACKs, `packets_sent`); the peak resident memory is that of the
-Python process running it, the interpreter included. It is given for three simulated times beside
-the flows still open at the end (each holds a connection slot until complete) and the packets in
-flight, which grow with the run too: web-search sizes reach 30 MB, more than a flow sends in these
-runs at its share of a link, so the open connections have not levelled off by 3 ms, and neither has
-the memory. What a run of seconds would reach was not measured.
+**Scale.** The engine alone on k = 16 and k = 8 fat trees with open-loop web-search traffic at
+half load, its rates and its memory as the simulated time grows: [scale.md](scale.md).
 
 **The command line.** What `incast run` costs beyond the engine is what crosses into Python: result
 tables cross as typed columns and become DataFrames only when read, and a sweep point keeps no
@@ -148,7 +137,6 @@ def render(run: Run, results: dict[str, Any]) -> None:
     )
     body = [ABOUT, "## The engine\n", table]
     body += ["\n## On a fat tree beside htsim\n", fat_tree_table(results.get("fat_trees", []))]
-    body += ["\n## Scale: web-search traffic on a k = 16 fat tree\n", scale_table(results["scale"])]
     body += ["\n## The command line\n", cli]
     command = "python docs/engine_speed.py" + "".join(
         f" --{k.replace('_', '-')} {v}" for k, v in a.items() if v is not None
@@ -176,34 +164,8 @@ def fat_tree_table(runs: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
-def per_s(r: dict[str, Any], key: str) -> str:
-    """``r[key]`` per wall-clock second and per CPU second, in millions."""
-    return f"{r[key] / r['wall_s'] / 1e6:.2f} M, {r[key] / r['cpu_s'] / 1e6:.2f} M"
-
-
-def scale_table(runs: list[dict[str, Any]]) -> str:
-    """The engine alone on the scale run, a column per simulated time."""
-    figures: list[tuple[str, Callable[[dict[str, Any]], str]]] = [
-        ("flows arrived, unfinished at the end", lambda r: f"{r['flows']:,}, {r['unfinished_flows']:,}"),
-        ("packets in flight at the end", lambda r: f"{r['packets_in_flight']:,.0f}"),
-        ("events", lambda r: f"{r['events'] / 1e6:.2f} M"),
-        ("packets sent by hosts (data and ACKs)", lambda r: f"{r['packets'] / 1e6:.2f} M"),
-        ("wall time, CPU time", lambda r: f"{r['wall_s']:.2f} s, {r['cpu_s']:.2f} s"),
-        ("events per wall-clock second, per CPU second", lambda r: per_s(r, "events")),
-        ("packets per wall-clock second, per CPU second", lambda r: per_s(r, "packets")),
-        ("simulated seconds per wall-clock second", lambda r: f"{r['sim_s_per_wall_s']:.2e}"),
-        ("simulated seconds per CPU second", lambda r: f"{r['sim_s_per_s']:.2e}"),
-        ("peak resident memory", lambda r: f"{r['peak_rss_mib']:.0f} MiB"),
-        ("load average before, after", lambda r: f"{r['load_average'][0]:.1f}, {r['load_average'][1]:.1f}"),
-    ]
-    rows = [f"Scenario: {runs[0]['scenario']}, web-search flows at load {SCALE_LOAD}.\n"]
-    rows += ["| figure | " + " | ".join(r["duration"] for r in runs) + " |", "|---" * (len(runs) + 1) + "|"]
-    rows += [f"| {name} | " + " | ".join(show(r) for r in runs) + " |" for name, show in figures]
-    return "\n".join(rows)
-
-
 def fat_tree_runs(htsim_tcp: str | None) -> dict[str, Any]:
-    """bench/fattree_speed.py beside htsim_tcp at each k (with its path), then the scale runs."""
+    """bench/fattree_speed.py beside htsim_tcp at each k (with its path)."""
     script = [sys.executable, str(ROOT / "bench" / "fattree_speed.py"), "--json"]
 
     def one(*args: str) -> dict[str, Any]:
@@ -215,11 +177,7 @@ def fat_tree_runs(htsim_tcp: str | None) -> dict[str, Any]:
     for k, duration, repeat in FAT_TREES if htsim_tcp else []:
         r = one("--htsim", str(htsim_tcp), "--k", str(k), "--duration", duration, "--repeat", str(repeat))
         fat_trees.append(r | {"repeat": repeat})
-    scale = [
-        one("--k", str(SCALE_K), "--websearch", str(SCALE_LOAD), "--duration", d, "--repeat", "1")
-        for d in SCALE_DURATIONS
-    ]
-    return {"fat_trees": fat_trees, "scale": scale}
+    return {"fat_trees": fat_trees}
 
 
 def main() -> int:

@@ -25,6 +25,7 @@ GENERATORS = {
     "ns2.md": "docs/ns2_fidelity.py",
     "ns3.md": "docs/ns3_fidelity.py",
     "papers.md": "docs/papers_verdicts.py",
+    "scale.md": "docs/fabric_scale.py",
     "speed.md": "docs/engine_speed.py",
 }
 
