@@ -51,7 +51,11 @@ def test_a_recorded_randomized_run_is_bound_to_the_patches_it_ran_with(monkeypat
 
 def test_a_build_that_cannot_start_says_why_in_one_line(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    monkeypatch.setattr(ns2_build, "PACKAGES", {**ns2_build.PACKAGES, "tclcl": str(tmp_path / "no-tcl2c++")})
+    # Every package present but TclCL's tools, whatever this machine has installed.
+    present = tmp_path / "present"
+    present.touch()
+    packages = dict.fromkeys(ns2_build.PACKAGES, str(present)) | {"tclcl": str(tmp_path / "no-tcl2c++")}
+    monkeypatch.setattr(ns2_build, "PACKAGES", packages)
     monkeypatch.setattr(ns2_build.os, "geteuid", lambda: 1000)
     with pytest.raises(ns2.Ns2Error, match=r"^ns-2 build: missing tclcl; install with apt-get install -y tclcl$"):
         ns2.binary_for(scenario(rto_randomize=True))
