@@ -17,6 +17,8 @@ from typing import Any
 
 from pages import ROOT, Run, generate, parser, render_again
 
+from incast.units import parse_duration
+
 PAGE = "scale.md"
 DEPENDS = ["bench/fattree_speed.py", "Cargo.toml", "crates/incast-sim/src", "python/incast/result.py"]
 #: The load of the web-search traffic, and the RTO_min it runs with.
@@ -105,7 +107,7 @@ def main() -> int:
         return render_again(PAGE, render)
 
     def measure() -> dict[str, Any]:
-        todo = sorted(((k, d) for k, ds in RUNS for d in ds), key=lambda x: -x[0] ** 3 * float(x[1][:-2]))
+        todo = sorted(((k, d) for k, ds in RUNS for d in ds), key=lambda x: -(x[0] ** 3) * parse_duration(x[1]))
         with ThreadPoolExecutor(args.jobs) as pool:
             done = dict(zip(todo, pool.map(lambda x: one(*x), todo), strict=True))
         return {"jobs": args.jobs, "fabrics": [(k, [done[(k, d)] for d in ds]) for k, ds in RUNS]}
