@@ -71,6 +71,8 @@ FEATURES: dict[str, dict[str, Any]] = {
     "rcv-window-linux": {"tcp": {"rcv_window": "linux", "rcv_buf_max": "1MiB"}},
     "timestamps-eifel": {"tcp": {"timestamps": True, "timestamp_tick": "100us", "spurious_rto": "eifel"}},
     "gip-copies": {"tcp": {"gip": "333", "gip_copies": 2, "gip_head_cwnd": 3}},
+    # GIP's unit heads after ns-2's idle timer expired between blocks (gip-fig15's ns-2 setting).
+    "gip-ns2-idle": {"servers": 32, "tcp": {"gip": "333", "idle_restart": "ns2", "rto_min": "5ms"}},
     "delayed-ack-linux": {
         "tcp": {
             "delayed_ack": "linux",
