@@ -14,7 +14,9 @@
 //! nothing outstanding `TcpAgent::timeout` does
 //! `slowdown(CLOSE_CWND_ONE|NO_OUTSTANDING_DATA)` (`slow_start_restart_` and
 //! `restart_bugfix_` on): idle counts from the last ACK of new data and the
-//! window restarts at one segment, ssthresh untouched.
+//! window restarts at one segment, ssthresh untouched. A window the
+//! application then sets outright (a GIP unit head, `tcp::gip`) replaces the
+//! one the expired timer left, as the write comes after the expiry.
 //! With `IdleRule::Linux` the window restarts as Linux's `tcp_cwnd_restart`
 //! does it (the RFC 2861 decay): ssthresh rises to ¾·cwnd first
 //! (`tcp_current_ssthresh`), then cwnd is halved once for every whole RTO of
@@ -87,6 +89,18 @@ impl IdleRestart {
     pub fn on_new_ack(&mut self, now: SimTime) {
         if self.rule == IdleRule::Ns2 {
             self.since = Some(now);
+        }
+    }
+
+    /// The application set cwnd outright (a GIP unit head, `tcp::gip`).
+    /// Under the `Ns2` rule a timer that expired while the sender was idle
+    /// had already closed the window before the write, so the window the
+    /// write sets is the one to send from; the timer is no longer armed
+    /// until the next ACK of new data.
+    #[inline]
+    pub fn on_window_set(&mut self) {
+        if self.rule == IdleRule::Ns2 {
+            self.since = None;
         }
     }
 

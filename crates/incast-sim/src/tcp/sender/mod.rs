@@ -290,6 +290,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             if let Some(segments) = gip.on_write(self.write_start, self.app_end, tail) {
                 // GIP §V-C: every stripe unit starts from a window of 2 segments.
                 self.cc.restart_at(segments as u64 * self.mss);
+                self.idle.on_window_set();
                 self.gip_copy = None;
             }
         }

@@ -2,6 +2,7 @@
 //! copies of its last packet.
 
 use super::*;
+use crate::tcp::idle_restart::IdleRule;
 
 fn cfg_gip(pattern: GipPattern) -> TcpConfig {
     TcpConfig { gip: pattern, ..cfg() }
@@ -88,4 +89,21 @@ fn gip_iv_b_pattern_123_resends_the_last_three_in_turn() {
         })
         .collect();
     assert_eq!(copies, vec![(seg(7), MSS), (seg(8), MSS), (seg(9), MSS)]);
+}
+
+/// GIP §V-C under ns-2's idle rule: the retransmission timer the unit's last
+/// ACK re-armed expired while the sender was idle and closed the window to
+/// one segment (`TcpAgent::timeout`), and the next unit's head then sets it
+/// to two, so the unit starts with two segments, not one.
+#[test]
+fn gip_v_c_a_unit_head_after_ns2_idle_restart_keeps_two_segments() {
+    let c = TcpConfig { idle_restart: IdleRule::Ns2, ..cfg_gip(GipPattern::Pattern333) };
+    let mut ep = Endpoint::new(&c, SimTime::ZERO, Some(SimDuration::from_micros(100)));
+    ep.send_with(seg(2), SendFlags::UNIT_TAIL);
+    assert_eq!(drain(&mut ep, SimTime::ZERO).len(), 2);
+    recv(&mut ep, us(100), ack(seg(2)));
+    let idle_past_the_timer = us(100) + ep.rto() + SimDuration::from_millis(1);
+    ep.send_with(seg(10), SendFlags::UNIT_TAIL);
+    assert_eq!(drain(&mut ep, idle_past_the_timer), vec![(seg(2), MSS), (seg(3), MSS)]);
+    assert_eq!(ep.cwnd(), seg(2));
 }
