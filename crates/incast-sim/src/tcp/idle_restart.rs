@@ -93,10 +93,12 @@ impl IdleRestart {
     }
 
     /// The application set cwnd outright (a GIP unit head, `tcp::gip`).
-    /// Under the `Ns2` rule a timer that expired while the sender was idle
-    /// had already closed the window before the write, so the window the
-    /// write sets is the one to send from; the timer is no longer armed
-    /// until the next ACK of new data.
+    /// Under the `Ns2` rule this disarms the timer the last ACK of new data
+    /// armed, until the next one. Had it expired during the idle gap, ns-2
+    /// closed the window before the write, which then sets it; had it not,
+    /// the write's segments go out at once (ns-2's write calls `send_much`)
+    /// and the timer guards them as a retransmission timer, no longer as an
+    /// idle one.
     #[inline]
     pub fn on_window_set(&mut self) {
         if self.rule == IdleRule::Ns2 {
