@@ -73,6 +73,8 @@ crate::settings! {
     /// - `partial_ack_window`: `deflate` — RFC 6582 (3.2 step 3); `ns2` is
     ///   ns-2.35's NewReno agent as `ns-default.tcl` sets it, `ssthresh` the
     ///   same agent with `partial_window_deflation_` 0 (`tcp::newreno`).
+    /// - `dupack_idle`: false — RFC 5681 (2) and Linux (`tcp_ack` leaves an
+    ///   ACK with nothing outstanding alone); true is ns-2.35 (the `ns2` preset).
     /// - `recovery_burst`: off — RFC 5681 and RFC 6582 send whatever the window
     ///   allows; ns-2.35's NewReno agent caps it at two per ACK (`tcp::newreno`).
     /// - `idle_restart`: `rfc5681` — RFC 5681 (4.1), as Linux counts idle time
@@ -207,6 +209,14 @@ crate::settings! {
         /// the timer, as ns-2.35's Reno agent does with bug_fix_; false is RFC
         /// 5681's Reno, which fast-retransmits on every threshold-th duplicate.
         "reno_recover_guard" reno_recover_guard: bool = false, Flag;
+        /// Reno and NewReno count an ACK that repeats the last one as a
+        /// duplicate with nothing outstanding too, as ns-2.35's agents do
+        /// (TcpAgent::recv: any "seqno() == last_ack_"); the threshold-th cuts
+        /// ssthresh and cwnd as a fast retransmit would, with nothing to resend
+        /// (ns-2's dupack_action also sends the segment after the data, which is
+        /// not modelled). False is RFC 5681 (2): "the receiver of the ACK has
+        /// outstanding data".
+        "dupack_idle" dupack_idle: bool = false, Flag;
         /// At most this many new segments per ACK while NewReno's fast recovery
         /// lasts, besides the retransmission (ns-2.35's NewReno agent sends two:
         /// "send_much(0, 0, 2)"), or "off".

@@ -84,9 +84,11 @@ impl IdleRestart {
         self.since.filter(|_| self.rule != IdleRule::Ns2)
     }
 
-    /// An ACK of new data arrived at `now` (it re-arms ns-2's timer).
+    /// ns-2's retransmission timer was re-armed at `now`: by an ACK of new
+    /// data (`TcpAgent::newtimer`), or by the window cut of duplicate ACKs
+    /// with nothing outstanding (`dupack_action`'s `reset_rtx_timer`).
     #[inline]
-    pub fn on_new_ack(&mut self, now: SimTime) {
+    pub fn on_timer_rearmed(&mut self, now: SimTime) {
         if self.rule == IdleRule::Ns2 {
             self.since = Some(now);
         }
@@ -137,7 +139,7 @@ mod tests {
         let mut r = IdleRestart::new(true, IdleRule::Rfc5681);
         assert!(!r.due(SimTime(u64::MAX / 2), rto), "never sent: no restart");
         r.on_send(SimTime::ZERO);
-        r.on_new_ack(SimTime(rto.0));
+        r.on_timer_rearmed(SimTime(rto.0));
         let at = |d: SimDuration| SimTime(d.0);
         assert!(!r.due(at(rto), rto));
         assert!(r.due(at(SimDuration(rto.0 + 1)), rto), "counted from the send, not the ACK");
@@ -152,7 +154,7 @@ mod tests {
         let mut r = IdleRestart::new(true, IdleRule::Ns2);
         r.on_send(SimTime::ZERO);
         assert!(!r.due(SimTime(u64::MAX / 2), rto), "no ACK yet: no timer armed by one");
-        r.on_new_ack(SimTime(1000));
+        r.on_timer_rearmed(SimTime(1000));
         r.on_send(SimTime(rto.0));
         assert!(!r.due(SimTime(rto.0 + 999), rto));
         assert!(r.due(SimTime(rto.0 + 1000), rto), "the timer fires at exactly one RTO");

@@ -42,6 +42,12 @@
 //! window waits for the timer.
 //! With `prr` on, the sender replaces the inflation by Proportional Rate
 //! Reduction as Linux runs it without SACK (`tcp::prr`).
+//! With `dupack_idle`, ACKs that repeat the last one while nothing is
+//! outstanding count as duplicates of their own, as ns-2.35's Reno and
+//! NewReno agents count every "seqno() == last_ack_" (`TcpAgent::recv`):
+//! the threshold-th cuts the window as a fast retransmit does (ns-2's
+//! `dupack_action`, guard included), with nothing to resend, and leaves
+//! cwnd at the window recovery exits at ([`NewReno::on_idle_dup_ack`]).
 //! **Not modelled:** ECN (DCTCP's reaction is `tcp::cc::dctcp`).
 //!
 //! Sequence offsets: `recover` holds one past the highest byte sent
@@ -124,6 +130,8 @@ pub struct NewReno {
     /// No partial ACK seen yet in this recovery episode.
     first_partial: bool,
     dupacks: u32,
+    /// Duplicate ACKs counted with nothing outstanding (`dupack_idle`).
+    idle_dupacks: u32,
     /// Most new segments per ACK in recovery (`None`: no cap).
     burst: Option<u32>,
     /// New segments the latest ACK may still release in recovery.
@@ -159,6 +167,7 @@ impl NewReno {
             in_recovery: false,
             first_partial: true,
             dupacks: 0,
+            idle_dupacks: 0,
             burst,
             burst_left: 0,
             exit_window: 0,
@@ -235,6 +244,7 @@ impl NewReno {
         srtt: SimDuration,
     ) -> NewAck {
         self.dupacks = 0;
+        self.idle_dupacks = 0;
         self.refill();
         if self.in_recovery {
             let exit = self.on_recovery_ack(w, acked, ack, flight);
@@ -326,15 +336,50 @@ impl NewReno {
             w.set_cwnd(w.cwnd().saturating_add(self.smss));
             return false;
         }
-        if self.dupacks != self.threshold {
+        if self.dupacks != self.threshold || self.guarded(ack) {
             return false;
         }
-        // RFC 6582 (3.2 step 2): "the TCP sender first checks the value of recover
-        // to see if the Cumulative Acknowledgment field covers more than recover.
-        // ... If not, the TCP does not enter fast retransmit and does not reset ssthresh."
-        if (self.partial_acks || self.reno_guard) && self.recover.is_some_and(|r| ack <= r) {
+        self.cut(w, flight, snd_max, ns2_half);
+        // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be
+        // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS
+        // (ns-2: `cwnd_ = halfwin`, `dupwnd_ = numdupacks_`).
+        w.set_cwnd(self.exit_window.saturating_add(self.threshold as u64 * self.smss));
+        self.in_recovery = true;
+        self.first_partial = true;
+        true
+    }
+
+    /// An ACK of `ack` that repeats the last one with nothing outstanding,
+    /// counted as a duplicate (`dupack_idle`: ns-2.35 `TcpAgent::recv`).
+    /// Returns true when it is the threshold-th and cut the window: ns-2's
+    /// `dupack_action` (`recover_ = maxseq_`, `slowdown(CLOSE_SSTHRESH_HALF|
+    /// CLOSE_CWND_HALF)`) with nothing lost, so cwnd stays at the window
+    /// recovery exits at, as ns-2's agent has it once the segment that
+    /// `dupack_action` sends beyond the data ("output(last_ack_ + 1)") is
+    /// acknowledged ("dupwnd_ = 0"). That segment is not sent here: the
+    /// application has written nothing beyond SND.MAX.
+    pub fn on_idle_dup_ack(&mut self, w: &mut CongestionWindow, ack: u64, snd_max: u64, ns2_half: Option<u64>) -> bool {
+        self.idle_dupacks = self.idle_dupacks.saturating_add(1);
+        if self.in_recovery || self.idle_dupacks != self.threshold || self.guarded(ack) {
             return false;
         }
+        self.cut(w, 0, snd_max, ns2_half);
+        w.set_cwnd(self.exit_window);
+        true
+    }
+
+    /// RFC 6582 (3.2 step 2): "the TCP sender first checks the value of
+    /// recover to see if the Cumulative Acknowledgment field covers more than
+    /// recover. ... If not, the TCP does not enter fast retransmit and does
+    /// not reset ssthresh."
+    #[inline]
+    fn guarded(&self, ack: u64) -> bool {
+        (self.partial_acks || self.reno_guard) && self.recover.is_some_and(|r| ack <= r)
+    }
+
+    /// The window cut of a fast retransmit with `flight` bytes outstanding and
+    /// SND.MAX at `snd_max`: ssthresh, the window recovery exits at, `recover`.
+    fn cut(&mut self, w: &mut CongestionWindow, flight: u64, snd_max: u64, ns2_half: Option<u64>) {
         // RFC 5681 (3.2 step 2): "a TCP MUST set ssthresh to no more than the
         // value given in equation (4)" — the algorithm's (`tcp::cc`); ns-2
         // `slowdown`: "ssthresh_ = (int) halfwin", "cwnd_ = halfwin".
@@ -343,13 +388,6 @@ impl NewReno {
         // RFC 6582 (3.2 step 2): "the value of recover is incremented to the value
         // of the highest sequence number transmitted by the TCP so far."
         self.recover = Some(snd_max);
-        // RFC 5681 (3.2 step 3): "The lost segment starting at SND.UNA MUST be
-        // retransmitted and cwnd set to ssthresh plus 3*SMSS." — threshold·SMSS
-        // (ns-2: `cwnd_ = halfwin`, `dupwnd_ = numdupacks_`).
-        w.set_cwnd(self.exit_window.saturating_add(self.threshold as u64 * self.smss));
-        self.in_recovery = true;
-        self.first_partial = true;
-        true
     }
 
     /// The retransmission timer expired with SND.MAX at `snd_max`.
@@ -360,6 +398,7 @@ impl NewReno {
         self.recover = Some(snd_max);
         self.in_recovery = false;
         self.dupacks = 0;
+        self.idle_dupacks = 0;
     }
 
     /// A spurious timeout was undone: `recover` moves to `snd_una`
@@ -572,6 +611,27 @@ mod tests {
             assert!(!c.dup(11 * MSS, 4 * MSS, 15 * MSS));
         }
         assert!(c.dup(11 * MSS, 4 * MSS, 15 * MSS), "beyond recover: a new loss");
+    }
+
+    /// ns-2.35 `TcpAgent::recv` (`dupack_idle`): with nothing outstanding the
+    /// threshold-th duplicate cuts the window, outside recovery and with
+    /// nothing to resend; RFC 6582's guard holds such a cut back while the ACK
+    /// does not pass `recover`, and an ACK of new data starts the count again.
+    #[test]
+    fn ns2_duplicates_with_nothing_outstanding_cut_the_window() {
+        let mut c = cc();
+        let idle =
+            |c: &mut Cc, ack: u64| (0..3).map(|_| c.r.on_idle_dup_ack(&mut c.w, ack, ack, None)).collect::<Vec<_>>();
+        c.new_ack(10 * MSS, 10 * MSS, 0);
+        assert_eq!(idle(&mut c, 10 * MSS), [false, false, true]);
+        assert!(!c.r.in_recovery());
+        assert_eq!((c.w.ssthresh(), c.cwnd(), c.r.recover()), (2 * MSS, 2 * MSS, Some(10 * MSS)));
+        assert_eq!(idle(&mut c, 10 * MSS), [false; 3], "a fourth to sixth do not count again");
+        c.rto(MSS, 12 * MSS);
+        c.new_ack(2 * MSS, 12 * MSS, 0);
+        assert_eq!(idle(&mut c, 12 * MSS), [false; 3], "within recover after a timeout");
+        c.new_ack(MSS, 13 * MSS, 0);
+        assert_eq!(idle(&mut c, 13 * MSS), [false, false, true], "beyond recover");
     }
 
     /// ns-2.35 `RenoTcpAgent::dupack_action` (`bug_fix_`): once a fast

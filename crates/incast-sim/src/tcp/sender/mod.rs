@@ -123,6 +123,8 @@ pub struct Sender<const EXTRAS: bool = true, const PACED: bool = true> {
     dart: u32,
     /// Fast retransmit threshold, for timeout forensics.
     dupack_threshold: u32,
+    /// Count duplicate ACKs with nothing outstanding (`tcp.dupack_idle`, ns-2).
+    dupack_idle: bool,
     /// The RFC 6675 scoreboard, when SACK is on.
     sack: Gated<Box<Scoreboard>, EXTRAS>,
     /// With SACK: the segment that starts loss recovery, due now (RFC 6675 §5 step 4.3).
@@ -196,6 +198,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             loss_high: 0,
             dart: 0,
             dupack_threshold: cfg.dupack_threshold,
+            dupack_idle: cfg.dupack_idle,
             sack: Gated::new(cfg.sack_enabled().then(|| {
                 Box::new(
                     Scoreboard::new(mss, cfg.dupack_threshold, cfg.sack_lost_retransmit)
@@ -392,6 +395,8 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             self.dart += u32::from(dup);
             if dup {
                 self.on_dup_ack(now, clock, ack, newly_sacked, stats);
+            } else if self.dupack_idle && self.sack.is_none() && ack == self.snd_max && seg.len == 0 {
+                self.on_idle_dup_ack(now, ack);
             }
             if self.prr.is_some() {
                 self.prr_update(old_una, sacked_before, lost_before, newly_sacked, false);
@@ -410,7 +415,7 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
         let acked = ack - self.snd_una;
         let resent_acked = self.take_rtt_sample(now, clock, ack, ts_rtt);
         self.rto.on_new_ack();
-        self.idle.on_new_ack(now);
+        self.idle.on_timer_rearmed(now);
         self.snd_una = ack;
         // The receiver had buffered data beyond what go-back-N has resent.
         self.snd_nxt = self.snd_nxt.max(ack);
@@ -598,6 +603,20 @@ impl<const EXTRAS: bool, const PACED: bool> Sender<EXTRAS, PACED> {
             self.reno_prr(0, out);
         } else if recovering {
             self.reno_prr(0, self.flight_size());
+        }
+    }
+
+    /// An ACK of `ack` = SND.MAX that repeats the last one, with nothing
+    /// outstanding (`tcp.dupack_idle`): ns-2.35's Reno and NewReno agents count
+    /// it as a duplicate (`TcpAgent::recv`), and at the threshold-th cut the
+    /// window; `dupack_action`'s `reset_rtx_timer` re-arms ns-2's timer
+    /// ("rtt_active_ = 0"), from which its restart after idle counts.
+    #[cold]
+    fn on_idle_dup_ack(&mut self, now: SimTime, ack: u64) {
+        let ns2_half = (self.ssthresh_rule == SsthreshRule::Ns2).then(|| self.cc.ns2_half(false, self.peer_wnd));
+        if self.recovery.on_idle_dup_ack(&mut self.cc, ack, self.snd_max, ns2_half) {
+            self.timed = None;
+            self.idle.on_timer_rearmed(now);
         }
     }
 

@@ -107,3 +107,37 @@ fn gip_v_c_a_unit_head_after_ns2_idle_restart_keeps_two_segments() {
     assert_eq!(drain(&mut ep, idle_past_the_timer), vec![(seg(2), MSS), (seg(3), MSS)]);
     assert_eq!(ep.cwnd(), seg(2));
 }
+
+/// ns-2.35's agents count an ACK equal to the last one as a duplicate with
+/// nothing outstanding too (`TcpAgent::recv`, `tcp.dupack_idle`): the three
+/// copies of a unit's last packet that reach the receiver after the original
+/// come back as three such ACKs once the unit is acknowledged, and the third
+/// halves the window as `dupack_action` does, sending nothing. RFC 5681's
+/// sender, with nothing outstanding, counts none.
+#[test]
+fn ns2_the_copies_duplicate_acks_cut_the_window_after_the_unit() {
+    let idle = |dupack_idle| {
+        let c = TcpConfig { dupack_idle, ssthresh_rule: SsthreshRule::Ns2, ..cfg_gip(GipPattern::Pattern333) };
+        let mut ep = Endpoint::new(&c, SimTime::ZERO, Some(SimDuration::from_micros(100)));
+        ep.send_with(seg(10), SendFlags::UNIT_TAIL);
+        drain(&mut ep, SimTime::ZERO);
+        all_sent(&mut ep);
+        for (i, n) in [6, 7, 8].into_iter().enumerate() {
+            recv(&mut ep, us(700 + i as u64), ack(seg(n)));
+            assert_eq!(drain(&mut ep, us(700 + i as u64)), vec![(seg(9), MSS)], "a copy per ACK");
+        }
+        recv(&mut ep, us(800), ack(seg(10)));
+        let (cwnd, ssthresh) = (ep.cwnd(), ep.ssthresh());
+        for i in 0..3 {
+            recv(&mut ep, us(801 + i), ack(seg(10)));
+            assert_eq!(drain(&mut ep, us(801 + i)), vec![], "nothing to resend");
+        }
+        (cwnd, ssthresh, ep.cwnd(), ep.ssthresh(), ep.stats().fast_retransmits)
+    };
+    let (cwnd, ssthresh, after, ssthresh_after, fast) = idle(true);
+    assert!(cwnd > seg(4) && ssthresh > cwnd, "slow start grew the window: {cwnd}, ssthresh {ssthresh}");
+    let half = cwnd / 2 / MSS as u64 * MSS as u64;
+    assert_eq!((after, ssthresh_after, fast), (cwnd / 2, half, 0), "halfwin; ssthresh in whole segments");
+    let (cwnd, ssthresh, after, ssthresh_after, _) = idle(false);
+    assert_eq!((after, ssthresh_after), (cwnd, ssthresh), "RFC 5681 (2): not duplicates");
+}
