@@ -22,6 +22,7 @@ from incast import disputes
 from incast.cli import main
 from incast.experiment import METRICS, ExperimentError, load, packaged
 from incast.reference import ns2, ns2_build
+from incast.scenario import Scenario
 from incast.verdicts import ReferenceTable, evaluate
 
 NS2 = pytest.mark.skipif(shutil.which("ns") is None, reason="needs ns-2.35 (apt-get install ns2)")
@@ -316,3 +317,13 @@ def test_every_recorded_reference_still_runs_what_its_experiment_asks() -> None:
         for (i, j), t in disputes.tables(experiment).items():
             if t.harness in recorded:
                 assert t.summary is not None, (experiment.name, i, j, t.missing)
+
+
+def test_a_testbed_point_is_keyed_by_what_the_testbed_sets_up() -> None:
+    """A setting only the simulator reads leaves a recorded testbed run valid; one the testbed applies, or
+    another run of the point (its seed), does not."""
+    testbed = disputes.harness("testbed")
+    key = testbed.fingerprint(Scenario.parse({"servers": 4}, {}))
+    assert testbed.fingerprint(Scenario.parse({"servers": 4}, {"tcp.dupack_idle": True})) == key
+    assert testbed.fingerprint(Scenario.parse({"servers": 4}, {"switch.buffer": "64KiB"})) != key
+    assert testbed.fingerprint(Scenario.parse({"servers": 4, "seed": 2}, {})) != key

@@ -31,6 +31,8 @@ so that both sides run over the same round trip.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 from dataclasses import asdict, dataclass
 from typing import Any
@@ -40,12 +42,16 @@ from incast.presets import LINUX_STACK
 from incast.reference.base import Figure, Reference, Rule, Unavailable
 from incast.result import run as simulate
 from incast.scenario import Scenario
-from incast.testbed.kernel import available_congestion_controls
+from incast.testbed.kernel import KernelClock, available_congestion_controls
 from incast.testbed.plan import TITLE, bucket_bytes, delay_line_s, rules
+from incast.testbed.plan import plan as plan_of
 from incast.units import format_duration
 
 __all__ = ["KERNEL_FIGURES", "HostCost", "Testbed", "host_cost", "simulator_overrides"]
 
+#: The machine a fingerprint's plan is made for: any tick (the plan's notes and RTO floor, which it changes,
+#: are left out) and every congestion control the testbed can set.
+_ANY_MACHINE = (KernelClock(1000, "any kernel"), ["reno", "cubic", "dctcp", "bbr"])
 #: Blocks of the one-server run that measures the hosts' cost.
 HOST_COST_BLOCKS = 20
 #: The longest turnaround the calibration tries (a one-server block slower than this implies is a broken testbed).
@@ -207,6 +213,17 @@ class Testbed(Reference):
 
     def notes(self, scenario: Scenario) -> list[str]:
         return testbed.notes(scenario)
+
+    def fingerprint(self, scenario: Scenario) -> str:
+        """SHA-256 of what the testbed sets up for ``scenario`` (:func:`incast.testbed.plan.plan`, without what
+        it reads of the machine: :data:`_ANY_MACHINE`) and of the seed, which tells a point's repeated runs
+        apart. A setting the testbed does not read, such as one only the simulator has, leaves a recorded run
+        valid, and a record keeps its key wherever it is read."""
+        plan = asdict(plan_of(scenario, *_ANY_MACHINE))
+        for machine in ("notes", "rto_floor_s"):
+            del plan[machine]
+        text = json.dumps({"plan": plan, "seed": scenario.seed}, sort_keys=True)
+        return hashlib.sha256(text.encode()).hexdigest()
 
     def simulator_overrides(self, scenario: Scenario) -> dict[str, Any]:
         hosts = {} if self.turnaround is None else {"workload.server_jitter": format_duration(self.turnaround)}
