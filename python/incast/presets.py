@@ -153,7 +153,9 @@ PRESETS: dict[str, Preset] = {
             '(tcp.ssthresh_rule = "ns2"), the retransmission timer restarted by a fast retransmission '
             "(dupack_action's reset_rtx_timer(1,0): tcp.rto_restart = \"fast_retransmit\"), Reno's wait "
             "for an ACK beyond recover_ before it fast-retransmits again, NewReno's guard "
-            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard), the deflation of a "
+            "(RenoTcpAgent::dupack_action with bug_fix_: tcp.reno_recover_guard), an ACK that repeats the "
+            "last one counted as a duplicate with nothing outstanding too, the third cutting the window "
+            "(TcpAgent::recv: tcp.dupack_idle), the deflation of a "
             "partial ACK taken from the window inflation first and the rest from the window recovery exits at "
             '(NewRenoTcpAgent::partialnewack, partial_window_deflation_ 1: tcp.partial_ack_window = "ns2"), '
             "Sack1's loss recovery (an estimated pipe_ that keeps the holes, every hole below the highest "
@@ -192,6 +194,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.rto_tick": "10ms",
                 "tcp.rto_restart": "fast_retransmit",
                 "tcp.reno_recover_guard": True,
+                "tcp.dupack_idle": True,
                 "workload.server_jitter": "0",
                 "link.arrival_order": "wire",
             },

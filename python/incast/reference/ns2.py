@@ -449,6 +449,11 @@ def _notes(s: Scenario) -> list[str]:
             "tcp.reno_recover_guard: ns-2's Reno does not fast-retransmit again until an ACK passes recover_ "
             "(bug_fix_); the simulator does"
         )
+    if s.tcp.recovery != "sack" and not s.tcp.dupack_idle:
+        notes.append(
+            "tcp.dupack_idle: ns-2's Reno and NewReno count an ACK that repeats the last one as a duplicate with "
+            "nothing outstanding too, and the third cuts the window; the simulator does not"
+        )
     if not s.tcp.slow_start:
         notes.append(
             f"tcp.slow_start: off in ns-2 as limited slow start with max_ssthresh_ {NO_SLOW_START_MAX_SSTHRESH} "

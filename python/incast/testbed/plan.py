@@ -114,6 +114,7 @@ _OTHER_STACKS = (
     "tcp.ca_increase",
     "tcp.partial_ack_window",
     "tcp.reno_recover_guard",
+    "tcp.dupack_idle",
     "tcp.recovery_burst",
     "tcp.ssthresh_rule",
     "tcp.rto_backoff_reset",
