@@ -579,6 +579,7 @@ def test_application_level_mitigations_reach_the_engine_and_round_trip_toml(tmp_
         "server_jitter": "10us",
         "max_inflight": 3,
         "stagger": "20us",
+        "request_path": "link",
         "priority": 0,
         "clients": 1,
         "server_sets": "shared",

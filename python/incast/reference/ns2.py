@@ -380,6 +380,11 @@ def _notes(s: Scenario) -> list[str]:
         f"{up * 1e6:g} us toward the switch and {down * 1e6:g} us toward a host, the engine's cable and hosts",
         "the request is a delay (its serialization on the client's link, then the path), not a packet",
     ]
+    if s.workload.request_path != "apart":
+        notes.append(
+            "workload.request_path: ns-2's request holds back none of the client's ACKs; the simulator's "
+            'waits in the client\'s queue ahead of them (workload.request_path = "apart" runs it as ns-2 does)'
+        )
     if s.servers > 1 and s.link.skew == 0:
         notes.append(
             "link.skew: every server's cable is as long, so frames of servers the port's own departures clock "

@@ -138,6 +138,8 @@ def _notes(s: Scenario) -> list[str]:
         notes.append("tcp.recovery: without SACK ns-3 still keeps a scoreboard, one segment per duplicate ACK")
     if s.workload.order == "shuffled" and s.servers > 1:
         notes.append("workload.order: the harness shuffles the requests with its own generator (mt19937_64)")
+    if s.workload.request_path != "link":
+        notes.append("workload.request_path: ns-3's client queues its requests ahead of its ACKs (link)")
     return notes
 
 

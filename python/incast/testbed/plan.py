@@ -374,6 +374,8 @@ def plan(s: Scenario, kernel: KernelClock, congestion_controls: list[str]) -> Pl
         notes.append("workload.request: every request is the protocol's 24-byte header")
     if wl.order != default.workload.order:
         notes.append("workload.order: incast read asks the servers in a fixed order")
+    if wl.request_path != default.workload.request_path:
+        notes.append("workload.request_path: the client's requests wait in its queue ahead of its ACKs (link)")
     if wl.server_jitter != default.workload.server_jitter:
         notes.append("workload.server_jitter: the real servers answer with their own timing")
 

@@ -141,6 +141,9 @@ struct Wire {
     /// What the far end adds before a frame reaches it, part of the port's
     /// `flight`: a host's stack and NIC latency; zero toward a switch.
     rx_delay: SimDuration,
+    /// A link of their own for the data frames of a host that sends only
+    /// requests and ACKs ([`Network::send_requests_apart`]).
+    requests: Option<Link>,
 }
 
 impl Network {
@@ -189,7 +192,7 @@ impl Network {
                     special: hop.loss_ppb > 0,
                 });
                 let loss = (hop.loss_ppb > 0).then(|| (hop.loss_ppb, Rng::substream(seed, &format!("loss/{}", id.0))));
-                wire.push(Wire { loss, wan: None, host: None, rx_delay: SimDuration::ZERO });
+                wire.push(Wire { loss, ..Wire::default() });
                 adjacency[from].push((to, id));
                 if let Node::Host { nic, .. } = &mut nodes[from] {
                     *nic = id;
@@ -287,6 +290,16 @@ impl Network {
             p.link.shape(depth);
             p.special = true;
         }
+    }
+
+    /// Host `h`'s data frames (a client's requests) leave its NIC on a link of
+    /// their own, as fast as its link: they take a frame's time each, one
+    /// after another, queue behind nothing and hold back none of its ACKs
+    /// (`workload.request_path = "apart"`). On the special path.
+    pub fn send_requests_apart(&mut self, h: u32) {
+        let nic = self.nic(h).0 as usize;
+        self.ports[nic].special = true;
+        self.wire[nic].requests = Some(self.ports[nic].link.clone());
     }
 
     /// Keep account of the frames in every host's NIC queue (`link.tx_queue`).
@@ -518,6 +531,10 @@ impl Network {
         let i = port.0 as usize;
         let p = &mut self.ports[i];
         let frame_bytes = frame::frame_bytes(payload);
+        if let Some(requests) = self.wire[i].requests.as_mut().filter(|_| payload > 0) {
+            let done = requests.transmit_shaped(now, frame_bytes + u64::from(frame::PREAMBLE_IFG));
+            return Some((p.peer, done + p.flight));
+        }
         let admitted = match self.pools.get_mut(p.pool as usize) {
             None if ahead => p.queue.admit_ahead_of_departure(now, frame_bytes),
             None => p.queue.admit(now, frame_bytes),
@@ -588,6 +605,34 @@ mod tests {
         let hop = SimDuration::from_nanos(12_304) + SimDuration::from_micros(25);
         assert_eq!(t2, SimTime::ZERO + hop + hop);
         assert_eq!(net.one_way(2, 0, 1460).unwrap(), hop + hop);
+    }
+
+    /// `workload.request_path = "apart"`: the client's requests take a frame's
+    /// time each on a link of their own, so an ACK sent after them leaves at
+    /// once; in the NIC's queue it waits for both.
+    #[test]
+    fn requests_apart_hold_back_no_ack() {
+        let request_then_ack = |apart: bool| {
+            let mut net = star(2, BufferLimit::Bytes(Bytes::kib(32)));
+            if apart {
+                net.send_requests_apart(0);
+            }
+            let nic = net.nic(0);
+            let (_, first) = net.send(nic, SimTime::ZERO, 100).unwrap();
+            let (_, second) = net.send(nic, SimTime::ZERO, 100).unwrap();
+            let (_, ack) = net.send(nic, SimTime::ZERO, 0).unwrap();
+            (first, second, ack)
+        };
+        let request = SimDuration::from_nanos(1_424); // 178 wire bytes at 1 Gbps
+        let ack = SimDuration::from_nanos(672); // 84, a minimum frame
+        let hop = SimDuration::from_micros(25);
+        let (first, second, queued_ack) = request_then_ack(false);
+        assert_eq!((second.since(first), queued_ack), (request, SimTime::ZERO + request + request + ack + hop));
+        let (first, second, apart_ack) = request_then_ack(true);
+        assert_eq!(
+            (first, second.since(first), apart_ack),
+            (SimTime::ZERO + request + hop, request, SimTime::ZERO + ack + hop)
+        );
     }
 
     /// A host's stack and NIC latency delays what reaches the host, not what

@@ -32,6 +32,7 @@ use crate::stats::PortStats;
 use crate::tcp::{flags, Endpoint};
 use crate::time::{SimDuration, SimTime};
 use crate::workload::clients::Layout;
+use crate::workload::RequestPath;
 
 /// A data segment the network dropped: its connection, its direction, its
 /// bytes, and when (a port taken ahead, `sim::ahead`, decides the drop as the
@@ -132,6 +133,11 @@ impl DataPlane {
         }
         if let Some(depth) = s.link.token_bucket {
             net.shape_ports(depth);
+        }
+        if s.workload.request_path == RequestPath::Apart {
+            for client in 0..reads.clients {
+                net.send_requests_apart(client);
+            }
         }
         let path = net.path(reads.server_host(0), CLIENT0).expect("a validated scenario routes every connection");
         let bottleneck = *path.last().expect("a path has a port");

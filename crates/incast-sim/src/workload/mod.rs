@@ -8,5 +8,6 @@ mod sync_read;
 pub mod traffic;
 
 pub use sync_read::{
-    BlockDone, Progress, Release, RequestOrder, Response, ResponseSize, SyncRead, SyncReadConfig, WorkloadKind,
+    BlockDone, Progress, Release, RequestOrder, RequestPath, Response, ResponseSize, SyncRead, SyncReadConfig,
+    WorkloadKind,
 };

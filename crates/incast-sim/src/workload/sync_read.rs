@@ -17,6 +17,11 @@
 //! its own connections, with its own block count and its own seeded request
 //! order (client 0's is the single client's); the servers draw their
 //! turnarounds from one seeded stream, in the order requests complete.
+//! The requests are frames in the client's NIC queue, so the ACKs the
+//! client sends after them wait behind them; with `request_path = "apart"`
+//! they take their frame time on a link of their own (`net::topology`,
+//! `Network::send_requests_apart`) and hold back no ACK, as the ns-2
+//! harness's request, a delay, does.
 //! **Not modelled:** disk or CPU time at the servers (so a server answering
 //! several clients serves them in parallel, its uplink the only thing they
 //! share), request pipelining across blocks.
@@ -107,6 +112,16 @@ pub enum RequestOrder {
     Shuffled,
 }
 
+/// Where the client's requests wait for the client's link (`workload.request_path`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RequestPath {
+    /// In the NIC's queue with everything else the client sends, its ACKs too.
+    Link,
+    /// On a link of their own beside the client's: each takes a frame's time
+    /// after the one before it, and no ACK waits behind them.
+    Apart,
+}
+
 /// The workloads there are.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum WorkloadKind {
@@ -153,6 +168,12 @@ crate::settings! {
         /// `i × stagger` after the block starts, or later if `max_inflight`
         /// holds it back.
         "stagger" stagger: SimDuration = SimDuration::ZERO, Duration::ANY;
+        /// Where the requests wait for the client's link: "link" (in its NIC's
+        /// queue, ahead of the ACKs sent after them) or "apart" (on a link of
+        /// their own beside it: each still takes a frame's time, but no ACK
+        /// waits behind them, as the ns-2 harness's request is a delay).
+        "request_path" request_path: RequestPath = RequestPath::Link,
+            Choice(&[("link", RequestPath::Link), ("apart", RequestPath::Apart)]);
         /// IEEE 802.1p priority (0-7) of the reads' frames, requests and ACKs included (`net::pfc`).
         "priority" priority: u8 = 0, Count::new(0, 7, "");
         /// Clients reading at once, each its own barrier-synchronized block loop
