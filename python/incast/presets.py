@@ -169,7 +169,9 @@ PRESETS: dict[str, Preset] = {
             '(tcp.idle_restart = "ns2"); frames arriving at one instant taken in the order their '
             "transmissions started, the younger run of back-to-back frames first, as ns-2's scheduler runs "
             'events of one time in the order it scheduled them (link.arrival_order = "wire"); TCPSink '
-            "ACKs every segment (tcp/tcp-sink.cc); servers answer at once. incast validate --against ns2 runs "
+            "ACKs every segment (tcp/tcp-sink.cc); servers answer at once; a request is no packet of the "
+            "client's but a delay that holds back none of its ACKs, as ns-2's one-way agents have no "
+            'request to send (workload.request_path = "apart"). incast validate --against ns2 runs '
             "ns-2.35 itself on the same scenario.",
             {
                 "tcp.mss": 1000,
@@ -196,6 +198,7 @@ PRESETS: dict[str, Preset] = {
                 "tcp.reno_recover_guard": True,
                 "tcp.dupack_idle": True,
                 "workload.server_jitter": "0",
+                "workload.request_path": "apart",
                 "link.arrival_order": "wire",
             },
         ),
